@@ -1,0 +1,281 @@
+r"""Scaled dot-product self-attention, every step kept (numpy only).
+
+Glossary (the names copy the formula):
+
+    n        sequence length (tokens, rows of X)
+    d_model  embedding width (columns of X)
+    d_k      query/key width;  d_v  value width
+    X        (n, d_model)  input embeddings, one row per token
+    W_Q, W_K (d_model, d_k) and W_V (d_model, d_v)  projection weights
+    Q, K, V  (n, d_k), (n, d_k), (n, d_v)
+    S        scores = Q K^T, (n, n): row i is query i, column j is key j
+    S'       scaled_scores = S / sqrt(d_k)
+    A        attention = softmax(S' / T) over keys (each row sums to 1)
+    output   A V, (n, d_v)
+
+.. math::
+
+    \mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right) V
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.errors import AttentionInputError, as_matrix, as_vector, float_dtype
+
+FORMULA = r"\mathrm{Attention}(Q,K,V) = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right)V"
+
+_BLOCK_ROWS = 64  # rows per softmax block: keeps a block of a long row in cache
+
+
+def softmax_rows(logits):
+    """Row-wise softmax of ``logits`` (m, n) -> (attention, row_max, row_sum).
+
+    Stable: each row has its maximum subtracted before ``exp``, so no finite input overflows.
+    Guarantee: every row with at least one finite logit sums to 1 (to rounding). A row whose
+    logits are all ``-inf`` (a query masked from every key) gives an all-zero row, never NaN.
+
+    Returns the probabilities (m, n), the row maxima (m,) that were subtracted (``-inf`` for an
+    empty row) and the normalisers (m,) ``sum_j exp(logit_ij - max_i)`` (0 for an empty row),
+    so that ``attention_ij = exp(logit_ij - row_max_i) / row_sum_i``.
+    """
+    logits = np.asarray(logits)
+    if logits.ndim != 2:
+        raise AttentionInputError(
+            f"softmax_rows needs a 2-D matrix (got shape {logits.shape}): pass (rows, keys)"
+        )
+    if not np.issubdtype(logits.dtype, np.floating):
+        logits = logits.astype(np.float64)
+    row_max = logits.max(axis=1)  # (m,)
+    if np.isnan(row_max).any() or np.isposinf(row_max).any():
+        raise AttentionInputError(
+            "the softmax input holds NaN or +infinity (the scores overflowed): "
+            "use smaller inputs or weights, or a larger temperature"
+        )
+    shift = np.where(np.isfinite(row_max), row_max, 0).astype(logits.dtype)
+    probs = np.empty_like(logits)
+    row_sum = np.empty_like(row_max)
+    for start in range(0, logits.shape[0], _BLOCK_ROWS):
+        rows = slice(start, start + _BLOCK_ROWS)
+        block = probs[rows]  # a view: written in place while it is in cache
+        np.subtract(logits[rows], shift[rows, None], out=block)
+        np.exp(block, out=block)
+        row_sum[rows] = block.sum(axis=1)
+        inv = np.divide(1, row_sum[rows], out=np.zeros_like(row_sum[rows]), where=row_sum[rows] > 0)
+        block *= inv[:, None]
+    return probs, row_max, row_sum
+
+
+def softmax(logits):
+    """Stable softmax over the last axis of a 2-D array; each row sums to 1 (see softmax_rows)."""
+    return softmax_rows(logits)[0]
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionResult:
+    """Every step of one head of scaled dot-product attention. Arrays are read-only.
+
+    Shapes: X (n, d_model); W_Q, W_K (d_model, d_k); W_V (d_model, d_v); b_Q, b_K (d_k,) and
+    b_V (d_v,) or None; Q, K (n, d_k); V (n, d_v); scores, scaled_scores, logits, attention
+    (n, n); mask (n, n) bool or None; row_max, row_sum (n,); output (n, d_v).
+
+    ``logits`` is what fed the softmax: ``scaled_scores / temperature`` with ``-inf`` where the
+    mask forbids a key. ``attention_ij = exp(logits_ij - row_max_i) / row_sum_i``.
+    """
+
+    X: np.ndarray
+    W_Q: np.ndarray
+    W_K: np.ndarray
+    W_V: np.ndarray
+    b_Q: np.ndarray | None
+    b_K: np.ndarray | None
+    b_V: np.ndarray | None
+    Q: np.ndarray
+    K: np.ndarray
+    V: np.ndarray
+    scores: np.ndarray
+    scaled_scores: np.ndarray
+    logits: np.ndarray
+    attention: np.ndarray
+    output: np.ndarray
+    mask: np.ndarray | None
+    row_max: np.ndarray
+    row_sum: np.ndarray
+    scale: bool
+    temperature: float
+
+    def __post_init__(self):
+        for name, value in vars(self).items():
+            if isinstance(value, np.ndarray):
+                view = value.view()  # a read-only view; the caller's own array is left alone
+                view.flags.writeable = False
+                object.__setattr__(self, name, view)
+
+    @property
+    def n(self):
+        return self.X.shape[0]
+
+    @property
+    def d_model(self):
+        return self.X.shape[1]
+
+    @property
+    def d_k(self):
+        return self.Q.shape[1]
+
+    @property
+    def d_v(self):
+        return self.V.shape[1]
+
+    @property
+    def scale_factor(self):
+        """What the scores are divided by: sqrt(d_k) when scaling is on, else 1."""
+        return float(np.sqrt(self.d_k)) if self.scale else 1.0
+
+    @property
+    def row_sums(self):
+        """(n,) sum of each attention row: 1 for every query that may attend to a key, else 0."""
+        return self.attention.sum(axis=1)
+
+
+def causal_mask(n):
+    """(n, n) bool, True on and below the diagonal: query i may attend to keys 0..i (GPT)."""
+    return np.tri(n, dtype=bool)
+
+
+def padding_mask(n, n_padding):
+    """(n, n) bool, False in the columns of the last ``n_padding`` keys (padding tokens)."""
+    if not 0 <= n_padding <= n:
+        raise AttentionInputError(
+            f"n_padding must be between 0 and n={n} (got {n_padding}): pad at most every token"
+        )
+    mask = np.ones((n, n), dtype=bool)
+    mask[:, n - n_padding :] = False
+    return mask
+
+
+def check_mask(mask, n):
+    """Return ``mask`` as a read-only (n, n) bool array, or raise AttentionInputError."""
+    mask = np.asarray(mask)
+    if mask.shape != (n, n):
+        raise AttentionInputError(
+            f"mask must have shape ({n}, {n}), one row per query and one column per key "
+            f"(got {mask.shape}): build it with causal_mask(n) or padding_mask(n, k)"
+        )
+    if mask.dtype != np.bool_:
+        raise AttentionInputError(
+            f"mask must be boolean, True where query i may attend to key j (got dtype "
+            f"{mask.dtype}): convert it with mask.astype(bool)"
+        )
+    return mask
+
+
+def self_attention(
+    X,
+    W_Q,
+    W_K,
+    W_V,
+    *,
+    mask=None,
+    scale=True,
+    temperature=1.0,
+    b_Q=None,
+    b_K=None,
+    b_V=None,
+):
+    r"""Scaled dot-product self-attention of ``X`` with every intermediate kept.
+
+    .. math:: \mathrm{softmax}\left(\frac{(XW_Q + b_Q)(XW_K + b_K)^T}{\sqrt{d_k}\,T}\right)
+              (XW_V + b_V)
+
+    Args:
+        X: (n, d_model) embeddings, one row per token.
+        W_Q, W_K: (d_model, d_k) query and key projections.
+        W_V: (d_model, d_v) value projection.
+        mask: optional (n, n) bool, True where query i may attend to key j (PyTorch's
+            convention). Forbidden logits become ``-inf`` before the softmax; a query that may
+            attend to nothing gets an all-zero attention row and an all-zero output row.
+        scale: divide the scores by sqrt(d_k) (True) or leave them as they are (False).
+        temperature: T > 0; the softmax sees ``scaled_scores / T``.
+        b_Q, b_K: optional (d_k,) biases; b_V: optional (d_v,) bias.
+
+    Returns:
+        AttentionResult. Computed in float32 when every input is float32, else float64.
+
+    Raises:
+        AttentionInputError (a ValueError) for non-2-D, empty, non-finite or mismatched input,
+        a bad mask or a temperature that is not > 0.
+    """
+    dtype = float_dtype(X, W_Q, W_K, W_V)
+    X = as_matrix("X", X, dtype)
+    W_Q = as_matrix("W_Q", W_Q, dtype)
+    W_K = as_matrix("W_K", W_K, dtype)
+    W_V = as_matrix("W_V", W_V, dtype)
+    n, d_model = X.shape
+    for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
+        if W.shape[0] != d_model:
+            raise AttentionInputError(
+                f"{name} must have d_model={d_model} rows to multiply X {X.shape} "
+                f"(got {W.shape}): give it shape ({d_model}, width)"
+            )
+    if W_K.shape != W_Q.shape:
+        raise AttentionInputError(
+            f"W_Q and W_K must have the same shape, since q_i . k_j needs equal widths d_k "
+            f"(got {W_Q.shape} and {W_K.shape}): give both shape ({d_model}, d_k)"
+        )
+    d_k, d_v = W_Q.shape[1], W_V.shape[1]
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.number)):
+        raise AttentionInputError(f"temperature must be a number (got {temperature!r})")
+    if not (np.isfinite(temperature) and temperature > 0):
+        raise AttentionInputError(
+            f"temperature must be a finite number > 0 (got {temperature}): use 1 for the "
+            "plain softmax, smaller to sharpen it, larger to flatten it"
+        )
+    if mask is not None:
+        mask = check_mask(mask, n)
+    b_Q = None if b_Q is None else as_vector("b_Q", b_Q, d_k, dtype)
+    b_K = None if b_K is None else as_vector("b_K", b_K, d_k, dtype)
+    b_V = None if b_V is None else as_vector("b_V", b_V, d_v, dtype)
+
+    Q = X @ W_Q  # (n, d_model) @ (d_model, d_k) -> (n, d_k)
+    K = X @ W_K  # (n, d_model) @ (d_model, d_k) -> (n, d_k)
+    V = X @ W_V  # (n, d_model) @ (d_model, d_v) -> (n, d_v)
+    for M, b in ((Q, b_Q), (K, b_K), (V, b_V)):
+        if b is not None:
+            M += b
+    for name, M in (("Q", Q), ("K", K), ("V", V)):
+        if not np.isfinite(M).all():
+            raise AttentionInputError(
+                f"{name} overflowed {dtype} (inputs too large): rescale X or the weights"
+            )
+
+    scores = Q @ K.T  # (n, d_k) @ (d_k, n) -> (n, n); S_ij = q_i . k_j
+    scaled_scores = scores / dtype.type(np.sqrt(d_k)) if scale else scores  # S' = S / sqrt(d_k)
+    logits = scaled_scores if temperature == 1 else scaled_scores / dtype.type(temperature)
+    if mask is not None:
+        logits = np.where(mask, logits, dtype.type(-np.inf))
+    attention, row_max, row_sum = softmax_rows(logits)  # A = softmax(S' / T), rows sum to 1
+    output = attention @ V  # (n, n) @ (n, d_v) -> (n, d_v)
+    return AttentionResult(
+        X=X,
+        W_Q=W_Q,
+        W_K=W_K,
+        W_V=W_V,
+        b_Q=b_Q,
+        b_K=b_K,
+        b_V=b_V,
+        Q=Q,
+        K=K,
+        V=V,
+        scores=scores,
+        scaled_scores=scaled_scores,
+        logits=logits,
+        attention=attention,
+        output=output,
+        mask=mask,
+        row_max=row_max,
+        row_sum=row_sum,
+        scale=bool(scale),
+        temperature=float(temperature),
+    )

@@ -1,0 +1,25 @@
+"""Every limit of attnviz, in one place.
+
+Two tiers:
+
+* ``MAX_TOKENS`` and ``MAX_D_*`` bound what the app lets a user ask for. They keep every page
+  responsive (a rerun at the maximum stays within about two seconds on one core) and are told to
+  the user when hit.
+* ``MAX_CORE_N`` and ``MAX_CORE_DIM`` bound what the numpy core accepts from code (benchmarks,
+  the real-model page). Past them the (n, n) matrices alone would not fit in a small machine.
+"""
+
+# What the app offers (sidebar, URL parameters, uploaded text).
+MAX_TOKENS = 512  # tokens in one sequence, n
+MAX_D_MODEL = 512  # embedding width, d_model
+MAX_D_K = 512  # query/key width, d_k
+MAX_D_V = 512  # value width, d_v
+MAX_HEADS = 64  # heads in multi-head attention
+MAX_SEED = 2**32 - 1  # seeds are unsigned 32-bit integers
+MIN_TEMPERATURE = 0.01  # softmax temperature range offered by the app
+MAX_TEMPERATURE = 100.0
+MAX_TEXT_CHARS = 20_000  # characters in the text box / URL `tokens`
+
+# What the core accepts from code.
+MAX_CORE_N = 8192  # one float64 (n, n) matrix at this size is 512 MiB
+MAX_CORE_DIM = 8192

@@ -1,0 +1,221 @@
+"""The settings that decide every number on screen, their URL form, and the example they make.
+
+Pure Python and numpy (no Streamlit): a ``Settings`` is read from the query string with
+``from_query`` (bad values are clamped or ignored, each with a warning), written back with
+``to_query`` and turned into numbers with ``compute``.
+"""
+
+import math
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+from attnviz.core import AttentionResult, causal_mask, self_attention
+from attnviz.inputs import (
+    generated_tokens,
+    one_hot_embeddings,
+    projection_weights,
+    sinusoidal_positions,
+    token_embeddings,
+    token_labels,
+    tokenize,
+)
+from attnviz.limits import (
+    MAX_D_K,
+    MAX_D_MODEL,
+    MAX_D_V,
+    MAX_SEED,
+    MAX_TEMPERATURE,
+    MAX_TEXT_CHARS,
+    MAX_TOKENS,
+    MIN_TEMPERATURE,
+)
+
+DEFAULT_TEXT = "the cat sat on the mat"
+MASKS = ("none", "causal")
+EMBEDDINGS = ("random", "one-hot")
+
+# URL name -> (lowest, highest) for the whole-number settings.
+INT_RANGES = {
+    "n": (1, MAX_TOKENS),
+    "d_model": (1, MAX_D_MODEL),
+    "d_k": (1, MAX_D_K),
+    "d_v": (1, MAX_D_V),
+    "seed": (0, MAX_SEED),
+}
+_ON_OFF = {"on": True, "off": False}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the user chose. ``generated`` switches the tokens from ``text`` to t1..tn."""
+
+    text: str = DEFAULT_TEXT
+    generated: bool = False
+    n: int = 6
+    d_model: int = 8
+    d_k: int = 4
+    d_v: int = 4
+    seed: int = 0
+    embedding: str = "random"
+    positions: bool = False
+    mask: str = "none"
+    scale: bool = True
+    temperature: float = 1.0
+
+    @property
+    def all_tokens(self):
+        """Every token of the text (or t1..tn), before the MAX_TOKENS limit."""
+        return generated_tokens(self.n) if self.generated else tokenize(self.text)
+
+    @property
+    def tokens(self):
+        """The tokens used: the first MAX_TOKENS of ``all_tokens``."""
+        return self.all_tokens[:MAX_TOKENS]
+
+    def to_query(self):
+        """The query-string form: {name: str}, the names DESIGN.md promises."""
+        query = {"n": str(self.n)} if self.generated else {"tokens": self.text}
+        query.update(
+            d_model=str(self.d_model),
+            d_k=str(self.d_k),
+            d_v=str(self.d_v),
+            seed=str(self.seed),
+            embedding=self.embedding.replace("-", ""),
+            positions="on" if self.positions else "off",
+            mask=self.mask,
+            scale="on" if self.scale else "off",
+            temperature=f"{self.temperature:g}",
+        )
+        return query
+
+
+def _one(value):
+    """A query value may come as a list (repeated parameter): take the last one."""
+    if isinstance(value, (list, tuple)):
+        return value[-1] if value else ""
+    return str(value)
+
+
+def from_query(query):
+    """Settings from a query-string mapping, and the warnings about values it had to change.
+
+    Unknown names are ignored; a value that is not understood keeps the default, a value out of
+    range is clamped to the nearest allowed one. Never raises for any mapping of strings.
+    """
+    defaults = Settings()
+    values = {}
+    warnings = []
+    for name, (low, high) in INT_RANGES.items():
+        if name not in query:
+            continue
+        raw = _one(query[name]).strip()
+        try:
+            number = int(raw)
+        except ValueError:
+            warnings.append(
+                f"`{name}={raw[:40]}` in the link is not a whole number: "
+                f"using {getattr(defaults, name)}."
+            )
+            continue
+        if not low <= number <= high:
+            clamped = min(max(number, low), high)
+            warnings.append(
+                f"`{name}={number}` in the link is outside {low} to {high}: using {clamped}."
+            )
+            number = clamped
+        values[name] = number
+    if "n" in values:
+        values["generated"] = True
+    if "tokens" in query:
+        text = _one(query["tokens"])
+        if len(text) > MAX_TEXT_CHARS:
+            warnings.append(
+                f"the text in the link is {len(text)} characters long (at most "
+                f"{MAX_TEXT_CHARS}): it was cut to {MAX_TEXT_CHARS}."
+            )
+            text = text[:MAX_TEXT_CHARS]
+        values["text"] = text
+        if values.pop("generated", False):
+            warnings.append("the link gives both `tokens` and `n`: using the `tokens` text.")
+    if "temperature" in query:
+        raw = _one(query["temperature"]).strip()
+        try:
+            t = float(raw)
+        except ValueError:
+            t = math.nan
+        if not math.isfinite(t):
+            warnings.append(
+                f"`temperature={raw[:40]}` in the link is not a number: using "
+                f"{defaults.temperature:g}."
+            )
+        else:
+            if not MIN_TEMPERATURE <= t <= MAX_TEMPERATURE:
+                clamped = min(max(t, MIN_TEMPERATURE), MAX_TEMPERATURE)
+                warnings.append(
+                    f"`temperature={t:g}` in the link is outside {MIN_TEMPERATURE:g} to "
+                    f"{MAX_TEMPERATURE:g}: using {clamped:g}."
+                )
+                t = clamped
+            values["temperature"] = t
+    choices = {
+        "mask": {m: m for m in MASKS},
+        "embedding": {e.replace("-", ""): e for e in EMBEDDINGS},
+        "scale": _ON_OFF,
+        "positions": _ON_OFF,
+    }
+    for name, allowed in choices.items():
+        if name not in query:
+            continue
+        raw = _one(query[name]).strip().lower()
+        if raw in allowed:
+            values[name] = allowed[raw]
+        else:
+            shown = {v: k for k, v in allowed.items()}[getattr(defaults, name)]
+            warnings.append(
+                f"`{name}={raw[:40]}` in the link is not one of {', '.join(allowed)}: "
+                f"using {shown}."
+            )
+    return replace(defaults, **values), warnings
+
+
+@dataclass(frozen=True, eq=False)
+class Example:
+    """The numbers that one Settings makes.
+
+    Shapes: tokens, labels (n,); E (n, d_model) token embeddings; P (n, d_model) positional
+    encodings or None; X = E + P (n, d_model); result holds every step of attention.
+    """
+
+    settings: Settings
+    tokens: list
+    labels: list
+    E: np.ndarray
+    P: np.ndarray | None
+    result: AttentionResult
+
+
+def embeddings(settings, tokens):
+    """(E, P): token embeddings (n, d_model) and positional encodings (n, d_model) or None."""
+    if settings.embedding == "one-hot":
+        E = one_hot_embeddings(tokens, settings.d_model)
+    else:
+        E = token_embeddings(tokens, settings.d_model, settings.seed)
+    P = sinusoidal_positions(len(tokens), settings.d_model) if settings.positions else None
+    return E, P
+
+
+def compute(settings):
+    """Every number for ``settings``. Raises AttentionInputError (e.g. no tokens)."""
+    tokens = settings.tokens
+    E, P = embeddings(settings, tokens)
+    X = E if P is None else E + P  # (n, d_model)
+    W_Q, W_K, W_V = projection_weights(settings.d_model, settings.d_k, settings.d_v, settings.seed)
+    mask = causal_mask(len(tokens)) if settings.mask == "causal" else None
+    result = self_attention(
+        X, W_Q, W_K, W_V, mask=mask, scale=settings.scale, temperature=settings.temperature
+    )
+    return Example(settings, tokens, token_labels(tokens), E, P, result)
+
+
+SETTING_NAMES = tuple(f.name for f in fields(Settings))
