@@ -1,0 +1,44 @@
+"""Matrices on a page: a heatmap, its CSV download, and the cell the user clicked."""
+
+import streamlit as st
+
+from attnviz.charts import matrix_heatmap, selected_cell
+from attnviz.export import matrix_csv
+
+
+def dims(d, prefix=""):
+    """Column labels for a width-d matrix: "0" .. "d-1" (or with a prefix, e.g. "c0")."""
+    return [f"{prefix}{c}" for c in range(d)]
+
+
+def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_args):
+    """Draw ``M`` as a heatmap with a CSV download under it.
+
+    Returns the (row, col) the user just clicked (only on the rerun that the click caused),
+    else None. ``chart_args`` go to ``charts.matrix_heatmap`` (title, row_title, kind, ...).
+    """
+    fig = matrix_heatmap(M, row_labels, col_labels, selectable=selectable, **chart_args)
+    config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"attnviz-{key}"}}
+    if selectable:
+        event = st.plotly_chart(
+            fig, key=key, on_select="rerun", selection_mode="points", config=config
+        )
+    else:
+        st.plotly_chart(fig, key=key, config=config)
+        event = None
+    st.download_button(
+        f"⬇ {key}.csv",
+        data=lambda: matrix_csv(M, row_labels, col_labels),
+        file_name=f"attnviz-{key}.csv",
+        mime="text/csv",
+        key=f"download_{key}",
+        type="tertiary",
+        on_click="ignore",
+    )
+    if event is None:
+        return None
+    cell = selected_cell(event.selection)
+    memory = f"attnviz.click.{key}"
+    new = cell is not None and cell != st.session_state.get(memory)
+    st.session_state[memory] = cell
+    return cell if new else None

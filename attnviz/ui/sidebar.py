@@ -1,0 +1,177 @@
+"""The shared sidebar: settings kept across pages in st.session_state and mirrored in the URL.
+
+Every page calls ``page_setup`` first; it returns the Example computed for the settings:
+
+    settings (sidebar + URL) -> compute (cached on the settings) -> charts -> page
+"""
+
+from dataclasses import replace
+
+import streamlit as st
+
+from attnviz.errors import AttentionInputError
+from attnviz.limits import (
+    MAX_D_K,
+    MAX_D_MODEL,
+    MAX_D_V,
+    MAX_SEED,
+    MAX_TEMPERATURE,
+    MAX_TEXT_CHARS,
+    MAX_TOKENS,
+    MIN_TEMPERATURE,
+)
+from attnviz.settings import EMBEDDINGS, MASKS, SETTING_NAMES, compute, from_query
+
+SETTINGS_KEY = "attnviz.settings"  # the Settings in force, kept across pages
+URL_WARNINGS_KEY = "attnviz.url_warnings"  # (Settings read from the URL, its warnings)
+WIDGET = "attnviz_"  # widget keys: WIDGET + a Settings field name, e.g. "attnviz_d_k"
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def cached_example(settings):
+    """compute(settings), once per distinct settings per server. The result is read-only."""
+    return compute(settings)
+
+
+def _initial_settings():
+    """Settings for a new session: from the URL, remembering what had to be changed."""
+    settings, warnings = from_query(st.query_params.to_dict())
+    st.session_state[URL_WARNINGS_KEY] = (settings, warnings)
+    return settings
+
+
+def _sidebar_widgets(settings):
+    """Draw the shared settings in the sidebar; return the Settings they now hold."""
+    state = st.session_state
+    for name in SETTING_NAMES:  # re-seed widgets that a page switch removed
+        state.setdefault(WIDGET + name, getattr(settings, name))
+    with st.sidebar:
+        st.header("Settings")
+        st.toggle(
+            "Generate tokens t1 … tn",
+            key=WIDGET + "generated",
+            help="Instead of typing a sentence, choose how many tokens there are.",
+        )
+        if state[WIDGET + "generated"]:
+            st.number_input(
+                "Number of tokens n",
+                1,
+                MAX_TOKENS,
+                step=1,
+                key=WIDGET + "n",
+                help=f"1 to {MAX_TOKENS}.",
+            )
+        else:
+            st.text_area(
+                "Sentence (tokens are separated by spaces)",
+                key=WIDGET + "text",
+                max_chars=MAX_TEXT_CHARS,
+                height=80,
+                help=f"Up to {MAX_TOKENS} tokens are used. Tokens keep their case and "
+                "punctuation exactly as typed.",
+            )
+        c1, c2, c3 = st.columns(3)
+        c1.number_input(
+            "d_model",
+            1,
+            MAX_D_MODEL,
+            step=1,
+            key=WIDGET + "d_model",
+            help=f"Embedding width, 1 to {MAX_D_MODEL}.",
+        )
+        c2.number_input(
+            "d_k", 1, MAX_D_K, step=1, key=WIDGET + "d_k", help=f"Query/key width, 1 to {MAX_D_K}."
+        )
+        c3.number_input(
+            "d_v", 1, MAX_D_V, step=1, key=WIDGET + "d_v", help=f"Value width, 1 to {MAX_D_V}."
+        )
+        st.number_input(
+            "Seed",
+            0,
+            MAX_SEED,
+            step=1,
+            key=WIDGET + "seed",
+            help="Decides the random embeddings and weights. Same seed, same numbers.",
+        )
+        st.selectbox(
+            "Embedding",
+            EMBEDDINGS,
+            key=WIDGET + "embedding",
+            help="random: each distinct token text gets its own N(0, 1) vector. one-hot: the "
+            "k-th distinct token gets e_k (needs d_model >= distinct tokens).",
+        )
+        st.toggle(
+            "Add positional encoding",
+            key=WIDGET + "positions",
+            help="X = token embedding + sinusoidal positional encoding.",
+        )
+        st.radio(
+            "Mask",
+            MASKS,
+            key=WIDGET + "mask",
+            horizontal=True,
+            help="causal: query i may attend only to keys 0..i (as in GPT).",
+        )
+        st.toggle("Scale by 1/√d_k", key=WIDGET + "scale")
+        st.number_input(
+            "Softmax temperature T",
+            MIN_TEMPERATURE,
+            MAX_TEMPERATURE,
+            step=0.1,
+            format="%.2f",
+            key=WIDGET + "temperature",
+            help=f"A = softmax(S' / T). {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}; 1 is the "
+            "plain softmax.",
+        )
+    values = {name: state[WIDGET + name] for name in SETTING_NAMES}
+    values["temperature"] = float(values["temperature"])
+    return replace(settings, **values)
+
+
+def _sync_url(settings):
+    query = settings.to_query()
+    if st.query_params.to_dict() != query:
+        st.query_params.from_dict(query)
+
+
+def shared_settings():
+    """The settings every page shares: sidebar widgets, kept across pages, mirrored in the URL."""
+    state = st.session_state
+    if SETTINGS_KEY not in state:
+        state[SETTINGS_KEY] = _initial_settings()
+    settings = _sidebar_widgets(state[SETTINGS_KEY])
+    state[SETTINGS_KEY] = settings
+    _sync_url(settings)
+    url_settings, warnings = state.get(URL_WARNINGS_KEY, (None, []))
+    if warnings and settings == url_settings:
+        for warning in warnings:
+            st.warning(f"Link: {warning}", icon="⚠️")
+    all_tokens = settings.all_tokens
+    with st.sidebar:
+        st.caption(f"n = {min(len(all_tokens), MAX_TOKENS)} tokens")
+    if len(all_tokens) > MAX_TOKENS:
+        st.warning(
+            f"The text has {len(all_tokens)} tokens; the app uses the first {MAX_TOKENS} "
+            f"(the limit). The rest stays in the text box.",
+            icon="✂️",
+        )
+    return settings
+
+
+def page_setup(title, icon="🔎"):
+    """Configure the page, draw the shared sidebar and return the computed Example.
+
+    Stops the page with a clear message (never a traceback) when the settings are unusable.
+    """
+    st.set_page_config(page_title=f"{title} · attnviz", page_icon=icon, layout="wide")
+    settings = shared_settings()
+    try:
+        return cached_example(settings)
+    except AttentionInputError as exc:
+        st.error(f"{exc}", icon="🚫")
+        st.stop()
+
+
+def link_query():
+    """The current settings as query parameters, for ``st.page_link(..., query_params=...)``."""
+    return st.session_state[SETTINGS_KEY].to_query() if SETTINGS_KEY in st.session_state else {}

@@ -1,0 +1,181 @@
+"""Views shared by pages: a step's header, the cell inspectors, the dimension table, downloads."""
+
+import string
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attnviz.export import all_steps_json, all_steps_npz
+from attnviz.inspector import output_cell, score_cell
+
+_MD_SPECIALS = str.maketrans({c: "\\" + c for c in string.punctuation})
+
+
+def md_escape(text):
+    """``text`` for st.markdown, shown as typed: every ASCII punctuation mark backslash-escaped."""
+    return str(text).translate(_MD_SPECIALS)
+
+
+def step_header(title, formula, shape, meaning):
+    """A step's title, its formula (left) and live shape (right), and what it means."""
+    st.header(title)
+    left, right = st.columns([3, 2])
+    left.latex(formula)
+    right.latex(shape)
+    st.markdown(meaning)
+
+
+def _index_select(label, n_options, labels, key, clicked):
+    """A selectbox over 0..n_options-1 shown by label; a click or a stale value resets it."""
+    if clicked is not None:
+        st.session_state[key] = clicked
+    if st.session_state.get(key, 0) >= n_options:
+        st.session_state[key] = 0
+    return st.selectbox(label, range(n_options), format_func=lambda k: labels[k], key=key)
+
+
+def cell_inspector(result, labels, clicked=None):
+    """Pick a cell (i, j) of S, S' or A (by click or selectors) and show the arithmetic."""
+    st.subheader("Cell inspector: where one attention weight comes from")
+    n = result.n
+    c1, c2 = st.columns(2)
+    with c1:
+        i = _index_select(
+            "Query token i (row)",
+            n,
+            labels,
+            "attnviz_inspect_i",
+            None if clicked is None else clicked[0],
+        )
+    with c2:
+        j = _index_select(
+            "Key token j (column)",
+            n,
+            labels,
+            "attnviz_inspect_j",
+            None if clicked is None else clicked[1],
+        )
+    cell = score_cell(result, i, j)
+    st.markdown(
+        f"Query **{md_escape(labels[i])}** (row {i}) and key **{md_escape(labels[j])}** "
+        f"(column {j})"
+    )
+    left, right = st.columns([2, 3])
+    table = pd.DataFrame(
+        {"q_i": cell.q_i, "k_j": cell.k_j, "q_i × k_j": cell.products},
+        index=pd.Index(range(result.d_k), name="dimension c"),
+    )
+    left.dataframe(table, width="stretch", height=min(38 + 35 * result.d_k, 400))
+    right.latex(score_cell_latex(cell, result.d_k))
+    if cell.allowed and cell.row_sum > 0:
+        right.caption(
+            f"m_{i} = {cell.row_max:.6g} is the largest logit of row {i}. Subtracting it before "
+            "exp keeps every exponent ≤ 0, so nothing overflows; it cancels in the fraction."
+        )
+
+
+def score_cell_latex(cell, d_k):
+    """The chain S_ij -> S'_ij -> A_ij with the cell's numbers, as one aligned LaTeX block."""
+    ij = f"{cell.i},{cell.j}"
+    lines = [
+        rf"S_{{{ij}}} &= \textstyle\sum_c q_{{{cell.i},c}}\, k_{{{cell.j},c}} = {cell.S_ij:.6g}"
+    ]
+    if cell.scale_factor != 1:
+        lines.append(
+            rf"S'_{{{ij}}} &= S_{{{ij}}} / \sqrt{{{d_k}}} = {cell.S_ij:.6g} / "
+            rf"{cell.scale_factor:.6g} = {cell.S_prime_ij:.6g}"
+        )
+    else:
+        lines.append(
+            rf"S'_{{{ij}}} &= S_{{{ij}}} = {cell.S_prime_ij:.6g} \quad \text{{(no scaling)}}"
+        )
+    letter = "S'" if cell.temperature == 1 else r"\ell"  # the softmax sees S', or S' / T
+    z, z_row = f"{letter}_{{{ij}}}", f"{letter}_{{{cell.i},j'}}"
+    if cell.temperature != 1 and cell.allowed:
+        lines.append(
+            rf"{z} &= S'_{{{ij}}} / T = {cell.S_prime_ij:.6g} / {cell.temperature:g}"
+            rf" = {cell.logit_ij:.6g}"
+        )
+    m = f"m_{{{cell.i}}}"
+    if not cell.allowed:
+        lines.append(rf"A_{{{ij}}} &= 0 \quad \text{{(masked: the softmax sees }} -\infty)")
+    elif cell.row_sum == 0:
+        lines.append(rf"A_{{{ij}}} &= 0 \quad \text{{(this query may attend to no key)}}")
+    else:
+        lines += [
+            rf"\exp({z} - {m}) &= \exp({cell.logit_ij:.6g} - {cell.row_max:.6g})"
+            rf" = {cell.exp_term:.6g}",
+            rf"A_{{{ij}}} &= \frac{{\exp({z} - {m})}}{{\sum_{{j'}} \exp({z_row} - {m})}}"
+            rf" = \frac{{{cell.exp_term:.6g}}}{{{cell.row_sum:.6g}}} = {cell.A_ij:.6g}",
+        ]
+    return "\\begin{aligned}" + r" \\ ".join(lines) + "\\end{aligned}"
+
+
+def output_inspector(result, labels, clicked=None):
+    """Pick a cell (i, c) of the output and show output_ic = sum_j A_ij V_jc."""
+    st.subheader("Output inspector: a weighted average of values")
+    c1, c2 = st.columns(2)
+    with c1:
+        i = _index_select(
+            "Query token i (row)",
+            result.n,
+            labels,
+            "attnviz_out_i",
+            None if clicked is None else clicked[0],
+        )
+    with c2:
+        c = _index_select(
+            "Value dimension c (column)",
+            result.d_v,
+            [str(k) for k in range(result.d_v)],
+            "attnviz_out_c",
+            None if clicked is None else clicked[1],
+        )
+    cell = output_cell(result, i, c)
+    table = pd.DataFrame(
+        {"key token j": labels, "A_ij": cell.A_i, "V_jc": cell.V_c, "A_ij × V_jc": cell.terms}
+    )
+    left, right = st.columns([3, 2])
+    left.dataframe(table, width="stretch", height=min(38 + 35 * result.n, 400))
+    right.latex(rf"\mathrm{{Output}}_{{{i},{c}}} = \sum_j A_{{{i}j}} V_{{j{c}}} = {cell.O_ic:.6g}")
+    right.caption(f"The terms add up to {np.sum(cell.terms):.6g}.")
+
+
+def dimension_table(result):
+    """The seed's dimension table with the live sizes: a DataFrame (6 rows)."""
+    rows = [
+        ("Input", "X", "n × d_model", result.X.shape),
+        ("Query", "Q", "n × d_k", result.Q.shape),
+        ("Key", "K", "n × d_k", result.K.shape),
+        ("Value", "V", "n × d_v", result.V.shape),
+        ("Attention matrix", "A", "n × n", result.attention.shape),
+        ("Output", "Output", "n × d_v", result.output.shape),
+    ]
+    return pd.DataFrame(
+        [(what, sym, shape, f"{a} × {b}") for what, sym, shape, (a, b) in rows],
+        columns=["", "matrix", "shape", "here"],
+    )
+
+
+def downloads(example):
+    """Buttons that download every step at once, with the settings that made it."""
+    st.header("Download the numbers")
+    st.caption("Each chart above has its own CSV button; Plotly's toolbar saves a PNG.")
+    c1, c2 = st.columns(2)
+    c1.download_button(
+        "⬇ Every step (JSON, with the settings)",
+        data=lambda: all_steps_json(example),
+        file_name="attnviz-steps.json",
+        mime="application/json",
+        key="download_json",
+        on_click="ignore",
+    )
+    c2.download_button(
+        "⬇ Every step (NumPy .npz)",
+        data=lambda: all_steps_npz(example),
+        file_name="attnviz-steps.npz",
+        mime="application/octet-stream",
+        key="download_npz",
+        on_click="ignore",
+    )
