@@ -28,9 +28,12 @@ def escape_label(label, max_chars=None):
     return html.escape(label, quote=True)
 
 
-def _format(value):
+def _format(value, exact=False):
+    """A cell's value as text: 2 decimals on the cell, 6 significant digits in the hover."""
     if np.isneginf(value):
-        return "−∞"
+        return "−∞ (masked)" if exact else "−∞"
+    if exact:
+        return f"{value:.6g}"
     return f"{value:.2f}" if abs(value) < 100 else f"{value:.3g}"
 
 
@@ -64,6 +67,7 @@ def matrix_heatmap(
 
     Returns:
         go.Figure whose first trace is the heatmap with ``z`` equal to ``M`` (-inf as None).
+        When selectable, a second trace of markers carries the hover text and the clicks.
     """
     M = np.asarray(M, dtype=float)
     n_rows, n_cols = M.shape
@@ -74,16 +78,17 @@ def matrix_heatmap(
         )
     rows = [escape_label(label) for label in row_labels]
     cols = [escape_label(label) for label in col_labels]
-    customdata = np.empty((n_rows, n_cols, 2), dtype=object)  # (row label, column label)
-    customdata[:, :, 0] = np.array(rows, dtype=object)[:, None]
-    customdata[:, :, 1] = np.array(cols, dtype=object)[None, :]
+    customdata = np.empty((n_rows, n_cols, 3), dtype=object)  # (row label, col label, value)
+    customdata[:, :, 0] = np.array([f"{r} (row {i})" for i, r in enumerate(rows)], object)[:, None]
+    customdata[:, :, 1] = np.array([f"{c} (column {j})" for j, c in enumerate(cols)], object)
     masked = np.isneginf(M)
     z = np.where(masked, np.nan, M)
     hover = (
-        f"{row_title.split(' ')[0]} %{{y}}: %{{customdata[0]}}<br>"
-        f"{col_title.split(' ')[0]} %{{x}}: %{{customdata[1]}}<br>"
-        f"{value_name} = %{{z:.6g}}<extra></extra>"
+        f"{row_title.split(' ')[0]}: %{{customdata[0]}}<br>"
+        f"{col_title.split(' ')[0]}: %{{customdata[1]}}<br>"
+        f"{value_name} = %{{customdata[2]}}<extra></extra>"
     )
+    customdata[:, :, 2] = [[_format(v, exact=True) for v in row] for row in M]
     if kind == "probability":
         colour = dict(colorscale=PROBABILITY_COLORSCALE, zmin=0.0, zmax=1.0)
     else:
@@ -96,6 +101,7 @@ def matrix_heatmap(
         y=np.arange(n_rows),
         customdata=customdata,
         hovertemplate=hover,
+        hoverinfo="skip" if selectable else None,
         colorbar=dict(thickness=12),
         xgap=1,
         ygap=1,
@@ -113,7 +119,9 @@ def matrix_heatmap(
                 y=ii.ravel(),
                 mode="markers",
                 marker=dict(size=14, symbol="square", opacity=0.01),
-                hoverinfo="none",
+                customdata=customdata.reshape(-1, 3),
+                hovertemplate=hover,  # the markers carry the hover: they sit on top
+                hoverlabel=dict(bgcolor="white", bordercolor="#555", font_color="#111"),
                 showlegend=False,
                 name="cells",
             )
@@ -139,6 +147,7 @@ def matrix_heatmap(
             autorange="reversed",
         ),
         hovermode="closest",
+        hoverdistance=-1,  # hover and click reach the nearest cell centre: the cell under the mouse
         clickmode="event+select",
         dragmode=False,
     )

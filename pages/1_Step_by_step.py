@@ -82,7 +82,11 @@ step_header(
     "Every query is compared with every key by a dot product: a large S_ij means query i "
     "matches key j well. **Click a cell** of S, S' or A to see its arithmetic.",
 )
-clicks = [show_matrix(r.scores, labels, labels, key="S", title="S = QK^T", selectable=True)]
+clicks = [
+    show_matrix(
+        r.scores, labels, labels, key="S", title="S = QK^T", value_name="S_ij", selectable=True
+    )
+]
 
 # 6. Scaling
 step_header(
@@ -95,7 +99,13 @@ step_header(
 )
 clicks.append(
     show_matrix(
-        r.scaled_scores, labels, labels, key="S_scaled", title="S' = S / √d_k", selectable=True
+        r.scaled_scores,
+        labels,
+        labels,
+        key="S_scaled",
+        title="S' = S / √d_k",
+        value_name="S'_ij",
+        selectable=True,
     )
 )
 
@@ -122,6 +132,7 @@ clicks.append(
         labels,
         key="A",
         title="A = softmax(S')",
+        value_name="A_ij",
         kind="probability",
         selectable=True,
     )
@@ -147,6 +158,7 @@ out_click = show_matrix(
     dims(d_v),
     key="output",
     title="Output = AV",
+    value_name="Output_ic",
     col_title="value dimension c",
     selectable=True,
 )

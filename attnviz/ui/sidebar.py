@@ -24,6 +24,7 @@ from attnviz.settings import EMBEDDINGS, MASKS, SETTING_NAMES, compute, from_que
 
 SETTINGS_KEY = "attnviz.settings"  # the Settings in force, kept across pages
 URL_WARNINGS_KEY = "attnviz.url_warnings"  # (Settings read from the URL, its warnings)
+PAGE_KEY = "attnviz.page"  # the page whose widgets hold the settings now
 WIDGET = "attnviz_"  # widget keys: WIDGET + a Settings field name, e.g. "attnviz_d_k"
 
 
@@ -40,11 +41,19 @@ def _initial_settings():
     return settings
 
 
-def _sidebar_widgets(settings):
-    """Draw the shared settings in the sidebar; return the Settings they now hold."""
+def _sidebar_widgets(settings, page):
+    """Draw the shared settings in the sidebar; return the Settings they now hold.
+
+    A widget's state does not survive a page switch (the new page's widget starts from its own
+    default), nor a run in which it was hidden (the text box while tokens are generated), so
+    those widgets are set from ``settings`` before they are drawn.
+    """
     state = st.session_state
-    for name in SETTING_NAMES:  # re-seed widgets that a page switch removed
-        state.setdefault(WIDGET + name, getattr(settings, name))
+    new_page = state.get(PAGE_KEY) != page
+    state[PAGE_KEY] = page
+    for name in SETTING_NAMES:
+        if new_page or WIDGET + name not in state:
+            state[WIDGET + name] = getattr(settings, name)
     with st.sidebar:
         st.header("Settings")
         st.toggle(
@@ -134,12 +143,15 @@ def _sync_url(settings):
         st.query_params.from_dict(query)
 
 
-def shared_settings():
-    """The settings every page shares: sidebar widgets, kept across pages, mirrored in the URL."""
+def shared_settings(page):
+    """The settings every page shares: sidebar widgets, kept across pages, mirrored in the URL.
+
+    ``page`` names the calling page (its title).
+    """
     state = st.session_state
     if SETTINGS_KEY not in state:
         state[SETTINGS_KEY] = _initial_settings()
-    settings = _sidebar_widgets(state[SETTINGS_KEY])
+    settings = _sidebar_widgets(state[SETTINGS_KEY], page)
     state[SETTINGS_KEY] = settings
     _sync_url(settings)
     url_settings, warnings = state.get(URL_WARNINGS_KEY, (None, []))
@@ -164,7 +176,7 @@ def page_setup(title, icon="🔎"):
     Stops the page with a clear message (never a traceback) when the settings are unusable.
     """
     st.set_page_config(page_title=f"{title} · attnviz", page_icon=icon, layout="wide")
-    settings = shared_settings()
+    settings = shared_settings(title)
     try:
         return cached_example(settings)
     except AttentionInputError as exc:

@@ -1,0 +1,120 @@
+"""Chart builders: the figure holds the matrix, its labels, one row per token, row 0 on top."""
+
+import json
+
+import numpy as np
+import pytest
+
+from attnviz.charts import MAX_CELLS_WITH_TEXT, matrix_heatmap, selected_cell, vector_bars
+from tests.conftest import decode
+
+
+def figure_json(fig):
+    return json.loads(fig.to_json())
+
+
+def test_heatmap_holds_the_matrix_with_row_zero_on_top():
+    rng = np.random.default_rng(1)
+    M = rng.standard_normal((6, 6))
+    labels = ["the", "cat", "sat", "on", "the", "mat"]
+    spec = figure_json(matrix_heatmap(M, labels, labels, title="S"))
+    trace = spec["data"][0]
+    np.testing.assert_array_equal(decode(trace["z"]).astype(float), M)
+    assert spec["layout"]["yaxis"]["autorange"] == "reversed"
+    # one row per token, even though "the" repeats (numeric axis, labels as tick text)
+    assert spec["layout"]["yaxis"]["tickvals"] == list(range(6))
+    assert spec["layout"]["yaxis"]["ticktext"] == labels
+    assert spec["layout"]["xaxis"]["ticktext"] == labels
+    assert list(decode(trace["y"]).astype(int)) == list(range(6))
+
+
+def test_axes_say_rows_are_queries_and_columns_are_keys():
+    M = np.eye(3)
+    layout = figure_json(matrix_heatmap(M, list("abc"), list("abc")))["layout"]
+    assert "query" in layout["yaxis"]["title"]["text"]
+    assert "key" in layout["xaxis"]["title"]["text"]
+
+
+def test_tokens_that_look_like_markup_are_escaped_everywhere():
+    labels = ["<b>x</b>", "<img src=x onerror=alert(1)>", "%{z}"]
+    spec = figure_json(matrix_heatmap(np.ones((3, 3)), labels, labels, selectable=True))
+    ticks = spec["layout"]["yaxis"]["ticktext"]
+    assert ticks[0] == "&lt;b&gt;x&lt;/b&gt;"
+    assert "<" not in "".join(ticks)
+    for trace in spec["data"]:
+        text = json.dumps(trace.get("customdata", []))
+        assert "<b>" not in text and "<img" not in text
+        # the token never becomes part of a hover template, where %{z} would be substituted
+        assert "x</b>" not in trace.get("hovertemplate", "")
+        assert "%{z}" not in trace.get("hovertemplate", "").replace("%{z:", "")
+
+
+def test_masked_cells_are_blank_and_marked():
+    M = np.array([[0.5, -np.inf], [0.1, 0.2]])
+    trace = figure_json(matrix_heatmap(M, ["a", "b"], ["a", "b"]))["data"][0]
+    z = decode(trace["z"]).astype(float)
+    assert np.isnan(z[0, 1]) and z[0, 0] == 0.5
+    assert trace["text"][0][1] == "−∞"
+    assert trace["text"][0][0] == "0.50"
+
+
+def test_colour_scales():
+    signed = figure_json(matrix_heatmap(np.array([[-2.0, 1.0]]), ["a"], ["a", "b"]))["data"][0]
+    assert signed["zmid"] == 0 and signed["zmin"] == -2 and signed["zmax"] == 2
+    prob = figure_json(
+        matrix_heatmap(np.array([[0.3, 0.7]]), ["a"], ["a", "b"], kind="probability")
+    )
+    assert prob["data"][0]["zmin"] == 0 and prob["data"][0]["zmax"] == 1
+
+
+def test_values_printed_only_on_small_matrices():
+    side = int(MAX_CELLS_WITH_TEXT**0.5) + 1
+    big = matrix_heatmap(np.zeros((side, side)), ["t"] * side, ["t"] * side)
+    small = matrix_heatmap(np.zeros((3, 3)), list("abc"), list("abc"))
+    assert big.data[0].text is None
+    assert small.data[0].text is not None
+
+
+def test_selectable_adds_one_marker_per_cell_carrying_the_hover():
+    fig = matrix_heatmap(np.arange(6.0).reshape(2, 3), ["a", "b"], ["x", "y", "z"], selectable=True)
+    heat, cells = fig.data
+    assert heat.hoverinfo == "skip"
+    assert len(cells.x) == 6
+    points = sorted(zip(cells.y, cells.x, strict=True))
+    assert points == [(i, j) for i in range(2) for j in range(3)]
+    # the marker at (1, 2) describes row "b", column "z" and value M[1, 2] = 5
+    k = list(zip(cells.y, cells.x, strict=True)).index((1, 2))
+    assert cells.customdata[k][0].startswith("b") and cells.customdata[k][1].startswith("z")
+    assert cells.customdata[k][2] == "5"
+
+
+def test_labels_must_match_the_matrix():
+    with pytest.raises(ValueError, match="labels must match"):
+        matrix_heatmap(np.zeros((2, 3)), ["a", "b"], ["a", "b"])
+
+
+def test_long_labels_are_cut_on_the_axis_but_whole_in_the_hover():
+    long = "supercalifragilisticexpialidocious"
+    spec = figure_json(matrix_heatmap(np.zeros((1, 1)), [long], [long]))
+    assert spec["layout"]["yaxis"]["ticktext"][0].endswith("…")
+    assert long in json.dumps(spec["data"][0]["customdata"])
+
+
+@pytest.mark.parametrize(
+    ("selection", "expected"),
+    [
+        ({"points": [{"x": 2, "y": 1}]}, (1, 2)),
+        ({"points": [{"x": 0.0, "y": 3.0}]}, (3, 0)),
+        ({"points": []}, None),
+        (None, None),
+        ({}, None),
+    ],
+)
+def test_selected_cell(selection, expected):
+    assert selected_cell(selection) == expected
+
+
+def test_vector_bars():
+    fig = vector_bars([1.0, -2.0], ["<i>a</i>", "b"])
+    assert list(fig.data[0].y) == [1.0, -2.0]
+    assert fig.layout.xaxis.ticktext[0] == "&lt;i&gt;a&lt;/i&gt;"
