@@ -1,0 +1,157 @@
+"""What only a browser shows: `streamlit run` + Debian's Chromium, driven by Playwright."""
+
+import math
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+import numpy as np
+import pytest
+from playwright.sync_api import sync_playwright
+
+import attnviz
+from attnviz.charts import MAX_LABEL_CHARS
+from tests.browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    cell_centre,
+    chart_data,
+    error_count,
+    streamlit_server,
+    wait_for_app,
+)
+from tests.conftest import PAGES
+
+pytestmark = pytest.mark.browser
+
+# The URL path of each page: classic multipage mode drops the number prefix and ".py".
+PAGE_PATHS = [""] + [Path(p).stem.split("_", 1)[1] for p in PAGES]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: apt-get install chromium"
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.dialogs = []
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    yield page
+    context.close()
+
+
+def assert_close(z, expected):
+    got = np.array(z, dtype=float)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+
+
+@pytest.mark.parametrize("path", PAGE_PATHS)
+def test_every_page_opens_by_its_url_on_a_fresh_server(page, path):
+    query = {"tokens": "a b c a", "d_k": "3", "seed": "5", "mask": "causal"}
+    with streamlit_server() as url:  # a fresh server whose first request is this deep link
+        page.goto(f"{url}/{path}?{urlencode(query)}")
+        wait_for_app(page)
+        page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=90_000)
+        assert error_count(page) == 0
+        page.screenshot(path=ARTIFACTS / f"page-{path or 'home'}.png")
+        key = "A" if path else "home_A"
+        if page.locator(f".st-key-{key}").count():
+            settings, _ = attnviz.from_query(query)
+            expected = attnviz.compute(settings).result.attention
+            assert_close(chart_data(page, key)["z"], expected)
+
+
+def test_typing_tokens_changes_the_charts(page, server):
+    page.goto(f"{server}/Step_by_step")
+    wait_for_app(page, "A")
+    assert chart_data(page, "A")["ticks"][1] == "cat"
+    box = page.locator(".st-key-attnviz_text textarea")
+    box.fill("red green blue green")
+    box.press("Control+Enter")
+    page.wait_for_function(
+        """() => {
+            const gd = document.querySelector('.st-key-A .js-plotly-plot');
+            return gd && gd._fullLayout.yaxis.ticktext.length === 4;
+        }""",
+        timeout=60_000,
+    )
+    wait_for_app(page, "A")
+    data = chart_data(page, "A")
+    assert data["ticks"] == ["red", "green (1)", "blue", "green (2)"]
+    expected = attnviz.compute(attnviz.Settings(text="red green blue green")).result.attention
+    assert_close(data["z"], expected)
+    assert "tokens=red+green+blue+green" in page.url
+    assert error_count(page) == 0
+
+
+def test_hover_and_click_a_score_cell_opens_the_inspector(page, server):
+    page.goto(f"{server}/Step_by_step")
+    wait_for_app(page, "S")
+    x, y = cell_centre(page, "S", 3, 1)
+    page.mouse.move(x, y)
+    hover = page.locator(".st-key-S .hoverlayer").text_content(timeout=10_000)
+    r = attnviz.compute(attnviz.Settings()).result
+    assert "on (row 3)" in hover and "cat (column 1)" in hover
+    assert f"{r.scores[3, 1]:.6g}" in hover
+    page.mouse.click(x, y)
+    page.wait_for_selector("text=Query on (row 3) and key cat (column 1)", timeout=60_000)
+    page.screenshot(path=ARTIFACTS / "inspector.png")
+    assert error_count(page) == 0
+
+
+def test_markup_tokens_show_as_typed_and_run_nothing(page, server):
+    tokens = "<img/src=x/onerror=alert(1)> <b>x</b> %{z} <script>alert(2)</script>"
+    page.goto(f"{server}/Step_by_step?{urlencode({'tokens': tokens})}")
+    wait_for_app(page, "A")
+    time.sleep(1)  # give an injected handler the chance to fire
+    assert page.dialogs == []
+    ticks = page.locator(".st-key-A .ytick text").all_text_contents()
+    cut = MAX_LABEL_CHARS - 1  # long labels are cut on the axis (the hover shows them whole)
+    assert ticks == [t if len(t) <= MAX_LABEL_CHARS else t[:cut] + "…" for t in tokens.split()]
+    assert page.locator(".st-key-A svg img, .st-key-A svg b").count() == 0
+    assert page.locator("img[src=x]").count() == 0
+    assert error_count(page) == 0
+
+
+def test_a_shared_link_reproduces_the_numbers_exactly(page, server):
+    query = {
+        "tokens": "to be or not to be",
+        "d_model": "12",
+        "d_k": "5",
+        "d_v": "3",
+        "seed": "42",
+        "positions": "on",
+        "temperature": "0.7",
+        "scale": "off",
+    }
+    page.goto(f"{server}/Step_by_step?{urlencode(query)}")
+    wait_for_app(page, "output")
+    settings, warnings = attnviz.from_query(query)
+    assert not warnings
+    r = attnviz.compute(settings).result
+    assert_close(chart_data(page, "A")["z"], r.attention)
+    assert_close(chart_data(page, "output")["z"], r.output)
+
+
+def test_masked_cells_show_no_number(page, server):
+    page.goto(f"{server}/Step_by_step?mask=causal")
+    wait_for_app(page, "A")
+    z = chart_data(page, "A")["z"]
+    assert all(z[i][j] == 0 for i in range(6) for j in range(i + 1, 6))
+    assert not any(math.isnan(v) for row in z for v in row)
