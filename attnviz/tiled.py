@@ -34,9 +34,11 @@ from attnviz.core import check_mask
 from attnviz.errors import AttentionInputError, as_matrix, check_positive_int, float_dtype
 from attnviz.limits import MAX_CORE_N, MAX_TOKENS
 
-# Keys per block. The per-block work that is not the n x b softmax (rescaling O~, the Python
-# loop) costs about n * d_v per block, so it is small next to n * b once b >> d_v; past 256
-# bigger blocks gain little time (see benchmarks/tiled.py) and cost n * b memory each.
+# Keys per block. Each block also costs work that is not its n x b softmax (rescaling O~,
+# n * d_v, and the Python loop), which shows below b = 128: at n = 4096, d_k = 64,
+# benchmarks/tiled.py measured b = 32 at 1.3 to 2 times the time of b = 128 .. 4096, which are
+# level within noise. Memory grows as n * b, so take the flat part's low end with room to
+# spare: 256 (an (n, 256) block is 1/16 of an (n, n) matrix at n = 4096).
 DEFAULT_BLOCK_SIZE = 256
 
 ONLINE_SOFTMAX = (
