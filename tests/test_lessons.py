@@ -1,0 +1,244 @@
+"""Tests of the lessons' experiments (attnviz.lessons), each against an independent reference.
+
+The references here are written from the formulas, not from the code under test: a one-line
+softmax attention, the entropy sum, the Jacobian diag(a) - a a^T built as a matrix, and the
+sampling theory of the variance of q . k.
+"""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from attnviz import AttentionInputError, Settings, compute, lessons
+from attnviz.inputs import projection_weights
+from attnviz.settings import embeddings
+
+DEFAULT = Settings()
+
+
+def reference_attention(X, W_Q, W_K, W_V, mask=None, scale=True, temperature=1.0):
+    """(S, S', A, output) straight from softmax(Q K^T / sqrt(d_k) / T) V, masked rows zero."""
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.T
+    S1 = S / np.sqrt(W_Q.shape[1]) if scale else S
+    logits = S1 / temperature
+    if mask is not None:
+        logits = np.where(mask, logits, -np.inf)
+    top = logits.max(axis=1, keepdims=True)
+    e = np.exp(logits - np.where(np.isfinite(top), top, 0))
+    total = e.sum(axis=1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return S, S1, A, A @ V
+
+
+def reference_inputs(s):
+    """X (n, d_model) and the weights for settings ``s``, from the input functions."""
+    E, P = embeddings(s, s.tokens)
+    X = E if P is None else E + P
+    return X, projection_weights(s.d_model, s.d_k, s.d_v, s.seed)
+
+
+def entropy_by_hand(p):
+    """-sum p log p over the positive entries of a 1-D probability vector."""
+    p = np.asarray(p, dtype=float)
+    p = p[p > 0]
+    return float(-np.sum(p * np.log(p)))
+
+
+# --- Why divide by sqrt(d_k): the variance of q . k ---------------------------------------------
+#
+# q . k = sum_i z_i with z_i = q_i k_i independent, E z = 0, E z^2 = 1, E z^4 = E q^4 E k^4 = 9.
+# So Var(q . k) = d_k and E(q . k)^4 = 9 d_k + 3 d_k (d_k - 1) = 3 d_k^2 + 6 d_k. The sample
+# variance of N draws has variance about (mu_4 - sigma^4) / N = (2 d_k^2 + 6 d_k) / N, and the
+# sample mean has variance d_k / N. Five standard errors: a false failure has odds below 1e-5.
+
+
+def variance_se(d_k, n_samples):
+    return np.sqrt((2.0 * d_k**2 + 6.0 * d_k) / n_samples)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_variance_of_q_dot_k_is_d_k_within_sampling_error(seed):
+    n = 4000
+    v = lessons.dot_product_variance(n_samples=n, seed=seed)
+    d = np.array(lessons.DEFAULT_D_KS, dtype=float)
+    assert np.array_equal(v.d_k, d)
+    assert v.n_samples == n
+    assert np.all(np.abs(v.variance - d) <= 5 * variance_se(d, n))
+    assert np.all(np.abs(v.mean) <= 5 * np.sqrt(d / n))
+    assert np.array_equal(v.theory_variance, d)
+
+
+def test_scaled_variance_is_near_one():
+    n = 4000
+    v = lessons.dot_product_variance(n_samples=n, seed=2)
+    d = v.d_k.astype(float)
+    assert np.all(np.abs(v.scaled_variance - 1) <= 5 * variance_se(d, n) / d)
+    assert np.all(np.abs(v.scaled_mean) <= 5 / np.sqrt(n))
+    assert np.all(v.theory_scaled_variance == 1)
+    # The unscaled variance grows with d_k; the scaled one does not.
+    assert v.variance[-1] > 100 * v.variance[0]
+    assert v.scaled_variance.max() < 2 * v.scaled_variance.min()
+
+
+def test_reported_standard_error_matches_the_spread_over_seeds():
+    n, seeds = 500, range(40)
+    runs = [lessons.dot_product_variance((1, 16), n_samples=n, seed=s) for s in seeds]
+    spread = np.std([r.variance for r in runs], axis=0, ddof=1)  # (2,)
+    assert np.allclose(runs[0].variance_se, variance_se(np.array([1.0, 16.0]), n))
+    # 40 seeds estimate a standard deviation to about +-12 %; allow a factor 1.6 either way.
+    assert np.all(spread < 1.6 * runs[0].variance_se)
+    assert np.all(spread > runs[0].variance_se / 1.6)
+
+
+def test_variance_is_deterministic_and_each_d_k_has_its_own_samples():
+    a = lessons.dot_product_variance((4, 16), n_samples=300, seed=7)
+    b = lessons.dot_product_variance((16,), n_samples=300, seed=7)
+    c = lessons.dot_product_variance((4, 16), n_samples=300, seed=8)
+    assert a.variance[1] == b.variance[0]
+    assert np.array_equal(a.variance, lessons.dot_product_variance((4, 16), 300, 7).variance)
+    assert not np.array_equal(a.variance, c.variance)
+    with pytest.raises(ValueError):
+        a.variance[0] = 1.0  # read-only
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"d_ks": []}, {"d_ks": [0]}, {"d_ks": [513]}, {"d_ks": [2.5]}, {"n_samples": 1}],
+)
+def test_variance_rejects_bad_arguments(kwargs):
+    with pytest.raises(AttentionInputError, match=r"d_k|n_samples"):
+        lessons.dot_product_variance(**kwargs)
+
+
+# --- row_entropy -------------------------------------------------------------------------------
+
+
+def test_row_entropy_against_the_hand_formula_and_edge_cases():
+    A = np.array(
+        [
+            [0.5, 0.25, 0.25, 0.0],  # 0.5 ln 2 + 2 * 0.25 ln 4 = 1.5 ln 2
+            [0.0, 1.0, 0.0, 0.0],  # one-hot: 0
+            [0.25, 0.25, 0.25, 0.25],  # uniform: ln 4
+            [0.0, 0.0, 0.0, 0.0],  # a row masked from every key: 0, not NaN
+        ]
+    )
+    H = lessons.row_entropy(A)
+    assert H.shape == (4,)
+    assert np.allclose(H, [1.5 * np.log(2), 0.0, np.log(4), 0.0], atol=1e-15)
+
+
+@given(st.integers(1, 40), st.integers(0, 10_000))
+def test_row_entropy_of_random_distributions(n, seed):
+    rng = np.random.default_rng(seed)
+    A = rng.dirichlet(np.full(n, 0.5), size=3) * (rng.random((3, n)) > 0.3)
+    A /= np.maximum(A.sum(axis=1, keepdims=True), 1e-300)
+    H = lessons.row_entropy(A)
+    assert np.allclose(H, [entropy_by_hand(row) for row in A], atol=1e-12)
+    assert H.min() >= -1e-15 and H.max() <= np.log(n) + 1e-12
+
+
+def test_row_entropy_rejects_negative_and_non_matrix_input():
+    with pytest.raises(AttentionInputError, match=">= 0"):
+        lessons.row_entropy([[0.5, -0.5, 1.0]])
+    with pytest.raises(AttentionInputError, match="2-D"):
+        lessons.row_entropy([0.5, 0.5])
+
+
+# --- Saturation: entropy and largest weight as d_k grows -----------------------------------------
+
+
+def test_unscaled_rows_saturate_as_d_k_grows_and_scaled_rows_do_not():
+    curve = lessons.saturation_curve(DEFAULT)
+    at = {int(d): m for m, d in enumerate(curve.d_k)}
+    for unscaled in (curve.sentence_unscaled, curve.random_unscaled):
+        assert unscaled.entropy[at[256]] < 0.5 * unscaled.entropy[at[4]]
+        assert unscaled.max_weight[at[256]] > unscaled.max_weight[at[4]]
+    # Random data, averaged over 8 x 16 rows: scaled stays flat, unscaled nearly one-hot.
+    assert np.ptp(curve.random_scaled.normalised_entropy) < 0.1
+    assert curve.random_unscaled.normalised_entropy[at[512]] < 0.1
+    assert curve.random_unscaled.max_weight[at[512]] > 0.9
+    # One sentence is noisier, but scaling keeps every row far from one-hot.
+    assert curve.sentence_scaled.normalised_entropy.min() > 0.5
+    assert curve.sentence_unscaled.normalised_entropy[at[512]] < 0.3
+    # At d_k = 1, dividing by sqrt(1) changes nothing.
+    for scaled, unscaled in (
+        (curve.sentence_scaled, curve.sentence_unscaled),
+        (curve.random_scaled, curve.random_unscaled),
+    ):
+        assert scaled.entropy[at[1]] == unscaled.entropy[at[1]]
+
+
+@pytest.mark.parametrize(
+    "s",
+    [
+        DEFAULT,
+        replace(DEFAULT, mask="causal", temperature=0.5),
+        replace(DEFAULT, positions=True, embedding="one-hot", seed=3),
+        replace(DEFAULT, text="a b c a b", scale=False),
+    ],
+)
+def test_sentence_curve_matches_compute_at_each_d_k(s):
+    d_ks = (1, 3, 64)
+    curve = lessons.saturation_curve(s, d_ks)
+    assert curve.n_sentence == len(s.tokens)
+    for m, d in enumerate(d_ks):
+        for scale, stats in ((True, curve.sentence_scaled), (False, curve.sentence_unscaled)):
+            A = compute(replace(s, d_k=d, scale=scale)).result.attention
+            H = np.array([entropy_by_hand(row) for row in A])
+            allowed = np.arange(1, len(A) + 1) if s.mask == "causal" else np.full(len(A), len(A))
+            wide = allowed > 1
+            assert stats.entropy[m] == pytest.approx(H.mean(), abs=1e-12)
+            assert stats.max_weight[m] == pytest.approx(A.max(axis=1).mean(), abs=1e-12)
+            expected = (H[wide] / np.log(allowed[wide])).mean()
+            assert stats.normalised_entropy[m] == pytest.approx(expected, abs=1e-12)
+
+
+def test_saturation_of_one_token_has_no_normalised_entropy():
+    curve = lessons.saturation_curve(replace(DEFAULT, text="alone"), (1, 8), n_random=1)
+    for stats in (curve.sentence_scaled, curve.random_unscaled):
+        assert np.all(stats.entropy == 0) and np.all(stats.max_weight == 1)
+        assert np.all(np.isnan(stats.normalised_entropy))
+
+
+def test_scaling_pair_is_the_same_example_with_scaling_on_and_off():
+    scaled, unscaled = lessons.scaling_pair(DEFAULT, d_k=64)
+    X, _ = reference_inputs(replace(DEFAULT, d_k=64))
+    W = projection_weights(DEFAULT.d_model, 64, DEFAULT.d_v, DEFAULT.seed)
+    assert np.allclose(scaled.attention, reference_attention(X, *W)[2], atol=1e-12)
+    assert np.allclose(unscaled.attention, reference_attention(X, *W, scale=False)[2], atol=1e-12)
+    assert scaled.d_k == unscaled.d_k == 64
+
+
+# --- The softmax's gradient as it saturates ----------------------------------------------------
+
+
+def test_softmax_jacobian_norm_matches_the_explicit_matrix():
+    logits = np.array([[0.3, -1.2, 2.0, 0.0, -np.inf], [1.0, 1.0, -0.5, 0.2, 3.0]])
+    factors = (0.5, 1.0, 4.0)
+    g = lessons.softmax_gradient_norm(logits, factors)
+    for f, c in enumerate(factors):
+        norms, tops = [], []
+        for row in logits * c:
+            a = np.exp(row - row.max())
+            a /= a.sum()
+            norms.append(np.linalg.norm(np.diag(a) - np.outer(a, a)))  # Frobenius
+            tops.append(a.max())
+        assert g.jacobian_norm[f] == pytest.approx(np.mean(norms), abs=1e-12)
+        assert g.max_weight[f] == pytest.approx(np.mean(tops), abs=1e-12)
+
+
+def test_saturated_softmax_has_a_vanishing_gradient():
+    n = 8
+    g = lessons.softmax_gradient_norm(factors=(1e-6, 1.0, 100.0), n=n, seed=0)
+    uniform = np.sqrt(n - 1) / n  # ||I/n - 11^T/n^2||_F
+    assert g.jacobian_norm[0] == pytest.approx(uniform, abs=1e-5)
+    assert g.jacobian_norm[2] < 0.01 * g.jacobian_norm[1]
+    assert g.max_weight[2] > 0.99
+    with pytest.raises(AttentionInputError, match="-inf"):
+        lessons.softmax_gradient_norm([[-np.inf, -np.inf]])
+    with pytest.raises(AttentionInputError, match="factors"):
+        lessons.softmax_gradient_norm(factors=(0.0, 1.0))
