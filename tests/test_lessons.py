@@ -242,3 +242,148 @@ def test_saturated_softmax_has_a_vanishing_gradient():
         lessons.softmax_gradient_norm([[-np.inf, -np.inf]])
     with pytest.raises(AttentionInputError, match="factors"):
         lessons.softmax_gradient_norm(factors=(0.0, 1.0))
+
+
+# --- Masks -------------------------------------------------------------------------------------
+
+
+def test_mask_modes():
+    n = 5
+    assert lessons.build_mask("none", n).all()
+    assert np.array_equal(lessons.build_mask("causal", n), np.tril(np.ones((n, n))) == 1)
+    pad = lessons.build_mask("padding", n, n_padding=2)
+    assert pad[:, :3].all() and not pad[:, 3:].any()
+    assert lessons.build_mask("padding", n, n_padding=0).all()
+    assert not lessons.build_mask("padding", n, n_padding=n).any()
+    for mode in ("none", "causal", "padding"):
+        mask = lessons.build_mask(mode, n)
+        assert mask.shape == (n, n) and mask.dtype == bool
+
+
+def test_custom_mask_toggles_cells_from_a_start_matrix():
+    n = 4
+    mask = lessons.build_mask("custom", n, cells=[(0, 1), (3, 3)])
+    expected = np.ones((n, n), dtype=bool)
+    expected[0, 1] = expected[3, 3] = False
+    assert np.array_equal(mask, expected)
+    assert lessons.build_mask("custom", n, cells=[(2, 1), (2, 1)]).all()  # toggled back
+    causal = np.tril(np.ones((n, n), dtype=bool))
+    mask = lessons.build_mask("custom", n, matrix=causal, cells=np.array([[0, 3]]))
+    assert mask[0, 3] and mask.sum() == causal.sum() + 1
+    assert lessons.build_mask("custom", n, matrix=causal) is not causal
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "match"),
+    [
+        (("diagonal", 3), {}, "mask mode"),
+        (("padding", 3), {"n_padding": 4}, "n_padding"),
+        (("padding", 3), {"n_padding": True}, "n_padding"),
+        (("causal", 3), {"cells": [(0, 1)]}, "custom"),
+        (("custom", 3), {"cells": [(0, 3)]}, "inside the 3 x 3"),
+        (("custom", 3), {"cells": [(0, -1)]}, "inside the 3 x 3"),
+        (("custom", 3), {"cells": [(0, 1, 2)]}, "pair"),
+        (("custom", 3), {"matrix": np.ones((3, 3))}, "boolean"),
+        (("custom", 3), {"matrix": np.ones((2, 3), dtype=bool)}, "shape"),
+        (("none", 0), {}, "n must be"),
+    ],
+)
+def test_mask_errors_say_what_is_wrong(args, kwargs, match):
+    with pytest.raises(AttentionInputError, match=match):
+        lessons.build_mask(*args, **kwargs)
+
+
+# --- Temperature and its limits ----------------------------------------------------------------
+
+
+MASKED_SETTINGS = [
+    (DEFAULT, None),  # "the" twice: its two keys tie in every row
+    (replace(DEFAULT, mask="causal", d_k=16), None),
+    (replace(DEFAULT, text="one two three four five", scale=False), ("padding", 2)),
+    (DEFAULT, ("custom", [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (2, 2)])),
+]
+
+
+def _mask_for(s, spec):
+    n = len(s.tokens)
+    if spec is None:
+        return np.tril(np.ones((n, n), dtype=bool)) if s.mask == "causal" else np.ones((n, n), bool)
+    mode, arg = spec
+    if mode == "padding":
+        return lessons.build_mask("padding", n, n_padding=arg)
+    return lessons.build_mask("custom", n, cells=arg)
+
+
+def _cold_reference(logits):
+    """The T -> 0 limit from the formula: split evenly over the maximal logits; and the gap."""
+    limit, gaps = np.zeros_like(logits), []
+    for i, row in enumerate(logits):
+        if not np.isfinite(row).any():
+            continue
+        top = row.max()
+        tied = row >= top - 1e-9 * max(1.0, abs(top))
+        limit[i, tied] = 1 / tied.sum()
+        gaps.append(top - row[~tied].max() if (~tied).any() else np.inf)
+    return limit, min(gaps, default=np.inf)
+
+
+@pytest.mark.parametrize(("s", "spec"), MASKED_SETTINGS)
+def test_cold_temperature_gives_one_hot_at_the_argmax(s, spec):
+    mask = _mask_for(s, spec)
+    X, W = reference_inputs(s)
+    _, S1, _, _ = reference_attention(X, *W, scale=s.scale)
+    limit, gap = _cold_reference(np.where(mask, S1, -np.inf))
+    T = 1e-3
+    A = lessons.reattend(compute(s).result, mask=mask, temperature=T).attention
+    bound = len(A) * np.exp(-gap / T) + 1e-5  # mass left off the argmax, plus near-tie spread
+    assert bound < 1e-4  # the gaps are wide enough that this checks a real one-hot
+    assert np.abs(A - limit).max() <= bound
+    assert np.all(A[~mask] == 0)
+    sweep = lessons.temperature_sweep(s, [T, 1.0, 1e3], mask=mask)
+    assert np.array_equal(sweep.argmax_limit, limit)
+    ties = np.maximum((limit > 0).sum(axis=1), 1)
+    live = mask.any(axis=1)
+    assert np.allclose(sweep.max_weight[0][live], 1 / ties[live], atol=bound)
+    assert np.allclose(sweep.entropy[0][live], np.log(ties[live]), atol=1e-3)
+
+
+@pytest.mark.parametrize(("s", "spec"), MASKED_SETTINGS)
+def test_hot_temperature_gives_uniform_over_allowed_keys(s, spec):
+    mask = _mask_for(s, spec)
+    allowed = mask.sum(axis=1, keepdims=True)
+    uniform = np.divide(mask, allowed, out=np.zeros(mask.shape), where=allowed > 0)
+    A = lessons.reattend(compute(s).result, mask=mask, temperature=1e3).attention
+    assert np.abs(A - uniform).max() < 1e-2
+    assert np.all(A[~mask] == 0)
+    sweep = lessons.temperature_sweep(s, [1e-3, 1.0, 1e3], mask=mask)
+    assert np.array_equal(sweep.uniform_limit, uniform)
+    assert np.allclose(sweep.max_entropy, np.log(np.maximum(allowed[:, 0], 1)))
+    assert np.all(sweep.entropy[-1] <= sweep.max_entropy + 1e-12)
+    assert np.allclose(sweep.entropy[-1], sweep.max_entropy, atol=1e-3)
+
+
+@pytest.mark.parametrize(("s", "spec"), MASKED_SETTINGS)
+def test_sweep_agrees_with_the_core_and_entropy_grows_with_temperature(s, spec):
+    mask = _mask_for(s, spec)
+    temperatures = np.logspace(-2, 2, 17)
+    sweep = lessons.temperature_sweep(s, temperatures, mask=mask)
+    assert sweep.entropy.shape == sweep.max_weight.shape == (17, len(s.tokens))
+    X, W = reference_inputs(s)
+    for t in (0, 8, 16):
+        A = reference_attention(X, *W, mask=mask, scale=s.scale, temperature=temperatures[t])[2]
+        assert np.allclose(sweep.entropy[t], [entropy_by_hand(r) for r in A], atol=1e-10)
+        assert np.allclose(sweep.max_weight[t], A.max(axis=1), atol=1e-12)
+    # dH/dT >= 0: a hotter softmax is never sharper; the largest weight never rises.
+    assert np.all(np.diff(sweep.entropy, axis=0) >= -1e-12)
+    assert np.all(np.diff(sweep.max_weight, axis=0) <= 1e-12)
+
+
+def test_sweep_keeps_the_settings_mask_by_default_and_zero_rows_stay_zero():
+    s = replace(DEFAULT, mask="causal")
+    assert np.array_equal(lessons.temperature_sweep(s).mask, compute(s).result.mask)
+    mask = lessons.build_mask("custom", 6, cells=[(1, j) for j in range(6)])  # row 1 empty
+    sweep = lessons.temperature_sweep(DEFAULT, mask=mask)
+    assert np.all(sweep.entropy[:, 1] == 0) and np.all(sweep.max_weight[:, 1] == 0)
+    assert not sweep.argmax_limit[1].any() and not sweep.uniform_limit[1].any()
+    with pytest.raises(AttentionInputError, match="temperatures"):
+        lessons.temperature_sweep(DEFAULT, [1.0, -1.0])
