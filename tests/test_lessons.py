@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnviz import AttentionInputError, Settings, compute, lessons
@@ -387,3 +387,92 @@ def test_sweep_keeps_the_settings_mask_by_default_and_zero_rows_stay_zero():
     assert not sweep.argmax_limit[1].any() and not sweep.uniform_limit[1].any()
     with pytest.raises(AttentionInputError, match="temperatures"):
         lessons.temperature_sweep(DEFAULT, [1.0, -1.0])
+
+
+# --- Positions: permutation equivariance -------------------------------------------------------
+
+
+def test_permuted_inputs_give_permuted_outputs_without_positions_only():
+    exp = lessons.permutation_experiment(DEFAULT, seed=0)
+    perm = exp.permutation
+    assert sorted(perm) == list(range(6)) and not np.array_equal(perm, np.arange(6))
+    assert exp.permuted_tokens == [DEFAULT.tokens[k] for k in perm]
+    # Independently: attention of the shuffled embeddings, from the formula.
+    E, _ = embeddings(DEFAULT, DEFAULT.tokens)
+    W = projection_weights(DEFAULT.d_model, DEFAULT.d_k, DEFAULT.d_v, DEFAULT.seed)
+    position, column = np.arange(6)[:, None], np.arange(8)[None, :]
+    angle = position / 10000 ** ((column - column % 2) / 8)  # PE(p, 2i) = sin, PE(p, 2i+1) = cos
+    P = np.where(column % 2 == 0, np.sin(angle), np.cos(angle))
+    assert np.allclose(exp.P, P, atol=1e-12)
+    out_off = reference_attention(E, *W)[3]
+    out_on = reference_attention(E + P, *W)[3]
+    assert np.allclose(exp.permuted_off.output, reference_attention(E[perm], *W)[3], atol=1e-12)
+    assert np.allclose(exp.permuted_on.output, reference_attention(E[perm] + P, *W)[3], atol=1e-12)
+    assert np.allclose(exp.permuted_off.output, out_off[perm], atol=1e-12)
+    assert np.abs(exp.permuted_on.output - out_on[perm]).max() > 1e-3
+    assert exp.equivariant_off and exp.max_abs_diff_off < 1e-12
+    assert not exp.equivariant_on and exp.max_abs_diff_on > 1e-3
+
+
+def test_identical_tokens_get_identical_rows_without_positions_only():
+    exp = lessons.permutation_experiment(DEFAULT, seed=1)
+    assert exp.repeated_pairs.tolist() == [[0, 4]]  # "the" at 0 and 4
+    off, on = exp.original_off.output, exp.original_on.output
+    assert np.array_equal(off[0], off[4]) and exp.same_row_off.tolist() == [True]
+    assert np.abs(on[0] - on[4]).max() > 1e-3 and exp.same_row_on.tolist() == [False]
+    assert exp.pair_diff_on[0] == pytest.approx(np.abs(on[0] - on[4]).max())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=9),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["random", "one-hot"]),
+    st.booleans(),
+    st.sampled_from([0.1, 1.0, 10.0]),
+    st.sampled_from(["none", "causal"]),
+)
+def test_permutation_equivariance_without_positions_for_any_tokens(
+    tokens, seed, embedding, scale, temperature, mask
+):
+    s = Settings(
+        text=" ".join(tokens),
+        d_model=5,
+        d_k=3,
+        d_v=2,
+        seed=seed,
+        embedding=embedding,
+        positions=True,
+        scale=scale,
+        temperature=temperature,
+        mask=mask,
+    )
+    exp = lessons.permutation_experiment(s, seed=seed)
+    perm = exp.permutation
+    assert exp.equivariant_off
+    assert np.allclose(exp.permuted_off.output, exp.original_off.output[perm], atol=1e-9)
+    assert exp.original_off.mask is None  # the causal mask would break the symmetry itself
+    assert exp.same_row_off.all()
+    pairs = [(i, j) for j in range(len(tokens)) for i in range(j) if tokens[i] == tokens[j]]
+    assert {tuple(p) for p in exp.repeated_pairs.tolist()} <= set(pairs)
+    assert {j for _, j in exp.repeated_pairs.tolist()} == {j for _, j in pairs}
+    # The reported flags say what the numbers say.
+    diff_on = np.abs(exp.permuted_on.output - exp.original_on.output[perm]).max()
+    assert exp.max_abs_diff_on == diff_on
+    assert exp.equivariant_on == (diff_on <= exp.tolerance)
+
+
+def test_permutation_checks_its_argument_and_draws_deterministically():
+    for bad in ([0, 1, 2, 3, 4, 4], [0, 1, 2], [0.0, 1, 2, 3, 4, 5]):
+        with pytest.raises(AttentionInputError, match="permutation"):
+            lessons.permutation_experiment(DEFAULT, bad)
+    given_perm = [5, 4, 3, 2, 1, 0]
+    assert lessons.permutation_experiment(DEFAULT, given_perm).permutation.tolist() == given_perm
+    for n in range(2, 7):
+        for seed in range(20):
+            perm = lessons.draw_permutation(n, seed)
+            assert sorted(perm.tolist()) == list(range(n))
+            assert not np.array_equal(perm, np.arange(n))
+            assert np.array_equal(perm, lessons.draw_permutation(n, seed))
+    one = lessons.permutation_experiment(replace(DEFAULT, text="alone"))
+    assert one.permutation.tolist() == [0] and one.equivariant_off

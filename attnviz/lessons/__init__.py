@@ -1,4 +1,4 @@
-"""The lessons' experiments: why divide by sqrt(d_k), masks and temperature.
+"""The lessons' experiments: why divide by sqrt(d_k), masks and temperature, positions.
 
 numpy only (no Streamlit, no Plotly): the lesson pages call these and draw what they return.
 Every function takes the shared ``Settings`` (or plain arrays), gets every step of attention
@@ -8,6 +8,7 @@ from the core, and is deterministic from its seed.
     lessons.dot_product_variance()            # Var(q . k) = d_k, measured
     lessons.saturation_curve(settings)        # rows go one-hot without scaling as d_k grows
     lessons.temperature_sweep(settings)       # T -> 0: argmax, T -> infinity: uniform
+    lessons.permutation_experiment(settings)  # no positions: shuffled in, shuffled out
 """
 
 from attnviz.lessons.common import TIE_TOLERANCE, reattend, row_entropy
@@ -19,6 +20,11 @@ from attnviz.lessons.masks import (
     build_mask,
     temperature_sweep,
     uniform_limit,
+)
+from attnviz.lessons.positions import (
+    PermutationExperiment,
+    draw_permutation,
+    permutation_experiment,
 )
 from attnviz.lessons.scaling import (
     DEFAULT_D_KS,
@@ -40,6 +46,7 @@ __all__ = [
     "MASK_MODES",
     "TIE_TOLERANCE",
     "DotProductVariance",
+    "PermutationExperiment",
     "RowStats",
     "SaturationCurve",
     "SoftmaxGradient",
@@ -47,6 +54,8 @@ __all__ = [
     "argmax_limit",
     "build_mask",
     "dot_product_variance",
+    "draw_permutation",
+    "permutation_experiment",
     "reattend",
     "row_entropy",
     "saturation_curve",
