@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnviz import AttentionInputError, Settings, compute, lessons
+from attnviz import AttentionInputError, Example, Settings, compute, lessons
 from attnviz.inputs import projection_weights
 from attnviz.settings import embeddings
 
@@ -476,3 +476,130 @@ def test_permutation_checks_its_argument_and_draws_deterministically():
             assert np.array_equal(perm, lessons.draw_permutation(n, seed))
     one = lessons.permutation_experiment(replace(DEFAULT, text="alone"))
     assert one.permutation.tolist() == [0] and one.equivariant_off
+
+
+# --- Predict, then reveal: the quiz --------------------------------------------------------------
+
+
+SHAPES = {"Q": ("n", "d_k"), "K": ("n", "d_k"), "V": ("n", "d_v"), "S": ("n", "n")}
+SHAPES |= {"A": ("n", "n"), "output": ("n", "d_v")}
+
+
+def check_question(q, s, mask, labels):
+    """Verify one question's answer from the formula, never from the code under test."""
+    assert q.answer in q.options and len(set(q.options)) == len(q.options) >= 2
+    assert q.options[q.answer_index] == q.answer
+    assert q.text and q.explanation
+    X, W = reference_inputs(s)
+    S, S1, A, _ = reference_attention(X, *W, mask=mask, scale=s.scale, temperature=s.temperature)
+    n = len(labels)
+    if q.kind == "shape":
+        dims = {"n": n, "d_k": s.d_k, "d_v": s.d_v}
+        rows, cols = SHAPES[q.matrix]
+        assert q.answer == f"{dims[rows]} x {dims[cols]}"
+    elif q.kind == "argmax":
+        row = A[q.row]
+        assert labels.index(q.answer) == q.col == int(np.argmax(row))
+        assert np.sort(row)[-1] - np.sort(row)[-2] > 1e-9 / 2  # no tie
+        assert labels[q.row] in q.text
+    elif q.kind == "row_sum":
+        assert q.answer == ("1" if (mask is None or mask[q.row].any()) else "0")
+        assert float(q.answer) == pytest.approx(A[q.row].sum(), abs=1e-9)
+    elif q.kind == "scaled_vs_raw":
+        raw, scaled = S[q.row, q.col], S1[q.row, q.col]
+        if q.answer == "they are equal":
+            assert abs(raw - scaled) <= 1e-12 * max(1, abs(raw))
+        else:
+            assert (raw > scaled) == (q.answer == "S_ij")
+            assert abs(raw - scaled) > 1e-10 * max(1, abs(raw))
+    elif q.kind == "scaling_effect":
+        flipped = reference_attention(
+            X, *W, mask=mask, scale=not s.scale, temperature=s.temperature
+        )[2]
+        change = flipped[q.row].max() - A[q.row].max()
+        expected = {"rise": change > 1e-10, "fall": change < -1e-10}
+        assert expected.get(q.answer, abs(change) <= 1e-10)
+        # Theory: max_j softmax(c z)_j never falls as c grows, so switching scaling off
+        # (c = sqrt(d_k) >= 1) never lowers the largest weight, and switching it on never raises it.
+        assert q.answer != ("fall" if s.scale else "rise")
+    else:
+        pytest.fail(f"unknown question kind {q.kind}")
+
+
+@st.composite
+def quiz_cases(draw):
+    n = draw(st.integers(1, 7))
+    vocab = ["the", "cat", "<b>x</b>", "sat", "a"][: draw(st.integers(1, 5))]
+    tokens = draw(st.lists(st.sampled_from(vocab), min_size=n, max_size=n))
+    embedding = draw(st.sampled_from(["random", "one-hot"]))
+    d_model = draw(st.integers(1, 8))
+    if embedding == "one-hot":
+        d_model = max(d_model, len(set(tokens)))
+    s = Settings(
+        text=" ".join(tokens),
+        d_model=d_model,
+        d_k=draw(st.integers(1, 8)),
+        d_v=draw(st.integers(1, 8)),
+        seed=draw(st.integers(0, 2**32 - 1)),
+        embedding=embedding,
+        positions=draw(st.booleans()),
+        scale=draw(st.booleans()),
+        temperature=draw(st.sampled_from([0.01, 0.3, 1.0, 5.0])),
+    )
+    kind = draw(st.sampled_from(["none", "causal", "random"]))
+    mask = None
+    if kind == "causal":
+        mask = np.tril(np.ones((n, n), dtype=bool))
+    elif kind == "random":
+        cells = draw(st.lists(st.booleans(), min_size=n * n, max_size=n * n))
+        mask = np.array(cells, dtype=bool).reshape(n, n)
+    return s, mask, draw(st.integers(0, 1000))
+
+
+def example_with_mask(s, mask):
+    ex = compute(s)
+    return Example(s, ex.tokens, ex.labels, ex.E, ex.P, lessons.reattend(ex.result, mask=mask))
+
+
+@settings(max_examples=200, deadline=None)
+@given(quiz_cases())
+def test_quiz_answers_are_right_for_any_settings(case):
+    s, mask, seed = case
+    example = example_with_mask(s, mask)
+    questions = lessons.quiz(example, seed)
+    assert len({q.kind for q in questions}) == len(questions)
+    for q in questions:
+        check_question(q, s, mask, example.labels)
+
+
+def test_default_quiz_asks_every_kind_and_is_deterministic():
+    example = compute(DEFAULT)
+    questions = lessons.quiz(example, seed=0)
+    kinds = ["shape", "argmax", "row_sum", "scaled_vs_raw", "scaling_effect"]
+    assert [q.kind for q in questions] == kinds
+    for q in questions:
+        check_question(q, DEFAULT, None, example.labels)
+    assert questions == lessons.quiz(example, seed=0)
+    assert any(lessons.quiz(example, seed=k) != questions for k in range(1, 10))
+
+
+def test_quiz_edge_cases():
+    # One token, every dimension 1: no argmax (one option), no shape question (all 1 x 1).
+    s = replace(DEFAULT, text="alone", d_model=1, d_k=1, d_v=1)
+    by_kind = {q.kind: q for q in lessons.quiz(compute(s))}
+    assert set(by_kind) == {"row_sum", "scaled_vs_raw", "scaling_effect"}
+    assert by_kind["row_sum"].answer == "1"
+    assert by_kind["scaled_vs_raw"].answer == "they are equal"  # sqrt(1) = 1
+    assert by_kind["scaling_effect"].answer == "stay the same"
+    # Identical tokens without positions tie in every row: no argmax question.
+    for seed in range(10):
+        tied = compute(replace(DEFAULT, text="x x x", seed=seed))
+        assert "argmax" not in {q.kind for q in lessons.quiz(tied, seed)}
+    # A query masked from every key: its row sums to 0.
+    mask = np.ones((6, 6), dtype=bool)
+    mask[2] = False
+    example = example_with_mask(DEFAULT, mask)
+    answers = {
+        q.row: q.answer for k in range(40) for q in lessons.quiz(example, k) if q.kind == "row_sum"
+    }
+    assert answers[2] == "0" and all(a == "1" for r, a in answers.items() if r != 2)

@@ -1,4 +1,4 @@
-"""The lessons' experiments: why divide by sqrt(d_k), masks and temperature, positions.
+"""The lessons' experiments: why divide by sqrt(d_k), masks and temperature, positions, a quiz.
 
 numpy only (no Streamlit, no Plotly): the lesson pages call these and draw what they return.
 Every function takes the shared ``Settings`` (or plain arrays), gets every step of attention
@@ -9,6 +9,7 @@ from the core, and is deterministic from its seed.
     lessons.saturation_curve(settings)        # rows go one-hot without scaling as d_k grows
     lessons.temperature_sweep(settings)       # T -> 0: argmax, T -> infinity: uniform
     lessons.permutation_experiment(settings)  # no positions: shuffled in, shuffled out
+    lessons.quiz(example)                     # predict, then reveal
 """
 
 from attnviz.lessons.common import TIE_TOLERANCE, reattend, row_entropy
@@ -26,6 +27,7 @@ from attnviz.lessons.positions import (
     draw_permutation,
     permutation_experiment,
 )
+from attnviz.lessons.predict import Question, quiz
 from attnviz.lessons.scaling import (
     DEFAULT_D_KS,
     DEFAULT_FACTORS,
@@ -47,6 +49,7 @@ __all__ = [
     "TIE_TOLERANCE",
     "DotProductVariance",
     "PermutationExperiment",
+    "Question",
     "RowStats",
     "SaturationCurve",
     "SoftmaxGradient",
@@ -56,6 +59,7 @@ __all__ = [
     "dot_product_variance",
     "draw_permutation",
     "permutation_experiment",
+    "quiz",
     "reattend",
     "row_entropy",
     "saturation_curve",
