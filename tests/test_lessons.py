@@ -107,11 +107,32 @@ def test_variance_is_deterministic_and_each_d_k_has_its_own_samples():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"d_ks": []}, {"d_ks": [0]}, {"d_ks": [513]}, {"d_ks": [2.5]}, {"n_samples": 1}],
+    [
+        {"d_ks": []},
+        {"d_ks": [0]},
+        {"d_ks": [513]},
+        {"d_ks": [2.5]},
+        {"n_samples": 1},
+        {"seed": -1},
+        {"seed": 1.5},
+    ],
 )
 def test_variance_rejects_bad_arguments(kwargs):
-    with pytest.raises(AttentionInputError, match=r"d_k|n_samples"):
+    with pytest.raises(AttentionInputError, match=r"d_k|n_samples|seed"):
         lessons.dot_product_variance(**kwargs)
+
+
+def test_seeds_are_checked_everywhere():
+    calls = [
+        lambda: lessons.saturation_curve(DEFAULT, (1,), seed=-1),
+        lambda: lessons.softmax_gradient_norm(seed=-1),
+        lambda: lessons.draw_permutation(3, seed=-1),
+        lambda: lessons.permutation_experiment(DEFAULT, seed=2**32),
+        lambda: lessons.quiz(compute(DEFAULT), seed="0"),
+    ]
+    for call in calls:
+        with pytest.raises(AttentionInputError, match="seed"):
+            call()
 
 
 # --- row_entropy -------------------------------------------------------------------------------

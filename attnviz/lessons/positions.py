@@ -15,6 +15,7 @@ import numpy as np
 
 from attnviz.core import AttentionResult, self_attention
 from attnviz.errors import AttentionInputError
+from attnviz.inputs import check_seed
 from attnviz.lessons.common import TIE_TOLERANCE, freeze
 from attnviz.settings import Settings, compute
 
@@ -30,7 +31,8 @@ class PermutationExperiment:
     output_permuted|; ``equivariant_*``: that difference is within ``tolerance``.
     ``repeated_pairs`` (p, 2): (first occurrence, later occurrence) of each repeated token;
     ``pair_diff_off``, ``pair_diff_on`` (p,): max |output_i - output_j| of those rows;
-    ``same_row_off``, ``same_row_on`` (p,) bool: within ``tolerance``.
+    ``same_row_off``, ``same_row_on`` (p,) bool: within ``tolerance``. With one token there
+    is nothing to shuffle, and both cases report equivariant.
     """
 
     tokens: list
@@ -72,7 +74,7 @@ def _check_permutation(permutation, n):
 
 def draw_permutation(n, seed=0):
     """(n,) a random permutation of 0..n-1 from ``seed``; never the identity when n >= 2."""
-    perm = np.random.default_rng(seed).permutation(n)
+    perm = np.random.default_rng(check_seed(seed)).permutation(n)
     if n >= 2 and np.array_equal(perm, np.arange(n)):
         perm = np.roll(perm, 1)  # a shuffle that moves nothing would show nothing
     return perm

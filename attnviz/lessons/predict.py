@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.errors import AttentionInputError
+from attnviz.inputs import check_seed
 from attnviz.lessons.common import TIE_TOLERANCE, reattend
 
 _SAME = 1e-12  # max weights this close count as unchanged; between this and TIE_TOLERANCE: skip
@@ -200,7 +201,7 @@ def quiz(example, seed=0):
     scaled_vs_raw, scaling_effect; ``seed`` picks the rows, cells and matrix asked about.
     """
     r, labels = example.result, list(example.labels)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     allowed = np.full(r.n, r.n) if r.mask is None else r.mask.sum(axis=1)  # (n,) keys per query
     questions = [
         _shape(r, rng),

@@ -15,7 +15,7 @@ import numpy as np
 
 from attnviz.core import self_attention, softmax_rows
 from attnviz.errors import AttentionInputError, check_positive_int
-from attnviz.inputs import projection_weights
+from attnviz.inputs import check_seed, projection_weights
 from attnviz.lessons.common import (
     check_d_ks,
     check_positive,
@@ -66,6 +66,7 @@ def dot_product_variance(d_ks=DEFAULT_D_KS, n_samples=2000, seed=0):
     n_samples = check_positive_int("n_samples", n_samples, MAX_SAMPLES, hint)
     if n_samples < 2:
         raise AttentionInputError(f"n_samples must be >= 2 to measure a variance: {hint}")
+    seed = check_seed(seed)
     mean, variance = np.empty(len(d_k)), np.empty(len(d_k))
     for m, d in enumerate(d_k):
         rng = np.random.default_rng([seed, int(d)])
@@ -156,7 +157,7 @@ def saturation_curve(settings=None, d_ks=DEFAULT_D_KS, *, n_random=16, n_trials=
     d_k = check_d_ks(d_ks)
     n_random = check_positive_int("n_random", n_random, MAX_TOKENS, "choose 1 to 512 tokens")
     n_trials = check_positive_int("n_trials", n_trials, 64, "choose 1 to 64 trials")
-    seed = settings.seed if seed is None else seed
+    seed = check_seed(settings.seed if seed is None else seed)
     base = compute(settings).result  # X (with positions if on), mask and T, as on screen
     allowed = np.full(base.n, base.n) if base.mask is None else base.mask.sum(axis=1)
     sentence = {True: [], False: []}
@@ -225,7 +226,7 @@ def softmax_gradient_norm(logits=None, factors=DEFAULT_FACTORS, *, n=8, seed=0):
     """
     if logits is None:
         check_positive_int("n", n, MAX_TOKENS, f"choose 1 to {MAX_TOKENS} logits")
-        logits = np.random.default_rng(seed).standard_normal((1, n))
+        logits = np.random.default_rng(check_seed(seed)).standard_normal((1, n))
     logits = np.atleast_2d(np.asarray(logits, dtype=float))
     if logits.ndim != 2 or logits.size == 0 or np.isnan(logits).any() or np.isposinf(logits).any():
         raise AttentionInputError(
