@@ -1,0 +1,142 @@
+r"""Masks and temperature: which keys a query may see, and how sharp its softmax is.
+
+.. math::
+
+    A = \mathrm{softmax}\left(\frac{S'}{T} + M\right), \qquad
+    M_{ij} = 0 \text{ where query } i \text{ may attend to key } j, \text{ else } -\infty
+
+As T -> 0 each row goes one-hot at its largest allowed logit (argmax); as T -> infinity it goes
+uniform over the allowed keys. A row masked from every key stays all zero.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.core import causal_mask, check_mask, padding_mask, softmax_rows
+from attnviz.errors import AttentionInputError, check_positive_int
+from attnviz.lessons.common import TIE_TOLERANCE, check_positive, freeze, row_entropy
+from attnviz.limits import MAX_TOKENS
+from attnviz.settings import Settings, compute
+
+MASK_MODES = ("none", "causal", "padding", "custom")
+DEFAULT_TEMPERATURES = tuple(np.logspace(-2, 2, 41))  # 0.01 .. 100, the app's slider range
+
+
+def _is_index(x):
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def build_mask(mode, n, *, n_padding=1, cells=(), matrix=None):
+    """The (n, n) bool mask for ``mode``, True where query i may attend to key j.
+
+    none: all True (bidirectional, as in BERT). causal: keys 0..i (GPT). padding: the last
+    ``n_padding`` keys are blocked for every query. custom: start from ``matrix`` (an (n, n)
+    bool array; all True if None), then flip each (query, key) cell in ``cells``, so a cell
+    listed twice is back where it started (a toggle).
+    """
+    if mode not in MASK_MODES:
+        raise AttentionInputError(
+            f"mask mode must be one of {', '.join(MASK_MODES)} (got {mode!r}): pick one of them"
+        )
+    n = check_positive_int("n", n, MAX_TOKENS, f"choose 1 to {MAX_TOKENS} tokens")
+    cells = [tuple(np.atleast_1d(cell)) for cell in cells]
+    if mode != "custom" and (matrix is not None or cells):
+        raise AttentionInputError(
+            f"cells and matrix are only for mode='custom' (got mode={mode!r}): "
+            "drop them or choose the custom mode"
+        )
+    if mode == "none":
+        return np.ones((n, n), dtype=bool)
+    if mode == "causal":
+        return causal_mask(n)
+    if mode == "padding":
+        if not _is_index(n_padding):
+            raise AttentionInputError(
+                f"n_padding must be a whole number (got {n_padding!r}): the count of padding "
+                "tokens at the end"
+            )
+        return padding_mask(n, int(n_padding))
+    mask = np.ones((n, n), dtype=bool) if matrix is None else check_mask(matrix, n).copy()
+    for cell in cells:
+        if len(cell) != 2 or not all(_is_index(x) and 0 <= x < n for x in cell):
+            raise AttentionInputError(
+                f"cell {cell!r} is not a (query, key) pair inside the {n} x {n} mask: "
+                f"give two whole numbers from 0 to {n - 1}"
+            )
+        mask[cell] = not mask[cell]
+    return mask
+
+
+def argmax_limit(logits):
+    """(n, n) the attention as T -> 0: each row one-hot at its largest logit, ties split evenly.
+
+    ``logits`` (n, n) hold ``-inf`` for masked keys. Logits within TIE_TOLERANCE * max(1, |max|)
+    of the row's maximum count as tied (identical tokens can differ by rounding); a row of only
+    ``-inf`` (masked from every key) stays zero.
+    """
+    logits = np.asarray(logits, dtype=float)
+    top = logits.max(axis=1, keepdims=True)  # (n, 1)
+    live = np.isfinite(top)
+    tol = TIE_TOLERANCE * np.maximum(1, np.abs(np.where(live, top, 0)))
+    ties = live & (logits >= top - tol)  # (n, n)
+    return ties / np.maximum(ties.sum(axis=1, keepdims=True), 1)
+
+
+def uniform_limit(mask):
+    """(n, n) the attention as T -> infinity: each row uniform over its allowed keys."""
+    mask = np.asarray(mask, dtype=bool)
+    return mask / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+
+
+@dataclass(frozen=True, eq=False)
+class TemperatureSweep:
+    """Each row's entropy and largest weight as the temperature T varies.
+
+    Shapes: temperature (t,); entropy (nats), max_weight (t, n), row i of the sentence at each
+    T; max_entropy (n,) = log(allowed keys of row i), the entropy of a uniform row; mask (n, n)
+    the mask used (all True for none); argmax_limit, uniform_limit (n, n) the attention as
+    T -> 0 and as T -> infinity.
+    """
+
+    temperature: np.ndarray
+    entropy: np.ndarray
+    max_weight: np.ndarray
+    max_entropy: np.ndarray
+    mask: np.ndarray
+    argmax_limit: np.ndarray
+    uniform_limit: np.ndarray
+
+    def __post_init__(self):
+        freeze(self)
+
+
+def temperature_sweep(settings=None, temperatures=DEFAULT_TEMPERATURES, *, mask=None):
+    """Sweep the softmax temperature for the settings' sentence: A = softmax(S' / T), masked.
+
+    ``temperatures`` default to 41 log-spaced values from 0.01 to 100. ``mask`` is an (n, n)
+    bool array (see build_mask); None keeps the settings' own mask. S' is scaled or not as the
+    settings say; the settings' own temperature is replaced by each T.
+    """
+    settings = Settings() if settings is None else settings
+    temperatures = check_positive("temperatures", temperatures)
+    result = compute(settings).result
+    n = result.n
+    if mask is None:
+        mask = np.ones((n, n), dtype=bool) if result.mask is None else result.mask
+    mask = check_mask(mask, n)
+    entropy, max_weight = [], []
+    for T in temperatures:
+        logits = np.where(mask, result.scaled_scores / T, -np.inf)  # S' / T, -inf where masked
+        A = softmax_rows(logits)[0]  # (n, n), as self_attention(..., temperature=T) computes
+        entropy.append(row_entropy(A))
+        max_weight.append(A.max(axis=1))
+    return TemperatureSweep(
+        temperature=temperatures,
+        entropy=np.array(entropy),
+        max_weight=np.array(max_weight),
+        max_entropy=np.log(np.maximum(mask.sum(axis=1), 1)),
+        mask=mask,
+        argmax_limit=argmax_limit(np.where(mask, result.scaled_scores, -np.inf)),
+        uniform_limit=uniform_limit(mask),
+    )

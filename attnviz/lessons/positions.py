@@ -1,0 +1,143 @@
+r"""Positions: self-attention alone cannot tell word order; positional encodings can.
+
+Without positions, attention is permutation-equivariant: shuffle the rows of X by a permutation
+pi and the output rows come out shuffled the same way,
+
+.. math:: \mathrm{Attention}(X_{\pi}) = \mathrm{Attention}(X)_{\pi},
+
+and two occurrences of the same token get identical output rows. Adding sinusoidal encodings
+(X = E + P, P fixed to the positions 0..n-1) breaks both.
+"""
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from attnviz.core import AttentionResult, self_attention
+from attnviz.errors import AttentionInputError
+from attnviz.inputs import check_seed
+from attnviz.lessons.common import TIE_TOLERANCE, freeze
+from attnviz.settings import Settings, compute
+
+
+@dataclass(frozen=True, eq=False)
+class PermutationExperiment:
+    """Attention on the tokens and on the shuffled tokens, without and with positions.
+
+    ``permutation`` (n,): the shuffled sentence is ``tokens[permutation]`` (position i holds
+    token permutation[i]). ``original_off``, ``permuted_off`` (X = E) and ``original_on``,
+    ``permuted_on`` (X = E + P) are full AttentionResults; ``P`` (n, d_model) the sinusoidal
+    encodings. ``max_abs_diff_off``, ``max_abs_diff_on``: max |output[permutation] -
+    output_permuted|; ``equivariant_*``: that difference is within ``tolerance``.
+    ``repeated_pairs`` (p, 2): (first occurrence, later occurrence) of each repeated token;
+    ``pair_diff_off``, ``pair_diff_on`` (p,): max |output_i - output_j| of those rows;
+    ``same_row_off``, ``same_row_on`` (p,) bool: within ``tolerance``. With one token there
+    is nothing to shuffle, and both cases report equivariant.
+    """
+
+    tokens: list
+    permuted_tokens: list
+    permutation: np.ndarray
+    P: np.ndarray
+    original_off: AttentionResult
+    permuted_off: AttentionResult
+    original_on: AttentionResult
+    permuted_on: AttentionResult
+    max_abs_diff_off: float
+    max_abs_diff_on: float
+    equivariant_off: bool
+    equivariant_on: bool
+    repeated_pairs: np.ndarray
+    pair_diff_off: np.ndarray
+    pair_diff_on: np.ndarray
+    same_row_off: np.ndarray
+    same_row_on: np.ndarray
+    tolerance: float
+
+    def __post_init__(self):
+        freeze(self)
+
+
+def _check_permutation(permutation, n):
+    perm = np.asarray(permutation)
+    if (
+        perm.shape != (n,)
+        or not np.issubdtype(perm.dtype, np.integer)
+        or not np.array_equal(np.sort(perm), np.arange(n))
+    ):
+        raise AttentionInputError(
+            f"permutation must hold each of 0..{n - 1} exactly once (got {permutation!r}): "
+            f"e.g. numpy.random.default_rng(0).permutation({n})"
+        )
+    return perm.astype(np.intp)
+
+
+def draw_permutation(n, seed=0):
+    """(n,) a random permutation of 0..n-1 from ``seed``; never the identity when n >= 2."""
+    perm = np.random.default_rng(check_seed(seed)).permutation(n)
+    if n >= 2 and np.array_equal(perm, np.arange(n)):
+        perm = np.roll(perm, 1)  # a shuffle that moves nothing would show nothing
+    return perm
+
+
+def _repeated_pairs(tokens):
+    first = {}
+    pairs = []
+    for j, token in enumerate(tokens):
+        if token in first:
+            pairs.append((first[token], j))
+        else:
+            first[token] = j
+    return np.array(pairs, dtype=np.intp).reshape(-1, 2)
+
+
+def permutation_experiment(settings=None, permutation=None, *, seed=0):
+    """Shuffle the settings' tokens and compare the outputs, with positions off and on.
+
+    ``permutation`` (n,) of 0..n-1, or None to draw one from ``seed``. Each token keeps its
+    embedding row when shuffled (E_permuted = E[permutation]); with positions on, P stays with
+    the positions. The settings' scale and temperature apply, but no mask: a causal mask is
+    itself information about order, so it would break the symmetry on its own.
+    """
+    settings = Settings() if settings is None else settings
+    off = compute(replace(settings, positions=False, mask="none"))
+    on = compute(replace(settings, positions=True, mask="none"))
+    n = len(off.tokens)
+    perm = draw_permutation(n, seed) if permutation is None else _check_permutation(permutation, n)
+    r_off, r_on = off.result, on.result
+
+    def shuffled(X):  # the same weights and settings, rows of X in the new order
+        return self_attention(
+            X, r_off.W_Q, r_off.W_K, r_off.W_V, scale=r_off.scale, temperature=r_off.temperature
+        )
+
+    p_off = shuffled(on.E[perm])  # (n, d_model): the tokens moved, no positions
+    p_on = shuffled(on.E[perm] + on.P)  # the tokens moved, the positions stayed
+    diff_off = float(np.abs(r_off.output[perm] - p_off.output).max())
+    diff_on = float(np.abs(r_on.output[perm] - p_on.output).max())
+    size = max(1.0, float(np.abs(r_off.output).max()), float(np.abs(r_on.output).max()))
+    tolerance = TIE_TOLERANCE * size
+    pairs = _repeated_pairs(off.tokens)
+    i, j = pairs[:, 0], pairs[:, 1]
+    pair_off = np.abs(r_off.output[i] - r_off.output[j]).max(axis=1, initial=0.0)
+    pair_on = np.abs(r_on.output[i] - r_on.output[j]).max(axis=1, initial=0.0)
+    return PermutationExperiment(
+        tokens=list(off.tokens),
+        permuted_tokens=[off.tokens[k] for k in perm],
+        permutation=perm,
+        P=on.P,
+        original_off=r_off,
+        permuted_off=p_off,
+        original_on=r_on,
+        permuted_on=p_on,
+        max_abs_diff_off=diff_off,
+        max_abs_diff_on=diff_on,
+        equivariant_off=diff_off <= tolerance,
+        equivariant_on=diff_on <= tolerance,
+        repeated_pairs=pairs,
+        pair_diff_off=pair_off,
+        pair_diff_on=pair_on,
+        same_row_off=pair_off <= tolerance,
+        same_row_on=pair_on <= tolerance,
+        tolerance=tolerance,
+    )

@@ -1,0 +1,247 @@
+r"""Why divide by sqrt(d_k): the variance of q . k, softmax saturation and its vanishing gradient.
+
+.. math::
+
+    \mathrm{Var}(q \cdot k) = d_k \quad \text{for } q, k \sim \mathcal{N}(0, I_{d_k}),
+    \qquad \mathrm{Var}\left(\frac{q \cdot k}{\sqrt{d_k}}\right) = 1
+
+Unscaled, the scores spread out like sqrt(d_k), the softmax saturates (rows go one-hot) and its
+Jacobian diag(a) - a a^T, the gradient that trains W_Q and W_K, goes to zero.
+"""
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from attnviz.core import self_attention, softmax_rows
+from attnviz.errors import AttentionInputError, check_positive_int
+from attnviz.inputs import check_seed, projection_weights
+from attnviz.lessons.common import (
+    check_d_ks,
+    check_positive,
+    freeze,
+    reattend,
+    row_entropy,
+)
+from attnviz.limits import MAX_TOKENS
+from attnviz.settings import Settings, compute
+
+DEFAULT_D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # d_k from 1 to MAX_D_K, doubling
+DEFAULT_FACTORS = tuple(np.logspace(-1, 2, 31))  # logits multiplied by 0.1 .. 100
+MAX_SAMPLES = 20_000  # samples per d_k in dot_product_variance
+_CHUNK = 2048  # samples drawn at a time: bounds memory at d_k = 512
+
+
+@dataclass(frozen=True, eq=False)
+class DotProductVariance:
+    """Measured mean and variance of q . k (and of q . k / sqrt(d_k)) for each d_k.
+
+    Shapes: every array is (m,), one entry per d_k. ``theory_variance`` is d_k and
+    ``theory_scaled_variance`` is 1 (the theory mean is 0). ``variance_se`` is the standard
+    error of the measured variance: q . k has fourth moment 3 d_k^2 + 6 d_k, so the sample
+    variance of n_samples draws has variance about (2 d_k^2 + 6 d_k) / n_samples.
+    """
+
+    d_k: np.ndarray
+    n_samples: int
+    mean: np.ndarray
+    variance: np.ndarray
+    theory_variance: np.ndarray
+    variance_se: np.ndarray
+    scaled_mean: np.ndarray
+    scaled_variance: np.ndarray
+    theory_scaled_variance: np.ndarray
+
+    def __post_init__(self):
+        freeze(self)
+
+
+def dot_product_variance(d_ks=DEFAULT_D_KS, n_samples=2000, seed=0):
+    """Draw ``n_samples`` pairs q, k with i.i.d. N(0, 1) entries for each d_k; measure q . k.
+
+    The samples for one d_k depend only on (seed, d_k), so adding a d_k changes no other.
+    """
+    d_k = check_d_ks(d_ks)
+    hint = f"choose 2 to {MAX_SAMPLES} samples"
+    n_samples = check_positive_int("n_samples", n_samples, MAX_SAMPLES, hint)
+    if n_samples < 2:
+        raise AttentionInputError(f"n_samples must be >= 2 to measure a variance: {hint}")
+    seed = check_seed(seed)
+    mean, variance = np.empty(len(d_k)), np.empty(len(d_k))
+    for m, d in enumerate(d_k):
+        rng = np.random.default_rng([seed, int(d)])
+        qk = np.empty(n_samples)  # (n_samples,) one q . k per pair
+        for start in range(0, n_samples, _CHUNK):
+            rows = min(_CHUNK, n_samples - start)
+            # float32 draws take half the time; the sums are taken in float64
+            q = rng.standard_normal((rows, d), dtype=np.float32)  # (rows, d_k)
+            k = rng.standard_normal((rows, d), dtype=np.float32)  # (rows, d_k)
+            qk[start : start + rows] = np.einsum("ij,ij->i", q, k, dtype=np.float64)  # q . k
+        mean[m], variance[m] = qk.mean(), qk.var(ddof=1)
+    d = d_k.astype(float)
+    return DotProductVariance(
+        d_k=d_k,
+        n_samples=n_samples,
+        mean=mean,
+        variance=variance,
+        theory_variance=d,
+        variance_se=np.sqrt((2 * d**2 + 6 * d) / n_samples),
+        scaled_mean=mean / np.sqrt(d),  # the same samples, each divided by sqrt(d_k)
+        scaled_variance=variance / d,
+        theory_scaled_variance=np.ones_like(d),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class RowStats:
+    """Attention row statistics averaged over rows, one entry per d_k swept: (m,) each.
+
+    ``entropy`` mean H_i in nats; ``normalised_entropy`` mean H_i / log(allowed keys of row i)
+    over rows with at least 2 allowed keys (1 = uniform, 0 = one-hot; NaN when no row has 2,
+    e.g. n = 1); ``max_weight`` mean largest weight max_j A_ij. Rows masked from every key are
+    left out.
+    """
+
+    entropy: np.ndarray
+    normalised_entropy: np.ndarray
+    max_weight: np.ndarray
+
+    def __post_init__(self):
+        freeze(self)
+
+
+def _row_stats(A, allowed):
+    """(entropy, normalised entropy, max weight) averaged over the live rows of A (rows, n)."""
+    live, wide = allowed > 0, allowed > 1
+    H = row_entropy(A)  # (rows,)
+    normalised = (H[wide] / np.log(allowed[wide])).mean() if wide.any() else np.nan
+    return H[live].mean(), normalised, A.max(axis=1)[live].mean()
+
+
+def _stack(rows):
+    entropy, normalised, max_weight = (np.array(column) for column in zip(*rows, strict=True))
+    return RowStats(entropy, normalised, max_weight)
+
+
+@dataclass(frozen=True, eq=False)
+class SaturationCurve:
+    """Attention row statistics as d_k grows, scaled (S / sqrt(d_k)) and unscaled (S).
+
+    ``d_k`` (m,); each RowStats holds (m,) arrays. ``sentence_*`` use the settings' tokens,
+    embeddings, positions, seed, mask and temperature (only d_k and scaling vary); ``random_*``
+    use q, k with i.i.d. N(0, 1) entries: ``n_trials`` draws of ``n_random`` tokens each, no
+    mask, temperature 1.
+    """
+
+    d_k: np.ndarray
+    sentence_scaled: RowStats
+    sentence_unscaled: RowStats
+    random_scaled: RowStats
+    random_unscaled: RowStats
+    n_sentence: int
+    n_random: int
+    n_trials: int
+
+    def __post_init__(self):
+        freeze(self)
+
+
+def saturation_curve(settings=None, d_ks=DEFAULT_D_KS, *, n_random=16, n_trials=8, seed=None):
+    """Entropy and largest weight of the attention rows for each d_k, with and without scaling.
+
+    Without scaling the scores' spread grows like sqrt(d_k), so the rows collapse towards
+    one-hot (entropy -> 0, largest weight -> 1); with scaling they stay about as spread out.
+    ``seed`` (default: the settings' seed) draws the random data.
+    """
+    settings = Settings() if settings is None else settings
+    d_k = check_d_ks(d_ks)
+    n_random = check_positive_int("n_random", n_random, MAX_TOKENS, "choose 1 to 512 tokens")
+    n_trials = check_positive_int("n_trials", n_trials, 64, "choose 1 to 64 trials")
+    seed = check_seed(settings.seed if seed is None else seed)
+    base = compute(settings).result  # X (with positions if on), mask and T, as on screen
+    allowed = np.full(base.n, base.n) if base.mask is None else base.mask.sum(axis=1)
+    sentence = {True: [], False: []}
+    random = {True: [], False: []}
+    for d in d_k:
+        # W_Q, W_K do not depend on d_v, and A does not depend on W_V: a 1-wide W_V saves time.
+        W_Q, W_K, W_V = projection_weights(settings.d_model, int(d), 1, settings.seed)
+        for scale in (True, False):
+            A = self_attention(
+                base.X, W_Q, W_K, W_V, mask=base.mask, scale=scale, temperature=base.temperature
+            ).attention  # (n, n): what compute gives for these settings at this d_k
+            sentence[scale].append(_row_stats(A, allowed))
+        rng = np.random.default_rng([seed, int(d), n_random])
+        Q = rng.standard_normal((n_trials, n_random, d))  # (trials, n, d_k)
+        K = rng.standard_normal((n_trials, n_random, d))  # (trials, n, d_k)
+        S = (Q @ K.transpose(0, 2, 1)).reshape(-1, n_random)  # (trials * n, n)
+        for scale in (True, False):
+            A = softmax_rows(S / np.sqrt(d) if scale else S)[0]  # (trials * n, n)
+            random[scale].append(_row_stats(A, np.full(len(A), n_random)))
+    return SaturationCurve(
+        d_k=d_k,
+        sentence_scaled=_stack(sentence[True]),
+        sentence_unscaled=_stack(sentence[False]),
+        random_scaled=_stack(random[True]),
+        random_unscaled=_stack(random[False]),
+        n_sentence=base.n,
+        n_random=n_random,
+        n_trials=n_trials,
+    )
+
+
+def scaling_pair(settings=None, d_k=None):
+    """(scaled, unscaled) AttentionResults for the settings at key width ``d_k``, side by side.
+
+    ``d_k`` defaults to the settings' own; everything else (mask, temperature) is the settings'.
+    """
+    settings = Settings() if settings is None else settings
+    d_k = settings.d_k if d_k is None else d_k
+    scaled = compute(replace(settings, d_k=d_k, scale=True)).result
+    return scaled, reattend(scaled, scale=False)
+
+
+@dataclass(frozen=True, eq=False)
+class SoftmaxGradient:
+    """How the softmax's Jacobian J = diag(a) - a a^T shrinks as its logits are scaled up.
+
+    Shapes (f,), one entry per factor c (the softmax sees c * logits): ``jacobian_norm`` the
+    Frobenius norm of J, mean over rows; ``max_weight`` and ``entropy`` (nats) of those rows.
+    """
+
+    factor: np.ndarray
+    jacobian_norm: np.ndarray
+    max_weight: np.ndarray
+    entropy: np.ndarray
+
+    def __post_init__(self):
+        freeze(self)
+
+
+def softmax_gradient_norm(logits=None, factors=DEFAULT_FACTORS, *, n=8, seed=0):
+    """Softmax Jacobian norm of ``c * logits`` for each factor c (rows of ``logits`` (m, n)).
+
+    ``logits`` defaults to one row of ``n`` N(0, 1) numbers drawn from ``seed``; ``-inf``
+    entries (masked keys) are allowed, rows of only ``-inf`` are left out. Per row,
+    ||J||_F^2 = sum a^2 - 2 sum a^3 + (sum a^2)^2: as a -> one-hot it goes to 0.
+    """
+    if logits is None:
+        check_positive_int("n", n, MAX_TOKENS, f"choose 1 to {MAX_TOKENS} logits")
+        logits = np.random.default_rng(check_seed(seed)).standard_normal((1, n))
+    logits = np.atleast_2d(np.asarray(logits, dtype=float))
+    if logits.ndim != 2 or logits.size == 0 or np.isnan(logits).any() or np.isposinf(logits).any():
+        raise AttentionInputError(
+            f"logits must be a non-empty (m, n) array of numbers, -inf allowed (got shape "
+            f"{logits.shape}): pass scaled scores, e.g. result.scaled_scores"
+        )
+    factors = check_positive("factors", factors)
+    live = np.isfinite(logits).any(axis=1)
+    if not live.any():
+        raise AttentionInputError("every row of logits is -inf: leave at least one key unmasked")
+    norm, max_weight, entropy = [], [], []
+    for c in factors:
+        a = softmax_rows(logits[live] * c)[0]  # (live rows, n)
+        sq = (a**2).sum(axis=1)  # (live rows,)
+        norm.append(np.sqrt(np.maximum(sq - 2 * (a**3).sum(axis=1) + sq**2, 0)).mean())
+        max_weight.append(a.max(axis=1).mean())
+        entropy.append(row_entropy(a).mean())
+    return SoftmaxGradient(factors, np.array(norm), np.array(max_weight), np.array(entropy))

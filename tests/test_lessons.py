@@ -1,0 +1,626 @@
+"""Tests of the lessons' experiments (attnviz.lessons), each against an independent reference.
+
+The references here are written from the formulas, not from the code under test: a one-line
+softmax attention, the entropy sum, the Jacobian diag(a) - a a^T built as a matrix, and the
+sampling theory of the variance of q . k.
+"""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attnviz import AttentionInputError, Example, Settings, compute, lessons
+from attnviz.inputs import projection_weights
+from attnviz.settings import embeddings
+
+DEFAULT = Settings()
+
+
+def reference_attention(X, W_Q, W_K, W_V, mask=None, scale=True, temperature=1.0):
+    """(S, S', A, output) straight from softmax(Q K^T / sqrt(d_k) / T) V, masked rows zero."""
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.T
+    S1 = S / np.sqrt(W_Q.shape[1]) if scale else S
+    logits = S1 / temperature
+    if mask is not None:
+        logits = np.where(mask, logits, -np.inf)
+    top = logits.max(axis=1, keepdims=True)
+    e = np.exp(logits - np.where(np.isfinite(top), top, 0))
+    total = e.sum(axis=1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return S, S1, A, A @ V
+
+
+def reference_inputs(s):
+    """X (n, d_model) and the weights for settings ``s``, from the input functions."""
+    E, P = embeddings(s, s.tokens)
+    X = E if P is None else E + P
+    return X, projection_weights(s.d_model, s.d_k, s.d_v, s.seed)
+
+
+def entropy_by_hand(p):
+    """-sum p log p over the positive entries of a 1-D probability vector."""
+    p = np.asarray(p, dtype=float)
+    p = p[p > 0]
+    return float(-np.sum(p * np.log(p)))
+
+
+# --- Why divide by sqrt(d_k): the variance of q . k ---------------------------------------------
+#
+# q . k = sum_i z_i with z_i = q_i k_i independent, E z = 0, E z^2 = 1, E z^4 = E q^4 E k^4 = 9.
+# So Var(q . k) = d_k and E(q . k)^4 = 9 d_k + 3 d_k (d_k - 1) = 3 d_k^2 + 6 d_k. The sample
+# variance of N draws has variance about (mu_4 - sigma^4) / N = (2 d_k^2 + 6 d_k) / N, and the
+# sample mean has variance d_k / N. Five standard errors: a false failure has odds below 1e-5.
+
+
+def variance_se(d_k, n_samples):
+    return np.sqrt((2.0 * d_k**2 + 6.0 * d_k) / n_samples)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_variance_of_q_dot_k_is_d_k_within_sampling_error(seed):
+    n = 4000
+    v = lessons.dot_product_variance(n_samples=n, seed=seed)
+    d = np.array(lessons.DEFAULT_D_KS, dtype=float)
+    assert np.array_equal(v.d_k, d)
+    assert v.n_samples == n
+    assert np.all(np.abs(v.variance - d) <= 5 * variance_se(d, n))
+    assert np.all(np.abs(v.mean) <= 5 * np.sqrt(d / n))
+    assert np.array_equal(v.theory_variance, d)
+
+
+def test_scaled_variance_is_near_one():
+    n = 4000
+    v = lessons.dot_product_variance(n_samples=n, seed=2)
+    d = v.d_k.astype(float)
+    assert np.all(np.abs(v.scaled_variance - 1) <= 5 * variance_se(d, n) / d)
+    assert np.all(np.abs(v.scaled_mean) <= 5 / np.sqrt(n))
+    assert np.all(v.theory_scaled_variance == 1)
+    # The unscaled variance grows with d_k; the scaled one does not.
+    assert v.variance[-1] > 100 * v.variance[0]
+    assert v.scaled_variance.max() < 2 * v.scaled_variance.min()
+
+
+def test_reported_standard_error_matches_the_spread_over_seeds():
+    n, seeds = 500, range(40)
+    runs = [lessons.dot_product_variance((1, 16), n_samples=n, seed=s) for s in seeds]
+    spread = np.std([r.variance for r in runs], axis=0, ddof=1)  # (2,)
+    assert np.allclose(runs[0].variance_se, variance_se(np.array([1.0, 16.0]), n))
+    # 40 seeds estimate a standard deviation to about +-12 %; allow a factor 1.6 either way.
+    assert np.all(spread < 1.6 * runs[0].variance_se)
+    assert np.all(spread > runs[0].variance_se / 1.6)
+
+
+def test_variance_is_deterministic_and_each_d_k_has_its_own_samples():
+    a = lessons.dot_product_variance((4, 16), n_samples=300, seed=7)
+    b = lessons.dot_product_variance((16,), n_samples=300, seed=7)
+    c = lessons.dot_product_variance((4, 16), n_samples=300, seed=8)
+    assert a.variance[1] == b.variance[0]
+    assert np.array_equal(a.variance, lessons.dot_product_variance((4, 16), 300, 7).variance)
+    assert not np.array_equal(a.variance, c.variance)
+    with pytest.raises(ValueError):
+        a.variance[0] = 1.0  # read-only
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"d_ks": []},
+        {"d_ks": [0]},
+        {"d_ks": [513]},
+        {"d_ks": [2.5]},
+        {"n_samples": 1},
+        {"seed": -1},
+        {"seed": 1.5},
+    ],
+)
+def test_variance_rejects_bad_arguments(kwargs):
+    with pytest.raises(AttentionInputError, match=r"d_k|n_samples|seed"):
+        lessons.dot_product_variance(**kwargs)
+
+
+def test_seeds_are_checked_everywhere():
+    calls = [
+        lambda: lessons.saturation_curve(DEFAULT, (1,), seed=-1),
+        lambda: lessons.softmax_gradient_norm(seed=-1),
+        lambda: lessons.draw_permutation(3, seed=-1),
+        lambda: lessons.permutation_experiment(DEFAULT, seed=2**32),
+        lambda: lessons.quiz(compute(DEFAULT), seed="0"),
+    ]
+    for call in calls:
+        with pytest.raises(AttentionInputError, match="seed"):
+            call()
+
+
+# --- row_entropy -------------------------------------------------------------------------------
+
+
+def test_row_entropy_against_the_hand_formula_and_edge_cases():
+    A = np.array(
+        [
+            [0.5, 0.25, 0.25, 0.0],  # 0.5 ln 2 + 2 * 0.25 ln 4 = 1.5 ln 2
+            [0.0, 1.0, 0.0, 0.0],  # one-hot: 0
+            [0.25, 0.25, 0.25, 0.25],  # uniform: ln 4
+            [0.0, 0.0, 0.0, 0.0],  # a row masked from every key: 0, not NaN
+        ]
+    )
+    H = lessons.row_entropy(A)
+    assert H.shape == (4,)
+    assert np.allclose(H, [1.5 * np.log(2), 0.0, np.log(4), 0.0], atol=1e-15)
+
+
+@given(st.integers(1, 40), st.integers(0, 10_000))
+def test_row_entropy_of_random_distributions(n, seed):
+    rng = np.random.default_rng(seed)
+    A = rng.dirichlet(np.full(n, 0.5), size=3) * (rng.random((3, n)) > 0.3)
+    A /= np.maximum(A.sum(axis=1, keepdims=True), 1e-300)
+    H = lessons.row_entropy(A)
+    assert np.allclose(H, [entropy_by_hand(row) for row in A], atol=1e-12)
+    assert H.min() >= -1e-15 and H.max() <= np.log(n) + 1e-12
+
+
+def test_row_entropy_rejects_negative_and_non_matrix_input():
+    with pytest.raises(AttentionInputError, match=">= 0"):
+        lessons.row_entropy([[0.5, -0.5, 1.0]])
+    with pytest.raises(AttentionInputError, match="2-D"):
+        lessons.row_entropy([0.5, 0.5])
+
+
+# --- Saturation: entropy and largest weight as d_k grows -----------------------------------------
+
+
+def test_unscaled_rows_saturate_as_d_k_grows_and_scaled_rows_do_not():
+    curve = lessons.saturation_curve(DEFAULT)
+    at = {int(d): m for m, d in enumerate(curve.d_k)}
+    for unscaled in (curve.sentence_unscaled, curve.random_unscaled):
+        assert unscaled.entropy[at[256]] < 0.5 * unscaled.entropy[at[4]]
+        assert unscaled.max_weight[at[256]] > unscaled.max_weight[at[4]]
+    # Random data, averaged over 8 x 16 rows: scaled stays flat, unscaled nearly one-hot.
+    assert np.ptp(curve.random_scaled.normalised_entropy) < 0.1
+    assert curve.random_unscaled.normalised_entropy[at[512]] < 0.1
+    assert curve.random_unscaled.max_weight[at[512]] > 0.9
+    # One sentence is noisier, but scaling keeps every row far from one-hot.
+    assert curve.sentence_scaled.normalised_entropy.min() > 0.5
+    assert curve.sentence_unscaled.normalised_entropy[at[512]] < 0.3
+    # At d_k = 1, dividing by sqrt(1) changes nothing.
+    for scaled, unscaled in (
+        (curve.sentence_scaled, curve.sentence_unscaled),
+        (curve.random_scaled, curve.random_unscaled),
+    ):
+        assert scaled.entropy[at[1]] == unscaled.entropy[at[1]]
+
+
+@pytest.mark.parametrize(
+    "s",
+    [
+        DEFAULT,
+        replace(DEFAULT, mask="causal", temperature=0.5),
+        replace(DEFAULT, positions=True, embedding="one-hot", seed=3),
+        replace(DEFAULT, text="a b c a b", scale=False),
+    ],
+)
+def test_sentence_curve_matches_compute_at_each_d_k(s):
+    d_ks = (1, 3, 64)
+    curve = lessons.saturation_curve(s, d_ks)
+    assert curve.n_sentence == len(s.tokens)
+    for m, d in enumerate(d_ks):
+        for scale, stats in ((True, curve.sentence_scaled), (False, curve.sentence_unscaled)):
+            A = compute(replace(s, d_k=d, scale=scale)).result.attention
+            H = np.array([entropy_by_hand(row) for row in A])
+            allowed = np.arange(1, len(A) + 1) if s.mask == "causal" else np.full(len(A), len(A))
+            wide = allowed > 1
+            assert stats.entropy[m] == pytest.approx(H.mean(), abs=1e-12)
+            assert stats.max_weight[m] == pytest.approx(A.max(axis=1).mean(), abs=1e-12)
+            expected = (H[wide] / np.log(allowed[wide])).mean()
+            assert stats.normalised_entropy[m] == pytest.approx(expected, abs=1e-12)
+
+
+def test_saturation_of_one_token_has_no_normalised_entropy():
+    curve = lessons.saturation_curve(replace(DEFAULT, text="alone"), (1, 8), n_random=1)
+    for stats in (curve.sentence_scaled, curve.random_unscaled):
+        assert np.all(stats.entropy == 0) and np.all(stats.max_weight == 1)
+        assert np.all(np.isnan(stats.normalised_entropy))
+
+
+def test_scaling_pair_is_the_same_example_with_scaling_on_and_off():
+    scaled, unscaled = lessons.scaling_pair(DEFAULT, d_k=64)
+    X, _ = reference_inputs(replace(DEFAULT, d_k=64))
+    W = projection_weights(DEFAULT.d_model, 64, DEFAULT.d_v, DEFAULT.seed)
+    assert np.allclose(scaled.attention, reference_attention(X, *W)[2], atol=1e-12)
+    assert np.allclose(unscaled.attention, reference_attention(X, *W, scale=False)[2], atol=1e-12)
+    assert scaled.d_k == unscaled.d_k == 64
+
+
+# --- The softmax's gradient as it saturates ----------------------------------------------------
+
+
+def test_softmax_jacobian_norm_matches_the_explicit_matrix():
+    logits = np.array([[0.3, -1.2, 2.0, 0.0, -np.inf], [1.0, 1.0, -0.5, 0.2, 3.0]])
+    factors = (0.5, 1.0, 4.0)
+    g = lessons.softmax_gradient_norm(logits, factors)
+    for f, c in enumerate(factors):
+        norms, tops = [], []
+        for row in logits * c:
+            a = np.exp(row - row.max())
+            a /= a.sum()
+            norms.append(np.linalg.norm(np.diag(a) - np.outer(a, a)))  # Frobenius
+            tops.append(a.max())
+        assert g.jacobian_norm[f] == pytest.approx(np.mean(norms), abs=1e-12)
+        assert g.max_weight[f] == pytest.approx(np.mean(tops), abs=1e-12)
+
+
+def test_saturated_softmax_has_a_vanishing_gradient():
+    n = 8
+    g = lessons.softmax_gradient_norm(factors=(1e-6, 1.0, 100.0), n=n, seed=0)
+    uniform = np.sqrt(n - 1) / n  # ||I/n - 11^T/n^2||_F
+    assert g.jacobian_norm[0] == pytest.approx(uniform, abs=1e-5)
+    assert g.jacobian_norm[2] < 0.01 * g.jacobian_norm[1]
+    assert g.max_weight[2] > 0.99
+    with pytest.raises(AttentionInputError, match="-inf"):
+        lessons.softmax_gradient_norm([[-np.inf, -np.inf]])
+    with pytest.raises(AttentionInputError, match="factors"):
+        lessons.softmax_gradient_norm(factors=(0.0, 1.0))
+
+
+# --- Masks -------------------------------------------------------------------------------------
+
+
+def test_mask_modes():
+    n = 5
+    assert lessons.build_mask("none", n).all()
+    assert np.array_equal(lessons.build_mask("causal", n), np.tril(np.ones((n, n))) == 1)
+    pad = lessons.build_mask("padding", n, n_padding=2)
+    assert pad[:, :3].all() and not pad[:, 3:].any()
+    assert lessons.build_mask("padding", n, n_padding=0).all()
+    assert not lessons.build_mask("padding", n, n_padding=n).any()
+    for mode in ("none", "causal", "padding"):
+        mask = lessons.build_mask(mode, n)
+        assert mask.shape == (n, n) and mask.dtype == bool
+
+
+def test_custom_mask_toggles_cells_from_a_start_matrix():
+    n = 4
+    mask = lessons.build_mask("custom", n, cells=[(0, 1), (3, 3)])
+    expected = np.ones((n, n), dtype=bool)
+    expected[0, 1] = expected[3, 3] = False
+    assert np.array_equal(mask, expected)
+    assert lessons.build_mask("custom", n, cells=[(2, 1), (2, 1)]).all()  # toggled back
+    causal = np.tril(np.ones((n, n), dtype=bool))
+    mask = lessons.build_mask("custom", n, matrix=causal, cells=np.array([[0, 3]]))
+    assert mask[0, 3] and mask.sum() == causal.sum() + 1
+    assert lessons.build_mask("custom", n, matrix=causal) is not causal
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "match"),
+    [
+        (("diagonal", 3), {}, "mask mode"),
+        (("padding", 3), {"n_padding": 4}, "n_padding"),
+        (("padding", 3), {"n_padding": True}, "n_padding"),
+        (("causal", 3), {"cells": [(0, 1)]}, "custom"),
+        (("custom", 3), {"cells": [(0, 3)]}, "inside the 3 x 3"),
+        (("custom", 3), {"cells": [(0, -1)]}, "inside the 3 x 3"),
+        (("custom", 3), {"cells": [(0, 1, 2)]}, "pair"),
+        (("custom", 3), {"matrix": np.ones((3, 3))}, "boolean"),
+        (("custom", 3), {"matrix": np.ones((2, 3), dtype=bool)}, "shape"),
+        (("none", 0), {}, "n must be"),
+    ],
+)
+def test_mask_errors_say_what_is_wrong(args, kwargs, match):
+    with pytest.raises(AttentionInputError, match=match):
+        lessons.build_mask(*args, **kwargs)
+
+
+# --- Temperature and its limits ----------------------------------------------------------------
+
+
+MASKED_SETTINGS = [
+    (DEFAULT, None),  # "the" twice: its two keys tie in every row
+    (replace(DEFAULT, mask="causal", d_k=16), None),
+    (replace(DEFAULT, text="one two three four five", scale=False), ("padding", 2)),
+    (DEFAULT, ("custom", [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (2, 2)])),
+]
+
+
+def _mask_for(s, spec):
+    n = len(s.tokens)
+    if spec is None:
+        return np.tril(np.ones((n, n), dtype=bool)) if s.mask == "causal" else np.ones((n, n), bool)
+    mode, arg = spec
+    if mode == "padding":
+        return lessons.build_mask("padding", n, n_padding=arg)
+    return lessons.build_mask("custom", n, cells=arg)
+
+
+def _cold_reference(logits):
+    """The T -> 0 limit from the formula: split evenly over the maximal logits; and the gap."""
+    limit, gaps = np.zeros_like(logits), []
+    for i, row in enumerate(logits):
+        if not np.isfinite(row).any():
+            continue
+        top = row.max()
+        tied = row >= top - 1e-9 * max(1.0, abs(top))
+        limit[i, tied] = 1 / tied.sum()
+        gaps.append(top - row[~tied].max() if (~tied).any() else np.inf)
+    return limit, min(gaps, default=np.inf)
+
+
+@pytest.mark.parametrize(("s", "spec"), MASKED_SETTINGS)
+def test_cold_temperature_gives_one_hot_at_the_argmax(s, spec):
+    mask = _mask_for(s, spec)
+    X, W = reference_inputs(s)
+    _, S1, _, _ = reference_attention(X, *W, scale=s.scale)
+    limit, gap = _cold_reference(np.where(mask, S1, -np.inf))
+    T = 1e-3
+    A = lessons.reattend(compute(s).result, mask=mask, temperature=T).attention
+    bound = len(A) * np.exp(-gap / T) + 1e-5  # mass left off the argmax, plus near-tie spread
+    assert bound < 1e-4  # the gaps are wide enough that this checks a real one-hot
+    assert np.abs(A - limit).max() <= bound
+    assert np.all(A[~mask] == 0)
+    sweep = lessons.temperature_sweep(s, [T, 1.0, 1e3], mask=mask)
+    assert np.array_equal(sweep.argmax_limit, limit)
+    ties = np.maximum((limit > 0).sum(axis=1), 1)
+    live = mask.any(axis=1)
+    assert np.allclose(sweep.max_weight[0][live], 1 / ties[live], atol=bound)
+    assert np.allclose(sweep.entropy[0][live], np.log(ties[live]), atol=1e-3)
+
+
+@pytest.mark.parametrize(("s", "spec"), MASKED_SETTINGS)
+def test_hot_temperature_gives_uniform_over_allowed_keys(s, spec):
+    mask = _mask_for(s, spec)
+    allowed = mask.sum(axis=1, keepdims=True)
+    uniform = np.divide(mask, allowed, out=np.zeros(mask.shape), where=allowed > 0)
+    A = lessons.reattend(compute(s).result, mask=mask, temperature=1e3).attention
+    assert np.abs(A - uniform).max() < 1e-2
+    assert np.all(A[~mask] == 0)
+    sweep = lessons.temperature_sweep(s, [1e-3, 1.0, 1e3], mask=mask)
+    assert np.array_equal(sweep.uniform_limit, uniform)
+    assert np.allclose(sweep.max_entropy, np.log(np.maximum(allowed[:, 0], 1)))
+    assert np.all(sweep.entropy[-1] <= sweep.max_entropy + 1e-12)
+    assert np.allclose(sweep.entropy[-1], sweep.max_entropy, atol=1e-3)
+
+
+@pytest.mark.parametrize(("s", "spec"), MASKED_SETTINGS)
+def test_sweep_agrees_with_the_core_and_entropy_grows_with_temperature(s, spec):
+    mask = _mask_for(s, spec)
+    temperatures = np.logspace(-2, 2, 17)
+    sweep = lessons.temperature_sweep(s, temperatures, mask=mask)
+    assert sweep.entropy.shape == sweep.max_weight.shape == (17, len(s.tokens))
+    X, W = reference_inputs(s)
+    for t in (0, 8, 16):
+        A = reference_attention(X, *W, mask=mask, scale=s.scale, temperature=temperatures[t])[2]
+        assert np.allclose(sweep.entropy[t], [entropy_by_hand(r) for r in A], atol=1e-10)
+        assert np.allclose(sweep.max_weight[t], A.max(axis=1), atol=1e-12)
+    # dH/dT >= 0: a hotter softmax is never sharper; the largest weight never rises.
+    assert np.all(np.diff(sweep.entropy, axis=0) >= -1e-12)
+    assert np.all(np.diff(sweep.max_weight, axis=0) <= 1e-12)
+
+
+def test_sweep_keeps_the_settings_mask_by_default_and_zero_rows_stay_zero():
+    s = replace(DEFAULT, mask="causal")
+    assert np.array_equal(lessons.temperature_sweep(s).mask, compute(s).result.mask)
+    mask = lessons.build_mask("custom", 6, cells=[(1, j) for j in range(6)])  # row 1 empty
+    sweep = lessons.temperature_sweep(DEFAULT, mask=mask)
+    assert np.all(sweep.entropy[:, 1] == 0) and np.all(sweep.max_weight[:, 1] == 0)
+    assert not sweep.argmax_limit[1].any() and not sweep.uniform_limit[1].any()
+    with pytest.raises(AttentionInputError, match="temperatures"):
+        lessons.temperature_sweep(DEFAULT, [1.0, -1.0])
+
+
+# --- Positions: permutation equivariance -------------------------------------------------------
+
+
+def test_permuted_inputs_give_permuted_outputs_without_positions_only():
+    exp = lessons.permutation_experiment(DEFAULT, seed=0)
+    perm = exp.permutation
+    assert sorted(perm) == list(range(6)) and not np.array_equal(perm, np.arange(6))
+    assert exp.permuted_tokens == [DEFAULT.tokens[k] for k in perm]
+    # Independently: attention of the shuffled embeddings, from the formula.
+    E, _ = embeddings(DEFAULT, DEFAULT.tokens)
+    W = projection_weights(DEFAULT.d_model, DEFAULT.d_k, DEFAULT.d_v, DEFAULT.seed)
+    position, column = np.arange(6)[:, None], np.arange(8)[None, :]
+    angle = position / 10000 ** ((column - column % 2) / 8)  # PE(p, 2i) = sin, PE(p, 2i+1) = cos
+    P = np.where(column % 2 == 0, np.sin(angle), np.cos(angle))
+    assert np.allclose(exp.P, P, atol=1e-12)
+    out_off = reference_attention(E, *W)[3]
+    out_on = reference_attention(E + P, *W)[3]
+    assert np.allclose(exp.permuted_off.output, reference_attention(E[perm], *W)[3], atol=1e-12)
+    assert np.allclose(exp.permuted_on.output, reference_attention(E[perm] + P, *W)[3], atol=1e-12)
+    assert np.allclose(exp.permuted_off.output, out_off[perm], atol=1e-12)
+    assert np.abs(exp.permuted_on.output - out_on[perm]).max() > 1e-3
+    assert exp.equivariant_off and exp.max_abs_diff_off < 1e-12
+    assert not exp.equivariant_on and exp.max_abs_diff_on > 1e-3
+
+
+def test_identical_tokens_get_identical_rows_without_positions_only():
+    exp = lessons.permutation_experiment(DEFAULT, seed=1)
+    assert exp.repeated_pairs.tolist() == [[0, 4]]  # "the" at 0 and 4
+    off, on = exp.original_off.output, exp.original_on.output
+    assert np.array_equal(off[0], off[4]) and exp.same_row_off.tolist() == [True]
+    assert np.abs(on[0] - on[4]).max() > 1e-3 and exp.same_row_on.tolist() == [False]
+    assert exp.pair_diff_on[0] == pytest.approx(np.abs(on[0] - on[4]).max())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=9),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["random", "one-hot"]),
+    st.booleans(),
+    st.sampled_from([0.1, 1.0, 10.0]),
+    st.sampled_from(["none", "causal"]),
+)
+def test_permutation_equivariance_without_positions_for_any_tokens(
+    tokens, seed, embedding, scale, temperature, mask
+):
+    s = Settings(
+        text=" ".join(tokens),
+        d_model=5,
+        d_k=3,
+        d_v=2,
+        seed=seed,
+        embedding=embedding,
+        positions=True,
+        scale=scale,
+        temperature=temperature,
+        mask=mask,
+    )
+    exp = lessons.permutation_experiment(s, seed=seed)
+    perm = exp.permutation
+    assert exp.equivariant_off
+    assert np.allclose(exp.permuted_off.output, exp.original_off.output[perm], atol=1e-9)
+    assert exp.original_off.mask is None  # the causal mask would break the symmetry itself
+    assert exp.same_row_off.all()
+    pairs = [(i, j) for j in range(len(tokens)) for i in range(j) if tokens[i] == tokens[j]]
+    assert {tuple(p) for p in exp.repeated_pairs.tolist()} <= set(pairs)
+    assert {j for _, j in exp.repeated_pairs.tolist()} == {j for _, j in pairs}
+    # The reported flags say what the numbers say.
+    diff_on = np.abs(exp.permuted_on.output - exp.original_on.output[perm]).max()
+    assert exp.max_abs_diff_on == diff_on
+    assert exp.equivariant_on == (diff_on <= exp.tolerance)
+
+
+def test_permutation_checks_its_argument_and_draws_deterministically():
+    for bad in ([0, 1, 2, 3, 4, 4], [0, 1, 2], [0.0, 1, 2, 3, 4, 5]):
+        with pytest.raises(AttentionInputError, match="permutation"):
+            lessons.permutation_experiment(DEFAULT, bad)
+    given_perm = [5, 4, 3, 2, 1, 0]
+    assert lessons.permutation_experiment(DEFAULT, given_perm).permutation.tolist() == given_perm
+    for n in range(2, 7):
+        for seed in range(20):
+            perm = lessons.draw_permutation(n, seed)
+            assert sorted(perm.tolist()) == list(range(n))
+            assert not np.array_equal(perm, np.arange(n))
+            assert np.array_equal(perm, lessons.draw_permutation(n, seed))
+    one = lessons.permutation_experiment(replace(DEFAULT, text="alone"))
+    assert one.permutation.tolist() == [0] and one.equivariant_off
+
+
+# --- Predict, then reveal: the quiz --------------------------------------------------------------
+
+
+SHAPES = {"Q": ("n", "d_k"), "K": ("n", "d_k"), "V": ("n", "d_v"), "S": ("n", "n")}
+SHAPES |= {"A": ("n", "n"), "output": ("n", "d_v")}
+
+
+def check_question(q, s, mask, labels):
+    """Verify one question's answer from the formula, never from the code under test."""
+    assert q.answer in q.options and len(set(q.options)) == len(q.options) >= 2
+    assert q.options[q.answer_index] == q.answer
+    assert q.text and q.explanation
+    X, W = reference_inputs(s)
+    S, S1, A, _ = reference_attention(X, *W, mask=mask, scale=s.scale, temperature=s.temperature)
+    n = len(labels)
+    if q.kind == "shape":
+        dims = {"n": n, "d_k": s.d_k, "d_v": s.d_v}
+        rows, cols = SHAPES[q.matrix]
+        assert q.answer == f"{dims[rows]} x {dims[cols]}"
+    elif q.kind == "argmax":
+        row = A[q.row]
+        assert labels.index(q.answer) == q.col == int(np.argmax(row))
+        assert np.sort(row)[-1] - np.sort(row)[-2] > 1e-9 / 2  # no tie
+        assert labels[q.row] in q.text
+    elif q.kind == "row_sum":
+        assert q.answer == ("1" if (mask is None or mask[q.row].any()) else "0")
+        assert float(q.answer) == pytest.approx(A[q.row].sum(), abs=1e-9)
+    elif q.kind == "scaled_vs_raw":
+        raw, scaled = S[q.row, q.col], S1[q.row, q.col]
+        if q.answer == "they are equal":
+            assert abs(raw - scaled) <= 1e-12 * max(1, abs(raw))
+        else:
+            assert (raw > scaled) == (q.answer == "S_ij")
+            assert abs(raw - scaled) > 1e-10 * max(1, abs(raw))
+    elif q.kind == "scaling_effect":
+        flipped = reference_attention(
+            X, *W, mask=mask, scale=not s.scale, temperature=s.temperature
+        )[2]
+        change = flipped[q.row].max() - A[q.row].max()
+        expected = {"rise": change > 1e-10, "fall": change < -1e-10}
+        assert expected.get(q.answer, abs(change) <= 1e-10)
+        # Theory: max_j softmax(c z)_j never falls as c grows, so switching scaling off
+        # (c = sqrt(d_k) >= 1) never lowers the largest weight, and switching it on never raises it.
+        assert q.answer != ("fall" if s.scale else "rise")
+    else:
+        pytest.fail(f"unknown question kind {q.kind}")
+
+
+@st.composite
+def quiz_cases(draw):
+    n = draw(st.integers(1, 7))
+    vocab = ["the", "cat", "<b>x</b>", "sat", "a"][: draw(st.integers(1, 5))]
+    tokens = draw(st.lists(st.sampled_from(vocab), min_size=n, max_size=n))
+    embedding = draw(st.sampled_from(["random", "one-hot"]))
+    d_model = draw(st.integers(1, 8))
+    if embedding == "one-hot":
+        d_model = max(d_model, len(set(tokens)))
+    s = Settings(
+        text=" ".join(tokens),
+        d_model=d_model,
+        d_k=draw(st.integers(1, 8)),
+        d_v=draw(st.integers(1, 8)),
+        seed=draw(st.integers(0, 2**32 - 1)),
+        embedding=embedding,
+        positions=draw(st.booleans()),
+        scale=draw(st.booleans()),
+        temperature=draw(st.sampled_from([0.01, 0.3, 1.0, 5.0])),
+    )
+    kind = draw(st.sampled_from(["none", "causal", "random"]))
+    mask = None
+    if kind == "causal":
+        mask = np.tril(np.ones((n, n), dtype=bool))
+    elif kind == "random":
+        cells = draw(st.lists(st.booleans(), min_size=n * n, max_size=n * n))
+        mask = np.array(cells, dtype=bool).reshape(n, n)
+    return s, mask, draw(st.integers(0, 1000))
+
+
+def example_with_mask(s, mask):
+    ex = compute(s)
+    return Example(s, ex.tokens, ex.labels, ex.E, ex.P, lessons.reattend(ex.result, mask=mask))
+
+
+@settings(max_examples=200, deadline=None)
+@given(quiz_cases())
+def test_quiz_answers_are_right_for_any_settings(case):
+    s, mask, seed = case
+    example = example_with_mask(s, mask)
+    questions = lessons.quiz(example, seed)
+    assert len({q.kind for q in questions}) == len(questions)
+    for q in questions:
+        check_question(q, s, mask, example.labels)
+
+
+def test_default_quiz_asks_every_kind_and_is_deterministic():
+    example = compute(DEFAULT)
+    questions = lessons.quiz(example, seed=0)
+    kinds = ["shape", "argmax", "row_sum", "scaled_vs_raw", "scaling_effect"]
+    assert [q.kind for q in questions] == kinds
+    for q in questions:
+        check_question(q, DEFAULT, None, example.labels)
+    assert questions == lessons.quiz(example, seed=0)
+    assert any(lessons.quiz(example, seed=k) != questions for k in range(1, 10))
+
+
+def test_quiz_edge_cases():
+    # One token, every dimension 1: no argmax (one option), no shape question (all 1 x 1).
+    s = replace(DEFAULT, text="alone", d_model=1, d_k=1, d_v=1)
+    by_kind = {q.kind: q for q in lessons.quiz(compute(s))}
+    assert set(by_kind) == {"row_sum", "scaled_vs_raw", "scaling_effect"}
+    assert by_kind["row_sum"].answer == "1"
+    assert by_kind["scaled_vs_raw"].answer == "they are equal"  # sqrt(1) = 1
+    assert by_kind["scaling_effect"].answer == "stay the same"
+    # Identical tokens without positions tie in every row: no argmax question.
+    for seed in range(10):
+        tied = compute(replace(DEFAULT, text="x x x", seed=seed))
+        assert "argmax" not in {q.kind for q in lessons.quiz(tied, seed)}
+    # A query masked from every key: its row sums to 0.
+    mask = np.ones((6, 6), dtype=bool)
+    mask[2] = False
+    example = example_with_mask(DEFAULT, mask)
+    answers = {
+        q.row: q.answer for k in range(40) for q in lessons.quiz(example, k) if q.kind == "row_sum"
+    }
+    assert answers[2] == "0" and all(a == "1" for r, a in answers.items() if r != 2)
