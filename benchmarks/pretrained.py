@@ -60,21 +60,24 @@ def main():
     import attnviz
 
     def timed(step):
+        """(wall, CPU) seconds of ``step()``; the result is dropped: one trace lives at a time."""
         wall, cpu = time.perf_counter(), time.process_time()
-        result = step()
-        return result, time.perf_counter() - wall, time.process_time() - cpu
+        step()
+        return time.perf_counter() - wall, time.process_time() - cpu
 
     def ms(seconds):
         return f"{seconds * 1e3:.0f} ms"
 
     rows = [("import numpy + attnviz", "", "", peak_rss_mb())]
-    model, wall, cpu = timed(lambda: attnviz.load_pretrained(dtype=args.dtype))
+    wall, cpu = time.perf_counter(), time.process_time()
+    model = attnviz.load_pretrained(dtype=args.dtype)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     rows.append(("load (once)", f"{wall:.2f} s", f"{cpu:.2f} s", peak_rss_mb()))
     for n in sorted(args.tokens):
         text = text_of(model, n)
-        _, wall, cpu = timed(lambda text=text: model.run(text))
+        wall, cpu = timed(lambda text=text: model.run(text))
         rows.append((f"forward {n} tokens, first run", ms(wall), ms(cpu), ""))
-        runs = [timed(lambda text=text: model.run(text))[1:] for _ in range(args.reps)]
+        runs = [timed(lambda text=text: model.run(text)) for _ in range(args.reps)]
         walls, cpus = zip(*runs, strict=True)
         median = f"forward {n} tokens, median of {args.reps}"
         rows.append((median, ms(statistics.median(walls)), ms(statistics.median(cpus)), ""))
