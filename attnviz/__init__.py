@@ -3,6 +3,10 @@
 The math (numpy only) is in ``core``, ``multihead``, ``inputs`` and ``settings``; the Plotly
 chart builders and the Streamlit glue live in their own modules and are not imported here, so
 ``import attnviz`` needs neither Streamlit nor Plotly.
+
+The real pretrained model (``load_pretrained``, ``ModelLoadError``, ``PretrainedModel``) is in
+``attnviz.pretrained``, imported on first use: ``safetensors`` and ``tokenizers`` load only with
+a model.
 """
 
 from attnviz.core import (
@@ -27,17 +31,31 @@ from attnviz.inputs import (
 from attnviz.multihead import MultiHeadResult, multi_head_attention
 from attnviz.settings import Example, Settings, compute, from_query
 
+_PRETRAINED = ("ModelLoadError", "PretrainedModel", "load_pretrained")
+
+
+def __getattr__(name):
+    if name in _PRETRAINED:  # imported on first use, so `import attnviz` stays light
+        from attnviz import pretrained
+
+        return getattr(pretrained, name)
+    raise AttributeError(f"module 'attnviz' has no attribute {name!r}")
+
+
 __all__ = [
     "FORMULA",
     "AttentionInputError",
     "AttentionResult",
     "Example",
+    "ModelLoadError",
     "MultiHeadResult",
+    "PretrainedModel",
     "Settings",
     "causal_mask",
     "compute",
     "from_query",
     "generated_tokens",
+    "load_pretrained",
     "multi_head_attention",
     "one_hot_embeddings",
     "padding_mask",
