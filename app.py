@@ -4,6 +4,7 @@ import streamlit as st
 
 from attnviz import FORMULA
 from attnviz.ui import link_query, page_setup, show_matrix
+from attnviz.ui.navigation import lesson_pages
 from attnviz.ui.views import md_escape
 
 example = page_setup("Home", icon="🏠")
@@ -35,16 +36,8 @@ with left:
     )
 with right:
     st.subheader("Where to go next")
-    pages = [
-        (
-            "pages/1_Step_by_step.py",
-            "Step by step",
-            "🔢",
-            "Every matrix from X to the output, with the arithmetic of any cell.",
-        ),
-    ]
-    for path, label, icon, what in pages:
-        st.page_link(path, label=label, icon=icon, query_params=link_query())
+    for path, label, what in lesson_pages():
+        st.page_link(path, label=label, query_params=link_query())
         st.caption(what)
     st.caption(
         "Every page shares the sidebar's settings, and the URL holds them: copy it to "

@@ -30,6 +30,7 @@ from attnviz.inputs import (
 )
 from attnviz.multihead import MultiHeadResult, multi_head_attention
 from attnviz.settings import Example, Settings, compute, from_query
+from attnviz.tiled import TiledResult, attention_memory, tiled_attention
 
 _PRETRAINED = ("ModelLoadError", "PretrainedModel", "load_pretrained")
 
@@ -51,6 +52,8 @@ __all__ = [
     "MultiHeadResult",
     "PretrainedModel",
     "Settings",
+    "TiledResult",
+    "attention_memory",
     "causal_mask",
     "compute",
     "from_query",
@@ -64,6 +67,7 @@ __all__ = [
     "sinusoidal_positions",
     "softmax",
     "softmax_rows",
+    "tiled_attention",
     "token_embeddings",
     "token_labels",
     "tokenize",

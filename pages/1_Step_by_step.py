@@ -1,4 +1,4 @@
-"""Step by step: the seed's sections 1-10 in order, every matrix live for the current settings."""
+"""Every matrix from X to the output, live, with the arithmetic behind any cell (sections 1-10)."""
 
 import streamlit as st
 
