@@ -43,3 +43,10 @@ def heatmap_z(spec):
 @pytest.fixture
 def root():
     return ROOT
+
+
+def assert_drawn(z, M, err_msg=""):
+    """The chart shows exactly M as sent to the browser: float32, masked (-inf) cells as NaN."""
+    M = np.asarray(M, dtype=float)
+    expected = np.where(np.isneginf(M), np.nan, M).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(z, dtype=np.float32), expected, err_msg=err_msg)

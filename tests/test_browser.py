@@ -21,7 +21,7 @@ from tests.browser import (
     streamlit_server,
     wait_for_app,
 )
-from tests.conftest import PAGES
+from tests.conftest import PAGES, assert_drawn
 
 pytestmark = pytest.mark.browser
 
@@ -58,7 +58,7 @@ def page(browser):
 def assert_close(z, expected):
     got = np.array(z, dtype=float)
     assert got.shape == expected.shape
-    np.testing.assert_allclose(got, expected, atol=1e-9)
+    assert_drawn(got, expected)
 
 
 @pytest.mark.parametrize("path", PAGE_PATHS)

@@ -1,11 +1,19 @@
 """Chart builders: the figure holds the matrix, its labels, one row per token, row 0 on top."""
 
+import itertools
 import json
 
 import numpy as np
 import pytest
 
-from attnviz.charts import MAX_CELLS_WITH_TEXT, matrix_heatmap, selected_cell, vector_bars
+from attnviz.charts import (
+    MAX_CELLS_WITH_TEXT,
+    MAX_DRAWN,
+    is_selectable,
+    matrix_heatmap,
+    selected_cell,
+)
+from attnviz.charts.matrix import block_mean, blocks
 from tests.conftest import decode
 
 
@@ -19,7 +27,8 @@ def test_heatmap_holds_the_matrix_with_row_zero_on_top():
     labels = ["the", "cat", "sat", "on", "the", "mat"]
     spec = figure_json(matrix_heatmap(M, labels, labels, title="S"))
     trace = spec["data"][0]
-    np.testing.assert_array_equal(decode(trace["z"]).astype(float), M)
+    assert decode(trace["z"]).dtype == np.float32  # half the bytes of float64 on the wire
+    np.testing.assert_allclose(decode(trace["z"]), M, rtol=1e-6)
     assert spec["layout"]["yaxis"]["autorange"] == "reversed"
     # one row per token, even though "the" repeats (numeric axis, labels as tick text)
     assert spec["layout"]["yaxis"]["tickvals"] == list(range(6))
@@ -114,7 +123,35 @@ def test_selected_cell(selection, expected):
     assert selected_cell(selection) == expected
 
 
-def test_vector_bars():
-    fig = vector_bars([1.0, -2.0], ["<i>a</i>", "b"])
-    assert list(fig.data[0].y) == [1.0, -2.0]
-    assert fig.layout.xaxis.ticktext[0] == "&lt;i&gt;a&lt;/i&gt;"
+def test_large_matrices_are_drawn_as_block_means():
+    n = MAX_DRAWN * 2 + 5
+    rng = np.random.default_rng(3)
+    M = rng.standard_normal((n, 7))
+    labels = [f"w{i}" for i in range(n)]
+    fig = matrix_heatmap(M, labels, list("abcdefg"), title="X", selectable=True)
+    z = np.asarray(fig.data[0].z, dtype=float)
+    spans = blocks(n)
+    assert z.shape == (len(spans), 7) and len(spans) <= MAX_DRAWN
+    for k, (start, stop) in enumerate(spans):  # each drawn row is the mean of its block of rows
+        np.testing.assert_allclose(z[k], M[start:stop].mean(axis=0), rtol=1e-6)
+    assert sum(stop - start for start, stop in spans) == n
+    assert "mean of a 3×1 block" in fig.layout.title.text
+    assert fig.layout.yaxis.ticktext[1] == "3–5"
+    assert "w3" in fig.data[0].customdata[1][0][0] and "w5" in fig.data[0].customdata[1][0][0]
+    assert len(fig.data) == 1  # too large to click: the inspector's selectors pick the cell
+    assert not is_selectable(M.shape)
+
+
+def test_block_means_leave_masked_cells_out():
+    M = np.array([[1.0, -np.inf, 3.0, -np.inf], [-np.inf, -np.inf, 5.0, 7.0]])
+    means = block_mean(M, [(0, 2)], [(0, 2), (2, 4)])
+    np.testing.assert_array_equal(means, [[1.0, 5.0]])
+    all_masked = block_mean(np.full((2, 2), -np.inf), [(0, 2)], [(0, 2)])
+    assert np.isneginf(all_masked).all()
+
+
+def test_blocks_cover_the_range_once():
+    for n in (1, 5, MAX_DRAWN, MAX_DRAWN + 1, 512):
+        spans = blocks(n)
+        assert spans[0][0] == 0 and spans[-1][1] == n and len(spans) <= MAX_DRAWN
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))

@@ -1,12 +1,17 @@
-"""Plotly chart builders: arrays and labels in, ``go.Figure`` out. No Streamlit here.
+"""Matrix heatmaps: arrays and labels in, ``go.Figure`` out. No Streamlit here.
 
 Every matrix is drawn the way it is read: row 0 at the top, one row per token even when a token
 repeats (numeric axes with ``tickvals``/``ticktext``), rows and columns named on the axes.
 Tokens are data, not markup: every label is HTML-escaped before Plotly sees it (Plotly renders
 a subset of HTML in labels) and reaches the hover text only through ``customdata``.
+
+A matrix larger than a screen can show (more than ``MAX_DRAWN`` rows or columns) is drawn at
+reduced resolution: each drawn cell is the mean of a block of cells, and the title says so.
+Values go to the browser as float32 (Plotly sends numpy arrays as typed binary buffers).
 """
 
 import html
+import math
 
 import numpy as np
 import plotly.graph_objects as go
@@ -17,7 +22,10 @@ SIGNED_COLORSCALE = "RdBu_r"
 PROBABILITY_COLORSCALE = "Viridis"
 MAX_CELLS_WITH_TEXT = 400  # print values on the cells when the matrix has at most this many
 MAX_LABEL_CHARS = 16  # tick labels longer than this are cut (the hover shows them whole)
-ROW_PX = 34  # height of one row of a heatmap, in pixels
+MAX_DRAWN = 96  # rows or columns drawn; a larger matrix is averaged in blocks
+MAX_SELECTABLE = 64  # click-to-inspect markers up to this many rows and columns
+ROW_PX = 34  # height of one row of a small heatmap, in pixels
+MAX_HEIGHT = 1000
 
 
 def escape_label(label, max_chars=None):
@@ -38,8 +46,45 @@ def _format(value, exact=False):
 
 
 def heatmap_height(n_rows):
-    """A figure height (px) that gives every row room for its label."""
-    return int(min(max(ROW_PX * n_rows + 140, 260), 1000))
+    """A figure height (px) that gives every row room for its label, at most MAX_HEIGHT."""
+    return int(min(max(ROW_PX * n_rows + 140, 260), MAX_HEIGHT))
+
+
+def is_selectable(shape):
+    """Whether a matrix of ``shape`` is drawn with click-to-inspect markers."""
+    return max(shape) <= MAX_SELECTABLE
+
+
+def blocks(n, max_drawn=MAX_DRAWN):
+    """[(start, stop)] cutting range(n) into at most ``max_drawn`` equal consecutive blocks."""
+    size = math.ceil(n / max_drawn)
+    return [(start, min(start + size, n)) for start in range(0, n, size)]
+
+
+def block_mean(M, row_blocks, col_blocks):
+    """(len(row_blocks), len(col_blocks)) means of M's blocks; -inf (masked) cells are left out
+    of a mean, and a block that is masked everywhere stays -inf."""
+    finite = np.isfinite(M)
+    r0 = [start for start, _ in row_blocks]
+    c0 = [start for start, _ in col_blocks]
+    total = np.add.reduceat(np.add.reduceat(np.where(finite, M, 0.0), r0, 0), c0, 1)
+    count = np.add.reduceat(np.add.reduceat(finite.astype(np.int64), r0, 0), c0, 1)
+    return np.divide(total, count, out=np.full(total.shape, -np.inf), where=count > 0)
+
+
+def _axis_labels(labels, spans):
+    """(tick texts, hover texts) for the drawn rows: one label each, or a block's index range."""
+    if all(stop - start == 1 for start, stop in spans):
+        ticks = [escape_label(label, MAX_LABEL_CHARS) for label in labels]
+        hovers = [escape_label(label) for label in labels]
+    else:
+        ticks = [f"{start}–{stop - 1}" for start, stop in spans]
+        hovers = [
+            f"{start}–{stop - 1}: {escape_label(labels[start], MAX_LABEL_CHARS)} … "
+            f"{escape_label(labels[stop - 1], MAX_LABEL_CHARS)}"
+            for start, stop in spans
+        ]
+    return ticks, hovers
 
 
 def matrix_heatmap(
@@ -64,10 +109,12 @@ def matrix_heatmap(
         kind: "signed" (diverging scale centred at 0) or "probability" (sequential, 0 to 1).
         selectable: add a nearly transparent marker at every cell centre, so that a click
             reports the cell to ``st.plotly_chart(on_select="rerun")`` (heatmaps report none).
+            Ignored when the matrix is larger than MAX_SELECTABLE (see ``is_selectable``).
 
     Returns:
-        go.Figure whose first trace is the heatmap with ``z`` equal to ``M`` (-inf as None).
-        When selectable, a second trace of markers carries the hover text and the clicks.
+        go.Figure whose first trace is the heatmap: ``z`` is ``M`` as float32 (-inf as NaN), or
+        its block means when M has more than MAX_DRAWN rows or columns. When selectable, a
+        second trace of markers carries the hover text and the clicks.
     """
     M = np.asarray(M, dtype=float)
     n_rows, n_cols = M.shape
@@ -76,35 +123,46 @@ def matrix_heatmap(
             f"labels must match the matrix: {len(row_labels)} row labels and {len(col_labels)} "
             f"column labels for a {n_rows}x{n_cols} matrix"
         )
-    rows = [escape_label(label) for label in row_labels]
-    cols = [escape_label(label) for label in col_labels]
-    customdata = np.empty((n_rows, n_cols, 3), dtype=object)  # (row label, col label, value)
-    customdata[:, :, 0] = np.array([f"{r} (row {i})" for i, r in enumerate(rows)], object)[:, None]
-    customdata[:, :, 1] = np.array([f"{c} (column {j})" for j, c in enumerate(cols)], object)
-    masked = np.isneginf(M)
-    z = np.where(masked, np.nan, M)
+    row_spans, col_spans = blocks(n_rows), blocks(n_cols)
+    reduced = len(row_spans) < n_rows or len(col_spans) < n_cols
+    if reduced:
+        M = block_mean(M, row_spans, col_spans)
+        block = f"{row_spans[0][1]}×{col_spans[0][1]}"
+        title = f"{title} (each cell: the mean of a {block} block; hover for the range)"
+    selectable = selectable and is_selectable((n_rows, n_cols))
+    row_ticks, row_hovers = _axis_labels(row_labels, row_spans)
+    col_ticks, col_hovers = _axis_labels(col_labels, col_spans)
+    rows_drawn, cols_drawn = M.shape
+    customdata = np.empty((rows_drawn, cols_drawn, 3), dtype=object)  # (row, column, value)
+    if not reduced:
+        row_hovers = [f"{h} (row {i})" for i, h in enumerate(row_hovers)]
+        col_hovers = [f"{h} (column {j})" for j, h in enumerate(col_hovers)]
+    customdata[:, :, 0] = np.array(row_hovers, dtype=object)[:, None]
+    customdata[:, :, 1] = np.array(col_hovers, dtype=object)
+    customdata[:, :, 2] = [[_format(v, exact=True) for v in row] for row in M]
     hover = (
         f"{row_title.split(' ')[0]}: %{{customdata[0]}}<br>"
         f"{col_title.split(' ')[0]}: %{{customdata[1]}}<br>"
-        f"{value_name} = %{{customdata[2]}}<extra></extra>"
+        f"{'mean ' if reduced else ''}{value_name} = %{{customdata[2]}}<extra></extra>"
     )
-    customdata[:, :, 2] = [[_format(v, exact=True) for v in row] for row in M]
+    masked = np.isneginf(M)
+    z = np.where(masked, np.nan, M).astype(np.float32)
     if kind == "probability":
         colour = dict(colorscale=PROBABILITY_COLORSCALE, zmin=0.0, zmax=1.0)
     else:
-        finite = z[~masked]
+        finite = M[~masked]
         bound = float(np.max(np.abs(finite))) if finite.size else 1.0
         colour = dict(colorscale=SIGNED_COLORSCALE, zmid=0.0, zmin=-bound, zmax=bound)
     trace = go.Heatmap(
         z=z,
-        x=np.arange(n_cols),
-        y=np.arange(n_rows),
+        x=np.arange(cols_drawn, dtype=np.int32),
+        y=np.arange(rows_drawn, dtype=np.int32),
         customdata=customdata,
         hovertemplate=hover,
         hoverinfo="skip" if selectable else None,
         colorbar=dict(thickness=12),
-        xgap=1,
-        ygap=1,
+        xgap=1 if cols_drawn <= 48 else 0,
+        ygap=1 if rows_drawn <= 48 else 0,
         **colour,
     )
     if M.size <= MAX_CELLS_WITH_TEXT:
@@ -112,11 +170,11 @@ def matrix_heatmap(
         trace.texttemplate = "%{text}"
     fig = go.Figure(trace)
     if selectable:
-        jj, ii = np.meshgrid(np.arange(n_cols), np.arange(n_rows))
+        jj, ii = np.meshgrid(np.arange(cols_drawn), np.arange(rows_drawn))
         fig.add_trace(
             go.Scatter(
-                x=jj.ravel(),
-                y=ii.ravel(),
+                x=jj.ravel().astype(np.int32),
+                y=ii.ravel().astype(np.int32),
                 mode="markers",
                 marker=dict(size=14, symbol="square", opacity=0.01),
                 customdata=customdata.reshape(-1, 3),
@@ -126,24 +184,25 @@ def matrix_heatmap(
                 name="cells",
             )
         )
-    tick = dict(tickmode="array", showgrid=False, zeroline=False)
+    tick_font = dict(size=int(min(12, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
+    tick = dict(tickmode="array", showgrid=False, zeroline=False, tickfont=tick_font)
     fig.update_layout(
         title=dict(text=escape_label(title), x=0, xanchor="left"),
-        height=heatmap_height(n_rows),
+        height=heatmap_height(rows_drawn),
         margin=dict(l=10, r=10, t=60 if title else 30, b=10),
         xaxis=dict(
             tick,
             title=escape_label(col_title),
-            tickvals=list(range(n_cols)),
-            ticktext=[escape_label(c, MAX_LABEL_CHARS) for c in col_labels],
+            tickvals=list(range(cols_drawn)),
+            ticktext=col_ticks,
             side="top",
-            tickangle=-45 if n_cols > 6 else 0,
+            tickangle=-45 if cols_drawn > 6 else 0,
         ),
         yaxis=dict(
             tick,
             title=escape_label(row_title),
-            tickvals=list(range(n_rows)),
-            ticktext=[escape_label(r, MAX_LABEL_CHARS) for r in row_labels],
+            tickvals=list(range(rows_drawn)),
+            ticktext=row_ticks,
             autorange="reversed",
         ),
         hovermode="closest",
@@ -165,28 +224,3 @@ def selected_cell(selection):
         if x is not None and y is not None:
             return round(y), round(x)
     return None
-
-
-def vector_bars(values, labels, *, title="", value_name="value"):
-    """Bar chart of one vector (length m) with a label per bar (e.g. q_i . k_j's terms)."""
-    values = np.asarray(values, dtype=float)
-    fig = go.Figure(
-        go.Bar(
-            x=np.arange(len(values)),
-            y=values,
-            customdata=[escape_label(label) for label in labels],
-            hovertemplate=f"%{{customdata}}<br>{value_name} = %{{y:.6g}}<extra></extra>",
-            marker_color=np.where(values >= 0, "#2166ac", "#b2182b"),
-        )
-    )
-    fig.update_layout(
-        title=dict(text=escape_label(title), x=0, xanchor="left"),
-        height=260,
-        margin=dict(l=10, r=10, t=50, b=10),
-        xaxis=dict(
-            tickmode="array",
-            tickvals=list(range(len(values))),
-            ticktext=[escape_label(label, MAX_LABEL_CHARS) for label in labels],
-        ),
-    )
-    return fig

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from attnviz.charts import matrix_heatmap, selected_cell
+from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
 from attnviz.export import matrix_csv
 
 
@@ -17,6 +17,12 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
     Returns the (row, col) the user just clicked (only on the rerun that the click caused),
     else None. ``chart_args`` go to ``charts.matrix_heatmap`` (title, row_title, kind, ...).
     """
+    if selectable and not is_selectable(M.shape):
+        st.caption(
+            f"Clicking a cell works up to {MAX_SELECTABLE} tokens: use the selectors below "
+            "to pick any cell."
+        )
+        selectable = False
     fig = matrix_heatmap(M, row_labels, col_labels, selectable=selectable, **chart_args)
     config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"attnviz-{key}"}}
     if selectable:
