@@ -137,7 +137,7 @@ def test_large_matrices_are_drawn_as_block_means():
     assert sum(stop - start for start, stop in spans) == n
     assert "mean of a 3×1 block" in fig.layout.title.text
     assert fig.layout.yaxis.ticktext[1] == "3–5"
-    assert "w3" in fig.data[0].customdata[1][0][0] and "w5" in fig.data[0].customdata[1][0][0]
+    assert "%{y}" in fig.data[0].hovertemplate and "mean" in fig.data[0].hovertemplate
     assert len(fig.data) == 1  # too large to click: the inspector's selectors pick the cell
     assert not is_selectable(M.shape)
 
@@ -155,3 +155,11 @@ def test_blocks_cover_the_range_once():
         spans = blocks(n)
         assert spans[0][0] == 0 and spans[-1][1] == n and len(spans) <= MAX_DRAWN
         assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
+
+
+def test_large_matrices_hover_through_tick_labels_not_per_cell_data():
+    labels = [f"<i>w{i}</i>" for i in range(40)]
+    fig = matrix_heatmap(np.zeros((40, 40)), labels, labels)
+    assert fig.data[0].customdata is None  # 1,600 cells: no per-cell strings on the wire
+    assert fig.data[0].hovertemplate.startswith("query: %{y}")
+    assert fig.layout.yaxis.ticktext[0] == "&lt;i&gt;w0&lt;/i&gt;"

@@ -3,7 +3,8 @@
 Every matrix is drawn the way it is read: row 0 at the top, one row per token even when a token
 repeats (numeric axes with ``tickvals``/``ticktext``), rows and columns named on the axes.
 Tokens are data, not markup: every label is HTML-escaped before Plotly sees it (Plotly renders
-a subset of HTML in labels) and reaches the hover text only through ``customdata``.
+a subset of HTML in labels) and reaches the hover text only as data (``customdata`` or the
+axis' tick text), never as part of a ``hovertemplate``.
 
 A matrix larger than a screen can show (more than ``MAX_DRAWN`` rows or columns) is drawn at
 reduced resolution: each drawn cell is the mean of a block of cells, and the title says so.
@@ -23,7 +24,8 @@ PROBABILITY_COLORSCALE = "Viridis"
 MAX_CELLS_WITH_TEXT = 400  # print values on the cells when the matrix has at most this many
 MAX_LABEL_CHARS = 16  # tick labels longer than this are cut (the hover shows them whole)
 MAX_DRAWN = 96  # rows or columns drawn; a larger matrix is averaged in blocks
-MAX_SELECTABLE = 64  # click-to-inspect markers up to this many rows and columns
+MAX_SELECTABLE = 32  # click-to-inspect markers up to this many rows and columns
+MAX_LABELLED_CELLS = 32 * 32  # hover with whole labels (customdata) up to this many cells
 ROW_PX = 34  # height of one row of a small heatmap, in pixels
 MAX_HEIGHT = 1000
 
@@ -72,19 +74,11 @@ def block_mean(M, row_blocks, col_blocks):
     return np.divide(total, count, out=np.full(total.shape, -np.inf), where=count > 0)
 
 
-def _axis_labels(labels, spans):
-    """(tick texts, hover texts) for the drawn rows: one label each, or a block's index range."""
+def _ticks(labels, spans):
+    """Tick texts for the drawn rows: each token's label (cut if long), or a block's range."""
     if all(stop - start == 1 for start, stop in spans):
-        ticks = [escape_label(label, MAX_LABEL_CHARS) for label in labels]
-        hovers = [escape_label(label) for label in labels]
-    else:
-        ticks = [f"{start}–{stop - 1}" for start, stop in spans]
-        hovers = [
-            f"{start}–{stop - 1}: {escape_label(labels[start], MAX_LABEL_CHARS)} … "
-            f"{escape_label(labels[stop - 1], MAX_LABEL_CHARS)}"
-            for start, stop in spans
-        ]
-    return ticks, hovers
+        return [escape_label(label, MAX_LABEL_CHARS) for label in labels]
+    return [f"{start}–{stop - 1}" for start, stop in spans]
 
 
 def matrix_heatmap(
@@ -128,23 +122,27 @@ def matrix_heatmap(
     if reduced:
         M = block_mean(M, row_spans, col_spans)
         block = f"{row_spans[0][1]}×{col_spans[0][1]}"
-        title = f"{title} (each cell: the mean of a {block} block; hover for the range)"
+        title = f"{title} (each cell: the mean of a {block} block)"
     selectable = selectable and is_selectable((n_rows, n_cols))
-    row_ticks, row_hovers = _axis_labels(row_labels, row_spans)
-    col_ticks, col_hovers = _axis_labels(col_labels, col_spans)
     rows_drawn, cols_drawn = M.shape
-    customdata = np.empty((rows_drawn, cols_drawn, 3), dtype=object)  # (row, column, value)
-    if not reduced:
-        row_hovers = [f"{h} (row {i})" for i, h in enumerate(row_hovers)]
-        col_hovers = [f"{h} (column {j})" for j, h in enumerate(col_hovers)]
-    customdata[:, :, 0] = np.array(row_hovers, dtype=object)[:, None]
-    customdata[:, :, 1] = np.array(col_hovers, dtype=object)
-    customdata[:, :, 2] = [[_format(v, exact=True) for v in row] for row in M]
-    hover = (
-        f"{row_title.split(' ')[0]}: %{{customdata[0]}}<br>"
-        f"{col_title.split(' ')[0]}: %{{customdata[1]}}<br>"
-        f"{'mean ' if reduced else ''}{value_name} = %{{customdata[2]}}<extra></extra>"
-    )
+    row_name, col_name = row_title.split(" ")[0], col_title.split(" ")[0]
+    if not reduced and M.size <= MAX_LABELLED_CELLS:  # whole labels and exact values
+        customdata = np.empty((rows_drawn, cols_drawn, 3), dtype=object)
+        rows = [f"{escape_label(label)} (row {i})" for i, label in enumerate(row_labels)]
+        cols = [f"{escape_label(label)} (column {j})" for j, label in enumerate(col_labels)]
+        customdata[:, :, 0] = np.array(rows, dtype=object)[:, None]
+        customdata[:, :, 1] = np.array(cols, dtype=object)[None, :]
+        customdata[:, :, 2] = [[_format(v, exact=True) for v in row] for row in M]
+        hover = (
+            f"{row_name}: %{{customdata[0]}}<br>{col_name}: %{{customdata[1]}}<br>"
+            f"{value_name} = %{{customdata[2]}}<extra></extra>"
+        )
+    else:  # large: the hover reads the tick labels (Plotly shows a tick's text for %{y})
+        customdata = None
+        hover = (
+            f"{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>"
+            f"{'mean ' if reduced else ''}{value_name} = %{{z:.6g}}<extra></extra>"
+        )
     masked = np.isneginf(M)
     z = np.where(masked, np.nan, M).astype(np.float32)
     if kind == "probability":
@@ -153,26 +151,29 @@ def matrix_heatmap(
         finite = M[~masked]
         bound = float(np.max(np.abs(finite))) if finite.size else 1.0
         colour = dict(colorscale=SIGNED_COLORSCALE, zmid=0.0, zmin=-bound, zmax=bound)
-    trace = go.Heatmap(
+    heatmap = dict(
+        type="heatmap",
         z=z,
         x=np.arange(cols_drawn, dtype=np.int32),
         y=np.arange(rows_drawn, dtype=np.int32),
-        customdata=customdata,
         hovertemplate=hover,
-        hoverinfo="skip" if selectable else None,
         colorbar=dict(thickness=12),
         xgap=1 if cols_drawn <= 48 else 0,
         ygap=1 if rows_drawn <= 48 else 0,
         **colour,
     )
+    if selectable:
+        heatmap["hoverinfo"] = "skip"  # the markers on top carry the hover
+    elif customdata is not None:
+        heatmap["customdata"] = customdata
     if M.size <= MAX_CELLS_WITH_TEXT:
-        trace.text = [[_format(v) for v in row] for row in M]
-        trace.texttemplate = "%{text}"
-    fig = go.Figure(trace)
+        heatmap.update(text=[[_format(v) for v in row] for row in M], texttemplate="%{text}")
+    traces = [heatmap]
     if selectable:
         jj, ii = np.meshgrid(np.arange(cols_drawn), np.arange(rows_drawn))
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=jj.ravel().astype(np.int32),
                 y=ii.ravel().astype(np.int32),
                 mode="markers",
@@ -186,23 +187,23 @@ def matrix_heatmap(
         )
     tick_font = dict(size=int(min(12, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
     tick = dict(tickmode="array", showgrid=False, zeroline=False, tickfont=tick_font)
-    fig.update_layout(
+    layout = dict(
         title=dict(text=escape_label(title), x=0, xanchor="left"),
         height=heatmap_height(rows_drawn),
         margin=dict(l=10, r=10, t=60 if title else 30, b=10),
         xaxis=dict(
             tick,
-            title=escape_label(col_title),
+            title=dict(text=escape_label(col_title)),
             tickvals=list(range(cols_drawn)),
-            ticktext=col_ticks,
+            ticktext=_ticks(col_labels, col_spans),
             side="top",
             tickangle=-45 if cols_drawn > 6 else 0,
         ),
         yaxis=dict(
             tick,
-            title=escape_label(row_title),
+            title=dict(text=escape_label(row_title)),
             tickvals=list(range(rows_drawn)),
-            ticktext=row_ticks,
+            ticktext=_ticks(row_labels, row_spans),
             autorange="reversed",
         ),
         hovermode="closest",
@@ -210,7 +211,7 @@ def matrix_heatmap(
         clickmode="event+select",
         dragmode=False,
     )
-    return fig
+    return go.Figure(data=traces, layout=layout)  # one validation of the whole figure: fast
 
 
 def selected_cell(selection):
