@@ -28,9 +28,14 @@ PAGE_KEY = "attnviz.page"  # the page whose widgets hold the settings now
 WIDGET = "attnviz_"  # widget keys: WIDGET + a Settings field name, e.g. "attnviz_d_k"
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def cached_example(settings):
-    """compute(settings), once per distinct settings per server. The result is read-only."""
+    """compute(settings), once per distinct settings per server, shared by every session.
+
+    Keyed on the small Settings, never on arrays. The result is read-only, so sessions can
+    share it without copies (st.cache_data would copy it on every rerun). An Example at the
+    limits (n = d = 512) holds about 20 MB, so 16 entries stay under ~320 MB.
+    """
     return compute(settings)
 
 
