@@ -18,6 +18,7 @@ PROBABILITY_COLORSCALE = "Viridis"
 MAX_CELLS_WITH_TEXT = 400  # print values on the cells when the matrix has at most this many
 MAX_LABEL_CHARS = 16  # tick labels longer than this are cut (the hover shows them whole)
 ROW_PX = 34  # height of one row of a heatmap, in pixels
+TITLE_PX = 30  # room for a heatmap's title above its top axis
 
 
 def escape_label(label, max_chars=None):
@@ -128,9 +129,19 @@ def matrix_heatmap(
         )
     tick = dict(tickmode="array", showgrid=False, zeroline=False)
     fig.update_layout(
-        title=dict(text=escape_label(title), x=0, xanchor="left"),
-        height=heatmap_height(n_rows),
-        margin=dict(l=10, r=10, t=60 if title else 30, b=10),
+        # The title sits at the very top, above the key axis's labels and title (drawn on top
+        # of the plot): in the middle of the margin it would overlap a centred axis title.
+        title=dict(
+            text=escape_label(title),
+            x=0,
+            xanchor="left",
+            y=1,
+            yref="container",
+            yanchor="top",
+            pad=dict(t=8),
+        ),
+        height=heatmap_height(n_rows) + (TITLE_PX if title else 0),
+        margin=dict(l=10, r=10, t=60 + TITLE_PX if title else 30, b=10),
         xaxis=dict(
             tick,
             title=escape_label(col_title),
