@@ -144,6 +144,7 @@ try:
 except AttentionInputError as exc:
     st.warning(f"{exc}", icon="⚠️")
     st.stop()
+per_T = "" if s.temperature == 1 else f" / {s.temperature:g}"  # the sidebar's T, if any
 left, right = st.columns(2)
 with left:
     show_matrix(
@@ -151,7 +152,7 @@ with left:
         labels,
         labels,
         key="A_scaled",
-        title=f"scaled: softmax(QKᵀ/√{pick})",
+        title=f"scaled: softmax(QKᵀ/√{pick}{per_T})",
         value_name="A_ij",
         kind="probability",
     )
@@ -161,7 +162,7 @@ with right:
         labels,
         labels,
         key="A_unscaled",
-        title="unscaled: softmax(QKᵀ)",
+        title=f"unscaled: softmax(QKᵀ{per_T})",
         value_name="A_ij",
         kind="probability",
     )
