@@ -27,6 +27,9 @@ pytestmark = pytest.mark.browser
 
 # The URL path of each page: classic multipage mode drops the number prefix and ".py".
 PAGE_PATHS = [""] + [Path(p).stem.split("_", 1)[1] for p in PAGES]
+# What shows that a page has drawn: a heatmap, except on the quiz (no chart until an answer).
+READY = {"Predict_then_reveal": "[data-testid=stMain] [data-testid=stRadio]"}
+HEATMAP = ".js-plotly-plot .heatmaplayer"
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +70,8 @@ def test_every_page_opens_by_its_url_on_a_fresh_server(page, path):
     with streamlit_server() as url:  # a fresh server whose first request is this deep link
         page.goto(f"{url}/{path}?{urlencode(query)}")
         wait_for_app(page)
-        page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=90_000)
+        page.wait_for_selector(READY.get(path, HEATMAP), timeout=90_000)
+        wait_for_app(page)
         assert error_count(page) == 0
         page.screenshot(path=ARTIFACTS / f"page-{path or 'home'}.png")
         key = "A" if path else "home_A"
@@ -155,3 +159,40 @@ def test_masked_cells_show_no_number(page, server):
     z = chart_data(page, "A")["z"]
     assert all(z[i][j] == 0 for i in range(6) for j in range(i + 1, 6))
     assert not any(math.isnan(v) for row in z for v in row)
+
+
+def test_clicking_a_cell_of_the_custom_mask_blocks_it(page, server):
+    page.goto(f"{server}/Masks_and_temperature")
+    wait_for_app(page, "mask_cells")
+    page.locator(".st-key-attnviz_lesson_mask label").filter(has_text="custom").click()
+    wait_for_app(page, "mask_cells")
+    page.wait_for_selector(".st-key-attnviz_lesson_toggle", timeout=60_000)
+    x, y = cell_centre(page, "mask_cells", 0, 1)
+    page.mouse.click(x, y)
+    page.wait_for_function(
+        """() => {
+            const gd = document.querySelector('.st-key-mask_cells .js-plotly-plot');
+            return gd && gd._fullData[0].z[0][1] === 0;
+        }""",
+        timeout=60_000,
+    )
+    wait_for_app(page, "masked_A")
+    assert chart_data(page, "masked_A")["z"][0][1] == 0
+    assert math.isnan(chart_data(page, "masked_logits")["z"][0][1])  # −∞: an empty cell
+    assert error_count(page) == 0
+
+
+def test_answering_a_quiz_question_reveals_the_truth(page, server):
+    page.goto(f"{server}/Predict_then_reveal?tokens=%3Cb%3Ex%3C%2Fb%3E+y+z")
+    page.wait_for_selector(READY["Predict_then_reveal"], timeout=90_000)
+    wait_for_app(page)
+    first = page.locator("[data-testid=stMain] [data-testid=stRadio]").first
+    first.locator("[role=radiogroup] label").first.click()
+    page.wait_for_selector("text=Why:", timeout=60_000)
+    alerts = page.locator(
+        "[data-testid=stAlertContentSuccess], [data-testid=stAlertContentWarning]"
+    )
+    assert alerts.count() == 1
+    assert "Score:" in page.locator("[data-testid=stMain]").inner_text()
+    assert page.locator("[data-testid=stMain] b").filter(has_text="x").count() == 0
+    assert error_count(page) == 0

@@ -43,11 +43,14 @@ def expected(**changes):
     return attnviz.compute(attnviz.Settings(**changes))
 
 
+CHARTLESS = {"pages/5_Predict_then_reveal.py"}  # the quiz draws a chart only with an answer
+
+
 @pytest.mark.parametrize("script", ALL_SCRIPTS)
 def test_every_page_runs_with_default_settings(script):
     at = run(script)
     assert not at.error
-    assert at.get("plotly_chart"), f"{script} draws no chart"
+    assert at.get("plotly_chart") or script in CHARTLESS, f"{script} draws no chart"
     assert at.query_params["tokens"] == "the cat sat on the mat"
 
 

@@ -28,6 +28,7 @@ MAX_SELECTABLE = 32  # click-to-inspect markers up to this many rows and columns
 MAX_LABELLED_CELLS = 32 * 32  # hover with whole labels (customdata) up to this many cells
 ROW_PX = 34  # height of one row of a small heatmap, in pixels
 MAX_HEIGHT = 1000
+TITLE_PX = 30  # room for a heatmap's title above its top axis
 
 
 def escape_label(label, max_chars=None):
@@ -188,9 +189,19 @@ def matrix_heatmap(
     tick_font = dict(size=int(min(12, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
     tick = dict(tickmode="array", showgrid=False, zeroline=False, tickfont=tick_font)
     layout = dict(
-        title=dict(text=escape_label(title), x=0, xanchor="left"),
-        height=heatmap_height(rows_drawn),
-        margin=dict(l=10, r=10, t=60 if title else 30, b=10),
+        # The title sits at the very top, above the key axis's labels and title (drawn on top
+        # of the plot): in the middle of the margin it would overlap a centred axis title.
+        title=dict(
+            text=escape_label(title),
+            x=0,
+            xanchor="left",
+            y=1,
+            yref="container",
+            yanchor="top",
+            pad=dict(t=8),
+        ),
+        height=heatmap_height(rows_drawn) + (TITLE_PX if title else 0),
+        margin=dict(l=10, r=10, t=60 + TITLE_PX if title else 30, b=10),
         xaxis=dict(
             tick,
             title=dict(text=escape_label(col_title)),
