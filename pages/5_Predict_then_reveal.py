@@ -4,7 +4,7 @@ import hashlib
 
 import streamlit as st
 
-from attnviz.charts import vector_bars
+from attnviz.charts.lessons import vector_bars
 from attnviz.lessons import quiz
 from attnviz.ui import page_setup
 from attnviz.ui.lessons import CHART_CONFIG

@@ -148,3 +148,11 @@ def test_temperature_chart_summarises_many_rows():
     np.testing.assert_allclose(t["smallest row"][1], sweep.entropy.min(axis=1))
     with pytest.raises(ValueError, match="labels must match"):
         temperature_chart(sweep, ["a"])
+
+
+def test_vector_bars_hold_the_values_and_escape_labels():
+    from attnviz.charts.lessons import vector_bars
+
+    fig = vector_bars([1.0, -2.0], ["<i>a</i>", "b"])
+    assert list(fig.data[0].y) == [1.0, -2.0]
+    assert fig.layout.xaxis.ticktext[0] == "&lt;i&gt;a&lt;/i&gt;"

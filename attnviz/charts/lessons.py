@@ -326,3 +326,28 @@ def temperature_chart(sweep, labels, *, current=None):
         y_title="entropy (nats)",
         y_range=[-0.05 * max(np.log(n), 0.1), 1.05 * max(np.log(n), 0.1)],
     )
+
+
+def vector_bars(values, labels, *, title="", value_name="value"):
+    """Bar chart of one vector (length m) with a label per bar, e.g. one row of A over keys."""
+    values = np.asarray(values, dtype=float)
+    fig = go.Figure(
+        go.Bar(
+            x=np.arange(len(values)),
+            y=values,
+            customdata=[escape_label(label) for label in labels],
+            hovertemplate=f"%{{customdata}}<br>{value_name} = %{{y:.6g}}<extra></extra>",
+            marker_color=np.where(values >= 0, "#2166ac", "#b2182b"),
+        )
+    )
+    fig.update_layout(
+        title=dict(text=escape_label(title), x=0, xanchor="left"),
+        height=260,
+        margin=dict(l=10, r=10, t=50, b=10),
+        xaxis=dict(
+            tickmode="array",
+            tickvals=list(range(len(values))),
+            ticktext=[escape_label(label, MAX_LABEL_CHARS) for label in labels],
+        ),
+    )
+    return fig
