@@ -45,6 +45,11 @@ def softmax_rows(logits):
         raise AttentionInputError(
             f"softmax_rows needs a 2-D matrix (got shape {logits.shape}): pass (rows, keys)"
         )
+    if logits.shape[1] == 0:
+        raise AttentionInputError(
+            f"softmax_rows needs at least one key (got shape {logits.shape}): "
+            "a row of no logits has no probabilities"
+        )
     if not np.issubdtype(logits.dtype, np.floating):
         logits = logits.astype(np.float64)
     row_max = logits.max(axis=1)  # (m,)
@@ -157,7 +162,12 @@ def padding_mask(n, n_padding):
 
 def check_mask(mask, n):
     """Return ``mask`` as a read-only (n, n) bool array, or raise AttentionInputError."""
-    mask = np.asarray(mask)
+    try:
+        mask = np.asarray(mask)
+    except (TypeError, ValueError) as exc:
+        raise AttentionInputError(
+            f"mask could not be read as a matrix ({exc}): pass an ({n}, {n}) boolean array"
+        ) from None
     if mask.shape != (n, n):
         raise AttentionInputError(
             f"mask must have shape ({n}, {n}), one row per query and one column per key "
