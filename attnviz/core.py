@@ -181,6 +181,23 @@ def check_mask(mask, n):
     return mask
 
 
+def check_overflow(Q, K, scores, logits, divisor):
+    """Raise if the scores or the logits (scores / divisor) overflowed though Q and K are finite.
+
+    |S_ij| <= d_k max|Q| max|K|, so the (n, n) matrices are only scanned when that bound comes
+    near the largest number of their dtype: one cheap pass over Q and K in every usual case.
+    """
+    big = float(np.finfo(scores.dtype).max) / 2
+    bound = Q.shape[1] * float(np.abs(Q).max()) * float(np.abs(K).max())
+    if max(bound, bound / divisor) < big:
+        return
+    if not (np.isfinite(scores).all() and np.isfinite(logits).all()):
+        raise AttentionInputError(
+            f"the scores overflowed {scores.dtype} (q . k is too large although Q and K are "
+            "finite): rescale X or the weights, or use a larger temperature"
+        )
+
+
 def self_attention(
     X,
     W_Q,
@@ -263,6 +280,7 @@ def self_attention(
     scores = Q @ K.T  # (n, d_k) @ (d_k, n) -> (n, n); S_ij = q_i . k_j
     scaled_scores = scores / dtype.type(np.sqrt(d_k)) if scale else scores  # S' = S / sqrt(d_k)
     logits = scaled_scores if temperature == 1 else scaled_scores / dtype.type(temperature)
+    check_overflow(Q, K, scores, logits, (np.sqrt(d_k) if scale else 1.0) * temperature)
     if mask is not None:
         logits = np.where(mask, logits, dtype.type(-np.inf))
     attention, row_max, row_sum = softmax_rows(logits)  # A = softmax(S' / T), rows sum to 1
