@@ -110,6 +110,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[256, 1024, 2048])
     parser.add_argument("--reps", type=int, default=15, help="timed rounds (after one warm-up)")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=0.15,
+        help="seconds of sleep before each timed call, so the thread pools of the previous "
+        "contender stop spinning (OpenBLAS workers busy-wait about 0.1 s after a call)",
+    )
     args = parser.parse_args()
 
     threads, source = blas_threads()
@@ -122,7 +129,10 @@ def main():
             f"torch {torch.__version__}, threads set to {torch.get_num_threads()} "
             f"(interop {torch.get_num_interop_threads()})"
         )
-    print(f"d_model = d_k = d_v = {D}; median of {args.reps} interleaved rounds\n")
+    print(
+        f"d_model = d_k = d_v = {D}; median of {args.reps} interleaved rounds, "
+        f"{args.settle} s pause before each call\n"
+    )
 
     cases = [(n, dt) for n in args.sizes for dt in (np.float32, np.float64)]
     runs = {case: contenders(*case, torch) for case in cases}
@@ -131,6 +141,7 @@ def main():
     for round_ in range(args.reps + 1):  # round 0 warms up and is thrown away
         shift = round_ % len(jobs)
         for case, name in jobs[shift:] + jobs[:shift]:
+            time.sleep(args.settle)
             start = time.perf_counter()
             runs[case][name]()
             elapsed = time.perf_counter() - start
