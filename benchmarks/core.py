@@ -14,6 +14,9 @@ For each n (d_model = d_k = d_v = 64) and dtype, three contenders run the same s
 
 Repetitions are interleaved (every contender and size once per round, in a rotating order) so a
 busy neighbour slows them all alike; the table gives medians in milliseconds and the ratios.
+Each turn starts with a short pause (numpy's OpenBLAS workers spin for about 0.1 s after a
+call and would take a core from torch's threads) and one untimed call that wakes the
+contender's own threads; the call after it is timed.
 A script, never a test: its numbers depend on the machine.
 """
 
@@ -114,8 +117,8 @@ def main():
         "--settle",
         type=float,
         default=0.15,
-        help="seconds of sleep before each timed call, so the thread pools of the previous "
-        "contender stop spinning (OpenBLAS workers busy-wait about 0.1 s after a call)",
+        help="seconds of sleep before each contender's turn, so the thread pool of the previous "
+        "one stops spinning (OpenBLAS workers busy-wait about 0.1 s after a call)",
     )
     args = parser.parse_args()
 
@@ -131,7 +134,7 @@ def main():
         )
     print(
         f"d_model = d_k = d_v = {D}; median of {args.reps} interleaved rounds, "
-        f"{args.settle} s pause before each call\n"
+        f"each a pause of {args.settle} s, one untimed call, one timed call\n"
     )
 
     cases = [(n, dt) for n in args.sizes for dt in (np.float32, np.float64)]
@@ -142,6 +145,7 @@ def main():
         shift = round_ % len(jobs)
         for case, name in jobs[shift:] + jobs[:shift]:
             time.sleep(args.settle)
+            runs[case][name]()  # untimed: wakes this contender's threads after the pause
             start = time.perf_counter()
             runs[case][name]()
             elapsed = time.perf_counter() - start
