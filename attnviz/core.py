@@ -26,7 +26,26 @@ from attnviz.errors import AttentionInputError, as_matrix, as_vector, float_dtyp
 
 FORMULA = r"\mathrm{Attention}(Q,K,V) = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right)V"
 
-_BLOCK_ROWS = 64  # rows per softmax block: keeps a block of a long row in cache
+_BLOCK_BYTES = 1 << 19  # bytes of one row block of one (n, n) matrix (measured: 128 KiB was slower)
+
+
+def block_rows(a):
+    """Rows per block of the (m, n) array ``a`` so that one block holds about _BLOCK_BYTES."""
+    return max(1, _BLOCK_BYTES // max(1, a.shape[1] * a.itemsize))
+
+
+def softmax_into(logits, probs, row_max, row_sum):
+    """Softmax of each row of ``logits`` (m, n) written into ``probs``; fills row_max, row_sum.
+
+    ``logits`` holds finite numbers and ``-inf``; a row of only ``-inf`` gives zeros.
+    """
+    np.max(logits, axis=1, out=row_max)
+    shift = np.where(np.isfinite(row_max), row_max, 0).astype(logits.dtype)
+    np.subtract(logits, shift[:, None], out=probs)  # every exponent <= 0: exp cannot overflow
+    np.exp(probs, out=probs)
+    np.sum(probs, axis=1, out=row_sum)
+    inv = np.divide(1, row_sum, out=np.zeros_like(row_sum), where=row_sum > 0)
+    probs *= inv[:, None]
 
 
 def softmax_rows(logits):
@@ -45,25 +64,26 @@ def softmax_rows(logits):
         raise AttentionInputError(
             f"softmax_rows needs a 2-D matrix (got shape {logits.shape}): pass (rows, keys)"
         )
+    if logits.shape[1] == 0:
+        raise AttentionInputError(
+            f"softmax_rows needs at least one key (got shape {logits.shape}): "
+            "a row of no logits has no probabilities"
+        )
     if not np.issubdtype(logits.dtype, np.floating):
         logits = logits.astype(np.float64)
-    row_max = logits.max(axis=1)  # (m,)
-    if np.isnan(row_max).any() or np.isposinf(row_max).any():
+    top = logits.max(axis=1)  # NaN or +inf anywhere in a row shows in its maximum
+    if np.isnan(top).any() or np.isposinf(top).any():
         raise AttentionInputError(
             "the softmax input holds NaN or +infinity (the scores overflowed): "
             "use smaller inputs or weights, or a larger temperature"
         )
-    shift = np.where(np.isfinite(row_max), row_max, 0).astype(logits.dtype)
     probs = np.empty_like(logits)
+    row_max = np.empty(logits.shape[0], logits.dtype)
     row_sum = np.empty_like(row_max)
-    for start in range(0, logits.shape[0], _BLOCK_ROWS):
-        rows = slice(start, start + _BLOCK_ROWS)
-        block = probs[rows]  # a view: written in place while it is in cache
-        np.subtract(logits[rows], shift[rows, None], out=block)
-        np.exp(block, out=block)
-        row_sum[rows] = block.sum(axis=1)
-        inv = np.divide(1, row_sum[rows], out=np.zeros_like(row_sum[rows]), where=row_sum[rows] > 0)
-        block *= inv[:, None]
+    step = block_rows(logits)
+    for start in range(0, logits.shape[0], step):
+        rows = slice(start, start + step)  # views: each block is written while it is in cache
+        softmax_into(logits[rows], probs[rows], row_max[rows], row_sum[rows])
     return probs, row_max, row_sum
 
 
@@ -157,7 +177,12 @@ def padding_mask(n, n_padding):
 
 def check_mask(mask, n):
     """Return ``mask`` as a read-only (n, n) bool array, or raise AttentionInputError."""
-    mask = np.asarray(mask)
+    try:
+        mask = np.asarray(mask)
+    except (TypeError, ValueError) as exc:
+        raise AttentionInputError(
+            f"mask could not be read as a matrix ({exc}): pass an ({n}, {n}) boolean array"
+        ) from None
     if mask.shape != (n, n):
         raise AttentionInputError(
             f"mask must have shape ({n}, {n}), one row per query and one column per key "
@@ -169,6 +194,59 @@ def check_mask(mask, n):
             f"{mask.dtype}): convert it with mask.astype(bool)"
         )
     return mask
+
+
+def check_overflow(Q, K, scores, sqrt_d_k, temperature):
+    """Raise if the scores, or the logits made from them, overflow though Q and K are finite.
+
+    |S_ij| <= d_k max|Q| max|K|, so the (n, n) scores are only scanned when that bound comes
+    near the largest number of their dtype: one cheap pass over Q and K in every usual case.
+    The largest |S_ij| is then put through the same divisions as the logits (division is
+    monotone, so it overflows exactly when some logit does).
+    """
+    big = float(np.finfo(scores.dtype).max) / 2
+    bound = Q.shape[1] * float(np.abs(Q).max()) * float(np.abs(K).max())
+    if max(bound, bound / (float(sqrt_d_k or 1) * temperature)) < big:
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        worst = np.abs(scores).max()  # NaN or inf if q . k overflowed
+        if sqrt_d_k is not None:
+            worst = worst / sqrt_d_k
+        worst = worst / scores.dtype.type(temperature)
+    if not np.isfinite(worst):
+        raise AttentionInputError(
+            f"the scores overflowed {scores.dtype} (q . k is too large although Q and K are "
+            "finite): rescale X or the weights, or use a larger temperature"
+        )
+
+
+def scaled_softmax(scores, sqrt_d_k, temperature, mask):
+    """(scaled_scores, logits, attention, row_max, row_sum) from the scores, block by block.
+
+    Each block of rows is scaled, divided by the temperature, masked and put through the
+    softmax while it is in cache. ``sqrt_d_k`` is None when scaling is off; then
+    ``scaled_scores`` is ``scores`` itself, and ``logits`` is ``scaled_scores`` itself when
+    there is neither a temperature nor a mask: no copy is made of what would be equal.
+    """
+    n, dtype = scores.shape[0], scores.dtype
+    scaled_scores = scores if sqrt_d_k is None else np.empty_like(scores)
+    plain = temperature == 1 and mask is None
+    logits = scaled_scores if plain else np.empty_like(scores)
+    attention = np.empty_like(scores)
+    row_max, row_sum = np.empty(n, dtype), np.empty(n, dtype)
+    step = block_rows(scores)
+    for start in range(0, n, step):
+        rows = slice(start, start + step)
+        if sqrt_d_k is not None:
+            np.divide(scores[rows], sqrt_d_k, out=scaled_scores[rows])  # S' = S / sqrt(d_k)
+        if temperature != 1:
+            np.divide(scaled_scores[rows], dtype.type(temperature), out=logits[rows])  # S' / T
+        elif not plain:
+            logits[rows] = scaled_scores[rows]
+        if mask is not None:
+            np.copyto(logits[rows], -np.inf, where=~mask[rows])  # forbidden keys: -inf
+        softmax_into(logits[rows], attention[rows], row_max[rows], row_sum[rows])
+    return scaled_scores, logits, attention, row_max, row_sum
 
 
 def self_attention(
@@ -251,11 +329,12 @@ def self_attention(
             )
 
     scores = Q @ K.T  # (n, d_k) @ (d_k, n) -> (n, n); S_ij = q_i . k_j
-    scaled_scores = scores / dtype.type(np.sqrt(d_k)) if scale else scores  # S' = S / sqrt(d_k)
-    logits = scaled_scores if temperature == 1 else scaled_scores / dtype.type(temperature)
-    if mask is not None:
-        logits = np.where(mask, logits, dtype.type(-np.inf))
-    attention, row_max, row_sum = softmax_rows(logits)  # A = softmax(S' / T), rows sum to 1
+    sqrt_d_k = dtype.type(np.sqrt(d_k)) if scale else None
+    check_overflow(Q, K, scores, sqrt_d_k, temperature)
+    # S' = S / sqrt(d_k); logits = S' / T, -inf where masked; A = softmax(logits), rows sum to 1
+    scaled_scores, logits, attention, row_max, row_sum = scaled_softmax(
+        scores, sqrt_d_k, temperature, mask
+    )
     output = attention @ V  # (n, n) @ (n, d_v) -> (n, d_v)
     return AttentionResult(
         X=X,

@@ -14,8 +14,16 @@ class AttentionInputError(ValueError):
 
 
 def float_dtype(*arrays):
-    """float32 if every array is float32 (or narrower float), else float64."""
-    dtype = np.result_type(*arrays)
+    """float32 if every array is float32 (or narrower float), else float64.
+
+    Anything numpy cannot read (a ragged list, say) counts as float64 here; ``as_matrix`` then
+    says what is wrong with it. (``np.result_type`` itself would read a nested list or a string
+    as a dtype description and raise TypeError.)
+    """
+    try:
+        dtype = np.result_type(*(np.asarray(a) for a in arrays))
+    except (TypeError, ValueError):
+        return np.dtype(np.float64)
     if np.issubdtype(dtype, np.floating) and dtype.itemsize <= 4:
         return np.dtype(np.float32)
     return np.dtype(np.float64)

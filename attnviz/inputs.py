@@ -49,17 +49,21 @@ def check_tokens(tokens, max_tokens=MAX_TOKENS):
 def token_labels(tokens):
     """Display labels, unique even when a token repeats: the, cat, ..., the -> "the (1)", "the (2)".
 
-    Tokens that occur once keep their text unchanged.
+    Tokens that occur once keep their text unchanged. A number whose label would be the text of
+    another token is skipped: ["the (1)", "the", "the"] -> "the (1)", "the (2)", "the (3)".
     """
     counts = Counter(tokens)
+    taken = {token for token in tokens if counts[token] == 1}
     seen = Counter()
     labels = []
     for token in tokens:
         if counts[token] == 1:
             labels.append(token)
-        else:
+            continue
+        seen[token] += 1
+        while f"{token} ({seen[token]})" in taken:
             seen[token] += 1
-            labels.append(f"{token} ({seen[token]})")
+        labels.append(f"{token} ({seen[token]})")
     return labels
 
 

@@ -85,9 +85,15 @@ class Settings:
             positions="on" if self.positions else "off",
             mask=self.mask,
             scale="on" if self.scale else "off",
-            temperature=f"{self.temperature:g}",
+            temperature=short_float(self.temperature),
         )
         return query
+
+
+def short_float(x):
+    """The shortest text that reads back as exactly ``x``: "1", "0.5", "0.123456789"."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
 
 
 def _one(value):
