@@ -167,3 +167,21 @@ def test_memory_chart_needs_the_current_n_and_increasing_ns():
         memory_chart([1, 4, 2], full, tiled, current_n=2, block_size=2)
     with pytest.raises(ValueError, match="one length"):
         memory_chart([1, 2], full, tiled, current_n=2, block_size=2)
+
+
+@pytest.mark.parametrize(("n", "h", "columns"), [(6, 8, 4), (6, 2, 2), (12, 8, 3), (20, 8, 2)])
+def test_fewer_panels_per_row_as_sentences_grow(n, h, columns):
+    labels = [f"t{i}" for i in range(n)]
+    fig = head_grid(attentions(h, n), labels, labels)
+    lefts = {round(axis(fig, "x", k).domain[0], 6) for k in range(h)}
+    assert len(lefts) == columns
+
+
+def test_long_sentences_label_every_kth_token_but_keep_every_row():
+    labels = [f"<t{i}>" for i in range(50)]
+    fig = head_grid(attentions(1, 50), labels, labels)
+    y = axis(fig, "y", 0)
+    assert list(y.tickvals) == list(range(0, 50, 3))  # ceil(50 / 24) = 3
+    assert list(y.ticktext) == [f"&lt;t{i}&gt;" for i in range(0, 50, 3)]
+    assert list(fig.data[0].y) == list(range(50))
+    assert fig.data[0].z.shape == (50, 50)

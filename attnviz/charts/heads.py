@@ -14,31 +14,46 @@ from plotly.subplots import make_subplots
 
 from attnviz.charts.matrix import MAX_LABEL_CHARS, PROBABILITY_COLORSCALE, escape_label
 
-MAX_GRID_COLUMNS = 4  # heads side by side in one row of the grid
+MAX_GRID_COLUMNS = 4  # heads side by side in one row of the grid (for short sentences)
+MAX_TICKS = 24  # token labels per panel axis: longer sentences label every k-th token
 MAX_TOKENS_WITH_TEXT = 8  # print the weights on the cells when n is at most this
 MAX_CELLS_WITH_LABELS = 4096  # per head: larger matrices hover with indices, not token labels
 
 
-def panel_height(n):
-    """Height (px) of one row of panels for an (n, n) matrix: room for n labels, within limits."""
-    return int(min(max(24 * n + 90, 220), 480))
+def grid_columns(n, h):
+    """Panels per grid row: 4 for short sentences, fewer as n grows, so cells stay readable."""
+    return max(1, min(h, MAX_GRID_COLUMNS if n <= 8 else 3 if n <= 14 else 2))
 
 
-def head_grid(attentions, row_labels, col_labels, *, titles=None, columns=MAX_GRID_COLUMNS):
+def panel_height(n, columns):
+    """Height (px) of one row of panels: as tall as a panel is wide (less for a few tokens, 40 px
+    a row), within 200 to 520, plus room for the key labels."""
+    return int(min(max(min(40 * n, 1000 // columns), 200), 520)) + 90
+
+
+def _ticks(labels):
+    """(tickvals, ticktext): every label, or every k-th when there are more than MAX_TICKS."""
+    step = -(-len(labels) // MAX_TICKS)
+    vals = list(range(0, len(labels), step))
+    return vals, [escape_label(labels[i], MAX_LABEL_CHARS) for i in vals]
+
+
+def head_grid(attentions, row_labels, col_labels, *, titles=None, columns=None):
     """Every head's (n, m) attention matrix in a grid, head 0 top left, read row by row.
 
     Args:
         attentions: (h, n, m) one attention matrix per head (weights from 0 to 1).
         row_labels: (n,) the query tokens; col_labels: (m,) the key tokens. Shown as typed.
         titles: (h,) a title per panel (default "head 0" .. "head h-1"); shown as typed.
-        columns: panels per row of the grid (at most h).
+        columns: panels per row of the grid (at most h; default ``grid_columns(n, h)``).
 
     Returns:
         go.Figure with one heatmap trace per head, in head order: trace k's ``z`` is head k's
         matrix, on axes ``xaxis{k+1}``/``yaxis{k+1}`` (``xaxis``/``yaxis`` for k = 0) whose y
         runs downwards (row 0 on top). Token labels are on every panel's key axis and on the
-        first panel of each grid row's query axis; the hover names the query and key tokens
-        up to MAX_CELLS_WITH_LABELS cells per head, their indices beyond.
+        first panel of each grid row's query axis (every k-th past MAX_TICKS); the hover names
+        the query and key tokens up to MAX_CELLS_WITH_LABELS cells per head, their indices
+        beyond.
     """
     A = np.asarray(attentions, dtype=float)
     if A.ndim != 3 or A.shape[0] == 0:
@@ -52,14 +67,15 @@ def head_grid(attentions, row_labels, col_labels, *, titles=None, columns=MAX_GR
     titles = [f"head {k}" for k in range(h)] if titles is None else list(titles)
     if len(titles) != h:
         raise ValueError(f"give one title per head: {len(titles)} titles for {h} heads")
-    columns = max(1, min(int(columns), h))
+    columns = grid_columns(n, h) if columns is None else max(1, min(int(columns), h))
     grid_rows = math.ceil(h / columns)
+    height = grid_rows * panel_height(n, columns) + 40
     fig = make_subplots(
         rows=grid_rows,
         cols=columns,
         subplot_titles=[escape_label(t) for t in titles],
         horizontal_spacing=0.06 if columns > 1 else 0.0,
-        vertical_spacing=min(0.12, 0.5 / grid_rows) if grid_rows > 1 else 0.0,
+        vertical_spacing=110 / height if grid_rows > 1 else 0.0,  # 110 px: key labels, title
     )
     labelled = n * m <= MAX_CELLS_WITH_LABELS
     if labelled:  # (query label, key label) of every cell, for the hover text
@@ -91,10 +107,12 @@ def head_grid(attentions, row_labels, col_labels, *, titles=None, columns=MAX_GR
             trace.textfont = dict(size=10)
         row, col = divmod(k, columns)
         fig.add_trace(trace, row=row + 1, col=col + 1)
+        x_vals, x_text = _ticks(col_labels)
+        y_vals, y_text = _ticks(row_labels)
         fig.update_xaxes(
             tick,
-            tickvals=list(range(m)),
-            ticktext=[escape_label(c, MAX_LABEL_CHARS) for c in col_labels],
+            tickvals=x_vals,
+            ticktext=x_text,
             tickangle=-45 if m > 4 else 0,
             title=dict(text="key (column j)", font=dict(size=11)),
             row=row + 1,
@@ -102,8 +120,8 @@ def head_grid(attentions, row_labels, col_labels, *, titles=None, columns=MAX_GR
         )
         fig.update_yaxes(
             tick,
-            tickvals=list(range(n)),
-            ticktext=[escape_label(r, MAX_LABEL_CHARS) for r in row_labels],
+            tickvals=y_vals,
+            ticktext=y_text,
             showticklabels=col == 0,
             title=dict(text="query (row i)" if col == 0 else "", font=dict(size=11)),
             autorange="reversed",
@@ -117,7 +135,7 @@ def head_grid(attentions, row_labels, col_labels, *, titles=None, columns=MAX_GR
             cmax=1.0,
             colorbar=dict(title=dict(text="A_ij"), thickness=12),
         ),
-        height=grid_rows * panel_height(n) + 40,
+        height=height,
         margin=dict(l=10, r=10, t=40, b=10),
         hovermode="closest",
         dragmode=False,
