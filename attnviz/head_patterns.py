@@ -76,12 +76,16 @@ def disagreement(attentions):
 
     Returns:
         (tops, n_distinct, row): tops (h, n) each head's top key per row; n_distinct (n,) how
-        many different top keys the heads pick for each row; row, the first row where they
-        pick the most different keys (the clearest example of heads attending differently).
+        many different top keys the heads pick for each row; row, the clearest example of heads
+        attending differently: among the rows with the most different top keys, the one whose
+        heads are most decided (the largest mean of their top weights).
     """
-    tops = np.stack([top_keys(A) for A in np.asarray(attentions)])  # (h, n)
+    A = np.asarray(attentions, dtype=float)
+    tops = np.stack([top_keys(a) for a in A])  # (h, n)
     n_distinct = np.array([np.unique(tops[:, i]).size for i in range(tops.shape[1])])
-    return tops, n_distinct, int(n_distinct.argmax())
+    decided = A.max(axis=2).mean(axis=0)  # (n,) in [0, 1]
+    row = int(np.lexsort((-decided, -n_distinct))[0])  # most distinct first, then most decided
+    return tops, n_distinct, row
 
 
 def read_weight_table(values, shape, name):

@@ -74,7 +74,9 @@ def test_disagreement_finds_the_row_where_heads_differ_most():
     np.testing.assert_array_equal(tops[1], [0, 0, 1, 2, 3])
     np.testing.assert_array_equal(tops[2], [0, 0, 0, 0, 0])
     np.testing.assert_array_equal(n_distinct, [1, 2, 3, 3, 3])
-    assert row == 2
+    assert row == 2  # rows 2 to 4 tie on 3 different keys and on decided (one-hot) heads
+    A[2, 2] = [0.4, 0.3, 0.3, 0, 0]  # head 2 hesitates on row 2: row 3 is the clearer example
+    assert disagreement(A)[2] == 3
 
 
 def test_read_weight_table_accepts_numbers_and_number_text():

@@ -93,6 +93,15 @@ def notice(built, A, labels):
     st.info(" ".join(lines), icon="🔍")
 
 
+def _which(key, row):
+    """How key j relates to query row i, for the text: " (itself)", " (the previous token)"."""
+    if key == row:
+        return " (itself)"
+    if key == row - 1:
+        return " (the previous token)"
+    return " (the first token)" if key == 0 else ""
+
+
 def why_heads(mh, labels):
     """Why several heads help, in words with the current numbers, and a table per head."""
     st.header("Why several heads help")
@@ -111,7 +120,7 @@ def why_heads(mh, labels):
         tops, n_distinct, row = disagreement(A)
         picks = ", ".join(
             f"head {k} puts its largest weight ({A[k, row, tops[k, row]]:.2f}) on "
-            f"**{md_escape(labels[tops[k, row]])}**"
+            f"**{md_escape(labels[tops[k, row]])}**{_which(tops[k, row], row)}"
             for k in range(mh.n_heads)
             if tops[k, row] >= 0
         )
