@@ -296,6 +296,15 @@ def test_huge_edits_that_overflow_fall_back_with_a_message():
     assert_page_matches(at, expected_heads())
 
 
+def test_tables_too_big_to_edit_by_hand_are_refused_with_a_message():
+    at = run(MH, {"d_model": "128"})
+    at = set_widget(at, "number_input", "mh_heads", 1)  # W_Q of the head: 128 x 128
+    at = set_widget(at, "toggle", "mh_edit", True)
+    assert "too many to edit by hand (at most 4096)" in at.warning[0].value
+    assert not at.data_editor
+    assert_page_matches(at, expected_heads(Settings(d_model=128), h=1))
+
+
 def test_open_another_head_and_inspect_it():
     at = set_widget(run(MH), "selectbox", "mh_open", 1)
     mh = expected_heads()
