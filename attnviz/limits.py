@@ -23,3 +23,11 @@ MAX_TEXT_CHARS = 20_000  # characters in the text box / URL `tokens`
 # What the core accepts from code.
 MAX_CORE_N = 8192  # one float64 (n, n) matrix at this size is 512 MiB
 MAX_CORE_DIM = 8192
+
+# Multi-head page (pages/6_Multi_head.py).
+MAX_PAGE_HEADS = 12  # heads the page offers (BERT-base has 12); each keeps its (n, n) steps
+MAX_GRID_CELLS = 800_000  # heads x n x n in the grid of heads: all 12 at n = 256, 3 at n = 512
+MAX_EDIT_CELLS = 4096  # d_model x d_k cells in one hand-edited W_Q or W_K table
+
+# Tiled attention page (pages/7_Tiled_attention.py).
+MAX_TILED_BLOCKS = 32  # blocks the page traces: each keeps an (n, d_v) running output

@@ -1,0 +1,102 @@
+"""Several heads at once: each attends by its own rule; build one by hand and watch it work."""
+
+import streamlit as st
+
+from attnviz.ui import dims, page_setup, show_matrix
+from attnviz.ui.head_views import grid, head_titles, notice, open_head, why_heads
+from attnviz.ui.heads import hand_build, head_config, run_heads
+
+example = page_setup("Multi-head")
+r, labels, s = example.result, example.labels, example.settings
+n, d_model = r.n, r.d_model
+
+st.title("Multi-head attention")
+st.markdown(
+    "Multi-head attention runs **h** ordinary attention heads side by side, each on its own "
+    "slice of W_Q, W_K and W_V, then concatenates their outputs and projects them back to "
+    "width d_model with W_O."
+)
+st.latex(
+    r"\mathrm{head}_h = \mathrm{Attention}(XW_Q^{(h)}, XW_K^{(h)}, XW_V^{(h)}), \quad "
+    r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W_O"
+)
+cfg = head_config(s)
+h, d_k, d_v = cfg.n_heads, cfg.d_k, cfg.d_v
+st.caption(
+    f"{n} tokens, d_model = {d_model}, h = {h} heads of d_k = {d_k}, d_v = {d_v}; mask "
+    f"{s.mask}, scaling {'on' if s.scale else 'off'}, T = {s.temperature:g}, seed {s.seed}."
+    + (
+        " Head 0 has exactly the single head's weights of the other pages."
+        if (d_k, d_v) == (s.d_k, s.d_v)
+        else ""
+    )
+)
+
+st.header(f"The {h} heads' attention matrices")
+grid_box = st.container()
+
+st.header("Hand-build a head")
+st.markdown(
+    "Give one head a rule of your choosing: a preset (its W_Q and W_K are solved so that every "
+    "query asks for a position), or edit its W_Q and W_K yourself. Each column c of the two "
+    "tables is one term of q_i · k_j = Σ_c q_ic k_jc."
+)
+controls, view = st.columns([2, 3])
+with controls:
+    built = hand_build(example, cfg)
+mh = run_heads(example, cfg, built)
+titles = head_titles(h, built)
+with grid_box:
+    grid(mh, labels, titles)
+with view:
+    show_matrix(
+        mh.heads[built.head].attention,
+        labels,
+        labels,
+        key="mh_built_A",
+        title=f"A of {titles[built.head]}",
+        value_name="A_ij",
+        kind="probability",
+    )
+    notice(built, mh.heads[built.head].attention, labels)
+
+why_heads(mh, labels)
+
+st.header("Concatenate, then project with W_O")
+st.latex(
+    rf"\mathrm{{Concat}} \in \mathbb{{R}}^{{{n} \times {h * d_v}}}, \quad "
+    rf"W_O \in \mathbb{{R}}^{{{h * d_v} \times {d_model}}}, \quad "
+    rf"\mathrm{{Concat}}\, W_O \in \mathbb{{R}}^{{{n} \times {d_model}}}"
+)
+concat_cols = [f"h{k}:{c}" for k in range(h) for c in range(d_v)]
+show_matrix(
+    mh.concat,
+    labels,
+    concat_cols,
+    key="mh_concat",
+    title="Concat(head 0, …, head h−1)",
+    col_title="head:value dimension",
+)
+left, right = st.columns([2, 3])
+with left:
+    show_matrix(
+        mh.W_O,
+        concat_cols,
+        dims(d_model),
+        key="mh_W_O",
+        title="W_O",
+        row_title="head:value dimension",
+        col_title="output dimension",
+    )
+with right:
+    show_matrix(
+        mh.output,
+        labels,
+        dims(d_model),
+        key="mh_output",
+        title="MultiHead(X) = Concat · W_O",
+        value_name="output_ic",
+        col_title="output dimension",
+    )
+
+open_head(mh, labels)
