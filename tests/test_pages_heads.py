@@ -9,7 +9,7 @@ from attnviz import Settings, multi_head_attention, tiled_attention
 from attnviz.heads import PRESETS, multi_head_weights
 from attnviz.limits import MAX_TILED_BLOCKS
 from attnviz.tiled import attention_memory
-from tests.conftest import chart_specs, decode, heatmap_z
+from tests.conftest import assert_drawn, chart_specs, decode, heatmap_z
 from tests.test_pages import run, run_more
 
 MH = "pages/6_Multi_head.py"
@@ -67,9 +67,9 @@ def assert_page_matches(at, mh):
     assert len(grid) == mh.n_heads
     for k, z in enumerate(grid):
         np.testing.assert_allclose(z, mh.heads[k].attention, **TOL, err_msg=f"head {k}")
-    np.testing.assert_allclose(heatmap_z(specs["mh_concat"]), mh.concat, **TOL)
-    np.testing.assert_allclose(heatmap_z(specs["mh_W_O"]), mh.W_O, **TOL)
-    np.testing.assert_allclose(heatmap_z(specs["mh_output"]), mh.output, **TOL)
+    assert_drawn(heatmap_z(specs["mh_concat"]), mh.concat)
+    assert_drawn(heatmap_z(specs["mh_W_O"]), mh.W_O)
+    assert_drawn(heatmap_z(specs["mh_output"]), mh.output)
 
 
 # --- Multi-head page ---------------------------------------------------------------------------
@@ -99,7 +99,7 @@ def test_multi_head_default_draws_every_head_concat_w_o_and_output():
         "mh_head_A": mh.heads[0].attention,
         "mh_head_out": mh.heads[0].output,
     }.items():
-        np.testing.assert_allclose(heatmap_z(specs[key]), M, **TOL, err_msg=key)
+        assert_drawn(heatmap_z(specs[key]), M, err_msg=key)
     assert "S_{0,0} &= " in texts(at, "latex")
 
 
@@ -169,7 +169,7 @@ def test_preset_produces_the_pattern_it_names(name, query):
     mh = expected_heads(settings, head=1, W_head=W_head)
     assert_page_matches(at, mh)
     A = traces_z(chart_specs(at)["mh_grid"])[1]
-    np.testing.assert_allclose(heatmap_z(chart_specs(at)["mh_built_A"]), A, **TOL)
+    assert_drawn(heatmap_z(chart_specs(at)["mh_built_A"]), A)
     n = A.shape[0]
     rows = np.arange(n)
     if name == "previous":
@@ -309,7 +309,7 @@ def test_open_another_head_and_inspect_it():
     at = set_widget(run(MH), "selectbox", "mh_open", 1)
     mh = expected_heads()
     r = mh.heads[1]
-    np.testing.assert_allclose(heatmap_z(chart_specs(at)["mh_head_A"]), r.attention, **TOL)
+    assert_drawn(heatmap_z(chart_specs(at)["mh_head_A"]), r.attention)
     at.selectbox(key="attnviz_inspect_i").set_value(2)
     at.selectbox(key="attnviz_inspect_j").set_value(4)
     at.run()
@@ -382,16 +382,14 @@ def test_tiled_default_steps_through_block_0_and_matches_the_full_output():
     assert not at.error
     r, t = expected_tiled()
     specs = chart_specs(at)
-    np.testing.assert_allclose(heatmap_z(specs["tile_logits"]), r.logits[:, 0:2], **TOL)
-    np.testing.assert_allclose(heatmap_z(specs["tile_scores"]), r.scores[:, 0:2], **TOL)
-    np.testing.assert_allclose(
-        heatmap_z(specs["tile_weights"]),
-        np.exp(r.logits[:, 0:2] - t.steps[0].row_max[:, None]),
-        **TOL,
+    assert_drawn(heatmap_z(specs["tile_logits"]), r.logits[:, 0:2])
+    assert_drawn(heatmap_z(specs["tile_scores"]), r.scores[:, 0:2])
+    assert_drawn(
+        heatmap_z(specs["tile_weights"]), np.exp(r.logits[:, 0:2] - t.steps[0].row_max[:, None])
     )
     assert specs["tile_logits"]["layout"]["xaxis"]["ticktext"] == ["the (1)", "cat"]
-    np.testing.assert_allclose(heatmap_z(specs["tile_output"]), r.output, **TOL)
-    np.testing.assert_allclose(heatmap_z(specs["tile_full_output"]), r.output, **TOL)
+    assert_drawn(heatmap_z(specs["tile_output"]), r.output)
+    assert_drawn(heatmap_z(specs["tile_full_output"]), r.output)
     gap = np.max(np.abs(t.output - r.output))
     assert f"entries: **{gap:.3g}**" in texts(at)
     assert gap < 1e-12 and "the same answer" in texts(at)
@@ -412,9 +410,9 @@ def test_tiled_running_values_table():
     assert list(table.index) == ["the (1)", "cat", "sat", "on", "the (2)", "mat"]
     moved = int(np.sum((step.rescale < 1) & np.isfinite(step.row_max_before)))
     assert f"rose in **{moved} of 6 rows**" in texts(at) or "no row's maximum rose" in texts(at)
-    np.testing.assert_allclose(heatmap_z(chart_specs(at)["tile_logits"]), r.logits[:, 2:4], **TOL)
+    assert_drawn(heatmap_z(chart_specs(at)["tile_logits"]), r.logits[:, 2:4])
     running = heatmap_z(chart_specs(at)["tile_running"])
-    np.testing.assert_allclose(running, step.output, **TOL)
+    assert_drawn(running, step.output)
     assert f"up to **{np.max(np.abs(step.output - r.output)):.3g}**" in texts(at)
 
 
@@ -441,12 +439,12 @@ def test_block_size_changes_the_blocks():
     at = set_widget(run(TILE), "number_input", "tile_block", 4)
     r, _ = expected_tiled(b=4)
     assert at.slider(key="tile_step").max == 1
-    np.testing.assert_allclose(heatmap_z(chart_specs(at)["tile_logits"]), r.logits[:, :4], **TOL)
+    assert_drawn(heatmap_z(chart_specs(at)["tile_logits"]), r.logits[:, :4])
     at = set_widget(at, "slider", "tile_step", 1)
     assert heatmap_z(chart_specs(at)["tile_logits"]).shape == (6, 2)  # the short last block
     at = set_widget(at, "number_input", "tile_block", 6)
     assert not at.slider and "one block holds every key" in texts(at, "caption")
-    np.testing.assert_allclose(heatmap_z(chart_specs(at)["tile_logits"]), r.logits, **TOL)
+    assert_drawn(heatmap_z(chart_specs(at)["tile_logits"]), r.logits)
 
 
 def test_too_many_blocks_raise_b_with_a_warning():
@@ -483,9 +481,9 @@ def test_tiled_with_changed_settings(widgets):
     settings = Settings(**widgets)
     r, t = expected_tiled(settings, b=2)
     specs = chart_specs(at)
-    np.testing.assert_allclose(heatmap_z(specs["tile_output"]), r.output, atol=1e-12)
+    assert_drawn(heatmap_z(specs["tile_output"]), r.output)
     logits = np.where(np.isneginf(t.steps[0].logits), np.nan, t.steps[0].logits)  # -inf: empty
-    np.testing.assert_allclose(heatmap_z(specs["tile_logits"]), logits, **TOL)
+    assert_drawn(heatmap_z(specs["tile_logits"]), logits)
     if widgets.get("mask") == "causal":
         assert np.isnan(heatmap_z(specs["tile_logits"])[0, 1])  # -inf: query 0 may not see key 1
         at = set_widget(at, "slider", "tile_step", 2)

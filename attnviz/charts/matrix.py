@@ -145,7 +145,8 @@ def matrix_heatmap(
             f"{'mean ' if reduced else ''}{value_name} = %{{z:.6g}}<extra></extra>"
         )
     masked = np.isneginf(M)
-    z = np.where(masked, np.nan, M).astype(np.float32)
+    big = np.finfo(np.float32).max  # float32 on the wire: larger values are drawn at its limit
+    z = np.where(masked, np.nan, np.clip(M, -big, big)).astype(np.float32)
     if kind == "probability":
         colour = dict(colorscale=PROBABILITY_COLORSCALE, zmin=0.0, zmax=1.0)
     else:
