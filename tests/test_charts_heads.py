@@ -9,7 +9,7 @@ import pytest
 from attnviz.charts.heads import MAX_CELLS_WITH_LABELS, head_grid
 from attnviz.charts.memory import format_bytes, memory_chart
 from attnviz.tiled import attention_memory
-from tests.conftest import decode
+from tests.conftest import assert_drawn, decode
 
 LABELS = ["the (1)", "<b>cat</b>", "%{z}", "the (2)"]
 ESCAPED = ["the (1)", "&lt;b&gt;cat&lt;/b&gt;", "%{z}", "the (2)"]
@@ -44,7 +44,7 @@ def test_every_head_is_one_heatmap_holding_its_matrix():
     assert [t.type for t in fig.data] == ["heatmap"] * 3
     spec = roundtrip(fig)
     for k in range(3):
-        np.testing.assert_array_equal(z_of(spec["data"][k]), A[k])
+        assert_drawn(z_of(spec["data"][k]), A[k])
         assert spec["data"][k]["coloraxis"] == "coloraxis"
     assert fig.layout.coloraxis.cmin == 0 and fig.layout.coloraxis.cmax == 1
 
@@ -185,3 +185,14 @@ def test_long_sentences_label_every_kth_token_but_keep_every_row():
     assert list(y.ticktext) == [f"&lt;t{i}&gt;" for i in range(0, 50, 3)]
     assert list(fig.data[0].y) == list(range(50))
     assert fig.data[0].z.shape == (50, 50)
+
+
+def test_very_long_sentences_are_drawn_as_block_means():
+    from attnviz.charts.matrix import MAX_DRAWN, block_mean, blocks
+
+    n = 2 * MAX_DRAWN + 1
+    A = attentions(2, n)
+    fig = head_grid(A, [f"t{i}" for i in range(n)], [f"t{i}" for i in range(n)])
+    spans = blocks(n)
+    assert fig.data[0].z.shape == (len(spans), len(spans))
+    np.testing.assert_allclose(fig.data[1].z, block_mean(A[1], spans, spans), rtol=1e-6)

@@ -66,7 +66,7 @@ def assert_page_matches(at, mh):
     grid = traces_z(specs["mh_grid"])
     assert len(grid) == mh.n_heads
     for k, z in enumerate(grid):
-        np.testing.assert_allclose(z, mh.heads[k].attention, **TOL, err_msg=f"head {k}")
+        assert_drawn(z, mh.heads[k].attention, err_msg=f"head {k}")
     assert_drawn(heatmap_z(specs["mh_concat"]), mh.concat)
     assert_drawn(heatmap_z(specs["mh_W_O"]), mh.W_O)
     assert_drawn(heatmap_z(specs["mh_output"]), mh.output)
@@ -82,9 +82,7 @@ def test_multi_head_default_draws_every_head_concat_w_o_and_output():
     assert_page_matches(at, mh)
     specs = chart_specs(at)
     # head 0 is the single head of the other pages: the same weights, the same A
-    np.testing.assert_allclose(
-        traces_z(specs["mh_grid"])[0], attnviz.compute(Settings()).result.attention, **TOL
-    )
+    assert_drawn(traces_z(specs["mh_grid"])[0], attnviz.compute(Settings()).result.attention)
     labels = ["the (1)", "cat", "sat", "on", "the (2)", "mat"]
     assert specs["mh_grid"]["layout"]["yaxis"]["ticktext"] == labels
     assert specs["mh_grid"]["layout"]["yaxis"]["autorange"] == "reversed"
@@ -242,7 +240,7 @@ def test_edited_weights_change_the_head():
     _, W_K, _, _ = multi_head_weights(8, 2, 0)
     mh = expected_heads(head=0, W_head=(np.zeros((8, 4)), W_K[:, :4]))
     assert_page_matches(at, mh)
-    np.testing.assert_allclose(traces_z(chart_specs(at)["mh_grid"])[0], np.full((6, 6), 1 / 6))
+    assert_drawn(traces_z(chart_specs(at)["mh_grid"])[0], np.full((6, 6), 1 / 6))
     assert "Your edits changed 32 weights of W_Q and 0 of W_K" in at.info[0].value
     assert chart_specs(at)["mh_grid"]["layout"]["annotations"][0]["text"] == "head 0 · edited"
     at.button(key="mh_edit_reset").click()

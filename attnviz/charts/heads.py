@@ -12,7 +12,13 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from attnviz.charts.matrix import MAX_LABEL_CHARS, PROBABILITY_COLORSCALE, escape_label
+from attnviz.charts.matrix import (
+    MAX_LABEL_CHARS,
+    PROBABILITY_COLORSCALE,
+    block_mean,
+    blocks,
+    escape_label,
+)
 
 MAX_GRID_COLUMNS = 4  # heads side by side in one row of the grid (for short sentences)
 MAX_TICKS = 24  # token labels per panel axis: longer sentences label every k-th token
@@ -64,6 +70,13 @@ def head_grid(attentions, row_labels, col_labels, *, titles=None, columns=None):
             f"labels must match the matrices: {len(row_labels)} row labels and {len(col_labels)} "
             f"column labels for {h} matrices of {n}x{m}"
         )
+    row_spans, col_spans = blocks(n), blocks(m)
+    if len(row_spans) < n or len(col_spans) < m:  # a long sentence: each cell a block's mean
+        A = np.stack([block_mean(a, row_spans, col_spans) for a in A])
+        row_labels = [f"{start}–{stop - 1}" for start, stop in row_spans]
+        col_labels = [f"{start}–{stop - 1}" for start, stop in col_spans]
+        h, n, m = A.shape
+    A = A.astype(np.float32)  # half the bytes of float64 on the wire
     titles = [f"head {k}" for k in range(h)] if titles is None else list(titles)
     if len(titles) != h:
         raise ValueError(f"give one title per head: {len(titles)} titles for {h} heads")
