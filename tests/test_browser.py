@@ -189,6 +189,8 @@ def test_answering_a_quiz_question_reveals_the_truth(page, server):
     first = page.locator("[data-testid=stMain] [data-testid=stRadio]").first
     first.locator("[role=radiogroup] label").first.click()
     page.wait_for_selector("text=Why:", timeout=60_000)
+    page.wait_for_selector("text=Score:", timeout=60_000)  # drawn by the same rerun, a bit later
+    wait_for_app(page)
     alerts = page.locator(
         "[data-testid=stAlertContentSuccess], [data-testid=stAlertContentWarning]"
     )
