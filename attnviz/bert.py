@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.core import freeze_arrays
 from attnviz.gelu import gelu
 from attnviz.multihead import MultiHeadResult, multi_head_attention
 
@@ -74,15 +75,6 @@ class BertConfig:
         if config.d_model % config.n_heads:
             raise ValueError(f"hidden_size {config.d_model} is not a multiple of the heads")
         return config
-
-
-def _read_only(obj, names):
-    for name in names:
-        value = getattr(obj, name)
-        if isinstance(value, np.ndarray):
-            view = value.view()
-            view.flags.writeable = False
-            object.__setattr__(obj, name, view)
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,7 +127,7 @@ class LayerTrace:
     output: np.ndarray
 
     def __post_init__(self):
-        _read_only(self, ("X", "attended", "ffn_hidden", "ffn_output", "output"))
+        freeze_arrays(self)
 
     @property
     def heads(self):
@@ -166,7 +158,7 @@ class EncoderTrace:
     layers: tuple[LayerTrace, ...]
 
     def __post_init__(self):
-        _read_only(self, ("token_ids", "embeddings", "hidden_states"))
+        freeze_arrays(self)
 
     @property
     def n(self):

@@ -92,6 +92,18 @@ def softmax(logits):
     return softmax_rows(logits)[0]
 
 
+def freeze_arrays(obj):
+    """Make every numpy array field of the frozen dataclass ``obj`` a read-only view.
+
+    Views, so the caller's own arrays (passed in as X or weights) stay writeable.
+    """
+    for name, value in vars(obj).items():
+        if isinstance(value, np.ndarray):
+            view = value.view()
+            view.flags.writeable = False
+            object.__setattr__(obj, name, view)
+
+
 @dataclass(frozen=True, eq=False)
 class AttentionResult:
     """Every step of one head of scaled dot-product attention. Arrays are read-only.
@@ -126,11 +138,7 @@ class AttentionResult:
     temperature: float
 
     def __post_init__(self):
-        for name, value in vars(self).items():
-            if isinstance(value, np.ndarray):
-                view = value.view()  # a read-only view; the caller's own array is left alone
-                view.flags.writeable = False
-                object.__setattr__(self, name, view)
+        freeze_arrays(self)
 
     @property
     def n(self):

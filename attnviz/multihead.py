@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import AttentionResult, self_attention
+from attnviz.core import AttentionResult, freeze_arrays, self_attention
 from attnviz.errors import (
     AttentionInputError,
     as_matrix,
@@ -39,12 +39,7 @@ class MultiHeadResult:
     output: np.ndarray
 
     def __post_init__(self):
-        for name in ("concat", "W_O", "b_O", "output"):
-            value = getattr(self, name)
-            if value is not None:
-                view = value.view()
-                view.flags.writeable = False
-                object.__setattr__(self, name, view)
+        freeze_arrays(self)
 
     @property
     def n_heads(self):

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import check_mask
+from attnviz.core import check_mask, freeze_arrays
 from attnviz.errors import AttentionInputError, as_matrix, check_positive_int, float_dtype
 from attnviz.limits import MAX_CORE_N, MAX_TOKENS
 
@@ -46,14 +46,6 @@ ONLINE_SOFTMAX = (
     r"l' = e^{m - m'}\, l + \sum_j e^{S_{ij} - m'},\quad "
     r"\tilde O' = e^{m - m'}\, \tilde O + e^{S_b - m'} V_b"
 )
-
-
-def _freeze(obj):
-    for name, value in vars(obj).items():
-        if isinstance(value, np.ndarray):
-            view = value.view()  # a read-only view; the caller's own array is left alone
-            view.flags.writeable = False
-            object.__setattr__(obj, name, view)
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,7 +79,7 @@ class TiledStep:
     accumulator: np.ndarray
 
     def __post_init__(self):
-        _freeze(self)
+        freeze_arrays(self)
 
     @property
     def output(self):
@@ -117,7 +109,7 @@ class TiledResult:
     steps: tuple[TiledStep, ...]
 
     def __post_init__(self):
-        _freeze(self)
+        freeze_arrays(self)
 
     @property
     def n(self):

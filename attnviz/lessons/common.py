@@ -10,15 +10,6 @@ TIE_TOLERANCE = 1e-9  # numbers this close (relative to max(1, |largest|)) count
 _KEEP = object()  # "leave this setting as it was" in reattend
 
 
-def freeze(obj):
-    """Make every numpy array field of the frozen dataclass ``obj`` a read-only view."""
-    for name, value in vars(obj).items():
-        if isinstance(value, np.ndarray):
-            view = value.view()
-            view.flags.writeable = False
-            object.__setattr__(obj, name, view)
-
-
 def row_entropy(A):
     """(m,) entropy H_i = -sum_j A_ij log A_ij of each row of A (m, n), in nats.
 

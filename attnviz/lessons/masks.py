@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import causal_mask, check_mask, padding_mask, softmax_rows
+from attnviz.core import causal_mask, check_mask, freeze_arrays, padding_mask, softmax_rows
 from attnviz.errors import AttentionInputError, check_positive_int
-from attnviz.lessons.common import TIE_TOLERANCE, check_positive, freeze, row_entropy
+from attnviz.lessons.common import TIE_TOLERANCE, check_positive, row_entropy
 from attnviz.limits import MAX_TOKENS
 from attnviz.settings import Settings, compute
 
@@ -108,7 +108,7 @@ class TemperatureSweep:
     uniform_limit: np.ndarray
 
     def __post_init__(self):
-        freeze(self)
+        freeze_arrays(self)
 
 
 def temperature_sweep(settings=None, temperatures=DEFAULT_TEMPERATURES, *, mask=None):

@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attnviz.core import AttentionResult, self_attention
+from attnviz.core import AttentionResult, freeze_arrays, self_attention
 from attnviz.errors import AttentionInputError
 from attnviz.inputs import check_seed
-from attnviz.lessons.common import TIE_TOLERANCE, freeze
+from attnviz.lessons.common import TIE_TOLERANCE
 from attnviz.settings import Settings, compute
 
 
@@ -55,7 +55,7 @@ class PermutationExperiment:
     tolerance: float
 
     def __post_init__(self):
-        freeze(self)
+        freeze_arrays(self)
 
 
 def _check_permutation(permutation, n):

@@ -13,13 +13,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attnviz.core import self_attention, softmax_rows
+from attnviz.core import freeze_arrays, self_attention, softmax_rows
 from attnviz.errors import AttentionInputError, check_positive_int
 from attnviz.inputs import check_seed, projection_weights
 from attnviz.lessons.common import (
     check_d_ks,
     check_positive,
-    freeze,
     reattend,
     row_entropy,
 )
@@ -53,7 +52,7 @@ class DotProductVariance:
     theory_scaled_variance: np.ndarray
 
     def __post_init__(self):
-        freeze(self)
+        freeze_arrays(self)
 
 
 def dot_product_variance(d_ks=DEFAULT_D_KS, n_samples=2000, seed=0):
@@ -107,7 +106,7 @@ class RowStats:
     max_weight: np.ndarray
 
     def __post_init__(self):
-        freeze(self)
+        freeze_arrays(self)
 
 
 def _row_stats(A, allowed):
@@ -143,7 +142,7 @@ class SaturationCurve:
     n_trials: int
 
     def __post_init__(self):
-        freeze(self)
+        freeze_arrays(self)
 
 
 def saturation_curve(settings=None, d_ks=DEFAULT_D_KS, *, n_random=16, n_trials=8, seed=None):
@@ -214,7 +213,7 @@ class SoftmaxGradient:
     entropy: np.ndarray
 
     def __post_init__(self):
-        freeze(self)
+        freeze_arrays(self)
 
 
 def softmax_gradient_norm(logits=None, factors=DEFAULT_FACTORS, *, n=8, seed=0):
