@@ -1,7 +1,8 @@
 """Screenshots of every page for the README: `python scripts/screenshots.py` (needs chromium).
 
 Starts `streamlit run app.py` on a free loopback port, opens each page in headless Chromium and
-writes docs/screenshots/<page>.png (the top of the page), plus the cell inspector after a click.
+writes docs/screenshots/<page>.png (the page from the top, at most MAX_HEIGHT pixels), plus the
+cell inspector after a click. On the quiz it answers two questions, so both reveals show.
 """
 
 import sys
@@ -13,6 +14,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from attnviz import Settings, compute, lessons  # noqa: E402
 from tests.browser import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -22,6 +24,18 @@ from tests.browser import (  # noqa: E402
 )
 
 OUT = ROOT / "docs" / "screenshots"
+WIDTH, MAX_HEIGHT = 1400, 3600
+
+
+def answer_two(page):
+    """Answer the first question wrongly and the second rightly, so both reveals show."""
+    questions = lessons.quiz(compute(Settings()), 0)
+    wrong = next(o for o in questions[0].options if o != questions[0].answer)
+    for k, choice in enumerate([wrong, questions[1].answer]):
+        group = page.locator("[data-testid=stMain] [data-testid=stRadio]").nth(k)
+        group.locator("[role=radiogroup] label").filter(has_text=choice).first.click()
+        page.wait_for_selector(f":nth-match(:text('Why:'), {k + 1})", timeout=60_000)
+        wait_for_app(page)
 
 
 def main():
@@ -29,14 +43,24 @@ def main():
     paths = ["", *(p.stem.split("_", 1)[1] for p in sorted((ROOT / "pages").glob("*.py")))]
     with streamlit_server() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page = browser.new_page(viewport={"width": WIDTH, "height": 1100})
         for path in paths:
+            page.set_viewport_size({"width": WIDTH, "height": 1100})
             page.goto(f"{url}/{path}")
+            page.wait_for_selector("[data-testid=stMain] h1", timeout=120_000)
             wait_for_app(page)
-            page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+            if path == "Predict_then_reveal":
+                answer_two(page)
+            time.sleep(2)  # let Plotly finish drawing
+            # Streamlit scrolls inside its main block: grow the window to the page's height.
+            height = page.evaluate(
+                "() => document.querySelector('[data-testid=stMain]').scrollHeight"
+            )
+            page.set_viewport_size({"width": WIDTH, "height": min(int(height) + 40, MAX_HEIGHT)})
             time.sleep(2)
             page.screenshot(path=OUT / f"{path or 'Home'}.png")
             print("wrote", OUT / f"{path or 'Home'}.png")
+        page.set_viewport_size({"width": WIDTH, "height": 1100})
         page.goto(f"{url}/Step_by_step")
         wait_for_app(page, "S")
         x, y = cell_centre(page, "S", 1, 2)
