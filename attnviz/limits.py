@@ -23,3 +23,7 @@ MAX_TEXT_CHARS = 20_000  # characters in the text box / URL `tokens`
 # What the core accepts from code.
 MAX_CORE_N = 8192  # one float64 (n, n) matrix at this size is 512 MiB
 MAX_CORE_DIM = 8192
+
+# The real-model page (pages/8_Real_model.py). A run keeps every head's (n, n) matrices: about
+# 20 MB at 128 word pieces, 230 MB at the model's own limit of 512.
+MAX_MODEL_TOKENS = 128  # word pieces, [CLS] and [SEP] included; the rest of the text is cut
