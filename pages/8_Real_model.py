@@ -58,9 +58,12 @@ st.markdown(
     "choose it below) to open it step by step. What the numbers say:"
 )
 st.markdown("\n".join(f"- {md_escape(line)}" for line in describe(stats)))
+parked = int(((stats.cls + stats.sep) > 0.5).sum())
 st.markdown(
-    "A softmax row must sum to 1, so a head with nothing useful to look up for a token has to "
-    "put its weight somewhere: many heads park it on [CLS] or [SEP], which are always there."
+    f"Here {parked} of the {stats.cls.size} heads put more than half of their weight on [CLS] "
+    "or [SEP]. A softmax row must sum to 1, so a head with nothing useful to look up for a "
+    "word piece still has to put its weight somewhere: many park it on [CLS] or [SEP], which "
+    "are always there."
 )
 apply_pending_head()
 c1, c2 = st.columns([1, 2])

@@ -52,7 +52,7 @@ def progress_tqdm(container):
             if self.unit == "B":
                 size = f"{self.format_sizeof(self.n)}B of {self.format_sizeof(total)}B"
             else:
-                size = f"{self.n:g} of {total:g} {self.unit}"
+                size = f"{self.n:g} of {total:g}"
             self._bar.progress(done, text=md_escape(f"{self.desc or 'Downloading'}: {size}"))
             return True
 
