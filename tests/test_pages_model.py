@@ -45,9 +45,14 @@ def markdown(at):
 
 
 def grid_matrices(spec):
-    """{(layer, head): matrix} of the grid's thumbnails."""
-    heatmaps = [t for t in spec["data"] if t["type"] == "heatmap"]
-    return {divmod(k, 12): decode(t["z"]).astype(float) for k, t in enumerate(heatmaps)}
+    """{(layer, head): matrix} of the grid's tiles, cut out of its one heatmap."""
+    Z = decode(spec["data"][0]["z"]).astype(float)
+    n, step = spec["layout"]["meta"]["n"], spec["layout"]["meta"]["step"]
+    return {
+        (layer, head): Z[layer * step : layer * step + n, head * step : head * step + n]
+        for layer in range(6)
+        for head in range(12)
+    }
 
 
 def assert_head_drawn(at, trace, layer, head):
@@ -62,9 +67,11 @@ def assert_head_drawn(at, trace, layer, head):
         "model_A": r.attention,
     }.items():
         np.testing.assert_allclose(heatmap_z(specs[key]), M, atol=ATOL, err_msg=key)
-    [outline] = specs["model_grid"]["layout"]["shapes"]
-    k = layer * 12 + head
-    assert outline["xref"] == f"x{k + 1 if k else ''} domain"
+    layout = specs["model_grid"]["layout"]
+    [outline] = layout["shapes"]
+    step, n = layout["meta"]["step"], layout["meta"]["n"]
+    assert outline["x0"] < head * step < head * step + n - 1 < outline["x1"] < (head + 1) * step
+    assert outline["y0"] < layer * step < layer * step + n - 1 < outline["y1"] < (layer + 1) * step
     assert f"3. Layer {layer}, head {head}, step by step" in [h.value for h in at.header]
 
 
@@ -85,6 +92,10 @@ def test_default_reads_the_sidebar_sentence(model):
     text = markdown(at)
     assert r"**8 word pieces:** \[CLS\] · the · cat · sat · on · the · mat · \[SEP\]" in text
     stats = head_stats(trace.attention, trace.tokens)
+    hover = specs["model_grid"]["data"][1]["hovertext"][2]  # layer 0, head 2
+    assert (
+        f"previous {stats.previous[0, 2]:.2f}" in hover and f"[CLS] {stats.cls[0, 2]:.2f}" in hover
+    )
     for line in describe(stats):
         assert md_escape(line) in text  # what the student sees, from these numbers
     parked = sum(
@@ -315,11 +326,11 @@ def test_clicking_a_thumbnail_in_a_browser_opens_that_head(model):
             grid = page.locator(".st-key-model_grid .js-plotly-plot")
             grid.scroll_into_view_if_needed()
             x, y = grid.evaluate(
-                """gd => {  // the centre of thumbnail (layer 1, head 8): subplot 1 * 12 + 8
+                """gd => {  // the centre of tile (layer 1, head 8): its marker, point 1 * 12 + 8
                     const L = gd._fullLayout, box = gd.getBoundingClientRect();
-                    const xa = L.xaxis21, ya = L.yaxis21;
-                    return [box.left + xa._offset + xa._length / 2,
-                            box.top + ya._offset + ya._length / 2];
+                    const marker = gd._fullData[1], k = 20;
+                    return [box.left + L.xaxis._offset + L.xaxis.l2p(marker.x[k]),
+                            box.top + L.yaxis._offset + L.yaxis.l2p(marker.y[k])];
                 }"""
             )
             page.mouse.click(x, y)

@@ -118,15 +118,18 @@ def apply_pending_head():
         st.session_state["model_layer"], st.session_state["model_head"] = pending
 
 
+SHORT_NAMES = {"previous": "previous", "next": "next", "same": "same piece"}
+
+
 def _hover_lines(stats, layer, head):
+    """Two short lines of a head's averages, for the grid's hover."""
     values = stats.head(layer, head)
-    parts = [f"{PATTERNS[name]} {values[name]:.2f}" for name in PATTERNS if name != "same"]
-    if not np.isnan(values["same"]):
-        parts.append(f"same piece {values['same']:.2f}")
-    return [
-        "weight on " + ", ".join(parts[:3]),
-        ", ".join(parts[3:]) + f"; entropy {values['entropy']:.2f}",
+    parts = [
+        f"{SHORT_NAMES.get(name, PATTERNS[name])} {values[name]:.2f}"
+        for name in PATTERNS
+        if not np.isnan(values[name])
     ]
+    return [", ".join(parts[:3]), ", ".join([*parts[3:], f"entropy {values['entropy']:.2f}"])]
 
 
 def head_summary(stats, layer, head):
