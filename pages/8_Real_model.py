@@ -7,7 +7,7 @@ from attnviz import token_labels
 from attnviz.bert import head_attention
 from attnviz.head_stats import describe
 from attnviz.limits import MAX_MODEL_TOKENS
-from attnviz.ui import dims, page_setup, show_matrix
+from attnviz.ui import dims, shared_settings, show_matrix
 from attnviz.ui.model import (
     apply_pending_head,
     grid_chart,
@@ -18,7 +18,8 @@ from attnviz.ui.model import (
 )
 from attnviz.ui.views import cell_inspector, md_escape, step_header
 
-example = page_setup("Real model")
+st.set_page_config(page_title="Real model · attnviz", page_icon="🔎", layout="wide")
+settings = shared_settings("Real model")  # the sidebar; its toy example is not needed here
 
 st.title("A real model: all-MiniLM-L6-v2, head by head")
 st.markdown(
@@ -28,7 +29,7 @@ st.markdown(
     "page runs it in numpy with the same `self_attention` the other pages use. The sidebar's "
     "d_model, d_k, seed, mask, scaling and temperature do not apply: the model's are fixed."
 )
-text, where = sentence_for_model(example.settings)
+text, where = sentence_for_model(settings)
 model = pretrained_model()
 if not text.strip():
     st.warning("The sentence is empty: type a few words for the model to read.", icon="✍️")

@@ -198,6 +198,18 @@ def test_generated_sidebar_tokens_switch_to_the_page_box(model):
     assert_head_drawn(at, model.run(DEFAULT_MODEL_TEXT), 0, 0)
 
 
+def test_sidebar_settings_the_model_does_not_use_cannot_stop_it(model):
+    at = run(PAGE, embedding="one-hot", d_model=3)  # an error on the other pages
+    assert not at.error
+    assert_head_drawn(at, model.run("the cat sat on the mat"), 0, 0)
+
+
+def test_empty_sidebar_sentence_asks_for_words():
+    at = run(PAGE, text="   ")
+    assert any("empty" in w.value for w in at.warning) and not at.error
+    assert not set(MODEL_KEYS) & set(chart_specs(at))
+
+
 def test_empty_own_sentence_asks_for_words():
     at = run(PAGE)
     at.toggle(key="model_own_text").set_value(True)
