@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import freeze_arrays
+from attnviz.core import freeze_arrays, self_attention
 from attnviz.gelu import gelu
 from attnviz.multihead import MultiHeadResult, multi_head_attention
 
@@ -236,6 +236,26 @@ def layer_norm(x, gamma, beta, eps):
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)  # biased, as PyTorch's LayerNorm
     return (x - mean) / np.sqrt(var + eps) * gamma + beta
+
+
+def head_attention(weights, config, X, layer, head):
+    """Head ``head`` of layer ``layer`` recomputed on its own from the model's weights.
+
+    ``self_attention(X, W_Q^h, W_K^h, W_V^h)`` with the model's biases, where W^h is column
+    block h (width d_k) of the layer's W_Q, W_K, W_V, exactly as the lessons compute one head.
+    ``X`` (n, d_model) is the layer's input (``EncoderTrace.hidden_states[layer]``).
+    """
+    w = weights.layers[layer]
+    block = slice(head * config.d_k, (head + 1) * config.d_k)
+    return self_attention(
+        X,
+        w.W_Q[:, block],
+        w.W_K[:, block],
+        w.W_V[:, block],
+        b_Q=w.b_Q[block],
+        b_K=w.b_K[block],
+        b_V=w.b_V[block],
+    )
 
 
 def encoder_layer(X, w, config):

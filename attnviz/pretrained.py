@@ -163,26 +163,53 @@ class PretrainedModel:
     dtype: type = np.float32
     name: str = MODEL_ID
 
-    def encode(self, text):
-        """(word pieces, token ids) of ``text``, with [CLS] first and [SEP] last."""
+    def _encoding(self, text):
         if not isinstance(text, str):
             raise AttentionInputError(f"the text must be a string (got {type(text).__name__})")
-        encoding = self.tokenizer.encode(text)
-        n, limit = len(encoding.ids), self.config.max_positions
+        return self.tokenizer.encode(text)
+
+    def count_pieces(self, text):
+        """How many word pieces ``text`` has with [CLS] and [SEP], with no limit applied."""
+        return len(self._encoding(text).ids)
+
+    def encode(self, text, *, max_pieces=None):
+        """(word pieces, token ids) of ``text``, with [CLS] first and [SEP] last.
+
+        ``max_pieces``: keep at most this many, [CLS] and [SEP] included, by cutting the end of
+        the text (as Hugging Face's truncation does); None refuses a text longer than the model
+        reads (``config.max_positions``).
+        """
+        encoding = self._encoding(text)
+        tokens, ids = list(encoding.tokens), list(encoding.ids)
+        limit = self.config.max_positions
+        if max_pieces is not None:
+            if isinstance(max_pieces, bool) or not isinstance(max_pieces, int | np.integer):
+                raise AttentionInputError(f"max_pieces must be a whole number (got {max_pieces!r})")
+            if not 2 <= max_pieces <= limit:
+                raise AttentionInputError(
+                    f"max_pieces must be 2 to {limit}, room for [CLS] and [SEP] (got {max_pieces})"
+                )
+            if len(ids) > max_pieces:  # keep [CLS] and the first pieces, then [SEP]
+                tokens = tokens[: max_pieces - 1] + tokens[-1:]
+                ids = ids[: max_pieces - 1] + ids[-1:]
+        n = len(ids)
         if n > limit:
             raise AttentionInputError(
                 f"the text has {n} word pieces with [CLS] and [SEP], but {self.name} reads at "
                 f"most {limit}: shorten the text"
             )
-        return list(encoding.tokens), np.array(encoding.ids, dtype=np.int64)
+        return tokens, np.array(ids, dtype=np.int64)
 
-    def tokenize(self, text):
+    def tokenize(self, text, *, max_pieces=None):
         """The word pieces of ``text`` as the model sees them: ['[CLS]', 'the', ..., '[SEP]']."""
-        return self.encode(text)[0]
+        return self.encode(text, max_pieces=max_pieces)[0]
 
-    def run(self, text):
-        """The encoder over ``text``, every step kept -> EncoderTrace (see ``attnviz.bert``)."""
-        tokens, ids = self.encode(text)
+    def run(self, text, *, max_pieces=None):
+        """The encoder over ``text``, every step kept -> EncoderTrace (see ``attnviz.bert``).
+
+        ``max_pieces``: as in ``encode``, cut a longer text to that many word pieces first.
+        """
+        tokens, ids = self.encode(text, max_pieces=max_pieces)
         return encode(self.weights, self.config, ids, text=text, tokens=tokens, dtype=self.dtype)
 
     def attention(self, text):

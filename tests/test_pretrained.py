@@ -317,3 +317,49 @@ def test_gelu_is_x_times_the_normal_cdf():
     expected = np.array([v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in x])
     assert np.abs(gelu(x) - expected).max() < 1e-13  # |x| up to 12 times erf's 1e-14
     assert gelu(np.float32([1.0])).dtype == np.float32
+
+
+# Cutting a long text (the real-model page reads at most MAX_MODEL_TOKENS word pieces) --------
+
+
+def test_max_pieces_keeps_cls_the_first_pieces_and_sep(model):
+    words = [f"w{i % 10}" for i in range(200)]  # "w3" is two pieces: "w", "##3"
+    text = " ".join(words)
+    full = model.tokenize(text)
+    assert full[:4] == ["[CLS]", "w", "##0", "w"]
+    assert model.count_pieces(text) == len(full) == 402
+    cut = model.tokenize(text, max_pieces=10)
+    assert cut == [*full[:9], "[SEP]"]
+    assert model.tokenize("the cat", max_pieces=10) == ["[CLS]", "the", "cat", "[SEP]"]
+    assert model.count_pieces("a " * 600) == 602  # counted, never refused
+    with pytest.raises(attnviz.AttentionInputError, match="at most 512"):
+        model.tokenize("a " * 600)
+
+
+def test_a_cut_run_is_the_run_of_the_shorter_text(model):
+    text = " ".join(["cat"] * 40)  # one piece per word
+    cut = model.run(text, max_pieces=12)
+    shorter = model.run(" ".join(["cat"] * 10))
+    assert cut.tokens == shorter.tokens
+    np.testing.assert_array_equal(cut.attention, shorter.attention)
+    np.testing.assert_array_equal(cut.hidden_states, shorter.hidden_states)
+
+
+@pytest.mark.parametrize("bad", [1, 513, 2.5, True, "128"])
+def test_max_pieces_must_be_a_sensible_whole_number(model, bad):
+    with pytest.raises(attnviz.AttentionInputError, match="max_pieces"):
+        model.run("the cat", max_pieces=bad)
+
+
+def test_head_attention_recomputes_one_head_from_the_weights(model, traces):
+    from attnviz.bert import head_attention
+
+    trace = traces[2]
+    for layer, head in [(0, 0), (3, 7), (5, 11)]:
+        alone = head_attention(model.weights, model.config, trace.hidden_states[layer], layer, head)
+        kept = trace.layers[layer].heads[head]
+        np.testing.assert_array_equal(alone.attention, kept.attention)
+        np.testing.assert_array_equal(alone.Q, kept.Q)
+        np.testing.assert_array_equal(
+            alone.W_K, model.weights.layers[layer].W_K[:, 32 * head :][:, :32]
+        )

@@ -1,0 +1,188 @@
+"""Every attention head of a model at once: small multiples, one per (layer, head). No Streamlit.
+
+Like BertViz's model view: a grid with a row per layer (layer 0 on top) and a column per head,
+each tile a thumbnail of that head's attention matrix (row 0 on top: rows are queries, columns
+keys). Kept light for 72 heads of up to 128 word pieces: the tiles are laid side by side in ONE
+float32 heatmap (empty gaps between them), so the browser draws one image instead of 72
+subplots; one colour scale, no text on the cells, word-piece labels only for short sentences.
+A nearly transparent marker at the centre of each tile carries the head's hover text and
+reports a click to ``st.plotly_chart(on_select="rerun")`` (heatmaps report none);
+``grid_selected_head`` reads it.
+
+Geometry: with ``step = n + gap``, cell (i, j) of head (l, h) is cell
+(l * step + i, h * step + j) of the heatmap; ``layout.meta`` holds n, gap and step.
+"""
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz.charts.matrix import PROBABILITY_COLORSCALE, escape_label
+
+GRID_MAX_TICKS = 6  # tiles name their rows (the word pieces) only when the names fit
+GRID_LABEL_CHARS = 8  # tick labels are cut to this many characters (the head view has them all)
+GRID_HEIGHT_PX = 470  # the figure's height; the tiles stay square (the y axis is tied to x)
+
+
+def grid_gap(n):
+    """Empty cells between two tiles: about an eighth of a tile, at least one."""
+    return max(1, round(n / 8))
+
+
+def tile_grid(attention):
+    """(n_layers * step - gap, n_heads * step - gap) float32: every head's matrix, NaN between."""
+    A = np.asarray(attention)
+    n_layers, n_heads, n, _ = A.shape
+    gap = grid_gap(n)
+    step = n + gap
+    Z = np.full((n_layers * step - gap, n_heads * step - gap), np.nan, dtype=np.float32)
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            Z[layer * step : layer * step + n, head * step : head * step + n] = A[layer, head]
+    return Z
+
+
+def head_grid(attention, labels, *, selected=None, head_hover=None, title=""):
+    """A grid of every head's attention matrix: row l is layer l, column h is head h.
+
+    Args:
+        attention: (n_layers, n_heads, n, n) attention matrices; each row of each sums to 1.
+        labels: (n,) word-piece labels, shown as typed (HTML-escaped) on every tile row's
+            queries when n <= GRID_MAX_TICKS.
+        selected: (layer, head) outlined in red, or None.
+        head_hover: [layer][head] a list of plain-text lines shown when hovering that head
+            (escaped here), or None for just its name.
+        title: the figure title.
+
+    Returns:
+        go.Figure with two traces: the heatmap of ``tile_grid(attention)`` and a scatter of one
+        marker per head (customdata [l, h], in the order l * n_heads + h).
+    """
+    A = np.asarray(attention)
+    if A.ndim != 4 or A.shape[2] != A.shape[3]:
+        raise ValueError(f"attention must be (n_layers, n_heads, n, n) (got shape {A.shape})")
+    n_layers, n_heads, n, _ = A.shape
+    if len(labels) != n:
+        raise ValueError(f"{len(labels)} labels for {n} word pieces: pass one label per piece")
+    gap = grid_gap(n)
+    step = n + gap
+    Z = tile_grid(A)
+    centre = (n - 1) / 2
+    heads = [(layer, head) for layer in range(n_layers) for head in range(n_heads)]
+    hover = []
+    for layer, head in heads:
+        lines = [f"layer {layer}, head {head}: click to open"]
+        if head_hover is not None:
+            lines += list(head_hover[layer][head])
+        hover.append("<br>".join(escape_label(line) for line in lines))
+    heatmap = go.Heatmap(
+        z=Z,
+        colorscale=PROBABILITY_COLORSCALE,
+        zmin=0.0,
+        zmax=1.0,
+        hoverinfo="skip",
+        colorbar=dict(thickness=10, title=dict(text="A_ij")),
+    )
+    markers = go.Scatter(
+        x=[head * step + centre for _, head in heads],
+        y=[layer * step + centre for layer, _ in heads],
+        mode="markers",
+        marker=dict(size=12, opacity=0.01, color="white"),
+        customdata=[[layer, head] for layer, head in heads],
+        hovertext=hover,
+        hovertemplate="%{hovertext}<extra></extra>",
+        showlegend=False,
+        name="heads",
+    )
+    if n <= GRID_MAX_TICKS:  # each tile row names its queries; layer names sit further out
+        ticks = [escape_label(label, GRID_LABEL_CHARS) for label in labels]
+        y_ticks = dict(
+            tickvals=[layer * step + i for layer in range(n_layers) for i in range(n)],
+            ticktext=ticks * n_layers,
+            tickfont=dict(size=9),
+        )
+        layer_shift = -58
+    else:
+        y_ticks = dict(tickvals=[], ticktext=[])
+        layer_shift = -6
+    annotations = [
+        dict(
+            text=f"layer {layer}",
+            xref="paper",
+            yref="y",
+            x=0,
+            xanchor="right",
+            xshift=layer_shift,
+            y=layer * step + centre,
+            showarrow=False,
+            font=dict(size=11),
+        )
+        for layer in range(n_layers)
+    ]
+    shapes = []
+    if selected is not None:
+        layer, head = selected
+        if not (0 <= layer < n_layers and 0 <= head < n_heads):
+            raise ValueError(f"selected head {selected} is not in the {n_layers}x{n_heads} grid")
+        pad = gap / 2
+        shapes.append(
+            dict(
+                type="rect",
+                xref="x",
+                yref="y",
+                x0=head * step - 0.5 - pad,
+                x1=head * step + n - 0.5 + pad,
+                y0=layer * step - 0.5 - pad,
+                y1=layer * step + n - 0.5 + pad,
+                line=dict(color="#d62728", width=3),
+            )
+        )
+    fig = go.Figure([heatmap, markers])
+    fig.update_layout(
+        title=dict(text=escape_label(title), x=0, xanchor="left"),
+        height=GRID_HEIGHT_PX,
+        margin=dict(l=115 if n <= GRID_MAX_TICKS else 60, r=10, t=70 if title else 40, b=10),
+        xaxis=dict(
+            range=[-0.5 - gap / 2, Z.shape[1] - 0.5 + gap / 2],
+            side="top",
+            tickmode="array",
+            tickvals=[head * step + centre for head in range(n_heads)],
+            ticktext=[f"head {head}" for head in range(n_heads)],
+            ticks="",
+            showgrid=False,
+            zeroline=False,
+            fixedrange=True,
+        ),
+        yaxis=dict(
+            range=[Z.shape[0] - 0.5 + gap / 2, -0.5 - gap / 2],  # reversed: row 0 on top
+            scaleanchor="x",  # square tiles, whatever the page's width
+            constrain="domain",
+            tickmode="array",
+            ticks="",
+            showgrid=False,
+            zeroline=False,
+            fixedrange=True,
+            **y_ticks,
+        ),
+        annotations=annotations,
+        shapes=shapes,
+        meta=dict(n=n, gap=gap, step=step),
+        hovermode="closest",
+        hoverdistance=-1,  # a click anywhere on a tile reaches the nearest marker: its centre
+        clickmode="event+select",
+        dragmode=False,
+        plot_bgcolor="white",
+    )
+    return fig
+
+
+def grid_selected_head(selection):
+    """(layer, head) of the tile clicked in ``head_grid``'s figure, or None.
+
+    ``selection`` is the ``selection`` mapping of the chart's state from ``st.plotly_chart``;
+    a clicked marker reports its customdata [layer, head].
+    """
+    for point in (selection or {}).get("points") or []:
+        data = point.get("customdata")
+        if isinstance(data, (list, tuple)) and len(data) == 2:
+            return int(data[0]), int(data[1])
+    return None

@@ -1,0 +1,207 @@
+"""The real-model page's Streamlit glue: load the model once, run a sentence, draw the head grid.
+
+The model is loaded once per server and kept in a ``st.cache_resource`` slot. It is loaded
+outside any cached function so that the progress bars it draws while downloading are not
+recorded and replayed on every rerun; a lock makes sure one session loads it while the others
+wait. A failure is not kept: the next rerun tries again, after the user has applied the fix.
+"""
+
+import io
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+
+from attnviz.charts.model import grid_selected_head, head_grid
+from attnviz.head_stats import PATTERNS, HeadStats, head_stats, strongest_pattern
+from attnviz.limits import MAX_MODEL_TOKENS, MAX_TEXT_CHARS
+from attnviz.pretrained import MODEL_ID, ModelLoadError, load_pretrained
+from attnviz.ui.views import md_escape
+
+RUNS_KEPT = 4  # sentences kept per server; each run at MAX_MODEL_TOKENS pieces is about 20 MB
+PENDING_KEY = "model.pending_head"  # (layer, head) clicked in the grid, applied on the rerun
+GRID_CLICK_KEY = "model.grid_click"  # the last grid click seen, so that only a new one counts
+
+
+def progress_tqdm(container):
+    """A ``tqdm`` class whose bars draw as Streamlit progress bars inside ``container``.
+
+    ``huggingface_hub`` creates the bars in the script's thread and updates them from its
+    download threads; each update re-attaches the script's context to the updating thread, as
+    Streamlit needs to draw from another thread.
+    """
+    from tqdm.auto import tqdm
+
+    ctx = get_script_run_ctx()
+
+    class StreamlitTqdm(tqdm):
+        def __init__(self, *args, **kwargs):
+            kwargs.pop("name", None)  # huggingface_hub's own bars take a name; tqdm does not
+            kwargs["disable"] = False  # tqdm hides itself without a terminal; this draws anyway
+            kwargs["file"] = io.StringIO()  # the page shows the progress, not the server's log
+            self._bar = container.empty()
+            super().__init__(*args, **kwargs)
+
+        def display(self, msg=None, pos=None):
+            if ctx is not None and get_script_run_ctx(suppress_warning=True) is None:
+                add_script_run_ctx(threading.current_thread(), ctx)
+            total = self.total or 0
+            done = min(self.n / total, 1.0) if total else 0.0
+            if self.unit == "B":
+                size = f"{self.format_sizeof(self.n)}B of {self.format_sizeof(total)}B"
+            else:
+                size = f"{self.n:g} of {total:g}"
+            self._bar.progress(done, text=md_escape(f"{self.desc or 'Downloading'}: {size}"))
+            return True
+
+    return StreamlitTqdm
+
+
+@st.cache_resource(show_spinner=False)
+def _model_slot():
+    """The server's one model: {"model": PretrainedModel or None, "lock": a lock}."""
+    return {"model": None, "lock": threading.Lock()}
+
+
+def pretrained_model():
+    """The model, loaded on first use per server; stops the page with the fix if it can't load."""
+    slot = _model_slot()
+    if slot["model"] is None:
+        with st.spinner(f"Loading {MODEL_ID} (once per server)…"):
+            progress = st.empty()  # the download's progress bars, cleared when done
+            with slot["lock"]:  # another session may be loading it: wait for that
+                if slot["model"] is None:
+                    try:
+                        tqdm_class = progress_tqdm(progress.container())
+                        slot["model"] = load_pretrained(tqdm_class=tqdm_class)
+                    except ModelLoadError as exc:
+                        progress.empty()
+                        st.error(f"The real model could not be loaded. {exc}", icon="🚫")
+                        st.info(
+                            "Every other page works without it. After the fix, reload this page."
+                        )
+                        st.stop()
+            progress.empty()
+    return slot["model"]
+
+
+@dataclass(frozen=True, eq=False)
+class ModelRun:
+    """One sentence through the model: the trace, the head statistics, and what was cut."""
+
+    trace: object  # attnviz.bert.EncoderTrace
+    stats: HeadStats
+    n_pieces: int  # word pieces of the whole text, [CLS] and [SEP] included, before the cap
+
+    @property
+    def cut(self):
+        return self.n_pieces > self.trace.n
+
+
+@st.cache_resource(max_entries=RUNS_KEPT, show_spinner="Running the model on the sentence…")
+def model_run(_model, text):
+    """``_model.run(text)`` on at most MAX_MODEL_TOKENS word pieces, kept per text."""
+    trace = _model.run(text, max_pieces=MAX_MODEL_TOKENS)
+    return ModelRun(
+        trace=trace,
+        stats=head_stats(trace.attention, trace.tokens),
+        n_pieces=_model.count_pieces(text),
+    )
+
+
+def apply_pending_head():
+    """Set the layer and head widgets to the head clicked in the grid on the previous run."""
+    pending = st.session_state.pop(PENDING_KEY, None)
+    if pending is not None:
+        st.session_state["model_layer"], st.session_state["model_head"] = pending
+
+
+SHORT_NAMES = {"previous": "previous", "next": "next", "same": "same piece"}
+
+
+def _hover_lines(stats, layer, head):
+    """Two short lines of a head's averages, for the grid's hover."""
+    values = stats.head(layer, head)
+    parts = [
+        f"{SHORT_NAMES.get(name, PATTERNS[name])} {values[name]:.2f}"
+        for name in PATTERNS
+        if not np.isnan(values[name])
+    ]
+    return [", ".join(parts[:3]), ", ".join([*parts[3:], f"entropy {values['entropy']:.2f}"])]
+
+
+def head_summary(stats, layer, head):
+    """What one head looks at: its strongest pattern in words, then every average in a table."""
+    pattern, value = strongest_pattern(stats, layer, head)
+    st.markdown(
+        f"On average over the queries this head puts **{value:.2f}** of its weight on "
+        f"{md_escape(PATTERNS[pattern])}. Its averages:"
+    )
+    values = stats.head(layer, head)
+    table = {PATTERNS[name]: [round(values[name], 3)] for name in PATTERNS}
+    table["entropy (0: one key, 1: all keys)"] = [round(values["entropy"], 3)]
+    st.dataframe(table, hide_index=True)
+
+
+def grid_chart(run, labels, selected):
+    """Draw every head's attention; a click on a head selects it (the page reruns)."""
+    stats = run.stats
+    n_layers, n_heads = stats.shape
+    hover = [[_hover_lines(stats, layer, h) for h in range(n_heads)] for layer in range(n_layers)]
+    fig = head_grid(run.trace.attention, labels, selected=selected, head_hover=hover)
+    event = st.plotly_chart(
+        fig,
+        key="model_grid",
+        on_select="rerun",
+        selection_mode="points",
+        config={"displaylogo": False, "toImageButtonOptions": {"filename": "attnviz-heads"}},
+    )
+    clicked = grid_selected_head(event.selection)
+    new = clicked is not None and clicked != st.session_state.get(GRID_CLICK_KEY)
+    st.session_state[GRID_CLICK_KEY] = clicked
+    if new and clicked != selected:
+        st.session_state[PENDING_KEY] = clicked
+        st.rerun()
+
+
+OWN_TEXT_KEY = "model_own_text"  # toggle: type a sentence here instead of the sidebar's
+TEXT_KEY = "model_text"  # the page's own text box
+KEPT_TEXT_KEY = "model.text"  # the box's text, kept while the box is hidden
+DEFAULT_MODEL_TEXT = "The cat sat on the mat because it was tired."
+
+
+def sentence_for_model(settings):
+    """(text, where it comes from): the sidebar's sentence, or the page's own text box.
+
+    The sidebar's sentence is used unless the user asks for a box of their own, or the sidebar
+    generates t1 … tn (not words: the model would read letters and digits).
+    """
+    state = st.session_state
+    if settings.generated:
+        state[OWN_TEXT_KEY] = True
+    own = st.toggle(
+        "Type a sentence for the model here instead of the sidebar's",
+        key=OWN_TEXT_KEY,
+        disabled=settings.generated,
+        help="The sidebar generates t1 … tn, which are not words: type a sentence here."
+        if settings.generated
+        else "Off: the model reads the sidebar's sentence (and the link keeps it).",
+    )
+    if not own:
+        return settings.text, "the sidebar's sentence"
+    if TEXT_KEY not in state:
+        state[TEXT_KEY] = state.get(KEPT_TEXT_KEY) or (
+            DEFAULT_MODEL_TEXT if settings.generated else settings.text
+        )
+    text = st.text_area(
+        "Sentence for the model",
+        key=TEXT_KEY,
+        max_chars=MAX_TEXT_CHARS,
+        height=80,
+        help=f"Any text: the model cuts it into word pieces and reads the first "
+        f"{MAX_MODEL_TOKENS}, [CLS] and [SEP] included.",
+    )
+    state[KEPT_TEXT_KEY] = text
+    return text, "the sentence typed above"

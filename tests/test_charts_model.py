@@ -1,0 +1,160 @@
+"""The grid of every head: one tile per (layer, head), row 0 on top, labels as typed."""
+
+import html
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io
+import pytest
+
+from attnviz.charts.model import (
+    GRID_LABEL_CHARS,
+    GRID_MAX_TICKS,
+    grid_gap,
+    grid_selected_head,
+    head_grid,
+)
+from tests.conftest import decode
+
+LABELS = ["[CLS]", "<b>x</b>", "%{z}-and-more", "the (1)", "the (2)", "[SEP]"]  # 6: labelled
+
+
+def attention(n_layers=3, n_heads=4, n=6, seed=0):  # n = len(LABELS)
+    rng = np.random.default_rng(seed)
+    return rng.dirichlet(np.ones(n), size=(n_layers, n_heads, n))  # float64, rows sum to 1
+
+
+def sent(fig):
+    """The figure as the browser gets it (JSON, numpy arrays as typed buffers)."""
+    return json.loads(plotly.io.to_json(fig, validate=False))
+
+
+def tiles(spec):
+    """{(layer, head): matrix} cut out of the grid's heatmap, and the heatmap itself."""
+    Z = decode(spec["data"][0]["z"]).astype(float)
+    n, step = spec["layout"]["meta"]["n"], spec["layout"]["meta"]["step"]
+    rows, cols = (Z.shape[0] + step - n) // step, (Z.shape[1] + step - n) // step
+    cut = {
+        (layer, head): Z[layer * step : layer * step + n, head * step : head * step + n]
+        for layer in range(rows)
+        for head in range(cols)
+    }
+    return cut, Z
+
+
+def test_every_head_is_a_tile_holding_its_matrix_in_float32():
+    A = attention()
+    spec = sent(head_grid(A, LABELS))
+    heatmap, markers = spec["data"]
+    assert heatmap["type"] == "heatmap" and markers["type"] == "scatter"
+    assert heatmap["z"]["dtype"] == "f4"  # float32 on the wire: half of float64
+    assert "text" not in heatmap and "texttemplate" not in heatmap  # no per-cell text
+    assert heatmap["hoverinfo"] == "skip"
+    assert (heatmap["zmin"], heatmap["zmax"]) == (0, 1)
+    cut, Z = tiles(spec)
+    gap = grid_gap(6)
+    assert spec["layout"]["meta"] == {"n": 6, "gap": gap, "step": 6 + gap}
+    assert Z.shape == (3 * 6 + 2 * gap, 4 * 6 + 3 * gap)
+    assert len(cut) == 12
+    for (layer, head), M in cut.items():  # row i of tile (l, h) is query i of that head
+        np.testing.assert_allclose(M, A[layer, head], rtol=1e-6)
+    filled = sum(M.size for M in cut.values())
+    assert np.isnan(Z).sum() == Z.size - filled  # the gaps are empty, nothing else is
+
+
+def test_row_zero_and_layer_zero_on_top_heads_left_to_right():
+    layout = sent(head_grid(attention(), LABELS))["layout"]
+    step = layout["meta"]["step"]
+    y, x = layout["yaxis"], layout["xaxis"]
+    assert y["range"][0] > y["range"][1]  # reversed: small row numbers at the top
+    assert x["range"][0] < x["range"][1]
+    assert x["ticktext"] == ["head 0", "head 1", "head 2", "head 3"]
+    assert x["tickvals"] == [h * step + 2.5 for h in range(4)] and x["side"] == "top"
+    layers = [a for a in layout["annotations"] if a["text"].startswith("layer")]
+    assert [a["text"] for a in layers] == ["layer 0", "layer 1", "layer 2"]
+    assert [a["y"] for a in layers] == [layer * step + 2.5 for layer in range(3)]
+    assert y["scaleanchor"] == "x"  # square tiles
+
+
+def test_word_pieces_are_escaped_on_every_tile_row():
+    layout = sent(head_grid(attention(), LABELS))["layout"]
+    step = layout["meta"]["step"]
+    cut = [
+        label if len(label) <= GRID_LABEL_CHARS else label[: GRID_LABEL_CHARS - 1] + "…"
+        for label in LABELS
+    ]
+    assert layout["yaxis"]["ticktext"] == [html.escape(label) for label in cut] * 3
+    assert layout["yaxis"]["tickvals"] == [layer * step + i for layer in range(3) for i in range(6)]
+    assert layout["yaxis"]["ticktext"][1:3] == ["&lt;b&gt;x&lt;/b&gt;", "%{z}-an…"]
+
+
+def test_long_sentences_get_no_word_piece_labels():
+    n = GRID_MAX_TICKS + 1
+    layout = sent(head_grid(attention(1, 2, n), [f"w{i}" for i in range(n)]))["layout"]
+    assert layout["yaxis"]["tickvals"] == [] and layout["yaxis"]["ticktext"] == []
+
+
+def test_markers_carry_the_head_and_escaped_hover():
+    hover = [[[f"<i>{layer}{head}</i>", "[SEP] 0.9"] for head in range(4)] for layer in range(3)]
+    spec = sent(head_grid(attention(), LABELS, head_hover=hover))
+    markers = spec["data"][1]
+    step = spec["layout"]["meta"]["step"]
+    assert markers["customdata"] == [[layer, head] for layer in range(3) for head in range(4)]
+    for k, (layer, head) in enumerate(markers["customdata"]):
+        assert (markers["x"][k], markers["y"][k]) == (head * step + 2.5, layer * step + 2.5)
+        assert markers["hovertext"][k] == (
+            f"layer {layer}, head {head}: click to open<br>&lt;i&gt;{layer}{head}&lt;/i&gt;"
+            "<br>[SEP] 0.9"
+        )
+    assert spec["layout"]["hoverdistance"] == -1
+    assert spec["layout"]["clickmode"] == "event+select"
+
+
+def test_selected_head_is_outlined():
+    assert sent(head_grid(attention(), LABELS))["layout"].get("shapes", []) == []
+    layout = sent(head_grid(attention(), LABELS, selected=(2, 1)))["layout"]
+    [shape] = layout["shapes"]
+    step = layout["meta"]["step"]
+    assert shape["x0"] < 1 * step - 0.5 and shape["x1"] > 1 * step + 5.5  # around tile (2, 1)
+    assert shape["y0"] < 2 * step - 0.5 and shape["y1"] > 2 * step + 5.5
+    assert shape["x1"] - shape["x0"] < step + 1  # and no further
+    with pytest.raises(ValueError, match="not in the 3x4 grid"):
+        head_grid(attention(), LABELS, selected=(3, 0))
+
+
+def test_the_figure_is_valid_plotly_and_stays_small():
+    fig = head_grid(attention(6, 12, 5), LABELS[:5], selected=(5, 11), title="<all> heads")
+    checked = go.Figure(fig.to_dict())  # raises on any property Plotly does not know
+    assert len(checked.data) == 2
+    assert checked.layout.title.text == "&lt;all&gt; heads"
+    big = sent(head_grid(attention(6, 12, 128), [f"w{i}" for i in range(128)]))
+    assert len(json.dumps(big)) < 10e6  # 72 heads of 128 pieces: float32, no per-cell text
+
+
+@pytest.mark.parametrize(
+    ("A", "labels", "message"),
+    [
+        (np.ones((2, 3, 3)), ["a"] * 3, "n_layers, n_heads, n, n"),
+        (np.ones((1, 1, 3, 2)), ["a"] * 3, "n_layers, n_heads, n, n"),
+        (np.ones((1, 1, 3, 3)), ["a"] * 2, "2 labels for 3 word pieces"),
+    ],
+)
+def test_bad_input_is_explained(A, labels, message):
+    with pytest.raises(ValueError, match=message):
+        head_grid(A, labels)
+
+
+@pytest.mark.parametrize(
+    ("selection", "expected"),
+    [
+        ({"points": [{"curve_number": 1, "customdata": [1, 8], "x": 2.5, "y": 2.5}]}, (1, 8)),
+        ({"points": [{"customdata": [0, 0]}, {"customdata": [3, 3]}]}, (0, 0)),
+        ({"points": [{"curve_number": 0, "x": 1, "y": 2}]}, None),  # not a marker
+        ({"points": []}, None),
+        ({}, None),
+        (None, None),
+    ],
+)
+def test_grid_selected_head(selection, expected):
+    assert grid_selected_head(selection) == expected
