@@ -14,6 +14,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import attnviz
+from attnviz.charts.matrix import block_mean, blocks
 from attnviz.head_stats import describe, head_stats
 from attnviz.limits import MAX_MODEL_TOKENS
 from attnviz.pretrained import MODEL_DIR_ENV
@@ -227,14 +228,17 @@ def test_the_cap_is_told_and_the_first_pieces_are_read(model):
     warnings = " ".join(w.value for w in at.warning)
     assert "202 word pieces" in warnings and f"limit, {MAX_MODEL_TOKENS} word pieces" in warnings
     specs = chart_specs(at)
-    A = heatmap_z(specs["model_A"])
-    assert A.shape == (MAX_MODEL_TOKENS, MAX_MODEL_TOKENS)
+    A = heatmap_z(specs["model_A"])  # more rows than a chart draws: block means (test_charts)
+    spans = blocks(MAX_MODEL_TOKENS)
+    assert A.shape == (len(spans), len(spans))
     shorter = model.run(" ".join(["cat"] * (MAX_MODEL_TOKENS - 2)))  # the same pieces, uncut
-    np.testing.assert_allclose(A, shorter.layers[0].heads[0].attention, atol=ATOL)
+    expected = block_mean(shorter.layers[0].heads[0].attention, spans, spans)
+    np.testing.assert_allclose(A, expected, atol=ATOL)
     grid = grid_matrices(specs["model_grid"])
     np.testing.assert_allclose(grid[5, 11], shorter.attention[5, 11], atol=ATOL)
-    ticks = specs["model_A"]["layout"]["yaxis"]["ticktext"]
-    assert ticks[0] == "[CLS]" and ticks[-1] == "[SEP]" and ticks[1] == "cat (1)"
+    pieces = at.selectbox(key="attnviz_inspect_i").options  # the inspector lists every piece
+    assert len(pieces) == MAX_MODEL_TOKENS
+    assert pieces[0] == "[CLS]" and pieces[-1] == "[SEP]" and pieces[1] == "cat (1)"
 
 
 def test_markup_in_the_sentence_is_shown_as_typed():
