@@ -489,3 +489,35 @@ def test_a_small_temperature_that_overflows_is_reported():
 def test_bad_softmax_input_is_explained(logits, match):
     with raises(match):
         attnviz.softmax_rows(logits)
+
+
+# ------------------------------------------------------------------------------ row blocks
+
+
+@pytest.mark.parametrize("block_bytes", [1, 100, 1000, None])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_every_row_block_is_computed_alike(monkeypatch, block_bytes, dtype):
+    # The softmax runs over blocks of rows; tiny blocks (1, a few rows, a ragged last block)
+    # and the default must all give the reference, with a mask and a temperature.
+    from attnviz import core
+
+    if block_bytes is not None:
+        monkeypatch.setattr(core, "_BLOCK_BYTES", block_bytes)
+    n = 37 if block_bytes is not None else 700  # 700 rows: several default-sized blocks
+    rng = np.random.default_rng(n)
+    X, W_Q, W_K, W_V = rng.standard_normal((n, 8)), *rng.standard_normal((3, 8, 5))
+    mask = rng.random((n, n)) < 0.7
+    mask[3] = False
+    args = [a.astype(dtype) for a in (X, W_Q, W_K, W_V)]
+    r = attnviz.self_attention(*args, mask=mask, temperature=0.7)
+    A, out = reference(*args, mask=mask, temperature=0.7)
+    tol = 1e-9 if dtype == np.float64 else 1e-4  # float32 sums of 700 terms
+    np.testing.assert_allclose(r.attention, A, rtol=tol, atol=tol)
+    np.testing.assert_allclose(r.output, out, rtol=tol, atol=tol)
+    np.testing.assert_array_equal(r.scaled_scores, r.scores / dtype(np.sqrt(5)))
+    np.testing.assert_array_equal(r.logits[mask], (r.scaled_scores / dtype(0.7))[mask])
+    assert (r.attention[3] == 0).all() and (r.output[3] == 0).all()
+    P, row_max, row_sum = attnviz.softmax_rows(r.logits)
+    np.testing.assert_array_equal(P, r.attention)
+    np.testing.assert_array_equal(row_max, r.row_max)
+    np.testing.assert_array_equal(row_sum, r.row_sum)
