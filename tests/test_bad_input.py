@@ -11,7 +11,7 @@ import pytest
 import attnviz
 from attnviz.charts import MAX_LABEL_CHARS
 from attnviz.limits import MAX_TEXT_CHARS, MAX_TOKENS
-from tests.conftest import chart_specs, heatmap_z
+from tests.conftest import ALL_SCRIPTS, chart_specs, heatmap_z
 from tests.test_pages import STEP, run, run_more
 
 WORDS = lambda k: " ".join(f"w{i}" for i in range(k))  # noqa: E731
@@ -131,3 +131,13 @@ def test_the_maximum_still_computes_every_exact_value():
     r = attnviz.compute(attnviz.Settings(text=WORDS(MAX_TOKENS))).result
     latex = " ".join(el.value for el in at.latex)
     assert f"S_{{{MAX_TOKENS - 1},3}}" in latex and f"{r.attention[-1, 3]:.6g}" in latex
+
+
+@pytest.mark.parametrize("script", ALL_SCRIPTS)
+def test_every_page_works_at_the_token_limit(script):
+    at = run(script, {"n": str(MAX_TOKENS)})  # run() asserts no exception reached the page
+    assert not at.error, [e.value for e in at.error]
+    specs = chart_specs(at)
+    assert specs or "Predict" in script  # the quiz draws no chart until answered
+    sent = sum(len(el.proto.spec) for el in at.get("plotly_chart"))
+    assert sent < 2 * 1024 * 1024, f"{script} sends {sent} bytes of chart data at n = 512"
