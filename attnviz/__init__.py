@@ -9,6 +9,8 @@ The real pretrained model (``load_pretrained``, ``ModelLoadError``, ``Pretrained
 a model.
 """
 
+__version__ = "0.1.0"
+
 from attnviz.core import (
     FORMULA,
     AttentionResult,

@@ -30,7 +30,7 @@ def _steps(example):
 def all_steps_json(example):
     """JSON text: the settings, the tokens and labels, and every step as nested lists."""
     document = {
-        "attnviz_version": getattr(attnviz, "__version__", "0.1.0"),
+        "attnviz_version": attnviz.__version__,
         "settings": asdict(example.settings),
         "query": example.settings.to_query(),
         "tokens": example.tokens,
