@@ -17,8 +17,6 @@ from attnviz.core import (
     causal_mask,
     padding_mask,
     self_attention,
-    softmax,
-    softmax_rows,
 )
 from attnviz.errors import AttentionInputError
 from attnviz.inputs import (
@@ -32,6 +30,7 @@ from attnviz.inputs import (
 )
 from attnviz.multihead import MultiHeadResult, multi_head_attention
 from attnviz.settings import Example, Settings, compute, from_query
+from attnviz.stable_softmax import softmax, softmax_rows
 from attnviz.tiled import TiledResult, attention_memory, tiled_attention
 
 _PRETRAINED = ("ModelLoadError", "PretrainedModel", "load_pretrained")

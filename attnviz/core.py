@@ -22,74 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz import parallel
 from attnviz.errors import AttentionInputError, as_matrix, as_vector, float_dtype
+from attnviz.stable_softmax import block_rows, softmax_into
 
 FORMULA = r"\mathrm{Attention}(Q,K,V) = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right)V"
-
-_BLOCK_BYTES = 1 << 19  # bytes of one row block of one (n, n) matrix (measured: 128 KiB was slower)
-
-
-def block_rows(a):
-    """Rows per block of the (m, n) array ``a`` so that one block holds about _BLOCK_BYTES."""
-    return max(1, _BLOCK_BYTES // max(1, a.shape[1] * a.itemsize))
-
-
-def softmax_into(logits, probs, row_max, row_sum):
-    """Softmax of each row of ``logits`` (m, n) written into ``probs``; fills row_max, row_sum.
-
-    ``logits`` holds finite numbers and ``-inf``; a row of only ``-inf`` gives zeros.
-    """
-    np.max(logits, axis=1, out=row_max)
-    shift = np.where(np.isfinite(row_max), row_max, 0).astype(logits.dtype)
-    np.subtract(logits, shift[:, None], out=probs)  # every exponent <= 0: exp cannot overflow
-    np.exp(probs, out=probs)
-    np.sum(probs, axis=1, out=row_sum)
-    inv = np.divide(1, row_sum, out=np.zeros_like(row_sum), where=row_sum > 0)
-    probs *= inv[:, None]
-
-
-def softmax_rows(logits):
-    """Row-wise softmax of ``logits`` (m, n) -> (attention, row_max, row_sum).
-
-    Stable: each row has its maximum subtracted before ``exp``, so no finite input overflows.
-    Guarantee: every row with at least one finite logit sums to 1 (to rounding). A row whose
-    logits are all ``-inf`` (a query masked from every key) gives an all-zero row, never NaN.
-
-    Returns the probabilities (m, n), the row maxima (m,) that were subtracted (``-inf`` for an
-    empty row) and the normalisers (m,) ``sum_j exp(logit_ij - max_i)`` (0 for an empty row),
-    so that ``attention_ij = exp(logit_ij - row_max_i) / row_sum_i``.
-    """
-    logits = np.asarray(logits)
-    if logits.ndim != 2:
-        raise AttentionInputError(
-            f"softmax_rows needs a 2-D matrix (got shape {logits.shape}): pass (rows, keys)"
-        )
-    if logits.shape[1] == 0:
-        raise AttentionInputError(
-            f"softmax_rows needs at least one key (got shape {logits.shape}): "
-            "a row of no logits has no probabilities"
-        )
-    if not np.issubdtype(logits.dtype, np.floating):
-        logits = logits.astype(np.float64)
-    top = logits.max(axis=1)  # NaN or +inf anywhere in a row shows in its maximum
-    if np.isnan(top).any() or np.isposinf(top).any():
-        raise AttentionInputError(
-            "the softmax input holds NaN or +infinity (the scores overflowed): "
-            "use smaller inputs or weights, or a larger temperature"
-        )
-    probs = np.empty_like(logits)
-    row_max = np.empty(logits.shape[0], logits.dtype)
-    row_sum = np.empty_like(row_max)
-    step = block_rows(logits)
-    for start in range(0, logits.shape[0], step):
-        rows = slice(start, start + step)  # views: each block is written while it is in cache
-        softmax_into(logits[rows], probs[rows], row_max[rows], row_sum[rows])
-    return probs, row_max, row_sum
-
-
-def softmax(logits):
-    """Stable softmax over the last axis of a 2-D array; each row sums to 1 (see softmax_rows)."""
-    return softmax_rows(logits)[0]
 
 
 def freeze_arrays(obj):
@@ -204,57 +141,90 @@ def check_mask(mask, n):
     return mask
 
 
-def check_overflow(Q, K, scores, sqrt_d_k, temperature):
-    """Raise if the scores, or the logits made from them, overflow though Q and K are finite.
+def project(X, weights, workers):
+    """[X W + b for each (W, b) of ``weights``]: X (n, d_model), W (d_model, width), b (width,)
+    or None -> one (n, width) matrix each, a block of rows at a time on ``workers`` threads.
 
-    |S_ij| <= d_k max|Q| max|K|, so the (n, n) scores are only scanned when that bound comes
-    near the largest number of their dtype: one cheap pass over Q and K in every usual case.
-    The largest |S_ij| is then put through the same divisions as the logits (division is
-    monotone, so it overflows exactly when some logit does).
+    Overflow gives inf or NaN silently; the caller checks and says what to do.
     """
-    big = float(np.finfo(scores.dtype).max) / 2
+    n = X.shape[0]
+    outs = [np.empty((n, W.shape[1]), X.dtype) for W, _ in weights]
+    step = block_rows(n, X.dtype)  # the row blocks attend() uses
+
+    def block(start):
+        rows = slice(start, start + step)
+        with np.errstate(over="ignore", invalid="ignore"):  # per thread: set it in the block
+            for (W, b), out in zip(weights, outs, strict=True):
+                np.matmul(X[rows], W, out=out[rows])
+                if b is not None:
+                    out[rows] += b
+
+    parallel.run_blocks(block, range(0, n, step), workers)
+    return outs
+
+
+def check_overflow(Q, K, sqrt_d_k, temperature):
+    """Raise if the scores, or the logits made from them, would overflow though Q, K are finite.
+
+    |S_ij| <= d_k max|Q| max|K|, so Q K^T is only formed here when that bound comes near the
+    largest number of the dtype: one cheap pass over Q and K in every usual case. The largest
+    |S_ij| is then put through the same divisions as the logits (division is monotone, so it
+    overflows exactly when some logit does).
+    """
+    dtype = Q.dtype
+    big = float(np.finfo(dtype).max) / 2
     bound = Q.shape[1] * float(np.abs(Q).max()) * float(np.abs(K).max())
     if max(bound, bound / (float(sqrt_d_k or 1) * temperature)) < big:
         return
     with np.errstate(over="ignore", invalid="ignore"):
-        worst = np.abs(scores).max()  # NaN or inf if q . k overflowed
+        worst = np.abs(Q @ K.T).max()  # NaN or inf if some q . k overflowed
         if sqrt_d_k is not None:
             worst = worst / sqrt_d_k
-        worst = worst / scores.dtype.type(temperature)
+        worst = worst / dtype.type(temperature)
     if not np.isfinite(worst):
         raise AttentionInputError(
-            f"the scores overflowed {scores.dtype} (q . k is too large although Q and K are "
+            f"the scores overflowed {dtype} (q . k is too large although Q and K are "
             "finite): rescale X or the weights, or use a larger temperature"
         )
 
 
-def scaled_softmax(scores, sqrt_d_k, temperature, mask):
-    """(scaled_scores, logits, attention, row_max, row_sum) from the scores, block by block.
+def attend(Q, K, V, sqrt_d_k, temperature, mask, workers):
+    """Every (n, n) step and the output, one block of query rows at a time.
 
-    Each block of rows is scaled, divided by the temperature, masked and put through the
-    softmax while it is in cache. ``sqrt_d_k`` is None when scaling is off; then
+    Returns (scores, scaled_scores, logits, attention, row_max, row_sum, output). A block of
+    rows goes through S = Q K^T, S / sqrt(d_k), / T, the mask, the softmax and A V while it is
+    in cache, and blocks are shared among ``workers`` threads (``attnviz.parallel``): rows
+    of attention do not depend on each other. ``sqrt_d_k`` is None when scaling is off; then
     ``scaled_scores`` is ``scores`` itself, and ``logits`` is ``scaled_scores`` itself when
     there is neither a temperature nor a mask: no copy is made of what would be equal.
     """
-    n, dtype = scores.shape[0], scores.dtype
+    n, dtype = Q.shape[0], Q.dtype
+    scores = np.empty((n, n), dtype)
     scaled_scores = scores if sqrt_d_k is None else np.empty_like(scores)
     plain = temperature == 1 and mask is None
     logits = scaled_scores if plain else np.empty_like(scores)
     attention = np.empty_like(scores)
     row_max, row_sum = np.empty(n, dtype), np.empty(n, dtype)
-    step = block_rows(scores)
-    for start in range(0, n, step):
+    output = np.empty((n, V.shape[1]), dtype)
+    K_T, T = K.T, dtype.type(temperature)
+    step = block_rows(n, dtype)
+
+    def block(start):
         rows = slice(start, start + step)
+        np.matmul(Q[rows], K_T, out=scores[rows])  # S = Q K^T: S_ij = q_i . k_j
         if sqrt_d_k is not None:
             np.divide(scores[rows], sqrt_d_k, out=scaled_scores[rows])  # S' = S / sqrt(d_k)
         if temperature != 1:
-            np.divide(scaled_scores[rows], dtype.type(temperature), out=logits[rows])  # S' / T
+            np.divide(scaled_scores[rows], T, out=logits[rows])  # S' / T
         elif not plain:
             logits[rows] = scaled_scores[rows]
         if mask is not None:
             np.copyto(logits[rows], -np.inf, where=~mask[rows])  # forbidden keys: -inf
         softmax_into(logits[rows], attention[rows], row_max[rows], row_sum[rows])
-    return scaled_scores, logits, attention, row_max, row_sum
+        np.matmul(attention[rows], V, out=output[rows])  # A V
+
+    parallel.run_blocks(block, range(0, n, step), workers)
+    return scores, scaled_scores, logits, attention, row_max, row_sum, output
 
 
 def self_attention(
@@ -324,26 +294,23 @@ def self_attention(
     b_K = None if b_K is None else as_vector("b_K", b_K, d_k, dtype)
     b_V = None if b_V is None else as_vector("b_V", b_V, d_v, dtype)
 
-    Q = X @ W_Q  # (n, d_model) @ (d_model, d_k) -> (n, d_k)
-    K = X @ W_K  # (n, d_model) @ (d_model, d_k) -> (n, d_k)
-    V = X @ W_V  # (n, d_model) @ (d_model, d_v) -> (n, d_v)
-    for M, b in ((Q, b_Q), (K, b_K), (V, b_V)):
-        if b is not None:
-            M += b
+    # Threads for the whole call, so that no OpenBLAS thread is left spinning between steps
+    workers = parallel.workers_for(n * n * dtype.itemsize)
+    # Q = X W_Q + b_Q (n, d_k); K = X W_K + b_K (n, d_k); V = X W_V + b_V (n, d_v)
+    Q, K, V = project(X, [(W_Q, b_Q), (W_K, b_K), (W_V, b_V)], workers)
     for name, M in (("Q", Q), ("K", K), ("V", V)):
         if not np.isfinite(M).all():
             raise AttentionInputError(
                 f"{name} overflowed {dtype} (inputs too large): rescale X or the weights"
             )
 
-    scores = Q @ K.T  # (n, d_k) @ (d_k, n) -> (n, n); S_ij = q_i . k_j
     sqrt_d_k = dtype.type(np.sqrt(d_k)) if scale else None
-    check_overflow(Q, K, scores, sqrt_d_k, temperature)
-    # S' = S / sqrt(d_k); logits = S' / T, -inf where masked; A = softmax(logits), rows sum to 1
-    scaled_scores, logits, attention, row_max, row_sum = scaled_softmax(
-        scores, sqrt_d_k, temperature, mask
+    check_overflow(Q, K, sqrt_d_k, temperature)
+    # S = Q K^T (n, n); S' = S / sqrt(d_k); logits = S' / T, -inf where masked;
+    # A = softmax(logits), rows sum to 1; output = A V (n, d_v)
+    scores, scaled_scores, logits, attention, row_max, row_sum, output = attend(
+        Q, K, V, sqrt_d_k, temperature, mask, workers
     )
-    output = attention @ V  # (n, n) @ (n, d_v) -> (n, d_v)
     return AttentionResult(
         X=X,
         W_Q=W_Q,

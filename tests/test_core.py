@@ -454,26 +454,33 @@ def test_bad_biases_are_explained(bias, match):
         attnviz.self_attention(X3, W3, W3, W3, **bias)
 
 
-def test_projections_that_overflow_are_reported():
-    X = np.full((2, 2), 1e200)
-    with raises(r"Q overflowed float64 \(inputs too large\)"), np.errstate(over="ignore"):
-        attnviz.self_attention(X, np.full((2, 2), 1e200), np.eye(2), np.eye(2))
+@pytest.mark.filterwarnings("error")  # the clear message only, no numpy RuntimeWarning first
+@pytest.mark.parametrize(("n", "dtype"), [(2, np.float64), (900, np.float32)])
+def test_projections_that_overflow_are_reported(n, dtype):
+    # n = 900 in float32 is large enough for the projections to run on several threads.
+    big = np.finfo(dtype).max / 4
+    X, eye = np.full((n, 2), big, dtype), np.eye(2, dtype=dtype)
+    name = np.dtype(dtype).name
+    with raises(rf"Q overflowed {name} \(inputs too large\)"):
+        attnviz.self_attention(X, np.full((2, 2), 1e10, dtype), eye, eye)
 
 
+@pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_scores_that_overflow_are_reported(sign):
     # Q and K are finite, but q . k is beyond float32: +inf or -inf, never a silent answer.
     X = np.array([[1e20, 0.0], [0.0, 1e20]], dtype=np.float32)
     W_K = sign * np.eye(2, dtype=np.float32)
-    with raises(r"the scores overflowed float32"), np.errstate(over="ignore"):
+    with raises(r"the scores overflowed float32"):
         attnviz.self_attention(X, np.eye(2, dtype=np.float32), W_K, np.eye(2, dtype=np.float32))
 
 
+@pytest.mark.filterwarnings("error")
 def test_a_small_temperature_that_overflows_is_reported():
     X = np.array([[1e18, 0.0], [0.0, 1.0]], dtype=np.float32)
     eye = np.eye(2, dtype=np.float32)
     attnviz.self_attention(X, eye, eye, eye)  # fine at temperature 1
-    with raises(r"overflowed"), np.errstate(over="ignore"):
+    with raises(r"overflowed"):
         attnviz.self_attention(X, eye, eye, eye, temperature=1e-10)
 
 
@@ -494,15 +501,19 @@ def test_bad_softmax_input_is_explained(logits, match):
 # ------------------------------------------------------------------------------ row blocks
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("block_bytes", [1, 100, 1000, None])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_every_row_block_is_computed_alike(monkeypatch, block_bytes, dtype):
-    # The softmax runs over blocks of rows; tiny blocks (1, a few rows, a ragged last block)
-    # and the default must all give the reference, with a mask and a temperature.
-    from attnviz import core
+def test_every_row_block_is_computed_alike(monkeypatch, block_bytes, dtype, workers):
+    # Attention runs over blocks of rows, on one thread or several; tiny blocks (1, a few
+    # rows, a ragged last block) and the default must all give the reference, with a mask
+    # and a temperature.
+    from attnviz import parallel, stable_softmax
 
+    monkeypatch.setattr(parallel, "MAX_WORKERS", workers)
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)  # threads even for small n
     if block_bytes is not None:
-        monkeypatch.setattr(core, "_BLOCK_BYTES", block_bytes)
+        monkeypatch.setattr(stable_softmax, "_BLOCK_BYTES", block_bytes)
     n = 37 if block_bytes is not None else 700  # 700 rows: several default-sized blocks
     rng = np.random.default_rng(n)
     X, W_Q, W_K, W_V = rng.standard_normal((n, 8)), *rng.standard_normal((3, 8, 5))

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import causal_mask, check_mask, freeze_arrays, padding_mask, softmax_rows
+from attnviz.core import causal_mask, check_mask, freeze_arrays, padding_mask
 from attnviz.errors import AttentionInputError, check_positive_int
 from attnviz.lessons.common import TIE_TOLERANCE, check_positive, row_entropy
 from attnviz.limits import MAX_TOKENS
 from attnviz.settings import Settings, compute
+from attnviz.stable_softmax import softmax_rows
 
 MASK_MODES = ("none", "causal", "padding", "custom")
 DEFAULT_TEMPERATURES = tuple(np.logspace(-2, 2, 41))  # 0.01 .. 100, the app's slider range

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attnviz.core import freeze_arrays, self_attention, softmax_rows
+from attnviz.core import freeze_arrays, self_attention
 from attnviz.errors import AttentionInputError, check_positive_int
 from attnviz.inputs import check_seed, projection_weights
 from attnviz.lessons.common import (
@@ -24,6 +24,7 @@ from attnviz.lessons.common import (
 )
 from attnviz.limits import MAX_TOKENS
 from attnviz.settings import Settings, compute
+from attnviz.stable_softmax import softmax_rows
 
 DEFAULT_D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # d_k from 1 to MAX_D_K, doubling
 DEFAULT_FACTORS = tuple(np.logspace(-1, 2, 31))  # logits multiplied by 0.1 .. 100

@@ -1,0 +1,76 @@
+"""Row-wise softmax, numerically stable, block by block so each block is worked on in cache.
+
+    softmax(z)_j = exp(z_j - max_k z_k) / sum_l exp(z_l - max_k z_k)
+
+Subtracting the row maximum changes nothing mathematically and keeps every exponent <= 0, so
+``exp`` cannot overflow. A row of only ``-inf`` (a query masked from every key) gives zeros.
+"""
+
+import numpy as np
+
+from attnviz.errors import AttentionInputError
+
+_BLOCK_BYTES = 1 << 19  # bytes of one row block of one (n, n) matrix (measured: 128 KiB was slower)
+
+
+def block_rows(n_keys, dtype):
+    """Rows per block of an (m, n_keys) matrix of ``dtype`` so a block holds about _BLOCK_BYTES."""
+    return max(1, _BLOCK_BYTES // max(1, n_keys * np.dtype(dtype).itemsize))
+
+
+def softmax_into(logits, probs, row_max, row_sum):
+    """Softmax of each row of ``logits`` (m, n) written into ``probs``; fills row_max, row_sum.
+
+    ``logits`` holds finite numbers and ``-inf``; a row of only ``-inf`` gives zeros.
+    """
+    np.max(logits, axis=1, out=row_max)
+    shift = np.where(np.isfinite(row_max), row_max, 0).astype(logits.dtype)
+    np.subtract(logits, shift[:, None], out=probs)  # every exponent <= 0: exp cannot overflow
+    np.exp(probs, out=probs)
+    np.sum(probs, axis=1, out=row_sum)
+    inv = np.divide(1, row_sum, out=np.zeros_like(row_sum), where=row_sum > 0)
+    probs *= inv[:, None]
+
+
+def softmax_rows(logits):
+    """Row-wise softmax of ``logits`` (m, n) -> (attention, row_max, row_sum).
+
+    Stable: each row has its maximum subtracted before ``exp``, so no finite input overflows.
+    Guarantee: every row with at least one finite logit sums to 1 (to rounding). A row whose
+    logits are all ``-inf`` (a query masked from every key) gives an all-zero row, never NaN.
+
+    Returns the probabilities (m, n), the row maxima (m,) that were subtracted (``-inf`` for an
+    empty row) and the normalisers (m,) ``sum_j exp(logit_ij - max_i)`` (0 for an empty row),
+    so that ``attention_ij = exp(logit_ij - row_max_i) / row_sum_i``.
+    """
+    logits = np.asarray(logits)
+    if logits.ndim != 2:
+        raise AttentionInputError(
+            f"softmax_rows needs a 2-D matrix (got shape {logits.shape}): pass (rows, keys)"
+        )
+    if logits.shape[1] == 0:
+        raise AttentionInputError(
+            f"softmax_rows needs at least one key (got shape {logits.shape}): "
+            "a row of no logits has no probabilities"
+        )
+    if not np.issubdtype(logits.dtype, np.floating):
+        logits = logits.astype(np.float64)
+    top = logits.max(axis=1)  # NaN or +inf anywhere in a row shows in its maximum
+    if np.isnan(top).any() or np.isposinf(top).any():
+        raise AttentionInputError(
+            "the softmax input holds NaN or +infinity (the scores overflowed): "
+            "use smaller inputs or weights, or a larger temperature"
+        )
+    probs = np.empty_like(logits)
+    row_max = np.empty(logits.shape[0], logits.dtype)
+    row_sum = np.empty_like(row_max)
+    step = block_rows(logits.shape[1], logits.dtype)
+    for start in range(0, logits.shape[0], step):
+        rows = slice(start, start + step)  # views: each block is written while it is in cache
+        softmax_into(logits[rows], probs[rows], row_max[rows], row_sum[rows])
+    return probs, row_max, row_sum
+
+
+def softmax(logits):
+    """Stable softmax over the last axis of a 2-D array; each row sums to 1 (see softmax_rows)."""
+    return softmax_rows(logits)[0]

@@ -1,0 +1,166 @@
+"""attnviz.parallel: blocks shared among threads, OpenBLAS kept to one thread meanwhile."""
+
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import attnviz
+from attnviz import parallel
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="finds OpenBLAS through /proc/self/maps"
+)
+
+
+@pytest.fixture
+def two_workers(monkeypatch):
+    """Two threads for every call, however small (as on a 2-core machine at large n)."""
+    monkeypatch.setattr(parallel, "MAX_WORKERS", 2)
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+
+
+def test_numpys_openblas_is_found():
+    # numpy's wheels bring scipy-openblas; without it every call would run on one thread.
+    assert parallel._OPENBLAS is not None
+    threads, source = parallel.blas_threads()
+    assert threads >= 1 and source.startswith("OpenBLAS")
+
+
+def test_every_block_runs_once_on_two_threads_at_once(two_workers):
+    # The first two blocks wait for each other: this only finishes if two threads run them
+    # at the same time (a sequential run would break the barrier after its timeout).
+    barrier = threading.Barrier(2, timeout=10)
+    done, threads = [], set()
+
+    def block(start):
+        if start < 2:
+            barrier.wait()
+        done.append(start)
+        threads.add(threading.get_ident())
+
+    parallel.run_blocks(block, range(10), 2)
+    assert sorted(done) == list(range(10))
+    assert len(threads) == 2
+
+
+def test_one_worker_runs_blocks_in_order_on_the_calling_thread():
+    seen = []
+    parallel.run_blocks(lambda start: seen.append((start, threading.get_ident())), range(5), 1)
+    assert seen == [(start, threading.get_ident()) for start in range(5)]
+
+
+def test_blas_uses_one_thread_inside_and_its_setting_comes_back(two_workers):
+    get = parallel._OPENBLAS[0]
+    before = get()
+    inside = []
+    parallel.run_blocks(lambda start: inside.append(get()), range(4), 2)
+    assert inside == [1] * 4
+    assert get() == before
+
+
+def test_an_error_in_a_block_reaches_the_caller_and_blas_is_restored(two_workers):
+    get = parallel._OPENBLAS[0]
+    before = get()
+
+    def block(start):
+        if start == 3:
+            raise ZeroDivisionError("block 3")
+
+    with pytest.raises(ZeroDivisionError, match="block 3"):
+        parallel.run_blocks(block, range(8), 2)
+    assert get() == before
+
+
+def test_overlapping_callers_restore_the_setting_once_the_last_leaves():
+    get = parallel._OPENBLAS[0]
+    before = get()
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen = {}
+
+    def first():
+        with parallel.blas_single_threaded():
+            first_in.set()
+            second_in.wait(10)
+        seen["after first left"] = get()  # the second caller is still inside
+        first_out.set()
+
+    def second():
+        first_in.wait(10)
+        with parallel.blas_single_threaded():
+            second_in.set()
+            first_out.wait(10)
+            seen["second inside"] = get()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert seen == {"after first left": 1, "second inside": 1}
+    assert get() == before
+
+
+def test_small_calls_stay_on_one_thread_large_ones_use_every_worker(monkeypatch):
+    monkeypatch.setattr(parallel, "MAX_WORKERS", 2)
+    assert parallel.workers_for(parallel.MIN_PARALLEL_BYTES - 1) == 1
+    assert parallel.workers_for(parallel.MIN_PARALLEL_BYTES) == 2
+    monkeypatch.setattr(parallel, "MAX_WORKERS", 1)  # ATTNVIZ_THREADS=1
+    assert parallel.workers_for(1 << 30) == 1
+
+
+def test_self_attention_is_the_same_on_one_thread_or_two(monkeypatch):
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+    rng = np.random.default_rng(0)
+    n, d = 900, 16  # several row blocks in float64
+    X, W_Q, W_K, W_V = rng.standard_normal((n, d)), *rng.standard_normal((3, d, d))
+    mask = attnviz.causal_mask(n)
+    results = {}
+    for workers in (1, 2):
+        monkeypatch.setattr(parallel, "MAX_WORKERS", workers)
+        results[workers] = attnviz.self_attention(X, W_Q, W_K, W_V, mask=mask, b_V=np.ones(d))
+    for field in ("Q", "K", "V", "scores", "attention", "row_max", "row_sum", "output"):
+        np.testing.assert_allclose(
+            getattr(results[2], field), getattr(results[1], field), rtol=1e-12, atol=1e-12
+        )
+
+
+def test_sessions_calling_at_once_each_get_their_own_answer(two_workers):
+    # Streamlit runs every session on its own thread: four concurrent calls, each with its
+    # own sentence length, must not mix rows or leave BLAS on one thread.
+    get = parallel._OPENBLAS[0]
+    before = get()
+    answers, errors = {}, []
+
+    def call(n):
+        try:
+            rng = np.random.default_rng(n)
+            X, W = rng.standard_normal((n, 8)), rng.standard_normal((3, 8, 8))
+            r = attnviz.self_attention(X, *W)
+            S = (X @ W[0]) @ (X @ W[1]).T / np.sqrt(8)
+            A = np.exp(S - S.max(axis=1, keepdims=True))
+            A /= A.sum(axis=1, keepdims=True)
+            answers[n] = np.abs(r.output - A @ (X @ W[2])).max()
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call, args=(n,)) for n in (400, 513, 700, 1000)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors
+    assert sorted(answers) == [400, 513, 700, 1000]
+    assert max(answers.values()) < 1e-12
+    assert get() == before
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("1", 1), ("2", 2), ("0", 1), ("", None), ("many", None), ("4096", None)],
+)
+def test_attnviz_threads_caps_the_workers(monkeypatch, value, expected):
+    monkeypatch.setenv("ATTNVIZ_THREADS", value)
+    monkeypatch.setattr(parallel, "cpu_count", lambda: 2)
+    assert parallel._max_workers() == (expected or 2)
