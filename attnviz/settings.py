@@ -5,6 +5,7 @@ Pure Python and numpy (no Streamlit): a ``Settings`` is read from the query stri
 ``to_query`` and turned into numbers with ``compute``.
 """
 
+import difflib
 import math
 from dataclasses import dataclass, fields, replace
 
@@ -44,6 +45,7 @@ INT_RANGES = {
     "seed": (0, MAX_SEED),
 }
 _ON_OFF = {"on": True, "off": False}
+STREAMLIT_QUERY_NAMES = ("embed", "embed_options")  # Streamlit's own, never ours
 
 
 @dataclass(frozen=True)
@@ -106,8 +108,10 @@ def _one(value):
 def from_query(query):
     """Settings from a query-string mapping, and the warnings about values it had to change.
 
-    Unknown names are ignored; a value that is not understood keeps the default, a value out of
-    range is clamped to the nearest allowed one. Never raises for any mapping of strings.
+    Unknown names are ignored (Streamlit adds ``embed``, shared links add ``utm_source``), with
+    a warning when one looks like a misspelt setting (``d_K``, ``token``). A value that is not
+    understood keeps the default, a value out of range is clamped to the nearest allowed one.
+    Never raises for any mapping of strings.
     """
     defaults = Settings()
     values = {}
@@ -120,7 +124,7 @@ def from_query(query):
             number = int(raw)
         except ValueError:
             warnings.append(
-                f"`{name}={raw[:40]}` in the link is not a whole number: "
+                f"`{name}={_quoted(raw)}` in the link is not a whole number: "
                 f"using {getattr(defaults, name)}."
             )
             continue
@@ -152,7 +156,7 @@ def from_query(query):
             t = math.nan
         if not math.isfinite(t):
             warnings.append(
-                f"`temperature={raw[:40]}` in the link is not a number: using "
+                f"`temperature={_quoted(raw)}` in the link is not a number: using "
                 f"{defaults.temperature:g}."
             )
         else:
@@ -179,10 +183,32 @@ def from_query(query):
         else:
             shown = {v: k for k, v in allowed.items()}[getattr(defaults, name)]
             warnings.append(
-                f"`{name}={raw[:40]}` in the link is not one of {', '.join(allowed)}: "
+                f"`{name}={_quoted(raw)}` in the link is not one of {', '.join(allowed)}: "
                 f"using {shown}."
             )
+    warnings += _misspelt_names(query, [*INT_RANGES, "tokens", "temperature", *choices])
     return replace(defaults, **values), warnings
+
+
+def _quoted(raw):
+    """A value from the link for a warning's `code span`: cut to 40 characters, backticks made
+    quotes and line breaks spaces, so the warning renders as plain text whatever was typed."""
+    return " ".join(str(raw)[:40].replace("`", "'").split())
+
+
+def _misspelt_names(query, known):
+    """A warning for each name of ``query`` that is not in ``known`` but close to one of them."""
+    warnings = []
+    for name in query:
+        if name in known or name in STREAMLIT_QUERY_NAMES:
+            continue
+        close = difflib.get_close_matches(str(name).lower(), known, n=1, cutoff=0.75)
+        if close:
+            warnings.append(
+                f"`{_quoted(name)}` in the link is not a setting: ignored (did you mean "
+                f"`{close[0]}`?)."
+            )
+    return warnings
 
 
 @dataclass(frozen=True, eq=False)

@@ -174,6 +174,8 @@ def test_url_parameters_are_honoured():
         ({"temperature": "nan"}, "temperature=nan"),
         ({"mask": "diagonal"}, "mask=diagonal"),
         ({"scale": "maybe"}, "scale=maybe"),
+        ({"d_K": "9"}, "did you mean `d_k`"),
+        ({"mask": "a`**b**`"}, "`mask=a'**b**'` in the link"),  # cannot end the code span
     ],
 )
 def test_bad_url_values_are_warned_about_not_fatal(query, fragment):

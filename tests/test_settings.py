@@ -147,8 +147,42 @@ def test_junk_values_keep_the_default_with_a_warning(name, raw):
 
 def test_unknown_names_are_ignored():
     # Streamlit adds its own parameters (embed=true), so names that are not settings pass quietly.
-    s, warnings = attnviz.from_query({"embed": "true", "utm_source": "x", "d_K": "9"})
+    query = {"embed": "true", "embed_options": "dark_theme", "utm_source": "x", "ref": "y"}
+    s, warnings = attnviz.from_query(query)
     assert s == attnviz.Settings() and warnings == []
+
+
+def test_values_quoted_in_warnings_cannot_break_out_of_their_code_span():
+    # The page shows warnings as Markdown: a backtick or a blank line in the link must not end
+    # the `code span` and turn the rest into bold text, links or headings.
+    nasty = "a`**b**` [x](http://e.com)\n\n# big <img src=x onerror=alert(1)>"
+    query = {"mask": nasty, "d_k": nasty, "temperature": nasty, "d_K`": "1"}
+    s, warnings = attnviz.from_query(query)
+    assert s == attnviz.Settings() and len(warnings) == 4
+    for warning in warnings:
+        assert "\n" not in warning
+        assert warning.count("`") in (2, 4)  # one code span, or two for "did you mean"
+        assert "**b**" not in warning or "'**b**'" in warning
+
+
+@pytest.mark.parametrize(
+    ("name", "meant"),
+    [
+        ("d_K", "d_k"),
+        ("D_MODEL", "d_model"),
+        ("token", "tokens"),
+        ("Temperature", "temperature"),
+        ("masks", "mask"),
+        ("dk", "d_k"),
+        ("sead", "seed"),
+    ],
+)
+def test_a_misspelt_setting_is_ignored_with_a_hint(name, meant):
+    s, warnings = attnviz.from_query({name: "9"})
+    assert s == attnviz.Settings()
+    assert warnings == [
+        f"`{name}` in the link is not a setting: ignored (did you mean `{meant}`?)."
+    ]
 
 
 def test_long_text_is_cut_with_a_warning():
