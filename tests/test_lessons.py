@@ -234,6 +234,34 @@ def test_scaling_pair_is_the_same_example_with_scaling_on_and_off():
     assert scaled.d_k == unscaled.d_k == 64
 
 
+def test_off_by_se_is_the_distance_from_the_theory_in_standard_errors():
+    v = lessons.dot_product_variance((1, 8, 64), n_samples=300, seed=4)
+    d = np.array([1.0, 8.0, 64.0])
+    assert np.allclose(v.off_by_se, (v.variance - d) / variance_se(d, 300), rtol=1e-12)
+
+
+@pytest.mark.parametrize("mask", ["none", "causal"])
+def test_scaling_contrast_against_the_rows_by_hand(mask):
+    s = replace(DEFAULT, mask=mask, d_k=64)
+    c = lessons.scaling_contrast(*lessons.scaling_pair(s, 64))
+    X, W = reference_inputs(s)
+    causal = np.tril(np.ones((6, 6), bool)) if mask == "causal" else None
+    _, S1, A_on, _ = reference_attention(X, *W, mask=causal)
+    A_off = reference_attention(X, *W, mask=causal, scale=False)[2]
+    assert c.max_weight_scaled == pytest.approx(A_on.max(axis=1).mean(), abs=1e-12)
+    assert c.max_weight_unscaled == pytest.approx(A_off.max(axis=1).mean(), abs=1e-12)
+    assert c.one_hot_scaled == sum(row.max() > lessons.NEARLY_ONE_HOT for row in A_on)
+    assert c.one_hot_unscaled == sum(row.max() > lessons.NEARLY_ONE_HOT for row in A_off)
+    seen = np.ones((6, 6), bool) if causal is None else causal
+    assert c.spread_scaled == pytest.approx(np.std(S1[seen]), rel=1e-10)
+    # S = sqrt(d_k) S': the unscaled spread is exactly sqrt(64) = 8 times the scaled one
+    assert c.spread_unscaled == pytest.approx(8 * c.spread_scaled, rel=1e-10)
+    assert c.max_weight_unscaled > c.max_weight_scaled
+    same = lessons.scaling_contrast(*lessons.scaling_pair(s, 1))  # sqrt(1) = 1: no difference
+    assert same.max_weight_scaled == same.max_weight_unscaled
+    assert same.spread_scaled == same.spread_unscaled
+
+
 # --- The softmax's gradient as it saturates ----------------------------------------------------
 
 
@@ -408,6 +436,67 @@ def test_sweep_keeps_the_settings_mask_by_default_and_zero_rows_stay_zero():
     assert not sweep.argmax_limit[1].any() and not sweep.uniform_limit[1].any()
     with pytest.raises(AttentionInputError, match="temperatures"):
         lessons.temperature_sweep(DEFAULT, [1.0, -1.0])
+
+
+def _effect(mode, **kwargs):
+    r = compute(DEFAULT).result
+    mask = None if mode == "none" else lessons.build_mask(mode, r.n, **kwargs)
+    plain, masked = lessons.reattend(r, mask=None), lessons.reattend(r, mask=mask)
+    return plain.attention, masked, lessons.mask_effect(plain, masked, mask)
+
+
+def test_mask_effect_tells_the_row_the_mask_cut_most_renormalised():
+    plain, masked, e = _effect("causal")
+    assert e.allowed.tolist() == [1, 2, 3, 4, 5, 6]
+    assert e.partial.tolist() == [0, 1, 2, 3, 4] and e.empty.size == 0
+    assert e.row == 1  # row 0 keeps one key: it cannot show the sharing
+    assert e.keys.tolist() == [0, 1]
+    assert np.array_equal(e.before, plain[1, :2])
+    assert e.share == pytest.approx(plain[1, :2].sum(), abs=1e-15)
+    assert np.array_equal(e.after, masked.attention[1, :2])
+    assert np.allclose(e.after, plain[1, :2] / plain[1, :2].sum(), atol=1e-12)
+    assert e.renormalise_error < 1e-12
+    assert np.isnan(e.empty_row_sum)
+    # only a row that keeps one key is cut: it is the one told
+    assert _effect("custom", cells=[(3, j) for j in range(1, 6)])[2].row == 3
+    # a row that keeps 2 keys or more is told before one that keeps 1
+    cells = [(0, j) for j in range(1, 6)] + [(4, 2)]
+    assert _effect("custom", cells=cells)[2].row == 4
+
+
+def test_mask_effect_without_a_partly_masked_row():
+    _, _, e = _effect("none")
+    assert e.allowed.tolist() == [6] * 6 and e.partial.size == e.empty.size == 0
+    assert e.row is None and np.isnan(e.share) and np.isnan(e.renormalise_error)
+    _, masked, e = _effect("padding", n_padding=6)
+    assert e.empty.tolist() == list(range(6)) and e.row is None
+    assert e.empty_row_sum == 0 and e.empty_output == 0
+    assert np.all(masked.attention == 0)
+
+
+@pytest.mark.parametrize(("T", "end"), [(1e-3, "argmax"), (1e3, "uniform")])
+def test_temperature_effect_lies_near_the_limit_it_approaches(T, end):
+    s = replace(DEFAULT, mask="causal")
+    sweep = lessons.temperature_sweep(s)
+    A = lessons.reattend(compute(s).result, temperature=T).attention
+    e = lessons.temperature_effect(A, sweep)
+    near, far = (e.to_argmax, e.to_uniform) if end == "argmax" else (e.to_uniform, e.to_argmax)
+    assert near < 1e-2 < far
+    assert e.any_live
+    assert e.entropy == pytest.approx(np.mean([entropy_by_hand(row) for row in A]), abs=1e-12)
+    assert e.max_weight == pytest.approx(A.max(axis=1).mean(), abs=1e-12)
+
+
+def test_temperature_effect_counts_ties_and_skips_rows_with_no_key():
+    s = replace(DEFAULT, text="a a")  # two identical keys, no positions: every row ties
+    sweep = lessons.temperature_sweep(s)
+    e = lessons.temperature_effect(compute(s).result.attention, sweep)
+    assert e.ties == 2 and e.entropy == pytest.approx(np.log(2))
+    blocked = np.zeros((2, 2), bool)
+    sweep = lessons.temperature_sweep(s, mask=blocked)
+    e = lessons.temperature_effect(np.zeros((2, 2)), sweep)
+    assert not e.any_live and np.isnan(e.entropy) and np.isnan(e.max_weight)
+    assert e.ties == 0
 
 
 # --- Positions: permutation equivariance -------------------------------------------------------

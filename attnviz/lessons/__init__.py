@@ -8,6 +8,7 @@ from the core, and is deterministic from its seed.
     lessons.dot_product_variance()            # Var(q . k) = d_k, measured
     lessons.saturation_curve(settings)        # rows go one-hot without scaling as d_k grows
     lessons.temperature_sweep(settings)       # T -> 0: argmax, T -> infinity: uniform
+    lessons.mask_effect(plain, masked, mask)  # masked rows are the plain ones, rescaled
     lessons.permutation_experiment(settings)  # no positions: shuffled in, shuffled out
     lessons.quiz(example)                     # predict, then reveal
 """
@@ -16,9 +17,13 @@ from attnviz.lessons.common import TIE_TOLERANCE, reattend, row_entropy
 from attnviz.lessons.masks import (
     DEFAULT_TEMPERATURES,
     MASK_MODES,
+    MaskEffect,
+    TemperatureEffect,
     TemperatureSweep,
     argmax_limit,
     build_mask,
+    mask_effect,
+    temperature_effect,
     temperature_sweep,
     uniform_limit,
 )
@@ -31,12 +36,15 @@ from attnviz.lessons.predict import Question, quiz
 from attnviz.lessons.scaling import (
     DEFAULT_D_KS,
     DEFAULT_FACTORS,
+    NEARLY_ONE_HOT,
     DotProductVariance,
     RowStats,
     SaturationCurve,
+    ScalingContrast,
     SoftmaxGradient,
     dot_product_variance,
     saturation_curve,
+    scaling_contrast,
     scaling_pair,
     softmax_gradient_norm,
 )
@@ -46,25 +54,32 @@ __all__ = [
     "DEFAULT_FACTORS",
     "DEFAULT_TEMPERATURES",
     "MASK_MODES",
+    "NEARLY_ONE_HOT",
     "TIE_TOLERANCE",
     "DotProductVariance",
+    "MaskEffect",
     "PermutationExperiment",
     "Question",
     "RowStats",
     "SaturationCurve",
+    "ScalingContrast",
     "SoftmaxGradient",
+    "TemperatureEffect",
     "TemperatureSweep",
     "argmax_limit",
     "build_mask",
     "dot_product_variance",
     "draw_permutation",
+    "mask_effect",
     "permutation_experiment",
     "quiz",
     "reattend",
     "row_entropy",
     "saturation_curve",
+    "scaling_contrast",
     "scaling_pair",
     "softmax_gradient_norm",
+    "temperature_effect",
     "temperature_sweep",
     "uniform_limit",
 ]

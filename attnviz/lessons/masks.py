@@ -141,3 +141,101 @@ def temperature_sweep(settings=None, temperatures=DEFAULT_TEMPERATURES, *, mask=
         argmax_limit=argmax_limit(np.where(mask, result.scaled_scores, -np.inf)),
         uniform_limit=uniform_limit(mask),
     )
+
+
+@dataclass(frozen=True, eq=False)
+class MaskEffect:
+    """What a mask did to a sentence's attention: which rows it cut, and one row in detail.
+
+    ``allowed`` (n,) how many keys each query may see; ``partial`` the rows that see some keys
+    but not all, ``empty`` the rows that see none (index arrays). ``row``: the partly masked row
+    told in detail (None when no row is partly masked): of the rows that keep 2 keys or more
+    (else of all partly masked rows), the one the mask cut most. ``keys`` (k,) its allowed keys,
+    ``before`` (k,) their weights without the mask, ``share`` = sum(before), ``after`` (k,) their
+    weights with it. ``renormalise_error``: the largest difference between the masked attention
+    and the unmasked rows cut to their allowed keys and rescaled to sum 1. ``empty_row_sum`` and
+    ``empty_output``: the largest row sum and largest |output| over the empty rows (0 by design).
+    """
+
+    allowed: np.ndarray
+    partial: np.ndarray
+    empty: np.ndarray
+    row: int | None = None
+    keys: np.ndarray | None = None
+    before: np.ndarray | None = None
+    share: float = np.nan
+    after: np.ndarray | None = None
+    renormalise_error: float = np.nan
+    empty_row_sum: float = np.nan
+    empty_output: float = np.nan
+
+    def __post_init__(self):
+        freeze_arrays(self)
+
+
+def mask_effect(plain, masked, mask):
+    """The MaskEffect of ``mask`` ((n, n) bool, or None for no mask) on one sentence.
+
+    ``plain`` and ``masked`` are the AttentionResults of the same logits without and with it.
+    """
+    n = plain.n
+    allowed = np.full(n, n) if mask is None else mask.sum(axis=1)  # (n,) keys each query sees
+    partial = np.flatnonzero((allowed > 0) & (allowed < n))
+    empty = np.flatnonzero(allowed == 0)
+    told = {}
+    if partial.size:
+        wide = partial[allowed[partial] >= 2]  # a row that keeps 2 keys or more shows the sharing
+        pool = wide if wide.size else partial
+        i = int(pool[np.argmin(allowed[pool])])  # of those, the row the mask cut most
+        keep = mask[i]
+        before = plain.attention[i, keep]
+        cut = np.where(mask, plain.attention, 0)  # (n, n) each row cut to its allowed keys
+        sums = cut.sum(axis=1, keepdims=True)  # (n, 1)
+        expect = np.divide(cut, sums, out=np.zeros_like(cut), where=sums > 0)
+        told = dict(
+            row=i,
+            keys=np.flatnonzero(keep),
+            before=before,
+            share=float(before.sum()),
+            after=masked.attention[i, keep],
+            renormalise_error=float(np.abs(expect - masked.attention).max()),
+        )
+    if empty.size:
+        told.update(
+            empty_row_sum=float(masked.row_sums[empty].max()),
+            empty_output=float(np.abs(masked.output[empty]).max()),
+        )
+    return MaskEffect(allowed=allowed, partial=partial, empty=empty, **told)
+
+
+@dataclass(frozen=True, eq=False)
+class TemperatureEffect:
+    """Where the attention A at one temperature lies between the limits T -> 0 and T -> inf.
+
+    Over the rows that may attend to some key (NaN if none): ``entropy`` the mean row entropy
+    (nats), ``max_weight`` the mean largest weight. ``to_argmax``, ``to_uniform``: the largest
+    difference between A and the argmax and uniform limits. ``ties``: the rows of the argmax
+    limit that split their weight between tied keys.
+    """
+
+    any_live: bool
+    entropy: float
+    max_weight: float
+    to_argmax: float
+    to_uniform: float
+    ties: int
+
+
+def temperature_effect(A, sweep):
+    """The TemperatureEffect of A (n, n), attention at one T, against the TemperatureSweep's
+    limits (the sweep and A use the same mask)."""
+    live = sweep.mask.sum(axis=1) > 0  # (n,) rows that may attend to some key
+    any_live = bool(live.any())
+    return TemperatureEffect(
+        any_live=any_live,
+        entropy=float(row_entropy(A)[live].mean()) if any_live else np.nan,
+        max_weight=float(A.max(axis=1)[live].mean()) if any_live else np.nan,
+        to_argmax=float(np.abs(A - sweep.argmax_limit).max()),
+        to_uniform=float(np.abs(A - sweep.uniform_limit).max()),
+        ties=int(np.sum((sweep.argmax_limit > 0).sum(axis=1) > 1)),
+    )

@@ -29,6 +29,7 @@ from attnviz.stable_softmax import softmax_rows
 DEFAULT_D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # d_k from 1 to MAX_D_K, doubling
 DEFAULT_FACTORS = tuple(np.logspace(-1, 2, 31))  # logits multiplied by 0.1 .. 100
 MAX_SAMPLES = 20_000  # samples per d_k in dot_product_variance
+NEARLY_ONE_HOT = 0.9  # a row whose largest weight is above this counts as nearly one-hot
 _CHUNK = 2048  # samples drawn at a time: bounds memory at d_k = 512
 
 
@@ -40,6 +41,8 @@ class DotProductVariance:
     ``theory_scaled_variance`` is 1 (the theory mean is 0). ``variance_se`` is the standard
     error of the measured variance: q . k has fourth moment 3 d_k^2 + 6 d_k, so the sample
     variance of n_samples draws has variance about (2 d_k^2 + 6 d_k) / n_samples.
+    ``off_by_se`` is (variance - theory_variance) / variance_se: how far each measurement lies
+    from the theory, in standard errors.
     """
 
     d_k: np.ndarray
@@ -48,6 +51,7 @@ class DotProductVariance:
     variance: np.ndarray
     theory_variance: np.ndarray
     variance_se: np.ndarray
+    off_by_se: np.ndarray
     scaled_mean: np.ndarray
     scaled_variance: np.ndarray
     theory_scaled_variance: np.ndarray
@@ -79,13 +83,15 @@ def dot_product_variance(d_ks=DEFAULT_D_KS, n_samples=2000, seed=0):
             qk[start : start + rows] = np.einsum("ij,ij->i", q, k, dtype=np.float64)  # q . k
         mean[m], variance[m] = qk.mean(), qk.var(ddof=1)
     d = d_k.astype(float)
+    se = np.sqrt((2 * d**2 + 6 * d) / n_samples)
     return DotProductVariance(
         d_k=d_k,
         n_samples=n_samples,
         mean=mean,
         variance=variance,
         theory_variance=d,
-        variance_se=np.sqrt((2 * d**2 + 6 * d) / n_samples),
+        variance_se=se,
+        off_by_se=(variance - d) / se,  # measured - theory, in standard errors
         scaled_mean=mean / np.sqrt(d),  # the same samples, each divided by sqrt(d_k)
         scaled_variance=variance / d,
         theory_scaled_variance=np.ones_like(d),
@@ -198,6 +204,37 @@ def scaling_pair(settings=None, d_k=None):
     d_k = settings.d_k if d_k is None else d_k
     scaled = compute(replace(settings, d_k=d_k, scale=True)).result
     return scaled, reattend(scaled, scale=False)
+
+
+@dataclass(frozen=True, eq=False)
+class ScalingContrast:
+    """How much sharper the unscaled rows of a scaling_pair are than the scaled ones.
+
+    ``max_weight_*``: the largest weight per row, averaged over the rows that attend to some key;
+    ``one_hot_*``: how many rows put more than NEARLY_ONE_HOT on a single key; ``spread_*``: the
+    standard deviation of the finite logits, S / sqrt(d_k) scaled and S unscaled.
+    """
+
+    max_weight_scaled: float
+    max_weight_unscaled: float
+    one_hot_scaled: int
+    one_hot_unscaled: int
+    spread_scaled: float
+    spread_unscaled: float
+
+
+def scaling_contrast(scaled, unscaled):
+    """The ScalingContrast of the AttentionResults ``(scaled, unscaled)`` of scaling_pair."""
+    max_on, max_off = scaled.attention.max(axis=1), unscaled.attention.max(axis=1)  # (n,)
+    live = scaled.row_sums > 0
+    return ScalingContrast(
+        max_weight_scaled=float(max_on[live].mean()),
+        max_weight_unscaled=float(max_off[live].mean()),
+        one_hot_scaled=int(np.sum(max_on > NEARLY_ONE_HOT)),
+        one_hot_unscaled=int(np.sum(max_off > NEARLY_ONE_HOT)),
+        spread_scaled=float(np.std(scaled.scaled_scores[np.isfinite(scaled.logits)])),
+        spread_unscaled=float(np.std(unscaled.scores[np.isfinite(unscaled.logits)])),
+    )
 
 
 @dataclass(frozen=True, eq=False)

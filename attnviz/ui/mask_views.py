@@ -1,0 +1,147 @@
+"""The masks page's views: the mask and what it does to the logits, A and the output; A between
+its two temperature limits; and what to notice, in words. Every number is read from an
+AttentionResult or from ``attnviz.lessons`` (MaskEffect, TemperatureEffect)."""
+
+import numpy as np
+import streamlit as st
+
+from attnviz.lessons import TIE_TOLERANCE
+from attnviz.ui.lessons import notice
+from attnviz.ui.masks import toggle
+from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.views import md_escape
+
+SHOWN_KEYS = 6  # weights of at most this many keys are written out in the notice
+SHOWN_ROWS = 8  # names of at most this many rows with no key
+
+
+def mask_matrices(mask, masked, labels, *, selectable):
+    """The mask, the masked logits, A and the output, two by two. With ``selectable`` a click on
+    a cell of the mask toggles it (the custom mask) and reruns the page."""
+    n = len(labels)
+    left, right = st.columns(2)
+    with left:
+        shown = np.ones((n, n)) if mask is None else mask.astype(float)
+        click = show_matrix(
+            shown,
+            labels,
+            labels,
+            key="mask_cells",
+            title="mask: 1 = may attend, 0 = blocked",
+            value_name="allowed",
+            kind="probability",
+            selectable=selectable,
+        )
+        if click is not None:
+            toggle(labels, click)
+            st.rerun()
+    with right:
+        show_matrix(
+            masked.logits,
+            labels,
+            labels,
+            key="masked_logits",
+            title="logits before the softmax (−∞ where blocked)",
+            value_name="logit_ij",
+        )
+    left, right = st.columns(2)
+    with left:
+        show_matrix(
+            masked.attention,
+            labels,
+            labels,
+            key="masked_A",
+            title="A after the softmax: each row renormalised",
+            value_name="A_ij",
+            kind="probability",
+        )
+    with right:
+        show_matrix(
+            masked.output,
+            labels,
+            dims(masked.d_v),
+            key="masked_output",
+            title="Output = AV",
+            value_name="Output_ic",
+            col_title="value dimension c",
+        )
+
+
+def mask_notices(mode, effect, labels):
+    """What to notice in the MaskEffect ``effect``: the renormalisation, row by row, and the
+    rows with no key at all."""
+    md = [md_escape(label) for label in labels]
+    n = len(labels)
+    if effect.row is not None:
+        i, shown = effect.row, slice(SHOWN_KEYS)
+        more = " …" if len(effect.keys) > SHOWN_KEYS else ""
+        before_txt = " + ".join(f"{w:.3f}" for w in effect.before[shown]) + more
+        after_txt = ", ".join(f"{w:.3f}" for w in effect.after[shown]) + more
+        notice(
+            f"Row **{md[i]}** may see {int(effect.allowed[i])} of {n} keys. Without the mask "
+            f"those keys held {before_txt} = **{effect.share:.3f}** of its weight. The −∞ logits "
+            f"give the others e^−∞ = 0, and the softmax divides what is left by "
+            f"{effect.share:.3f}: {after_txt}, which sum to {effect.after.sum():.6f}. Every "
+            "partly masked row is the unmasked row cut to its allowed keys and rescaled to sum 1 "
+            f"(largest difference from that: {effect.renormalise_error:.1e})."
+        )
+    elif mode != "none" and not effect.empty.size:
+        notice("This mask blocks no key: A is the unmasked attention.")
+    if mode == "causal" and n > 1:
+        notice(
+            f"With the causal mask the first token, **{md[0]}**, may attend only to itself: its "
+            f"row is [1, 0, …, 0]. The last, **{md[-1]}**, sees all {n} tokens, as it would "
+            "without a mask. In BERT every row sees all of them."
+        )
+    empty = effect.empty
+    if empty.size:
+        one = empty.size == 1
+        names = ", ".join(f"**{md[i]}**" for i in empty[:SHOWN_ROWS])
+        names += " …" if empty.size > SHOWN_ROWS else ""
+        notice(
+            f"{'Row' if one else 'Rows'} {names} may attend to no key. All its logits are −∞, "
+            "and a plain softmax would compute 0 / 0 = NaN. attnviz gives the whole row weight 0 "
+            f"(row sum {effect.empty_row_sum:.0f}, not 1), so its output row is zero too: "
+            f"largest |output| in {'it' if one else 'them'} = {effect.empty_output:.0f}."
+        )
+    elif mode == "custom":
+        st.caption(
+            "Block every key of one row (toggle its cells) to see what a query with no key gets."
+        )
+
+
+def limit_matrices(sweep, A, labels, T):
+    """A at temperature ``T`` between its limits T -> 0 (argmax) and T -> inf (uniform)."""
+    c1, c2, c3 = st.columns(3)
+    for col, M, key, title in (
+        (c1, sweep.argmax_limit, "limit_argmax", "T → 0: argmax (one-hot)"),
+        (c2, A, "A_at_T", f"A at T = {T:g}"),
+        (c3, sweep.uniform_limit, "limit_uniform", "T → ∞: uniform over allowed keys"),
+    ):
+        with col:
+            show_matrix(
+                M, labels, labels, key=key, title=title, value_name="A_ij", kind="probability"
+            )
+
+
+def temperature_notice(effect, n, T):
+    """What to notice in the TemperatureEffect at ``T`` of a sentence of ``n`` tokens."""
+    if not effect.any_live:
+        notice("Every row is masked from every key: A is all zero at any temperature.")
+        return
+    closer = "argmax (T → 0)" if effect.to_argmax < effect.to_uniform else "uniform (T → ∞)"
+    notice(
+        f"At T = {T:g} the rows' entropy averages **{effect.entropy:.3f}** nats (a uniform row "
+        f"over all {n} keys has log {n} = {np.log(n):.3f}; a one-hot row 0) and the largest "
+        f"weight averages **{effect.max_weight:.3f}**. A differs from the argmax limit by at "
+        f"most {effect.to_argmax:.3g} and from the uniform limit by at most "
+        f"{effect.to_uniform:.3g}: it is nearer the **{closer}** end. Lower T and every curve "
+        "above falls towards 0; raise it and they climb to their uniform level."
+        + (
+            f" In {effect.ties} row(s) of the argmax limit two keys tie (within "
+            f"{TIE_TOLERANCE:g}, e.g. a repeated token without positions), so the weight is "
+            "split evenly."
+            if effect.ties
+            else ""
+        )
+    )
