@@ -6,6 +6,8 @@ recorded and replayed on every rerun; a lock makes sure one session loads it whi
 wait. A failure is not kept: the next rerun tries again, after the user has applied the fix.
 """
 
+import ctypes
+import ctypes.util
 import io
 import threading
 from dataclasses import dataclass
@@ -119,13 +121,26 @@ class ModelRun:
         return head_attention(model.weights, model.config, X, layer, head)
 
 
+def release_freed_memory():
+    """Hand memory freed by this thread back to the system (glibc's ``malloc_trim``).
+
+    Each script thread allocates from its own glibc arena, which keeps what a run freed: a
+    forward pass at 128 pieces frees about 50 MB of temporaries, which stayed counted against
+    the server once per thread. A no-op where the C library has no ``malloc_trim``.
+    """
+    name = ctypes.util.find_library("c")
+    trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    if trim is not None:
+        trim(0)
+
+
 @st.cache_resource(max_entries=RUNS_KEPT, show_spinner="Running the model on the sentence…")
 def model_run(_model, text):
     """``_model.run(text)`` on at most MAX_MODEL_TOKENS word pieces, kept per text."""
     trace = _model.run(text, max_pieces=MAX_MODEL_TOKENS)
     attention = trace.attention  # (n_layers, n_heads, n, n): a new stacked array
     attention.flags.writeable = False
-    return ModelRun(
+    run = ModelRun(
         tokens=trace.tokens,
         config=trace.config,
         attention=attention,
@@ -133,6 +148,9 @@ def model_run(_model, text):
         stats=head_stats(attention, trace.tokens),
         n_pieces=_model.count_pieces(text),
     )
+    del trace  # every step of the forward pass: about 31 MB at 128 pieces
+    release_freed_memory()
+    return run
 
 
 def apply_pending_head():
