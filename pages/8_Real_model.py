@@ -4,7 +4,6 @@ import numpy as np
 import streamlit as st
 
 from attnviz import token_labels
-from attnviz.bert import head_attention
 from attnviz.head_stats import describe
 from attnviz.limits import MAX_MODEL_TOKENS
 from attnviz.ui import dims, shared_settings, show_matrix
@@ -35,8 +34,8 @@ if not text.strip():
     st.warning("The sentence is empty: type a few words for the model to read.", icon="✍️")
     st.stop()
 run = model_run(model, text)
-trace, stats = run.trace, run.stats
-n, labels = trace.n, token_labels(trace.tokens)
+stats = run.stats
+n, labels = run.n, token_labels(run.tokens)
 st.caption(f"The model reads {where}. Its files come from {md_escape(model.source)}.")
 if run.cut:
     st.warning(
@@ -47,7 +46,7 @@ if run.cut:
 
 st.header("1. Word pieces")
 st.markdown(
-    f"**{n} word pieces:** " + " · ".join(md_escape(piece) for piece in trace.tokens) + "  \n"
+    f"**{n} word pieces:** " + " · ".join(md_escape(piece) for piece in run.tokens) + "  \n"
     "The tokenizer lowercases the text and cuts rare words into pieces (## marks a piece that "
     "continues a word). [CLS] is added in front and [SEP] at the end: the model always sees them."
 )
@@ -68,11 +67,11 @@ st.markdown(
 )
 apply_pending_head()
 c1, c2 = st.columns([1, 2])
-layer = c1.radio("Layer", range(trace.config.n_layers), key="model_layer", horizontal=True)
-head = c2.radio("Head", range(trace.config.n_heads), key="model_head", horizontal=True)
+layer = c1.radio("Layer", range(run.config.n_layers), key="model_layer", horizontal=True)
+head = c2.radio("Head", range(run.config.n_heads), key="model_head", horizontal=True)
 grid_chart(run, labels, (layer, head))
 
-r = trace.layers[layer].heads[head]
+r = run.head(model, layer, head)  # recomputed from the layer's input X: see section 4
 st.header(f"3. Layer {layer}, head {head}, step by step")
 head_summary(stats, layer, head)
 step_header(
@@ -110,15 +109,16 @@ clicks = [
 cell_inspector(r, labels, next((c for c in clicks if c is not None), None))
 
 st.header("4. The lessons' formula, with learned weights")
-check = head_attention(model.weights, model.config, trace.hidden_states[layer], layer, head)
-diff = float(np.abs(check.attention - r.attention).max())
+diff = float(np.abs(r.attention - run.attention[layer, head]).max())
 st.latex(r"A = \mathrm{softmax}\left(\frac{(XW_Q^h + b_Q^h)(XW_K^h + b_K^h)^T}{\sqrt{d_k}}\right)")
 same = "0: the same numbers to the last bit" if diff == 0 else f"{diff:.1e}"
 st.markdown(
-    f"Recomputed here on its own, `attnviz.self_attention(X, W_Q^h, W_K^h, W_V^h)` with the "
-    f"model's biases gives this head's A again: the largest difference over its {n} × {n} "
-    f"weights is **{same}**. What makes one head look at [CLS] and another at the previous "
-    "word piece is only the numbers in its W_Q^h and W_K^h, learned in training. The whole "
+    f"The head above is computed on its own, `attnviz.self_attention(X, W_Q^h, W_K^h, W_V^h)` "
+    f"with the model's biases, from layer {layer}'s input X. It gives the A of the model's "
+    f"whole forward pass (the grid, all heads of a layer at once) again: the largest "
+    f"difference over its {n} × {n} weights is **{same}**. What makes one head look at [CLS] "
+    "and another at the previous word piece is only the numbers in its W_Q^h and W_K^h, "
+    "learned in training. The whole "
     "forward pass (heads joined by W_O, residual sums, LayerNorm, feed-forward) matches "
     "Hugging Face's PyTorch model to within 1e-5 on every attention map "
     "(tests/test_pretrained.py)."

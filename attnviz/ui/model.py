@@ -6,6 +6,8 @@ recorded and replayed on every rerun; a lock makes sure one session loads it whi
 wait. A failure is not kept: the next rerun tries again, after the user has applied the fix.
 """
 
+import ctypes
+import ctypes.util
 import io
 import threading
 from dataclasses import dataclass
@@ -14,13 +16,14 @@ import numpy as np
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
+from attnviz.bert import head_attention
 from attnviz.charts.model import grid_selected_head, head_grid
 from attnviz.head_stats import PATTERNS, HeadStats, head_stats, strongest_pattern
 from attnviz.limits import MAX_MODEL_TOKENS, MAX_TEXT_CHARS
 from attnviz.pretrained import MODEL_ID, ModelLoadError, load_pretrained
 from attnviz.ui.views import md_escape
 
-RUNS_KEPT = 4  # sentences kept per server; each run at MAX_MODEL_TOKENS pieces is about 20 MB
+RUNS_KEPT = 4  # sentences kept per server; each run at MAX_MODEL_TOKENS pieces is about 6 MB
 PENDING_KEY = "model.pending_head"  # (layer, head) clicked in the grid, applied on the rerun
 GRID_CLICK_KEY = "model.grid_click"  # the last grid click seen, so that only a new one counts
 
@@ -89,26 +92,65 @@ def pretrained_model():
 
 @dataclass(frozen=True, eq=False)
 class ModelRun:
-    """One sentence through the model: the trace, the head statistics, and what was cut."""
+    """One sentence through the model, kept as what the page draws from it.
 
-    trace: object  # attnviz.bert.EncoderTrace
+    Kept per sentence for every session (``model_run``), so only what the page needs: every
+    head's attention (the grid), each layer's input X (a head is recomputed from it with
+    ``head``) and the head statistics; about 6 MB at 128 word pieces, where the whole trace
+    (every head's S, S', Q, K, V, the feed-forward ...) is about 31 MB.
+    """
+
+    tokens: tuple[str, ...]  # the word pieces read, [CLS] first and [SEP] last
+    config: object  # attnviz.bert.BertConfig
+    attention: np.ndarray  # (n_layers, n_heads, n, n) from the whole forward pass, read-only
+    hidden_states: np.ndarray  # (n_layers + 1, n, d_model): [l] is layer l's input X
     stats: HeadStats
     n_pieces: int  # word pieces of the whole text, [CLS] and [SEP] included, before the cap
 
     @property
+    def n(self):
+        return len(self.tokens)
+
+    @property
     def cut(self):
-        return self.n_pieces > self.trace.n
+        return self.n_pieces > self.n
+
+    def head(self, model, layer, head):
+        """Head ``head`` of layer ``layer`` recomputed on its own: an AttentionResult."""
+        X = self.hidden_states[layer]  # (n, d_model)
+        return head_attention(model.weights, model.config, X, layer, head)
+
+
+def release_freed_memory():
+    """Hand memory freed by this thread back to the system (glibc's ``malloc_trim``).
+
+    Each script thread allocates from its own glibc arena, which keeps what a run freed: a
+    forward pass at 128 pieces frees about 50 MB of temporaries, which stayed counted against
+    the server once per thread. A no-op where the C library has no ``malloc_trim``.
+    """
+    name = ctypes.util.find_library("c")
+    trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    if trim is not None:
+        trim(0)
 
 
 @st.cache_resource(max_entries=RUNS_KEPT, show_spinner="Running the model on the sentence…")
 def model_run(_model, text):
     """``_model.run(text)`` on at most MAX_MODEL_TOKENS word pieces, kept per text."""
     trace = _model.run(text, max_pieces=MAX_MODEL_TOKENS)
-    return ModelRun(
-        trace=trace,
-        stats=head_stats(trace.attention, trace.tokens),
+    attention = trace.attention  # (n_layers, n_heads, n, n): a new stacked array
+    attention.flags.writeable = False
+    run = ModelRun(
+        tokens=trace.tokens,
+        config=trace.config,
+        attention=attention,
+        hidden_states=trace.hidden_states,
+        stats=head_stats(attention, trace.tokens),
         n_pieces=_model.count_pieces(text),
     )
+    del trace  # every step of the forward pass: about 31 MB at 128 pieces
+    release_freed_memory()
+    return run
 
 
 def apply_pending_head():
@@ -150,7 +192,7 @@ def grid_chart(run, labels, selected):
     stats = run.stats
     n_layers, n_heads = stats.shape
     hover = [[_hover_lines(stats, layer, h) for h in range(n_heads)] for layer in range(n_layers)]
-    fig = head_grid(run.trace.attention, labels, selected=selected, head_hover=hover)
+    fig = head_grid(run.attention, labels, selected=selected, head_hover=hover)
     event = st.plotly_chart(
         fig,
         key="model_grid",
