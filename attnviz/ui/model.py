@@ -7,7 +7,6 @@ wait. A failure is not kept: the next rerun tries again, after the user has appl
 """
 
 import ctypes
-import ctypes.util
 import io
 import threading
 from dataclasses import dataclass
@@ -128,8 +127,7 @@ def release_freed_memory():
     forward pass at 128 pieces frees about 50 MB of temporaries, which stayed counted against
     the server once per thread. A no-op where the C library has no ``malloc_trim``.
     """
-    name = ctypes.util.find_library("c")
-    trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # the process's own C library
     if trim is not None:
         trim(0)
 
