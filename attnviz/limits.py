@@ -32,6 +32,7 @@ MAX_EDIT_CELLS = 4096  # d_model x d_k cells in one hand-edited W_Q or W_K table
 # Tiled attention page (pages/7_Tiled_attention.py).
 MAX_TILED_BLOCKS = 32  # blocks the page traces: each keeps an (n, d_v) running output
 
-# The real-model page (pages/8_Real_model.py). A run keeps every head's (n, n) matrices: about
-# 20 MB at 128 word pieces, 230 MB at the model's own limit of 512.
+# The real-model page (pages/8_Real_model.py). A forward pass makes every head's (n, n)
+# matrices, about 31 MB at 128 word pieces (the page keeps 6 MB of it per sentence) and about
+# 16 times as much at the model's own limit of 512.
 MAX_MODEL_TOKENS = 128  # word pieces, [CLS] and [SEP] included; the rest of the text is cut
