@@ -163,3 +163,57 @@ def test_large_matrices_hover_through_tick_labels_not_per_cell_data():
     assert fig.data[0].customdata is None  # 1,600 cells: no per-cell strings on the wire
     assert fig.data[0].hovertemplate.startswith("query: %{y}")
     assert fig.layout.yaxis.ticktext[0] == "&lt;i&gt;w0&lt;/i&gt;"
+
+
+# What Plotly's automargin grew the margins to in Chromium (Streamlit theme, before the margins
+# were set by the builder): the builder's margins must hold at least this much, or the browser
+# draws the chart twice (automargin redraws the whole figure when a margin grows).
+MEASURED_IN_CHROMIUM = [
+    # (rows, cols, row labels, col labels, kind, scale, need left, need top)
+    (6, 6, ["the", "cat", "sat", "on", "the", "mat"], None, "signed", 3, 80, 90),
+    (8, 4, [str(i) for i in range(8)], [str(i) for i in range(4)], "signed", 1, 66, 90),
+    (6, 6, ["x" * 20, "W" + "w" * 15, "ab", "c", "d", "e"], None, "signed", 1, 199, 90),
+    (32, 32, [f"word{i:02d}xx" for i in range(32)], None, "signed", 1e6, 109, 104),
+    (512, 512, [f"t{i + 1}" for i in range(512)], None, "signed", 1234.5, 87, 90),
+    (6, 6, ["the", "cat", "sat", "on", "the", "mat"], None, "probability", 1, 80, 90),
+]
+
+
+@pytest.mark.parametrize("case", MEASURED_IN_CHROMIUM)
+def test_margins_hold_the_labels_so_plotly_draws_once(case):
+    rows, cols, row_labels, col_labels, kind, scale, need_left, need_top = case
+    M = np.random.default_rng(0).standard_normal((rows, cols)) * scale
+    if kind == "probability":
+        M = np.abs(M) / np.abs(M).sum(axis=1, keepdims=True)
+    layout = figure_json(
+        matrix_heatmap(M, row_labels, col_labels or row_labels, title="S", kind=kind)
+    )["layout"]
+    assert layout["margin"]["l"] >= need_left
+    assert layout["margin"]["t"] >= need_top
+    assert layout["margin"]["l"] <= need_left + 60  # room for the labels, not a blank band
+
+
+def test_margins_follow_the_labels_and_the_colour_bar():
+    M = np.ones((8, 8))
+    short = figure_json(matrix_heatmap(M, list("abcdefgh"), list("abcdefgh"), title="M"))
+    long = [f"a long token {i}" for i in range(8)]
+    wide = figure_json(matrix_heatmap(M, long, long, title="M"))
+    assert wide["layout"]["margin"]["l"] > short["layout"]["margin"]["l"]
+    # 8 columns: labels turned by 45 degrees, longer ones need more room above the plot
+    assert wide["layout"]["margin"]["t"] > short["layout"]["margin"]["t"]
+    big = figure_json(matrix_heatmap(M * 123456.0, list("abcdefgh"), list("abcdefgh")))
+    tiny = figure_json(matrix_heatmap(M * 0.0001, list("abcdefgh"), list("abcdefgh")))
+    assert big["layout"]["margin"]["r"] > short["layout"]["margin"]["r"]
+    assert tiny["layout"]["margin"]["r"] > short["layout"]["margin"]["r"]
+    # the colour bar sits at the plot's edge plus a fixed gap: its room does not scale with width
+    assert short["data"][0]["colorbar"]["x"] == 1
+    # untitled charts keep less room on top than titled ones
+    assert big["layout"]["margin"]["t"] < short["layout"]["margin"]["t"]
+
+
+def test_margins_measure_labels_as_typed_not_escaped():
+    M = np.ones((2, 2))
+    escaped = figure_json(matrix_heatmap(M, ["<b>", "&"], ["a", "b"]))
+    assert escaped["layout"]["yaxis"]["ticktext"] == ["&lt;b&gt;", "&amp;"]
+    same_width = figure_json(matrix_heatmap(M, ["abc", "d"], ["a", "b"]))
+    assert escaped["layout"]["margin"]["l"] == same_width["layout"]["margin"]["l"]

@@ -13,6 +13,7 @@ Values go to the browser as float32 (Plotly sends numpy arrays as typed binary b
 
 import html
 import math
+import unicodedata
 
 import numpy as np
 import plotly.graph_objects as go
@@ -29,6 +30,14 @@ MAX_LABELLED_CELLS = 32 * 32  # hover with whole labels (customdata) up to this 
 ROW_PX = 34  # height of one row of a small heatmap, in pixels
 MAX_HEIGHT = 1000
 TITLE_PX = 30  # room for a heatmap's title above its top axis
+# Margins, in pixels, that hold the axis titles, the tick labels and the colour bar, so that
+# Plotly's automargin never has to grow them: a growing margin makes Plotly draw the whole
+# chart a second time (measured: about a third of the browser's drawing time on the step page).
+# The estimates err on the large side; where one is short, automargin still fixes the layout.
+Y_TITLE_PX = 56  # the row axis's title, its distance to the labels and the tick mark
+TOP_PX = 60  # the column axis's title and its distance to the plot (labels on one row)
+ROTATED_TOP_PX = 28  # the same above labels turned by 45 degrees
+COLOURBAR_PX = 44  # the colour bar: its gap to the plot, its bar and tick marks
 
 
 def escape_label(label, max_chars=None):
@@ -46,6 +55,41 @@ def _format(value, exact=False):
     if exact:
         return f"{value:.6g}"
     return f"{value:.2f}" if abs(value) < 100 else f"{value:.3g}"
+
+
+def text_px(text, size):
+    """A generous estimate of the width in pixels of ``text`` drawn at font ``size``."""
+    em = 0.0
+    for c in str(text):
+        if unicodedata.east_asian_width(c) in "WF":
+            em += 1.05
+        elif c.isupper() or c in "mwMW@%&—…–":
+            em += 0.9
+        else:
+            em += 0.62
+    return math.ceil(em * size) + 4
+
+
+def colourbar_label_chars(bound, kind):
+    """How many characters the colour bar's longest tick label has (e.g. "−0.005", "0.2")."""
+    if kind == "probability":
+        return 3
+    if bound >= 1000:
+        return 6  # "−500k", "−1.5M"
+    if bound >= 1:
+        return len(str(int(bound))) + 3  # "−6.5", "−40"
+    return 3 + max(1, -math.floor(math.log10(bound)) + 1) if bound > 0 else 4  # "−0.005"
+
+
+def heatmap_margins(row_ticks, col_ticks, tick_size, rotated, titled, bar_chars):
+    """(l, r, t, b) pixels that hold every label of the chart (see ``text_px``)."""
+    widest = max((text_px(label, tick_size) for label in row_ticks), default=0)
+    tallest = max((text_px(label, tick_size) for label in col_ticks), default=0)
+    top = TOP_PX
+    if rotated:  # a label turned by 45 degrees rises by sin 45 of its width and height
+        top = max(TOP_PX, ROTATED_TOP_PX + math.ceil(0.71 * (tallest + tick_size)))
+    right = COLOURBAR_PX + text_px("0" * bar_chars, 12)
+    return Y_TITLE_PX + widest, right, top + (TITLE_PX if titled else -TITLE_PX), 12
 
 
 def heatmap_height(n_rows):
@@ -147,6 +191,7 @@ def matrix_heatmap(
     masked = np.isneginf(M)
     big = np.finfo(np.float32).max  # float32 on the wire: larger values are drawn at its limit
     z = np.where(masked, np.nan, np.clip(M, -big, big)).astype(np.float32)
+    bound = 1.0
     if kind == "probability":
         colour = dict(colorscale=PROBABILITY_COLORSCALE, zmin=0.0, zmax=1.0)
     else:
@@ -159,7 +204,8 @@ def matrix_heatmap(
         x=np.arange(cols_drawn, dtype=np.int32),
         y=np.arange(rows_drawn, dtype=np.int32),
         hovertemplate=hover,
-        colorbar=dict(thickness=12),
+        # At the plot's right edge plus a fixed gap, so its room does not depend on the width.
+        colorbar=dict(thickness=12, x=1, xpad=16),
         xgap=1 if cols_drawn <= 48 else 0,
         ygap=1 if rows_drawn <= 48 else 0,
         **colour,
@@ -189,6 +235,16 @@ def matrix_heatmap(
         )
     tick_font = dict(size=int(min(12, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
     tick = dict(tickmode="array", showgrid=False, zeroline=False, tickfont=tick_font)
+    row_ticks, col_ticks = _ticks(row_labels, row_spans), _ticks(col_labels, col_spans)
+    rotated = cols_drawn > 6
+    left, right, top, bottom = heatmap_margins(
+        [html.unescape(t) for t in row_ticks],
+        [html.unescape(t) for t in col_ticks],
+        tick_font["size"],
+        rotated,
+        bool(title),
+        colourbar_label_chars(bound, kind),
+    )
     layout = dict(
         # The title sits at the very top, above the key axis's labels and title (drawn on top
         # of the plot): in the middle of the margin it would overlap a centred axis title.
@@ -202,20 +258,20 @@ def matrix_heatmap(
             pad=dict(t=8),
         ),
         height=heatmap_height(rows_drawn) + (TITLE_PX if title else 0),
-        margin=dict(l=10, r=10, t=60 + TITLE_PX if title else 30, b=10),
+        margin=dict(l=left, r=right, t=top, b=bottom),
         xaxis=dict(
             tick,
             title=dict(text=escape_label(col_title)),
             tickvals=list(range(cols_drawn)),
-            ticktext=_ticks(col_labels, col_spans),
+            ticktext=col_ticks,
             side="top",
-            tickangle=-45 if cols_drawn > 6 else 0,
+            tickangle=-45 if rotated else 0,
         ),
         yaxis=dict(
             tick,
             title=dict(text=escape_label(row_title)),
             tickvals=list(range(rows_drawn)),
-            ticktext=_ticks(row_labels, row_spans),
+            ticktext=row_ticks,
             autorange="reversed",
         ),
         hovermode="closest",
