@@ -164,3 +164,21 @@ def test_attnviz_threads_caps_the_workers(monkeypatch, value, expected):
     monkeypatch.setenv("ATTNVIZ_THREADS", value)
     monkeypatch.setattr(parallel, "cpu_count", lambda: 2)
     assert parallel._max_workers() == (expected or 2)
+
+
+def test_without_openblas_blocks_run_in_order_on_the_calling_thread(monkeypatch):
+    # Another BLAS (Accelerate, MKL) cannot be kept to one thread: no helper threads then.
+    monkeypatch.setattr(parallel, "_OPENBLAS", None)
+    monkeypatch.setattr(parallel, "MAX_WORKERS", 2)
+    assert parallel.workers_for(1 << 30) == 1
+    seen = []
+    parallel.run_blocks(lambda start: seen.append((start, threading.get_ident())), range(4), 2)
+    assert seen == [(start, threading.get_ident()) for start in range(4)]
+    with parallel.blas_single_threaded():  # a no-op, not an error
+        pass
+    threads, source = parallel.blas_threads()
+    assert threads >= 1 and "not OpenBLAS" in source
+    rng = np.random.default_rng(1)
+    X, W = rng.standard_normal((700, 8)), rng.standard_normal((3, 8, 8))
+    r = attnviz.self_attention(X, *W)
+    np.testing.assert_allclose(r.attention.sum(axis=1), 1, rtol=1e-12)
