@@ -294,7 +294,8 @@ def self_attention(
     b_K = None if b_K is None else as_vector("b_K", b_K, d_k, dtype)
     b_V = None if b_V is None else as_vector("b_V", b_V, d_v, dtype)
 
-    # Threads for the whole call, so that no OpenBLAS thread is left spinning between steps
+    # One decision for every step: no multi-threaded product wakes OpenBLAS's workers between
+    # the threaded steps, where they would spin and take a core from ours
     workers = parallel.workers_for(n * n * dtype.itemsize)
     # Q = X W_Q + b_Q (n, d_k); K = X W_K + b_K (n, d_k); V = X W_V + b_V (n, d_v)
     Q, K, V = project(X, [(W_Q, b_Q), (W_K, b_K), (W_V, b_V)], workers)

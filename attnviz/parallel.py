@@ -22,6 +22,8 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+
 
 def cpu_count():
     """Cores this process may run on (its CPU affinity, which containers narrow), at least 1."""
@@ -55,8 +57,6 @@ def _loaded_openblas():
 
     Found by its path in /proc/self/maps (Linux): numpy has no API for it.
     """
-    import numpy as np
-
     np.ones((2, 2)) @ np.ones((2, 2))  # make sure the BLAS library is loaded
     try:
         with open("/proc/self/maps") as maps:
@@ -98,6 +98,8 @@ def blas_single_threaded():
     concurrent caller leaves (a count, so overlapping callers cannot restore a wrong value).
 
     The setting is process-wide: a product another thread runs meanwhile also uses one thread.
+    The count is not guarded against asynchronous exceptions between two statements (only
+    KeyboardInterrupt, in the main thread; Streamlit stops a script only at its ``st`` calls).
     """
     global _users, _saved
     if _OPENBLAS is None:
@@ -119,37 +121,45 @@ def blas_single_threaded():
 
 
 class _Blocks:
-    """Blocks shared by the caller and the helpers: each takes the next start until none is left."""
+    """Blocks shared by the caller and the helpers: each takes the next start until none is left.
+
+    Helpers run with the caller's ``np.errstate`` (numpy keeps it per thread), so a caller that
+    silences or raises on floating-point warnings gets the same on one thread or several.
+    """
 
     def __init__(self, block, starts):
         self.block = block
         self.todo = iter(starts)
         self.changed = threading.Condition()
-        self.running = 0  # blocks taken and not finished
+        self.busy = set()  # threads running a block now
         self.errors = []
+        self.errstate = np.geterr()  # the caller's
 
     def work(self):
-        while True:
-            with self.changed:
-                start = None if self.errors else next(self.todo, None)
-                if start is None:
-                    return
-                self.running += 1
-            try:
-                self.block(start)
-            except BaseException as exc:  # handed to the caller by run_blocks
+        me = threading.get_ident()
+        with np.errstate(**self.errstate):
+            while True:
                 with self.changed:
-                    self.errors.append(exc)
-            finally:
-                with self.changed:
-                    self.running -= 1
-                    self.changed.notify_all()
+                    start = None if self.errors else next(self.todo, None)
+                    if start is None:
+                        return
+                    self.busy.add(me)
+                try:
+                    self.block(start)
+                except BaseException as exc:  # handed to the caller by run_blocks
+                    with self.changed:
+                        self.errors.append(exc)
+                finally:
+                    with self.changed:
+                        self.busy.discard(me)
+                        self.changed.notify_all()
 
     def wait(self):
-        """Until no block is running. Never waits for a helper that has not started: a helper
-        that starts late finds nothing left and returns."""
+        """Until no other thread runs a block. Never waits for a helper that has not started
+        (it finds nothing left and returns), nor for the caller's own bookkeeping."""
+        others_busy = lambda: self.busy - {threading.get_ident()}  # noqa: E731
         with self.changed:
-            self.changed.wait_for(lambda: self.running == 0)
+            self.changed.wait_for(lambda: not others_busy())
 
 
 _tasks = queue.SimpleQueue()  # _Blocks.work of every call, for whichever helper is free
@@ -160,6 +170,20 @@ _helpers_lock = threading.Lock()
 def _helper():
     while True:
         _tasks.get()()
+
+
+def _after_fork_in_child():
+    """A forked child has none of the parent's threads: start again with no helpers, fresh
+    locks, and OpenBLAS given back its setting if the fork came in the middle of a call."""
+    global _tasks, _helpers, _helpers_lock, _lock, _users
+    if _users and _OPENBLAS is not None:
+        _OPENBLAS[1](_saved)
+    _tasks, _helpers, _helpers_lock = queue.SimpleQueue(), [], threading.Lock()
+    _lock, _users = threading.Lock(), 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _start_helpers(count):

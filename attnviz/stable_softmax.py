@@ -25,7 +25,9 @@ def softmax_into(logits, probs, row_max, row_sum):
     """
     np.max(logits, axis=1, out=row_max)
     shift = np.where(np.isfinite(row_max), row_max, 0).astype(logits.dtype)
-    np.subtract(logits, shift[:, None], out=probs)  # every exponent <= 0: exp cannot overflow
+    with np.errstate(over="ignore"):  # a row spanning more than the dtype's range gives -inf:
+        np.subtract(logits, shift[:, None], out=probs)  # exp(-inf) = 0, the right answer
+    # every exponent is now <= 0: exp cannot overflow
     np.exp(probs, out=probs)
     np.sum(probs, axis=1, out=row_sum)
     inv = np.divide(1, row_sum, out=np.zeros_like(row_sum), where=row_sum > 0)

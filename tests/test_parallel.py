@@ -1,7 +1,9 @@
 """attnviz.parallel: blocks shared among threads, OpenBLAS kept to one thread meanwhile."""
 
+import os
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -182,3 +184,51 @@ def test_without_openblas_blocks_run_in_order_on_the_calling_thread(monkeypatch)
     X, W = rng.standard_normal((700, 8)), rng.standard_normal((3, 8, 8))
     r = attnviz.self_attention(X, *W)
     np.testing.assert_allclose(r.attention.sum(axis=1), 1, rtol=1e-12)
+
+
+def test_helpers_work_under_the_callers_errstate(two_workers):
+    # numpy keeps np.errstate per thread: a caller that raises on (or silences) floating-point
+    # warnings must get the same from the blocks its helpers run.
+    barrier = threading.Barrier(2, timeout=10)
+    seen = {}
+
+    def block(start):
+        if start < 2:
+            barrier.wait()
+        seen[threading.get_ident()] = np.geterr()["divide"]
+
+    with np.errstate(divide="raise"):
+        parallel.run_blocks(block, range(6), 2)
+        with pytest.raises(FloatingPointError):
+            parallel.run_blocks(lambda start: np.divide(np.ones(1), 0), range(6), 2)
+    assert len(seen) == 2 and set(seen.values()) == {"raise"}
+
+
+@pytest.mark.filterwarnings("error")
+def test_a_row_wider_than_the_dtype_gives_no_warning():
+    # max - (-max) overflows float32; exp(-inf) = 0 is the right answer, silently.
+    big = np.finfo(np.float32).max / 2
+    P = attnviz.softmax(np.array([[big, -big, 0.0]], dtype=np.float32))
+    np.testing.assert_array_equal(P, [[1.0, 0.0, 0.0]])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_starts_its_own_helpers(two_workers):
+    rng = np.random.default_rng(2)
+    X, W = rng.standard_normal((300, 8)), rng.standard_normal((3, 8, 8))
+    expected = attnviz.self_attention(X, *W).output  # the parent's helper is now running
+    pid = os.fork()
+    if pid == 0:  # the child: no helper thread was copied; a call must still finish
+        code = 1
+        try:
+            outputs = [attnviz.self_attention(X, *W).output for _ in range(3)]
+            same = all(np.allclose(out, expected, rtol=1e-12, atol=1e-12) for out in outputs)
+            alive = bool(parallel._helpers) and all(h.is_alive() for h in parallel._helpers)
+            deadline = time.monotonic() + 10  # a helper may take its (stale) task a bit later
+            while parallel._tasks.qsize() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            code = 0 if same and alive and not parallel._tasks.qsize() else 2 + same + 2 * alive
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
