@@ -37,7 +37,7 @@ TITLE_PX = 30  # room for a heatmap's title above its top axis
 Y_TITLE_PX = 56  # the row axis's title, its distance to the labels and the tick mark
 TOP_PX = 60  # the column axis's title and its distance to the plot (labels on one row)
 ROTATED_TOP_PX = 28  # the same above labels turned by 45 degrees
-COLOURBAR_PX = 44  # the colour bar: its gap to the plot, its bar and tick marks
+COLOURBAR_PX = 40  # the colour bar: its gap to the plot, its bar and tick marks
 
 
 def escape_label(label, max_chars=None):
@@ -65,8 +65,10 @@ def text_px(text, size):
             em += 1.05
         elif c.isupper() or c in "mwMW@%&—…–":
             em += 0.9
-        else:
+        elif c.isdigit() or c in "−+":
             em += 0.62
+        else:  # lowercase letters, spaces, brackets (measured: "the (1)" is 3 em wide)
+            em += 0.5
     return math.ceil(em * size) + 4
 
 
@@ -205,7 +207,7 @@ def matrix_heatmap(
         y=np.arange(rows_drawn, dtype=np.int32),
         hovertemplate=hover,
         # At the plot's right edge plus a fixed gap, so its room does not depend on the width.
-        colorbar=dict(thickness=12, x=1, xpad=16),
+        colorbar=dict(thickness=12, x=1, xpad=10),
         xgap=1 if cols_drawn <= 48 else 0,
         ygap=1 if rows_drawn <= 48 else 0,
         **colour,
