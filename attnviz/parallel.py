@@ -11,6 +11,11 @@ small) and is given its own setting back afterwards.
 ``run_blocks`` falls back to one block after another when there is one core, one block, or a
 BLAS that is not OpenBLAS (its threads cannot be told apart from ours).
 
+For the length of a call the caller is pinned to the core it is on and the helpers to the
+other cores (Linux), then the caller gets its own CPU set back. Without that, the scheduler
+often wakes a helper on the caller's core and leaves it there for a call this short: two threads
+taking turns on one core, half the time (measured at n = 1024: 11 ms unpinned vs 6.5 ms pinned).
+
 The number of threads is the number of cores this process may use, capped by the environment
 variable ``ATTNVIZ_THREADS`` (``ATTNVIZ_THREADS=1`` turns threading off).
 """
@@ -79,6 +84,49 @@ def _loaded_openblas():
 
 
 _OPENBLAS = _loaded_openblas()
+
+
+def _load_sched_getcpu():
+    """The C library's ``sched_getcpu`` (the core the calling thread is on), or None."""
+    try:
+        getcpu = ctypes.CDLL(None).sched_getcpu
+    except (OSError, AttributeError):  # no C library to open, or none with sched_getcpu
+        return None
+    getcpu.restype, getcpu.argtypes = ctypes.c_int, []
+    return getcpu
+
+
+_sched_getcpu = _load_sched_getcpu()
+
+
+def _set_affinity(cpus):
+    """Run the calling thread only on ``cpus``; False if the system refused or cannot."""
+    try:
+        os.sched_setaffinity(0, cpus)  # 0: the calling thread (Linux)
+    except (AttributeError, OSError):
+        return False
+    return True
+
+
+@contextmanager
+def _pinned_caller():
+    """Pin the calling thread to the core it runs on; yield the cores left for the helpers
+    (None if it could not be pinned, or no core is left), and give it its CPU set back."""
+    try:
+        allowed = os.sched_getaffinity(0)
+    except (AttributeError, OSError):
+        allowed = set()
+    cpu = _sched_getcpu() if _sched_getcpu is not None else -1
+    others = allowed - {cpu}
+    if cpu not in allowed or not others or not _set_affinity({cpu}):
+        yield None
+        return
+    try:
+        yield others
+    finally:
+        _set_affinity(allowed)
+
+
 _lock = threading.Lock()
 _users = 0  # callers inside blas_single_threaded() right now
 _saved = None  # OpenBLAS's thread count before the first of them came in
@@ -127,8 +175,10 @@ class _Blocks:
     silences or raises on floating-point warnings gets the same on one thread or several.
     """
 
-    def __init__(self, block, starts):
+    def __init__(self, block, starts, helper_cpus=None):
         self.block = block
+        self.caller = threading.get_ident()
+        self.helper_cpus = helper_cpus  # cores a helper moves to, None to stay where it is
         self.todo = iter(starts)
         self.changed = threading.Condition()
         self.busy = set()  # threads running a block now
@@ -137,6 +187,8 @@ class _Blocks:
 
     def work(self):
         me = threading.get_ident()
+        if me != self.caller and self.helper_cpus is not None:
+            _set_affinity(self.helper_cpus)  # off the caller's core, for this call at least
         with np.errstate(**self.errstate):
             while True:
                 with self.changed:
@@ -217,8 +269,8 @@ def run_blocks(block, starts, workers):
             block(start)
         return
     _start_helpers(workers - 1)
-    blocks = _Blocks(block, starts)
-    with blas_single_threaded():
+    with _pinned_caller() as helper_cpus, blas_single_threaded():
+        blocks = _Blocks(block, starts, helper_cpus)
         try:
             for _ in range(workers - 1):
                 _tasks.put(blocks.work)

@@ -75,6 +75,38 @@ def test_an_error_in_a_block_reaches_the_caller_and_blas_is_restored(two_workers
     assert get() == before
 
 
+@pytest.mark.parametrize("fails", [False, True])
+def test_caller_and_helper_are_on_different_cores_and_the_caller_is_unpinned_after(
+    two_workers, fails
+):
+    # The caller is pinned to the core it is on and the helper to the others, so the two
+    # cannot take turns on one core; afterwards (also after an error) the caller has its own
+    # CPU set back. On a one-core machine nobody is pinned.
+    before = os.sched_getaffinity(0)
+    barrier = threading.Barrier(2, timeout=10)
+    seen = {}
+
+    def block(start):
+        if start < 2:
+            barrier.wait()  # one block on each thread
+        seen.setdefault(threading.get_ident(), os.sched_getaffinity(0))
+        if fails and start == 3:
+            raise ZeroDivisionError("block 3")
+
+    try:
+        parallel.run_blocks(block, range(6), 2)
+    except ZeroDivisionError:
+        assert fails
+    caller = seen.pop(threading.get_ident())
+    (helper,) = seen.values()
+    if len(before) >= 2:
+        assert len(caller) == 1 and caller < before
+        assert helper == before - caller
+    else:
+        assert caller == helper == before
+    assert os.sched_getaffinity(0) == before
+
+
 def test_overlapping_callers_restore_the_setting_once_the_last_leaves():
     get = parallel._OPENBLAS[0]
     before = get()
