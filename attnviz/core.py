@@ -22,9 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz import parallel
+from attnviz import memory, parallel
 from attnviz.errors import AttentionInputError, as_matrix, as_vector, float_dtype
 from attnviz.stable_softmax import block_rows, softmax_into
+
+memory.keep_large_blocks()  # reuse freed (n, n) matrices' memory: see attnviz.memory
 
 FORMULA = r"\mathrm{Attention}(Q,K,V) = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right)V"
 

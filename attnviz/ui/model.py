@@ -6,7 +6,6 @@ recorded and replayed on every rerun; a lock makes sure one session loads it whi
 wait. A failure is not kept: the next rerun tries again, after the user has applied the fix.
 """
 
-import ctypes
 import io
 import threading
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from attnviz.bert import head_attention
 from attnviz.charts.model import grid_selected_head, head_grid
 from attnviz.head_stats import PATTERNS, HeadStats, head_stats, strongest_pattern
 from attnviz.limits import MAX_MODEL_TOKENS, MAX_TEXT_CHARS
+from attnviz.memory import release_freed_memory
 from attnviz.pretrained import MODEL_ID, ModelLoadError, load_pretrained
 from attnviz.ui.views import md_escape
 
@@ -118,18 +118,6 @@ class ModelRun:
         """Head ``head`` of layer ``layer`` recomputed on its own: an AttentionResult."""
         X = self.hidden_states[layer]  # (n, d_model)
         return head_attention(model.weights, model.config, X, layer, head)
-
-
-def release_freed_memory():
-    """Hand memory freed by this thread back to the system (glibc's ``malloc_trim``).
-
-    Each script thread allocates from its own glibc arena, which keeps what a run freed: a
-    forward pass at 128 pieces frees about 50 MB of temporaries, which stayed counted against
-    the server once per thread. A no-op where the C library has no ``malloc_trim``.
-    """
-    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # the process's own C library
-    if trim is not None:
-        trim(0)
 
 
 @st.cache_resource(max_entries=RUNS_KEPT, show_spinner="Running the model on the sentence…")
