@@ -24,7 +24,12 @@ import numpy as np
 
 from attnviz import memory, parallel
 from attnviz.errors import AttentionInputError, as_matrix, as_vector, float_dtype
-from attnviz.stable_softmax import block_rows, softmax_into
+from attnviz.stable_softmax import (
+    block_rows,
+    softmax_into,
+    softmax_unshifted_into,
+    unshifted_limit,
+)
 
 memory.keep_large_blocks()  # reuse freed (n, n) matrices' memory: see attnviz.memory
 
@@ -151,7 +156,7 @@ def project(X, weights, workers):
     """
     n = X.shape[0]
     outs = [np.empty((n, W.shape[1]), X.dtype) for W, _ in weights]
-    step = block_rows(n, X.dtype)  # the row blocks attend() uses
+    step = -(-n // workers)  # one block per thread: small products cost more in calls
 
     def block(start):
         rows = slice(start, start + step)
@@ -165,19 +170,22 @@ def project(X, weights, workers):
     return outs
 
 
-def check_overflow(Q, K, sqrt_d_k, temperature):
-    """Raise if the scores, or the logits made from them, would overflow though Q, K are finite.
+def logit_bound(Q, K, sqrt_d_k, temperature):
+    """A bound on every |logit_ij|; raise if the scores, or the logits, would overflow.
 
-    |S_ij| <= d_k max|Q| max|K|, so Q K^T is only formed here when that bound comes near the
-    largest number of the dtype: one cheap pass over Q and K in every usual case. The largest
-    |S_ij| is then put through the same divisions as the logits (division is monotone, so it
-    overflows exactly when some logit does).
+    |S_ij| = |q_i . k_j| <= |q_i| |k_j| (Cauchy-Schwarz), so max_i |q_i| max_j |k_j|, put
+    through the same divisions as the logits, bounds them all: one cheap pass over Q and K.
+    Q K^T is only formed here when that bound comes near the largest number of the dtype
+    (division is monotone, so the largest |logit| overflows exactly when some logit does).
     """
     dtype = Q.dtype
+    with np.errstate(over="ignore"):  # a length past the dtype's range is inf: "too large"
+        q_max = float(np.sqrt(np.einsum("ij,ij->i", Q, Q).max()))
+        k_max = float(np.sqrt(np.einsum("ij,ij->i", K, K).max()))
+    bound = q_max * k_max / (float(sqrt_d_k or 1) * temperature)
     big = float(np.finfo(dtype).max) / 2
-    bound = Q.shape[1] * float(np.abs(Q).max()) * float(np.abs(K).max())
-    if max(bound, bound / (float(sqrt_d_k or 1) * temperature)) < big:
-        return
+    if max(q_max * k_max, bound) < big:
+        return bound
     with np.errstate(over="ignore", invalid="ignore"):
         worst = np.abs(Q @ K.T).max()  # NaN or inf if some q . k overflowed
         if sqrt_d_k is not None:
@@ -188,9 +196,10 @@ def check_overflow(Q, K, sqrt_d_k, temperature):
             f"the scores overflowed {dtype} (q . k is too large although Q and K are "
             "finite): rescale X or the weights, or use a larger temperature"
         )
+    return float(worst)
 
 
-def attend(Q, K, V, sqrt_d_k, temperature, mask, workers):
+def attend(Q, K, V, sqrt_d_k, temperature, mask, workers, bound=np.inf):
     """Every (n, n) step and the output, one block of query rows at a time.
 
     Returns (scores, scaled_scores, logits, attention, row_max, row_sum, output). A block of
@@ -199,6 +208,8 @@ def attend(Q, K, V, sqrt_d_k, temperature, mask, workers):
     of attention do not depend on each other. ``sqrt_d_k`` is None when scaling is off; then
     ``scaled_scores`` is ``scores`` itself, and ``logits`` is ``scaled_scores`` itself when
     there is neither a temperature nor a mask: no copy is made of what would be equal.
+    ``bound`` >= every |logit_ij| (``logit_bound``): within the dtype's ``unshifted_limit`` the
+    softmax skips subtracting the row maxima, which cannot change its result beyond rounding.
     """
     n, dtype = Q.shape[0], Q.dtype
     scores = np.empty((n, n), dtype)
@@ -210,6 +221,7 @@ def attend(Q, K, V, sqrt_d_k, temperature, mask, workers):
     output = np.empty((n, V.shape[1]), dtype)
     K_T, T = K.T, dtype.type(temperature)
     step = block_rows(n, dtype)
+    softmax_block = softmax_unshifted_into if bound <= unshifted_limit(dtype) else softmax_into
 
     def block(start):
         rows = slice(start, start + step)
@@ -222,7 +234,7 @@ def attend(Q, K, V, sqrt_d_k, temperature, mask, workers):
             logits[rows] = scaled_scores[rows]
         if mask is not None:
             np.copyto(logits[rows], -np.inf, where=~mask[rows])  # forbidden keys: -inf
-        softmax_into(logits[rows], attention[rows], row_max[rows], row_sum[rows])
+        softmax_block(logits[rows], attention[rows], row_max[rows], row_sum[rows])
         np.matmul(attention[rows], V, out=output[rows])  # A V
 
     parallel.run_blocks(block, range(0, n, step), workers)
@@ -308,11 +320,11 @@ def self_attention(
             )
 
     sqrt_d_k = dtype.type(np.sqrt(d_k)) if scale else None
-    check_overflow(Q, K, sqrt_d_k, temperature)
+    bound = logit_bound(Q, K, sqrt_d_k, temperature)
     # S = Q K^T (n, n); S' = S / sqrt(d_k); logits = S' / T, -inf where masked;
     # A = softmax(logits), rows sum to 1; output = A V (n, d_v)
     scores, scaled_scores, logits, attention, row_max, row_sum, output = attend(
-        Q, K, V, sqrt_d_k, temperature, mask, workers
+        Q, K, V, sqrt_d_k, temperature, mask, workers, bound
     )
     return AttentionResult(
         X=X,

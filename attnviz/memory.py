@@ -5,7 +5,7 @@ Two calls, both no-ops where the C library is not glibc:
 * ``keep_large_blocks``, once at import of ``attnviz.core``: an (n, n) float32 matrix at
   n = 2048 is 16 MiB. glibc serves a request that large with a fresh ``mmap`` and returns it to
   the system when it is freed, so each new matrix starts as untouched pages that the kernel
-  must zero on first write: about a third of ``self_attention``'s time at n = 2048 (measured
+  must zero on first write: about a quarter of ``self_attention``'s time at n = 2048 (measured
   with ``benchmarks/core.py``). glibc raises its thresholds by itself after the first large
   free, up to 32 MiB for ``mmap`` and 64 MiB of free memory kept at the top of the heap, but
   three 16 MiB matrices freed together are still over that and are handed back every time.

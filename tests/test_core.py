@@ -195,6 +195,82 @@ def test_logits_row_max_and_row_sum_reproduce_attention(problem, data):
     assert (r.attention[~live] == 0).all()
 
 
+# ------------------------------------------------- the softmax without the row maxima subtracted
+
+
+@FAST
+@given(
+    st.integers(1, 6),
+    st.integers(1, 40),
+    st.sampled_from([np.float32, np.float64]),
+    st.integers(0, 2**32 - 1),
+)
+def test_unshifted_softmax_agrees_with_the_stable_one(m, k, dtype, seed):
+    # Within +-unshifted_limit the row maxima need not be subtracted: same probabilities,
+    # maxima and sums to rounding, -inf entries and rows of only -inf included.
+    from attnviz.stable_softmax import softmax_into, softmax_unshifted_into, unshifted_limit
+
+    rng = np.random.default_rng(seed)
+    limit = unshifted_limit(dtype)
+    logits = rng.uniform(-limit, limit, (m, k)).astype(dtype)
+    logits[rng.random((m, k)) < 0.3] = -np.inf
+    logits[0] = -np.inf  # a query masked from every key
+    outs = []
+    # neither overflows nor makes 0 * inf; a probability under 1e-38 may underflow in both
+    for softmax in (softmax_into, softmax_unshifted_into):
+        probs, row_max, row_sum = np.empty_like(logits), np.empty(m, dtype), np.empty(m, dtype)
+        with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"):
+            softmax(logits, probs, row_max, row_sum)
+        outs.append((probs, row_max, row_sum))
+    (p, mx, sm), (q, mx2, sm2) = outs
+    eps = np.finfo(dtype).eps
+    np.testing.assert_allclose(q, p, rtol=64 * eps, atol=4 * eps)
+    np.testing.assert_array_equal(mx2, mx)
+    np.testing.assert_allclose(sm2, sm, rtol=256 * eps)
+    assert (q[0] == 0).all() and sm2[0] == 0 and mx2[0] == -np.inf
+
+
+@FAST
+@given(problems(), st.booleans(), st.floats(0.05, 20))
+def test_the_logit_bound_holds(problem, scale, temperature):
+    from attnviz.core import logit_bound
+
+    r = attnviz.self_attention(*problem, scale=scale, temperature=temperature)
+    sqrt_d_k = np.sqrt(r.Q.shape[1]) if scale else None
+    bound = logit_bound(r.Q, r.K, sqrt_d_k, temperature)
+    assert np.abs(r.logits).max() <= bound * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("size, unshifted", [(1.0, True), (1e3, False)])
+def test_the_core_skips_the_shift_only_for_bounded_logits(monkeypatch, dtype, size, unshifted):
+    # Logits of at most a few units take the unshifted softmax; scores of about 1e6 must have
+    # the row maxima subtracted (exp(1e6) overflows), and both give the reference.
+    from attnviz import core
+
+    calls = []
+    for name in ("softmax_into", "softmax_unshifted_into"):
+        real = getattr(core, name)
+        monkeypatch.setattr(core, name, lambda *a, _f=real, _n=name: calls.append(_n) or _f(*a))
+    rng = np.random.default_rng(7)
+    X, W_Q, W_K, W_V = rng.standard_normal((20, 4)), *rng.standard_normal((3, 4, 4))
+    X = X * size
+    args = [a.astype(dtype) for a in (X, W_Q, W_K, W_V)]
+    r = attnviz.self_attention(*args)
+    expected = "softmax_unshifted_into" if unshifted else "softmax_into"
+    assert calls and set(calls) == {expected}
+    A, out = reference(*args)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(r.attention, A, rtol=tol, atol=tol)
+    np.testing.assert_allclose(r.output, out, rtol=tol, atol=tol * np.abs(out).max())
+    np.testing.assert_allclose(r.row_sum, reference_row_sum(r.logits), rtol=tol)
+
+
+def reference_row_sum(logits):
+    logits = np.asarray(logits, np.float64)
+    return np.exp(logits - logits.max(axis=1, keepdims=True)).sum(axis=1)
+
+
 # ------------------------------------------------------------------------------ temperature
 
 
@@ -528,7 +604,10 @@ def test_every_row_block_is_computed_alike(monkeypatch, block_bytes, dtype, work
     np.testing.assert_array_equal(r.scaled_scores, r.scores / dtype(np.sqrt(5)))
     np.testing.assert_array_equal(r.logits[mask], (r.scaled_scores / dtype(0.7))[mask])
     assert (r.attention[3] == 0).all() and (r.output[3] == 0).all()
+    # the softmax on its own, which always subtracts the row maxima (the core may skip that
+    # when the logits are bounded): equal to rounding
     P, row_max, row_sum = attnviz.softmax_rows(r.logits)
-    np.testing.assert_array_equal(P, r.attention)
+    eps = 4 * np.finfo(dtype).eps
+    np.testing.assert_allclose(r.attention, P, rtol=eps * 10, atol=eps)
     np.testing.assert_array_equal(row_max, r.row_max)
-    np.testing.assert_array_equal(row_sum, r.row_sum)
+    np.testing.assert_allclose(r.row_sum, row_sum, rtol=eps * 10)
