@@ -170,6 +170,18 @@ def project(X, weights, workers):
     return outs
 
 
+def longest_row(M):
+    """max_i |m_i|, the length of the longest row of M (rows, width), as a Python float.
+
+    Worked out on M / max|M_ij|, so squaring neither overflows nor underflows to 0.
+    """
+    top = float(np.abs(M).max())
+    if top == 0:
+        return 0.0
+    unit = M / M.dtype.type(top)  # entries within [-1, 1], the largest exactly +-1
+    return top * float(np.sqrt(np.einsum("ij,ij->i", unit, unit).max()))
+
+
 def logit_bound(Q, K, sqrt_d_k, temperature):
     """A bound on every |logit_ij|; raise if the scores, or the logits, would overflow.
 
@@ -179,9 +191,7 @@ def logit_bound(Q, K, sqrt_d_k, temperature):
     (division is monotone, so the largest |logit| overflows exactly when some logit does).
     """
     dtype = Q.dtype
-    with np.errstate(over="ignore"):  # a length past the dtype's range is inf: "too large"
-        q_max = float(np.sqrt(np.einsum("ij,ij->i", Q, Q).max()))
-        k_max = float(np.sqrt(np.einsum("ij,ij->i", K, K).max()))
+    q_max, k_max = longest_row(Q), longest_row(K)
     bound = q_max * k_max / (float(sqrt_d_k or 1) * temperature)
     big = float(np.finfo(dtype).max) / 2
     if max(q_max * k_max, bound) < big:
