@@ -217,3 +217,20 @@ def test_margins_measure_labels_as_typed_not_escaped():
     assert escaped["layout"]["yaxis"]["ticktext"] == ["&lt;b&gt;", "&amp;"]
     same_width = figure_json(matrix_heatmap(M, ["abc", "d"], ["a", "b"]))
     assert escaped["layout"]["margin"]["l"] == same_width["layout"]["margin"]["l"]
+
+
+@pytest.mark.parametrize("rotate, expected", [(None, 0), (True, -45), (False, 0)])
+def test_column_labels_turn_when_asked_or_past_six_columns(rotate, expected):
+    # Six long labels stay level by default; a chart in a narrow page column asks to turn
+    # them, and gets the room above the plot that turned labels need.
+    labels = [f"token {i}" for i in range(6)]
+    fig = figure_json(matrix_heatmap(np.ones((6, 6)), labels, labels, rotate_labels=rotate))
+    assert fig["layout"]["xaxis"].get("tickangle", 0) == expected
+    level = figure_json(matrix_heatmap(np.ones((6, 6)), labels, labels, rotate_labels=False))
+    if expected:
+        assert fig["layout"]["margin"]["t"] > level["layout"]["margin"]["t"]
+    many = [f"t{i}" for i in range(7)]
+    assert (
+        figure_json(matrix_heatmap(np.ones((7, 7)), many, many))["layout"]["xaxis"]["tickangle"]
+        == -45
+    )

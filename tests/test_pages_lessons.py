@@ -229,6 +229,23 @@ def test_padding_count_is_clamped_when_the_sentence_shrinks():
     assert at.number_input(key="attnviz_lesson_padding").value == 2
 
 
+def test_the_padding_count_is_set_one_way_so_streamlit_does_not_warn(monkeypatch):
+    # Streamlit logs a warning (once per server) for a widget given both a default and a
+    # value through the session state: the page sets the count through the state alone.
+    from streamlit.elements.lib import policies
+
+    warned = []
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+    monkeypatch.setattr(policies._LOGGER, "warning", lambda *args, **kw: warned.append(args))
+    at = mask_mode(run(MASKS), "padding")
+    assert at.number_input(key="attnviz_lesson_padding").value == 1  # the first default
+    at.number_input(key="attnviz_lesson_padding").set_value(5)
+    at.run()
+    at = run_more(at, text="two words")
+    assert at.number_input(key="attnviz_lesson_padding").value == 2
+    assert warned == []
+
+
 def test_custom_mask_toggles_cells_and_a_blocked_row_is_zero():
     at = mask_mode(run(MASKS), "custom")
     at.selectbox(key="attnviz_lesson_cell_i").set_value(0)
@@ -283,6 +300,10 @@ def test_temperature_follows_the_sidebar_and_draws_the_limits():
     _, y = line(specs["temperature_entropy"], "cat")
     np.testing.assert_allclose(y, sweep.entropy[:, 1])
     assert specs["temperature_entropy"]["layout"]["shapes"][0]["x0"] == 0.5
+    # three charts side by side: their 6 column labels are turned so they do not run together
+    for key in ("limit_argmax", "A_at_T", "limit_uniform"):
+        assert specs[key]["layout"]["xaxis"]["tickangle"] == -45
+    assert specs["masked_A"]["layout"]["xaxis"]["tickangle"] == 0  # half the page: level
 
 
 @pytest.mark.parametrize(("T", "end"), [(0.01, "argmax"), (100.0, "uniform")])

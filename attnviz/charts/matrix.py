@@ -139,6 +139,7 @@ def matrix_heatmap(
     value_name="value",
     kind="signed",
     selectable=False,
+    rotate_labels=None,
 ):
     """Heatmap of ``M`` (rows, cols), row 0 on top, one row per label.
 
@@ -151,6 +152,9 @@ def matrix_heatmap(
         selectable: add a nearly transparent marker at every cell centre, so that a click
             reports the cell to ``st.plotly_chart(on_select="rerun")`` (heatmaps report none).
             Ignored when the matrix is larger than MAX_SELECTABLE (see ``is_selectable``).
+        rotate_labels: turn the column labels by 45 degrees (True), keep them level (False),
+            or decide from their number (None: turned past 6 columns). A chart in a narrow
+            page column turns them even for a few, or neighbours would run together.
 
     Returns:
         go.Figure whose first trace is the heatmap: ``z`` is ``M`` as float32 (-inf as NaN), or
@@ -238,7 +242,7 @@ def matrix_heatmap(
     tick_font = dict(size=int(min(12, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
     tick = dict(tickmode="array", showgrid=False, zeroline=False, tickfont=tick_font)
     row_ticks, col_ticks = _ticks(row_labels, row_spans), _ticks(col_labels, col_spans)
-    rotated = cols_drawn > 6
+    rotated = cols_drawn > 6 if rotate_labels is None else bool(rotate_labels)
     left, right, top, bottom = heatmap_margins(
         [html.unescape(t) for t in row_ticks],
         [html.unescape(t) for t in col_ticks],

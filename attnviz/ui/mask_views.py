@@ -120,7 +120,14 @@ def limit_matrices(sweep, A, labels, T):
     ):
         with col:
             show_matrix(
-                M, labels, labels, key=key, title=title, value_name="A_ij", kind="probability"
+                M,
+                labels,
+                labels,
+                key=key,
+                title=title,
+                value_name="A_ij",
+                kind="probability",
+                rotate_labels=True,  # a third of the page: level labels would run together
             )
 
 

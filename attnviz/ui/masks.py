@@ -49,11 +49,9 @@ def _clear_cells(labels):
 
 def _padding_count(n):
     """How many of the n tokens, at the end, play the padding; kept within the sentence."""
-    if st.session_state.get(PADDING, 0) > n:
-        st.session_state[PADDING] = n
-    return st.number_input(
-        "Padding tokens k at the end", 0, n, value=min(1, n), step=1, key=PADDING
-    )
+    # Set through the session state only (a default as well would make Streamlit warn)
+    st.session_state[PADDING] = min(st.session_state.get(PADDING, 1), n)
+    return st.number_input("Padding tokens k at the end", 0, n, step=1, key=PADDING)
 
 
 def _cell_picker(labels):
