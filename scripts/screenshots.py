@@ -1,5 +1,8 @@
 """Screenshots of every page for the README: `python scripts/screenshots.py` (needs chromium).
 
+`python scripts/screenshots.py Masks_and_temperature inspector` takes only those (page names
+as in their URLs, Home for the home page, inspector for the cell inspector).
+
 Starts `streamlit run app.py` on a free loopback port, opens each page in headless Chromium and
 writes docs/screenshots/<page>.png (the page from the top, at most MAX_HEIGHT pixels), plus the
 cell inspector after a click. On the quiz it answers two questions, so both reveals show.
@@ -41,6 +44,9 @@ def answer_two(page):
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     paths = ["", *(p.stem.split("_", 1)[1] for p in sorted((ROOT / "pages").glob("*.py")))]
+    wanted = set(sys.argv[1:])
+    if wanted:
+        paths = [path for path in paths if (path or "Home") in wanted]
     with streamlit_server() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": WIDTH, "height": 1100})
@@ -60,6 +66,9 @@ def main():
             time.sleep(2)
             page.screenshot(path=OUT / f"{path or 'Home'}.png")
             print("wrote", OUT / f"{path or 'Home'}.png")
+        if wanted and "inspector" not in wanted:
+            browser.close()
+            return
         page.set_viewport_size({"width": WIDTH, "height": 1100})
         page.goto(f"{url}/Step_by_step")
         wait_for_app(page, "S")
