@@ -6,7 +6,7 @@ import streamlit as st
 from attnviz import token_labels
 from attnviz.head_stats import describe
 from attnviz.limits import MAX_MODEL_TOKENS
-from attnviz.ui import dims, shared_settings, show_matrix
+from attnviz.ui import shared_settings
 from attnviz.ui.model import (
     apply_pending_head,
     grid_chart,
@@ -15,7 +15,8 @@ from attnviz.ui.model import (
     pretrained_model,
     sentence_for_model,
 )
-from attnviz.ui.views import cell_inspector, md_escape, step_header
+from attnviz.ui.model_views import queries_and_keys, scores_and_attention
+from attnviz.ui.views import md_escape
 
 st.set_page_config(page_title="Real model · attnviz", page_icon="🔎", layout="wide")
 settings = shared_settings("Real model")  # the sidebar; its toy example is not needed here
@@ -74,39 +75,8 @@ grid_chart(run, labels, (layer, head))
 r = run.head(model, layer, head)  # recomputed from the layer's input X: see section 4
 st.header(f"3. Layer {layer}, head {head}, step by step")
 head_summary(stats, layer, head)
-step_header(
-    f"Queries and keys of layer {layer}, head {head}",
-    r"Q = XW_Q^h + b_Q^h, \quad K = XW_K^h + b_K^h",
-    rf"Q, K \in \mathbb{{R}}^{{{n} \times {r.d_k}}}",
-    f"X is layer {layer}'s input ({n} × {r.d_model}): "
-    + (
-        "the word pieces' embeddings plus their positions, normalised. "
-        if layer == 0
-        else f"the output of layer {layer - 1}. "
-    )
-    + f"W_Q^h is column block {head} of the layer's query weights ({r.d_model} × {r.d_k}) and "
-    "b_Q^h its bias, both learned in training; the same for the keys.",
-)
-show_matrix(r.Q, labels, dims(r.d_k), key="model_Q", title="Q", col_title="d_k dimension")
-show_matrix(r.K, labels, dims(r.d_k), key="model_K", title="K", col_title="d_k dimension")
-step_header(
-    f"Scores, scaled scores and attention of layer {layer}, head {head}",
-    r"S = QK^T, \quad S' = \frac{S}{\sqrt{d_k}}, \quad A = \mathrm{softmax}(S')",
-    rf"\sqrt{{d_k}} = \sqrt{{{r.d_k}}} = {r.scale_factor:.4g}, \quad A \in \mathbb{{R}}^{{{n} "
-    rf"\times {n}}}",
-    "No mask: in an encoder every word piece sees every other one. **Click a cell** of S, S' "
-    "or A to see its arithmetic below.",
-)
-MATRICES = [
-    ("model_S", r.scores, "S = QK^T", "S_ij", "signed"),
-    ("model_S_scaled", r.scaled_scores, "S' = S / √d_k", "S'_ij", "signed"),
-    ("model_A", r.attention, "A = softmax(S')", "A_ij", "probability"),
-]
-clicks = [
-    show_matrix(M, labels, labels, key=key, title=t, value_name=v, kind=kind, selectable=True)
-    for key, M, t, v, kind in MATRICES
-]
-cell_inspector(r, labels, next((c for c in clicks if c is not None), None))
+queries_and_keys(r, labels, layer, head)
+scores_and_attention(r, labels, layer, head)
 
 st.header("4. The lessons' formula, with learned weights")
 diff = float(np.abs(r.attention - run.attention[layer, head]).max())
