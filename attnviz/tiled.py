@@ -23,6 +23,9 @@ For each block of keys, in order:
 
 and at the end ``output = O~ / l``: exactly ``softmax(S) V``, because every earlier term was
 computed against an older maximum and the factor ``exp(m - m')`` moves it to the new one.
+
+The results it returns, ``TiledStep`` and ``TiledResult``, are in ``attnviz.tiled_result``
+(importable from here too); ``attention_memory`` counts the bytes each way.
 """
 
 import sys
@@ -30,9 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import check_mask, freeze_arrays
+from attnviz.core import check_mask
 from attnviz.errors import AttentionInputError, as_matrix, check_positive_int, float_dtype
 from attnviz.limits import MAX_CORE_N, MAX_TOKENS
+from attnviz.tiled_result import TiledResult, TiledStep, normalise
 
 # Keys per block. Each block also costs work that is not its n x b softmax (rescaling O~,
 # n * d_v, and the Python loop), which shows below b = 128: at n = 4096, d_k = 64,
@@ -46,102 +50,6 @@ ONLINE_SOFTMAX = (
     r"l' = e^{m - m'}\, l + \sum_j e^{S_{ij} - m'},\quad "
     r"\tilde O' = e^{m - m'}\, \tilde O + e^{S_b - m'} V_b"
 )
-
-
-@dataclass(frozen=True, eq=False)
-class TiledStep:
-    """What one block of keys did (keys ``start`` to ``stop - 1``; b = stop - start).
-
-    Shapes: scores, logits, weights (n, b); block_max, row_max_before, row_max, rescale,
-    row_sum (n,); accumulator (n, d_v). Arrays are read-only.
-
-    - ``scores`` = Q K_b^T, the columns start:stop of the full score matrix.
-    - ``logits`` = scores / sqrt(d_k) / T (as scaling and temperature say), -inf where masked.
-    - ``block_max`` = the row maxima of ``logits`` (-inf where a row may see none of these keys).
-    - ``row_max_before`` and ``row_max``: the running maximum m before and after this block.
-    - ``rescale`` = exp(m_before - m_after), what l and O~ were multiplied by: 1 when the
-      maximum did not move, 0 while the row had seen no allowed key (nothing to rescale).
-    - ``weights`` = exp(logits - m_after), the block's unnormalised softmax numerators.
-    - ``row_sum`` = l after the block; ``accumulator`` = O~ after the block.
-    """
-
-    index: int
-    start: int
-    stop: int
-    scores: np.ndarray
-    logits: np.ndarray
-    block_max: np.ndarray
-    row_max_before: np.ndarray
-    row_max: np.ndarray
-    rescale: np.ndarray
-    weights: np.ndarray
-    row_sum: np.ndarray
-    accumulator: np.ndarray
-
-    def __post_init__(self):
-        freeze_arrays(self)
-
-    @property
-    def output(self):
-        """(n, d_v) O~ / l: the output if the keys stopped here (0 for rows with no key yet)."""
-        return _normalise(self.accumulator, self.row_sum)
-
-
-@dataclass(frozen=True, eq=False)
-class TiledResult:
-    """Tiled attention's output, the final running values and (with ``trace``) every step.
-
-    Shapes: Q, K (n, d_k); V (n, d_v); mask (n, n) bool or None; output (n, d_v);
-    row_max, row_sum (n,), equal to ``self_attention``'s fields of the same name;
-    steps: one TiledStep per block when traced, else empty. Arrays are read-only.
-    """
-
-    Q: np.ndarray
-    K: np.ndarray
-    V: np.ndarray
-    mask: np.ndarray | None
-    block_size: int
-    scale: bool
-    temperature: float
-    output: np.ndarray
-    row_max: np.ndarray
-    row_sum: np.ndarray
-    steps: tuple[TiledStep, ...]
-
-    def __post_init__(self):
-        freeze_arrays(self)
-
-    @property
-    def n(self):
-        return self.Q.shape[0]
-
-    @property
-    def d_k(self):
-        return self.Q.shape[1]
-
-    @property
-    def d_v(self):
-        return self.V.shape[1]
-
-    @property
-    def n_blocks(self):
-        return -(-self.n // self.block_size)
-
-    @property
-    def blocks(self):
-        """[(start, stop), ...] the key range of every block."""
-        return [(s, min(s + self.block_size, self.n)) for s in range(0, self.n, self.block_size)]
-
-    @property
-    def scale_factor(self):
-        """What the scores are divided by: sqrt(d_k) when scaling is on, else 1."""
-        return float(np.sqrt(self.d_k)) if self.scale else 1.0
-
-
-def _normalise(accumulator, row_sum):
-    """O~ / l row by row; a row with l = 0 (no allowed key) stays all zero, never NaN."""
-    out = np.zeros_like(accumulator)
-    return np.divide(accumulator, row_sum[:, None], out=out, where=row_sum[:, None] > 0)
 
 
 def _check_temperature(temperature):
@@ -286,7 +194,7 @@ def tiled_attention(
         block_size=block_size,
         scale=bool(scale),
         temperature=temperature,
-        output=_normalise(O_tilde, row_sum),
+        output=normalise(O_tilde, row_sum),
         row_max=row_max,
         row_sum=row_sum,
         steps=tuple(steps),
@@ -337,3 +245,14 @@ def attention_memory(n, block_size=DEFAULT_BLOCK_SIZE, dtype=np.float64):
         full=n * n * itemsize,
         tiled=n * min(block_size, n) * itemsize,
     )
+
+
+__all__ = [
+    "DEFAULT_BLOCK_SIZE",
+    "ONLINE_SOFTMAX",
+    "MemoryFigures",
+    "TiledResult",
+    "TiledStep",
+    "attention_memory",
+    "tiled_attention",
+]

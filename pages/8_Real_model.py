@@ -1,21 +1,19 @@
 """A real pretrained Transformer: 72 heads, each the same formula with learned weights."""
 
-import numpy as np
 import streamlit as st
 
 from attnviz import token_labels
-from attnviz.head_stats import describe
-from attnviz.limits import MAX_MODEL_TOKENS
-from attnviz.ui import dims, shared_settings, show_matrix
-from attnviz.ui.model import (
-    apply_pending_head,
-    grid_chart,
-    head_summary,
-    model_run,
-    pretrained_model,
-    sentence_for_model,
+from attnviz.ui import shared_settings
+from attnviz.ui.model import head_summary, model_run, pretrained_model, sentence_for_model
+from attnviz.ui.model_views import (
+    head_picker,
+    heads_in_words,
+    queries_and_keys,
+    reading_notes,
+    same_as_forward_pass,
+    scores_and_attention,
+    word_pieces,
 )
-from attnviz.ui.views import cell_inspector, md_escape, step_header
 
 st.set_page_config(page_title="Real model · attnviz", page_icon="🔎", layout="wide")
 settings = shared_settings("Real model")  # the sidebar; its toy example is not needed here
@@ -34,22 +32,11 @@ if not text.strip():
     st.warning("The sentence is empty: type a few words for the model to read.", icon="✍️")
     st.stop()
 run = model_run(model, text)
-stats = run.stats
-n, labels = run.n, token_labels(run.tokens)
-st.caption(f"The model reads {where}. Its files come from {md_escape(model.source)}.")
-if run.cut:
-    st.warning(
-        f"The text has {run.n_pieces} word pieces; this page reads the first "
-        f"{MAX_MODEL_TOKENS - 1} and [SEP] (its limit, {MAX_MODEL_TOKENS} word pieces).",
-        icon="✂️",
-    )
+labels = token_labels(run.tokens)
+reading_notes(run, model, where)
 
 st.header("1. Word pieces")
-st.markdown(
-    f"**{n} word pieces:** " + " · ".join(md_escape(piece) for piece in run.tokens) + "  \n"
-    "The tokenizer lowercases the text and cuts rare words into pieces (## marks a piece that "
-    "continues a word). [CLS] is added in front and [SEP] at the end: the model always sees them."
-)
+word_pieces(run)
 
 st.header("2. All 72 heads")
 st.markdown(
@@ -57,69 +44,15 @@ st.markdown(
     "spreads its weight over the keys j). Layers go down, heads across. **Click a head** (or "
     "choose it below) to open it step by step. What the numbers say:"
 )
-st.markdown("\n".join(f"- {md_escape(line)}" for line in describe(stats)))
-parked = int(((stats.cls + stats.sep) > 0.5).sum())
-st.markdown(
-    f"Here {parked} of the {stats.cls.size} heads put more than half of their weight on [CLS] "
-    "or [SEP]. A softmax row must sum to 1, so a head with nothing useful to look up for a "
-    "word piece still has to put its weight somewhere: many park it on [CLS] or [SEP], which "
-    "are always there."
-)
-apply_pending_head()
-c1, c2 = st.columns([1, 2])
-layer = c1.radio("Layer", range(run.config.n_layers), key="model_layer", horizontal=True)
-head = c2.radio("Head", range(run.config.n_heads), key="model_head", horizontal=True)
-grid_chart(run, labels, (layer, head))
+heads_in_words(run.stats)
+layer, head = head_picker(run, labels)
 
 r = run.head(model, layer, head)  # recomputed from the layer's input X: see section 4
 st.header(f"3. Layer {layer}, head {head}, step by step")
-head_summary(stats, layer, head)
-step_header(
-    f"Queries and keys of layer {layer}, head {head}",
-    r"Q = XW_Q^h + b_Q^h, \quad K = XW_K^h + b_K^h",
-    rf"Q, K \in \mathbb{{R}}^{{{n} \times {r.d_k}}}",
-    f"X is layer {layer}'s input ({n} × {r.d_model}): "
-    + (
-        "the word pieces' embeddings plus their positions, normalised. "
-        if layer == 0
-        else f"the output of layer {layer - 1}. "
-    )
-    + f"W_Q^h is column block {head} of the layer's query weights ({r.d_model} × {r.d_k}) and "
-    "b_Q^h its bias, both learned in training; the same for the keys.",
-)
-show_matrix(r.Q, labels, dims(r.d_k), key="model_Q", title="Q", col_title="d_k dimension")
-show_matrix(r.K, labels, dims(r.d_k), key="model_K", title="K", col_title="d_k dimension")
-step_header(
-    f"Scores, scaled scores and attention of layer {layer}, head {head}",
-    r"S = QK^T, \quad S' = \frac{S}{\sqrt{d_k}}, \quad A = \mathrm{softmax}(S')",
-    rf"\sqrt{{d_k}} = \sqrt{{{r.d_k}}} = {r.scale_factor:.4g}, \quad A \in \mathbb{{R}}^{{{n} "
-    rf"\times {n}}}",
-    "No mask: in an encoder every word piece sees every other one. **Click a cell** of S, S' "
-    "or A to see its arithmetic below.",
-)
-MATRICES = [
-    ("model_S", r.scores, "S = QK^T", "S_ij", "signed"),
-    ("model_S_scaled", r.scaled_scores, "S' = S / √d_k", "S'_ij", "signed"),
-    ("model_A", r.attention, "A = softmax(S')", "A_ij", "probability"),
-]
-clicks = [
-    show_matrix(M, labels, labels, key=key, title=t, value_name=v, kind=kind, selectable=True)
-    for key, M, t, v, kind in MATRICES
-]
-cell_inspector(r, labels, next((c for c in clicks if c is not None), None))
+head_summary(run.stats, layer, head)
+queries_and_keys(r, labels, layer, head)
+scores_and_attention(r, labels, layer, head)
 
 st.header("4. The lessons' formula, with learned weights")
-diff = float(np.abs(r.attention - run.attention[layer, head]).max())
 st.latex(r"A = \mathrm{softmax}\left(\frac{(XW_Q^h + b_Q^h)(XW_K^h + b_K^h)^T}{\sqrt{d_k}}\right)")
-same = "0: the same numbers to the last bit" if diff == 0 else f"{diff:.1e}"
-st.markdown(
-    f"The head above is computed on its own, `attnviz.self_attention(X, W_Q^h, W_K^h, W_V^h)` "
-    f"with the model's biases, from layer {layer}'s input X. It gives the A of the model's "
-    f"whole forward pass (the grid, all heads of a layer at once) again: the largest "
-    f"difference over its {n} × {n} weights is **{same}**. What makes one head look at [CLS] "
-    "and another at the previous word piece is only the numbers in its W_Q^h and W_K^h, "
-    "learned in training. The whole "
-    "forward pass (heads joined by W_O, residual sums, LayerNorm, feed-forward) matches "
-    "Hugging Face's PyTorch model to within 1e-5 on every attention map "
-    "(tests/test_pretrained.py)."
-)
+same_as_forward_pass(r, run, layer, head)
