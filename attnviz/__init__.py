@@ -11,13 +11,7 @@ a model.
 
 __version__ = "0.1.0"
 
-from attnviz.core import (
-    FORMULA,
-    AttentionResult,
-    causal_mask,
-    padding_mask,
-    self_attention,
-)
+from attnviz.core import FORMULA, AttentionResult, self_attention
 from attnviz.errors import AttentionInputError
 from attnviz.inputs import (
     generated_tokens,
@@ -28,6 +22,7 @@ from attnviz.inputs import (
     token_labels,
     tokenize,
 )
+from attnviz.masking import causal_mask, padding_mask
 from attnviz.multihead import MultiHeadResult, multi_head_attention
 from attnviz.settings import Example, Settings, compute, from_query
 from attnviz.stable_softmax import softmax, softmax_rows

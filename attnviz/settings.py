@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from attnviz.core import AttentionResult, causal_mask, self_attention
+from attnviz.core import AttentionResult, self_attention
 from attnviz.inputs import (
     generated_tokens,
     one_hot_embeddings,
@@ -31,6 +31,7 @@ from attnviz.limits import (
     MAX_TOKENS,
     MIN_TEMPERATURE,
 )
+from attnviz.masking import causal_mask
 
 DEFAULT_TEXT = "the cat sat on the mat"
 MASKS = ("none", "causal")

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import check_mask
 from attnviz.errors import AttentionInputError, as_matrix, check_positive_int, float_dtype
 from attnviz.limits import MAX_CORE_N, MAX_TOKENS
+from attnviz.masking import check_mask
 from attnviz.tiled_result import TiledResult, TiledStep, normalise
 
 # Keys per block. Each block also costs work that is not its n x b softmax (rescaling O~,
