@@ -4,6 +4,15 @@ import streamlit as st
 
 from attnviz import FORMULA
 from attnviz.ui import dims, page_setup, show_matrix
+from attnviz.ui.step_views import (
+    output_matrix,
+    projection_step,
+    scaled_scores_matrix,
+    scores_matrix,
+    settings_caption,
+    softmax_matrices,
+    softmax_notes,
+)
 from attnviz.ui.views import (
     cell_inspector,
     dimension_table,
@@ -17,11 +26,7 @@ r, labels, s = example.result, example.labels, example.settings
 n, d_model, d_k, d_v = r.n, r.d_model, r.d_k, r.d_v
 
 st.title("Self-attention, step by step")
-st.caption(
-    f"{n} tokens, d_model = {d_model}, d_k = {d_k}, d_v = {d_v}, seed {s.seed}, mask {s.mask}, "
-    f"scaling {'on' if s.scale else 'off'}, T = {s.temperature:g}. Change any of them in the "
-    "sidebar and every number below is recomputed. Hover a cell for its exact value."
-)
+st.caption(settings_caption(r, s))
 
 # 1. Input embedding
 step_header(
@@ -38,41 +43,14 @@ step_header(
 )
 show_matrix(r.X, labels, dims(d_model), key="X", title="X", col_title="embedding dimension")
 
-# 2-4. Query, key and value projections
+# 2-4. Query, key and value projections: (title, L, d_sub, what row i of L = XW_L is)
 PROJECTIONS = [
-    ("2. Query (Q)", "Q", r.W_Q, r.Q, "k", "what token i is looking for"),
-    ("3. Key (K)", "K", r.W_K, r.K, "k", "what token i offers to be matched on"),
-    ("4. Value (V)", "V", r.W_V, r.V, "v", "what token i passes on when attended to"),
+    ("2. Query (Q)", "Q", "k", "what token i is looking for"),
+    ("3. Key (K)", "K", "k", "what token i offers to be matched on"),
+    ("4. Value (V)", "V", "v", "what token i passes on when attended to"),
 ]
-for title, L, W, M, sub, role in PROJECTIONS:
-    width = M.shape[1]
-    step_header(
-        title,
-        rf"{L} = XW_{L}, \quad W_{L} \in \mathbb{{R}}^{{d_{{model}} \times d_{sub}}}",
-        rf"W_{L} \in \mathbb{{R}}^{{{d_model} \times {width}}}, \quad "
-        rf"{L} \in \mathbb{{R}}^{{{n} \times {width}}}",
-        f"Each token's row of X is multiplied by W_{L}: row i of {L} is {role}.",
-    )
-    left, right = st.columns([2, 3])
-    with left:
-        show_matrix(
-            W,
-            dims(d_model),
-            dims(width),
-            key=f"W_{L}",
-            title=f"W_{L}",
-            row_title="input dimension",
-            col_title="output dimension",
-        )
-    with right:
-        show_matrix(
-            M,
-            labels,
-            dims(width),
-            key=L,
-            title=f"{L} = XW_{L}",
-            col_title=f"d_{sub} dimension",
-        )
+for step in PROJECTIONS:
+    projection_step(r, labels, *step)
 
 # 5. Attention score
 step_header(
@@ -82,11 +60,7 @@ step_header(
     "Every query is compared with every key by a dot product: a large S_ij means query i "
     "matches key j well. **Click a cell** of S, S' or A to see its arithmetic.",
 )
-clicks = [
-    show_matrix(
-        r.scores, labels, labels, key="S", title="S = QK^T", value_name="S_ij", selectable=True
-    )
-]
+click_S = scores_matrix(r, labels)
 
 # 6. Scaling
 step_header(
@@ -97,24 +71,10 @@ step_header(
     "saturated region, where one weight takes everything."
     + ("" if s.scale else " **Scaling is off** in the sidebar, so S' = S."),
 )
-clicks.append(
-    show_matrix(
-        r.scaled_scores,
-        labels,
-        labels,
-        key="S_scaled",
-        title="S' = S / √d_k",
-        value_name="S'_ij",
-        selectable=True,
-    )
-)
+click_S_scaled = scaled_scores_matrix(r, labels)
 
 # 7. Softmax attention matrix
-notes = []
-if s.mask == "causal":
-    notes.append("The causal mask sets the logits of later keys (above the diagonal) to −∞.")
-if s.temperature != 1:
-    notes.append(f"The softmax sees S' / T with T = {s.temperature:g}.")
+notes = softmax_notes(s)
 step_header(
     "7. Softmax attention matrix A",
     r"A = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right), \quad \sum_{j=1}^{n} A_{ij} = 1",
@@ -122,27 +82,8 @@ step_header(
     "Each row becomes probabilities over the keys: how much query i attends to key j. "
     + " ".join(notes),
 )
-if notes:
-    with st.expander("The logits that fed the softmax (S' / T, −∞ where masked)"):
-        show_matrix(r.logits, labels, labels, key="logits", title="logits")
-clicks.append(
-    show_matrix(
-        r.attention,
-        labels,
-        labels,
-        key="A",
-        title="A = softmax(S')",
-        value_name="A_ij",
-        kind="probability",
-        selectable=True,
-    )
-)
-sums = r.row_sums
-st.markdown(
-    f"**Row sums:** {', '.join(f'{v:.3f}' for v in sums[:20])}{' …' if n > 20 else ''} "
-    f"(smallest {sums.min():.12f}, largest {sums.max():.12f})"
-)
-cell_inspector(r, labels, next((c for c in clicks if c is not None), None))
+click_A = softmax_matrices(r, labels, notes)
+cell_inspector(r, labels, click_S or click_S_scaled or click_A)  # the first cell clicked
 
 # 8. Attention output
 step_header(
@@ -152,17 +93,7 @@ step_header(
     "Row i of the output is an average of the rows of V, weighted by row i of A. "
     "**Click a cell** to see the sum.",
 )
-out_click = show_matrix(
-    r.output,
-    labels,
-    dims(d_v),
-    key="output",
-    title="Output = AV",
-    value_name="Output_ic",
-    col_title="value dimension c",
-    selectable=True,
-)
-output_inspector(r, labels, out_click)
+output_inspector(r, labels, output_matrix(r, labels))
 
 # 9-10. The complete formula and the dimensions
 st.header("9. Complete self-attention formula")

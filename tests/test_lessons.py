@@ -522,6 +522,7 @@ def test_permuted_inputs_give_permuted_outputs_without_positions_only():
     assert np.abs(exp.permuted_on.output - out_on[perm]).max() > 1e-3
     assert exp.equivariant_off and exp.max_abs_diff_off < 1e-12
     assert not exp.equivariant_on and exp.max_abs_diff_on > 1e-3
+    assert exp.max_abs_output_on == pytest.approx(np.abs(out_on).max(), rel=1e-12)
 
 
 def test_identical_tokens_get_identical_rows_without_positions_only():

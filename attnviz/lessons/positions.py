@@ -29,6 +29,7 @@ class PermutationExperiment:
     ``permuted_on`` (X = E + P) are full AttentionResults; ``P`` (n, d_model) the sinusoidal
     encodings. ``max_abs_diff_off``, ``max_abs_diff_on``: max |output[permutation] -
     output_permuted|; ``equivariant_*``: that difference is within ``tolerance``.
+    ``max_abs_output_on``: max |output| with positions, the size to read ``max_abs_diff_on`` by.
     ``repeated_pairs`` (p, 2): (first occurrence, later occurrence) of each repeated token;
     ``pair_diff_off``, ``pair_diff_on`` (p,): max |output_i - output_j| of those rows;
     ``same_row_off``, ``same_row_on`` (p,) bool: within ``tolerance``. With one token there
@@ -45,6 +46,7 @@ class PermutationExperiment:
     permuted_on: AttentionResult
     max_abs_diff_off: float
     max_abs_diff_on: float
+    max_abs_output_on: float
     equivariant_off: bool
     equivariant_on: bool
     repeated_pairs: np.ndarray
@@ -115,7 +117,8 @@ def permutation_experiment(settings=None, permutation=None, *, seed=0):
     p_on = shuffled(on.E[perm] + on.P)  # the tokens moved, the positions stayed
     diff_off = float(np.abs(r_off.output[perm] - p_off.output).max())
     diff_on = float(np.abs(r_on.output[perm] - p_on.output).max())
-    size = max(1.0, float(np.abs(r_off.output).max()), float(np.abs(r_on.output).max()))
+    size_on = float(np.abs(r_on.output).max())
+    size = max(1.0, float(np.abs(r_off.output).max()), size_on)
     tolerance = TIE_TOLERANCE * size
     pairs = _repeated_pairs(off.tokens)
     i, j = pairs[:, 0], pairs[:, 1]
@@ -132,6 +135,7 @@ def permutation_experiment(settings=None, permutation=None, *, seed=0):
         permuted_on=p_on,
         max_abs_diff_off=diff_off,
         max_abs_diff_on=diff_on,
+        max_abs_output_on=size_on,
         equivariant_off=diff_off <= tolerance,
         equivariant_on=diff_on <= tolerance,
         repeated_pairs=pairs,

@@ -1,0 +1,130 @@
+"""The step-by-step page's matrices: each step's heatmaps under its header (the projections'
+headers too, written once for Q, K and V), the clickable ones returning the cell clicked, and the
+sentences that depend on the sidebar's settings.
+
+Chart keys are the matrices' names: ``W_Q`` .. ``W_V``, ``Q`` .. ``V``, ``S``, ``S_scaled``,
+``logits``, ``A`` and ``output`` (the page draws ``X`` itself). The cell inspectors are in
+``attnviz.ui.views``.
+"""
+
+import streamlit as st
+
+from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.views import step_header
+
+SHOWN_ROW_SUMS = 20  # the row sums listed one by one; the smallest and largest are always given
+
+
+def settings_caption(result, settings):
+    """The sizes and settings the page was computed with, in one sentence."""
+    r, s = result, settings
+    return (
+        f"{r.n} tokens, d_model = {r.d_model}, d_k = {r.d_k}, d_v = {r.d_v}, seed {s.seed}, "
+        f"mask {s.mask}, scaling {'on' if s.scale else 'off'}, T = {s.temperature:g}. Change "
+        "any of them in the sidebar and every number below is recomputed. Hover a cell for its "
+        "exact value."
+    )
+
+
+def projection_step(result, labels, title, L, sub, role):
+    """Step "L = XW_L" for L in Q, K, V: its header, then W_L (d_model, d_sub) on the left and
+    L (n, d_sub) on the right. ``sub`` is "k" or "v"; ``role`` says what row i of L is."""
+    W, M = getattr(result, f"W_{L}"), getattr(result, L)
+    d_model, width = W.shape
+    step_header(
+        title,
+        rf"{L} = XW_{L}, \quad W_{L} \in \mathbb{{R}}^{{d_{{model}} \times d_{sub}}}",
+        rf"W_{L} \in \mathbb{{R}}^{{{d_model} \times {width}}}, \quad "
+        rf"{L} \in \mathbb{{R}}^{{{result.n} \times {width}}}",
+        f"Each token's row of X is multiplied by W_{L}: row i of {L} is {role}.",
+    )
+    left, right = st.columns([2, 3])
+    with left:
+        show_matrix(
+            W,
+            dims(d_model),
+            dims(width),
+            key=f"W_{L}",
+            title=f"W_{L}",
+            row_title="input dimension",
+            col_title="output dimension",
+        )
+    with right:
+        show_matrix(
+            M,
+            labels,
+            dims(width),
+            key=L,
+            title=f"{L} = XW_{L}",
+            col_title=f"d_{sub} dimension",
+        )
+
+
+def scores_matrix(result, labels):
+    """S = QK^T (n, n), clickable: returns the (i, j) just clicked, else None."""
+    return show_matrix(
+        result.scores, labels, labels, key="S", title="S = QK^T", value_name="S_ij", selectable=True
+    )
+
+
+def scaled_scores_matrix(result, labels):
+    """S' = S / sqrt(d_k) (n, n), clickable: returns the (i, j) just clicked, else None."""
+    return show_matrix(
+        result.scaled_scores,
+        labels,
+        labels,
+        key="S_scaled",
+        title="S' = S / √d_k",
+        value_name="S'_ij",
+        selectable=True,
+    )
+
+
+def softmax_notes(settings):
+    """The sentences on what changes the softmax's input: the causal mask, a temperature."""
+    notes = []
+    if settings.mask == "causal":
+        notes.append("The causal mask sets the logits of later keys (above the diagonal) to −∞.")
+    if settings.temperature != 1:
+        notes.append(f"The softmax sees S' / T with T = {settings.temperature:g}.")
+    return notes
+
+
+def softmax_matrices(result, labels, notes):
+    """A (n, n), clickable, under the logits (folded away, drawn only when ``notes`` say the
+    softmax sees more than S'), then A's row sums. Returns the (i, j) of A just clicked."""
+    r = result
+    if notes:
+        with st.expander("The logits that fed the softmax (S' / T, −∞ where masked)"):
+            show_matrix(r.logits, labels, labels, key="logits", title="logits")
+    click = show_matrix(
+        r.attention,
+        labels,
+        labels,
+        key="A",
+        title="A = softmax(S')",
+        value_name="A_ij",
+        kind="probability",
+        selectable=True,
+    )
+    sums = r.row_sums
+    st.markdown(
+        f"**Row sums:** {', '.join(f'{v:.3f}' for v in sums[:SHOWN_ROW_SUMS])}"
+        f"{' …' if r.n > SHOWN_ROW_SUMS else ''} "
+        f"(smallest {sums.min():.12f}, largest {sums.max():.12f})"
+    )
+    return click
+
+
+def output_matrix(result, labels):
+    """Output = AV (n, d_v), clickable: returns the (i, c) just clicked, else None."""
+    return show_matrix(
+        result.output,
+        labels,
+        dims(result.d_v),
+        key="output",
+        title="Output = AV",
+        value_name="Output_ic",
+        col_title="value dimension c",
+        selectable=True,
+    )
