@@ -12,9 +12,11 @@ small) and is given its own setting back afterwards.
 BLAS that is not OpenBLAS (its threads cannot be told apart from ours).
 
 For the length of a call the caller is pinned to the core it is on and the helpers to the
-other cores (Linux), then the caller gets its own CPU set back. Without that, the scheduler
-often wakes a helper on the caller's core and leaves it there for a call this short: two threads
-taking turns on one core, half the time (measured at n = 1024: 11 ms unpinned vs 6.5 ms pinned).
+other cores (Linux), then every thread gets its own CPU set back; only when no other call is
+running, since pins would keep the scheduler from spreading several sessions' calls. Without
+pins, the scheduler often wakes a helper on the caller's core and leaves it there for a call
+this short: two threads taking turns on one core, half the time (measured at n = 1024: 11 ms
+unpinned vs 6.5 ms pinned).
 
 The number of threads is the number of cores this process may use, capped by the environment
 variable ``ATTNVIZ_THREADS`` (``ATTNVIZ_THREADS=1`` turns threading off).
@@ -108,23 +110,40 @@ def _set_affinity(cpus):
     return True
 
 
+_pin_lock = threading.Lock()
+_pinned = False  # a call has its caller pinned right now
+
+
 @contextmanager
 def _pinned_caller():
     """Pin the calling thread to the core it runs on; yield the cores left for the helpers
-    (None if it could not be pinned, or no core is left), and give it its CPU set back."""
+    (None if it was not pinned), and give it its CPU set back.
+
+    Only one call at a time is pinned: with several sessions calling at once, pins would only
+    stop the scheduler from spreading them (two callers pinned to one core would take turns).
+    """
+    global _pinned
     try:
         allowed = os.sched_getaffinity(0)
     except (AttributeError, OSError):
         allowed = set()
     cpu = _sched_getcpu() if _sched_getcpu is not None else -1
     others = allowed - {cpu}
-    if cpu not in allowed or not others or not _set_affinity({cpu}):
+    with _pin_lock:
+        claimed = not _pinned and cpu in allowed and bool(others)
+        _pinned = _pinned or claimed
+    if not claimed or not _set_affinity({cpu}):
+        if claimed:
+            with _pin_lock:
+                _pinned = False
         yield None
         return
     try:
         yield others
     finally:
         _set_affinity(allowed)
+        with _pin_lock:
+            _pinned = False
 
 
 _lock = threading.Lock()
@@ -187,8 +206,17 @@ class _Blocks:
 
     def work(self):
         me = threading.get_ident()
-        if me != self.caller and self.helper_cpus is not None:
-            _set_affinity(self.helper_cpus)  # off the caller's core, for this call at least
+        if me == self.caller or self.helper_cpus is None:
+            self._work(me)
+            return
+        before = os.sched_getaffinity(0)
+        _set_affinity(self.helper_cpus)  # off the caller's core for this call
+        try:
+            self._work(me)
+        finally:
+            _set_affinity(before)
+
+    def _work(self, me):
         with np.errstate(**self.errstate):
             while True:
                 with self.changed:
@@ -269,7 +297,9 @@ def run_blocks(block, starts, workers):
             block(start)
         return
     _start_helpers(workers - 1)
-    with _pinned_caller() as helper_cpus, blas_single_threaded():
+    # BLAS first: a forked process's OpenBLAS creates its threads again when its thread count
+    # is set, and threads created by a pinned caller would stay on its one core for good.
+    with blas_single_threaded(), _pinned_caller() as helper_cpus:
         blocks = _Blocks(block, starts, helper_cpus)
         try:
             for _ in range(workers - 1):

@@ -107,6 +107,55 @@ def test_caller_and_helper_are_on_different_cores_and_the_caller_is_unpinned_aft
     assert os.sched_getaffinity(0) == before
 
 
+def test_the_helper_gets_its_cpu_set_back_after_the_call(two_workers):
+    before = os.sched_getaffinity(0)
+    parallel.run_blocks(lambda start: time.sleep(0.01), range(6), 2)
+    (helper,) = parallel._helpers
+    deadline = time.monotonic() + 10
+    while os.sched_getaffinity(helper.native_id) != before and time.monotonic() < deadline:
+        time.sleep(0.01)  # the helper unpins itself just after its last block
+    assert os.sched_getaffinity(helper.native_id) == before
+
+
+def test_only_one_call_at_a_time_is_pinned():
+    # A second session calling meanwhile is left for the scheduler to place.
+    before = os.sched_getaffinity(0)
+    inside, other = threading.Event(), {}
+
+    def second_caller():  # started before the pin, so it does not inherit it
+        inside.wait(10)
+        with parallel._pinned_caller() as helper_cpus:
+            other["helpers"], other["own"] = helper_cpus, os.sched_getaffinity(0)
+
+    thread = threading.Thread(target=second_caller)
+    thread.start()
+    with parallel._pinned_caller() as helper_cpus:
+        if len(before) >= 2:
+            assert helper_cpus and len(os.sched_getaffinity(0)) == 1
+        inside.set()
+        thread.join()
+    assert other == {"helpers": None, "own": before}
+    assert os.sched_getaffinity(0) == before
+    with parallel._pinned_caller() as helper_cpus:  # free again once the first call is over
+        assert (helper_cpus is not None) == (len(before) >= 2)
+
+
+def test_blas_is_set_before_the_caller_is_pinned_and_restored_after(two_workers, monkeypatch):
+    # OpenBLAS may create its threads when its count is set (after a fork): they inherit the
+    # affinity of the thread that sets it, which must not be the pinned caller.
+    get, set_, name = parallel._OPENBLAS
+    before = os.sched_getaffinity(0)
+    seen = []
+
+    def recording_set(count):
+        seen.append(os.sched_getaffinity(0))
+        set_(count)
+
+    monkeypatch.setattr(parallel, "_OPENBLAS", (get, recording_set, name))
+    parallel.run_blocks(lambda start: None, range(4), 2)
+    assert seen == [before, before]
+
+
 def test_overlapping_callers_restore_the_setting_once_the_last_leaves():
     get = parallel._OPENBLAS[0]
     before = get()
