@@ -147,16 +147,19 @@ def longest_row(M):
 
 
 def logit_bound(Q, K, sqrt_d_k, temperature):
-    """A bound on every |logit_ij|; raise if the scores, or the logits, would overflow.
+    """A bound on every |logit_ij| (up to rounding: a relative few d_k eps); raise if the
+    scores, or the logits, would overflow.
 
     |S_ij| = |q_i . k_j| <= |q_i| |k_j| (Cauchy-Schwarz), so max_i |q_i| max_j |k_j|, put
     through the same divisions as the logits, bounds them all: one cheap pass over Q and K.
     Q K^T is only formed here when that bound comes near the largest number of the dtype
     (division is monotone, so the largest |logit| overflows exactly when some logit does).
+    ``sqrt_d_k`` (None: no scaling) and ``temperature`` are the dtype's own numbers the logits
+    are divided by; the bound is worked out in Python floats from them.
     """
     dtype = Q.dtype
     q_max, k_max = longest_row(Q), longest_row(K)
-    bound = q_max * k_max / (float(sqrt_d_k or 1) * temperature)
+    bound = q_max * k_max / (float(1 if sqrt_d_k is None else sqrt_d_k) * float(temperature))
     big = float(np.finfo(dtype).max) / 2
     if max(q_max * k_max, bound) < big:
         return bound
@@ -276,6 +279,14 @@ def self_attention(
             f"temperature must be a finite number > 0 (got {temperature}): use 1 for the "
             "plain softmax, smaller to sharpen it, larger to flatten it"
         )
+    with np.errstate(over="ignore"):
+        T = dtype.type(temperature)  # what the logits are divided by
+    if not np.finfo(dtype).tiny <= T < np.inf:
+        raise AttentionInputError(
+            f"temperature {temperature} is out of {dtype}'s range ({np.finfo(dtype).tiny:.3g} "
+            f"to {np.finfo(dtype).max:.3g}): a temperature of 0.01 already gives nearly the "
+            "argmax, and 100 a nearly uniform row"
+        )
     if mask is not None:
         mask = check_mask(mask, n)
     b_Q = None if b_Q is None else as_vector("b_Q", b_Q, d_k, dtype)
@@ -294,7 +305,7 @@ def self_attention(
             )
 
     sqrt_d_k = dtype.type(np.sqrt(d_k)) if scale else None
-    bound = logit_bound(Q, K, sqrt_d_k, temperature)
+    bound = logit_bound(Q, K, sqrt_d_k, T)
     # S = Q K^T (n, n); S' = S / sqrt(d_k); logits = S' / T, -inf where masked;
     # A = softmax(logits), rows sum to 1; output = A V (n, d_v)
     scores, scaled_scores, logits, attention, row_max, row_sum, output = attend(

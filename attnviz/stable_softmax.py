@@ -45,7 +45,8 @@ def unshifted_limit(dtype):
 
     exp(64) * 8192 keys (MAX_CORE_N) is about 5e31 and exp(-64) about 2e-28: both far inside
     float32's normal range (1e-38 to 3e38), so no row sum overflows and no term is subnormal.
-    float64 reaches exp(+-708); 512 leaves the same kind of margin.
+    float64 reaches exp(+-708); 512 leaves the same kind of margin. The margin (safe would be
+    up to about 79 and 700) also covers a bound that is off by rounding.
     """
     return 64.0 if np.dtype(dtype) == np.float32 else 512.0
 

@@ -1,6 +1,8 @@
 """Laws of single-head attention (attnviz.core), checked against an independent reference."""
 
 import dataclasses
+import re
+import warnings
 
 import numpy as np
 import pytest
@@ -236,12 +238,18 @@ def test_unshifted_softmax_agrees_with_the_stable_one(m, k, dtype, seed):
     problem=tuple(np.array([[v]]) for v in (1.0, 1.0, 1.3e-209, 0.0)), scale=False, temperature=1
 )
 def test_the_logit_bound_holds(problem, scale, temperature):
+    # A bound up to rounding: a few d_k eps relative (float32 sums round more).
     from attnviz.core import logit_bound
 
-    r = attnviz.self_attention(*problem, scale=scale, temperature=temperature)
-    sqrt_d_k = np.sqrt(r.Q.shape[1]) if scale else None
-    bound = logit_bound(r.Q, r.K, sqrt_d_k, temperature)
-    assert np.abs(r.logits).max() <= bound * (1 + 1e-12)
+    for dtype in (np.float64, np.float32):
+        r = attnviz.self_attention(
+            *(a.astype(dtype) for a in problem), scale=scale, temperature=temperature
+        )
+        d_k = r.Q.shape[1]
+        sqrt_d_k = dtype(np.sqrt(d_k)) if scale else None
+        bound = logit_bound(r.Q, r.K, sqrt_d_k, dtype(temperature))
+        slack = 1 + 16 * (d_k + 2) * np.finfo(dtype).eps
+        assert np.abs(r.logits).max() <= bound * slack
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -511,6 +519,32 @@ def test_bad_masks_are_explained(mask, match):
 def test_temperature_must_be_positive_and_finite(temperature):
     with raises(r"temperature must be a finite number > 0"):
         attnviz.self_attention(X3, W3, W3, W3, temperature=temperature)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "temperature"),
+    [(np.float32, 2.1e-45), (np.float32, 1e-39), (np.float32, 1e39), (np.float64, 1e-320)],
+)
+def test_temperature_must_fit_the_dtype(dtype, temperature):
+    # float32(2.1e-45) is a subnormal 30-50% off the number asked for: the logits would not
+    # be what the temperature says (and exceeded the logit bound, giving NaN).
+    X, W = np.array([[1.0]], dtype), np.array([[3.6e-22]], dtype)
+    name = np.dtype(dtype).name
+    with raises(rf"temperature {re.escape(str(temperature))} is out of {name}'s range"):
+        attnviz.self_attention(X, W, W, W, scale=False, temperature=temperature)
+
+
+@pytest.mark.parametrize("scalar", [np.float16, np.float32, np.float64, float, int])
+def test_a_numpy_scalar_temperature_is_the_same_number(scalar):
+    # The bound is worked out in Python floats: a float16 temperature must neither overflow
+    # (warnings are errors in the tests) nor change the result.
+    X = X3 * 300  # |q| |k| beyond float16's largest number (65504)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = attnviz.self_attention(X, W3, W3, W3, temperature=scalar(2))
+    np.testing.assert_array_equal(
+        r.attention, attnviz.self_attention(X, W3, W3, W3, temperature=2.0).attention
+    )
 
 
 @pytest.mark.parametrize("temperature", ["1", None, True, [1.0]])
