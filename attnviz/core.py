@@ -32,8 +32,6 @@ from attnviz.stable_softmax import (
     unshifted_limit,
 )
 
-memory.keep_large_blocks()  # reuse freed (n, n) matrices' memory: see attnviz.memory
-
 FORMULA = r"\mathrm{Attention}(Q,K,V) = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right)V"
 
 
@@ -189,11 +187,11 @@ def attend(Q, K, V, sqrt_d_k, temperature, mask, workers, bound=np.inf):
     softmax skips subtracting the row maxima, which cannot change its result beyond rounding.
     """
     n, dtype = Q.shape[0], Q.dtype
-    scores = np.empty((n, n), dtype)
-    scaled_scores = scores if sqrt_d_k is None else np.empty_like(scores)
+    scores = memory.empty((n, n), dtype)  # np.empty, reusing large matrices freed earlier
+    scaled_scores = scores if sqrt_d_k is None else memory.empty((n, n), dtype)
     plain = temperature == 1 and mask is None
-    logits = scaled_scores if plain else np.empty_like(scores)
-    attention = np.empty_like(scores)
+    logits = scaled_scores if plain else memory.empty((n, n), dtype)
+    attention = memory.empty((n, n), dtype)
     row_max, row_sum = np.empty(n, dtype), np.empty(n, dtype)
     output = np.empty((n, V.shape[1]), dtype)
     K_T, T = K.T, dtype.type(temperature)

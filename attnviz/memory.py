@@ -1,56 +1,109 @@
-"""How attnviz asks the C library (glibc) to handle the memory of its large matrices.
+"""Memory for attnviz's large matrices: a small cache of freed (n, n) blocks, and malloc_trim.
 
-Two calls, both no-ops where the C library is not glibc:
-
-* ``keep_large_blocks``, once at import of ``attnviz.core``: an (n, n) float32 matrix at
-  n = 2048 is 16 MiB. glibc serves a request that large with a fresh ``mmap`` and returns it to
-  the system when it is freed, so each new matrix starts as untouched pages that the kernel
-  must zero on first write: about a quarter of ``self_attention``'s time at n = 2048 (measured
-  with ``benchmarks/core.py``). glibc raises its thresholds by itself after the first large
-  free, up to 32 MiB for ``mmap`` and 64 MiB of free memory kept at the top of the heap, but
-  three 16 MiB matrices freed together are still over that and are handed back every time.
-  Setting those same maxima from the start lets the next call reuse the memory (PyTorch keeps
-  its own cache of blocks for the same reason).
-* ``release_freed_memory``: hand memory freed by this thread back to the system
+* ``empty(shape, dtype)`` is ``np.empty`` that reuses the memory of a large matrix attnviz made
+  earlier and nobody holds any more. An (n, n) float32 matrix at n = 2048 is 16 MiB; glibc maps
+  a request that large afresh and unmaps it when freed, so every new matrix starts as untouched
+  pages that the kernel must zero on first write: about a quarter of ``self_attention``'s time
+  at n = 2048 when it is called again and again (measured with ``benchmarks/core.py``).
+  PyTorch keeps such a cache for the same reason. The cache here is bounded
+  (``MAX_KEPT_BYTES`` of free blocks in the whole process) and only holds blocks of at least
+  ``MIN_POOLED_BYTES``: below that glibc already reuses freed memory, and the app's own sizes
+  (n <= 512) never reach it. A block goes back to the cache only when every array viewing it
+  is gone (a ``weakref.finalize`` on the ctypes object the arrays are made from).
+* ``release_freed_memory``: empty that cache and ask glibc to hand memory back to the system
   (``malloc_trim``), after a step that frees a lot (a real model's forward pass).
+
+An earlier version set glibc's own thresholds instead (``mallopt``): simpler, but a review
+showed every thread's arena then kept up to 64 MiB for good, out of ``malloc_trim``'s reach.
 """
 
+import contextlib
 import ctypes
+import mmap
+import os
+import threading
+import weakref
 
-M_TRIM_THRESHOLD = -1  # mallopt parameters, from glibc's malloc.h
-M_MMAP_THRESHOLD = -3
-MMAP_THRESHOLD = 32 << 20  # bytes: smaller blocks come from the heap (glibc's own maximum)
-TRIM_THRESHOLD = 64 << 20  # bytes of free memory kept at the top of a heap (glibc's own maximum)
+import numpy as np
+
+MIN_POOLED_BYTES = 4 << 20  # smaller matrices come from np.empty as usual
+MAX_KEPT_BYTES = 64 << 20  # free blocks kept for reuse, in all: three 16 MiB matrices fit
+
+_lock = threading.RLock()  # RLock: a block can be released by garbage collection inside empty()
+_free = {}  # nbytes -> [mmap blocks nobody views any more]
+_kept = 0  # bytes in _free
 
 
-def _libc_function(name):
-    """The process's own C library function ``name``, or None if it has none."""
-    try:
-        return getattr(ctypes.CDLL(None), name, None)
-    except OSError:  # no C library to open (not a POSIX system)
-        return None
+def _after_fork_in_child():
+    global _lock
+    _lock = threading.RLock()  # another thread may have held it at the fork
 
 
-def keep_large_blocks():
-    """Let glibc reuse freed blocks of up to 32 MiB instead of mapping fresh pages each time.
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
-    Returns True if the C library took both settings.
+
+def _release(block):
+    """Called when the last array viewing ``block`` is gone: keep it if there is room."""
+    global _kept
+    with _lock:
+        if _kept + len(block) <= MAX_KEPT_BYTES:
+            _free.setdefault(len(block), []).append(block)
+            _kept += len(block)
+
+
+def _new_block(nbytes):
+    """``nbytes`` of fresh memory mapped for this block alone (``mmap``), in huge pages where
+    the system allows: unmapped, so handed back to the system, as soon as the block is dropped.
+    (Memory from glibc would stay in the arena of the thread that made it.)"""
+    block = mmap.mmap(-1, nbytes)
+    if hasattr(mmap, "MADV_HUGEPAGE"):
+        with contextlib.suppress(OSError):  # not supported here: ordinary pages
+            block.madvise(mmap.MADV_HUGEPAGE)
+    return block
+
+
+def empty(shape, dtype):
+    """An uninitialised array of ``shape`` and ``dtype``, like ``np.empty``, C order.
+
+    From the cache when a block of exactly that many bytes is free, else new memory.
     """
-    mallopt = _libc_function("mallopt")
-    if mallopt is None:
-        return False
-    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
-        mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
-    )
+    global _kept
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    if nbytes < MIN_POOLED_BYTES:
+        return np.empty(shape, dtype)
+    with _lock:
+        blocks = _free.get(nbytes)
+        block = blocks.pop() if blocks else None
+        if block is not None:
+            _kept -= nbytes
+    if block is None:
+        block = _new_block(nbytes)
+    view = (ctypes.c_char * nbytes).from_buffer(block)  # what every array made here points to
+    weakref.finalize(view, _release, block)
+    return np.frombuffer(view, dtype).reshape(shape)
+
+
+def kept_bytes():
+    """Bytes of free blocks the cache holds now."""
+    return _kept
 
 
 def release_freed_memory():
-    """Hand memory freed by this thread back to the system (glibc's ``malloc_trim``).
+    """Empty the cache and hand memory freed by the process back to the system.
 
-    Each script thread allocates from its own glibc arena, which keeps what a run freed: a
-    forward pass at 128 pieces frees about 50 MB of temporaries, which stayed counted against
-    the server once per thread. A no-op where the C library has no ``malloc_trim``.
+    ``malloc_trim`` returns free pages of every glibc arena (each script thread allocates from
+    its own): a forward pass at 128 pieces frees about 50 MB of temporaries, which stayed
+    counted against the server otherwise. No-op for glibc where the C library has none.
     """
-    trim = _libc_function("malloc_trim")
+    global _kept
+    with _lock:
+        _free.clear()
+        _kept = 0
+    try:
+        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
+    except OSError:  # no C library to open (not a POSIX system)
+        trim = None
     if trim is not None:
         trim(0)
