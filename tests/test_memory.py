@@ -69,6 +69,22 @@ def test_the_cache_keeps_at_most_max_kept_bytes():
     assert memory.kept_bytes() == memory.MAX_KEPT_BYTES
 
 
+def test_a_full_cache_drops_the_blocks_freed_longest_ago():
+    # A script that moves on to another size must find its own blocks, not a cache full of
+    # the old size's.
+    old = [memory.empty((2048, 1024), np.float32) for _ in range(memory.MAX_KEPT_BYTES >> 23)]
+    del old  # 8 MiB blocks, enough to fill the cache
+    gc.collect()
+    assert memory.kept_bytes() == memory.MAX_KEPT_BYTES
+    a = memory.empty(BIG, np.float32)  # 4 MiB: none kept, a new block
+    del a  # kept, an 8 MiB block dropped for it
+    gc.collect()
+    kept = memory.kept_bytes()
+    assert kept <= memory.MAX_KEPT_BYTES
+    b = memory.empty(BIG, np.float32)  # taken from the cache
+    assert memory.kept_bytes() == kept - b.nbytes
+
+
 def test_release_empties_the_cache():
     a = memory.empty(BIG, np.float32)
     del a
@@ -147,3 +163,16 @@ def test_released_blocks_go_back_to_the_system():
     )
     kept, after = map(int, out.stdout.split())
     assert kept >= 45 and after <= 5
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_blocks_are_private_memory_not_shared_memory():
+    # mmap's default (MAP_SHARED) is shared memory, whose pages fault in about twice as slowly
+    a = memory.empty(BIG, np.float32)
+    address = a.ctypes.data
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            start, stop = (int(x, 16) for x in line.split()[0].split("-"))
+            if start <= address < stop:
+                break
+    assert line.split()[1] == "rw-p"
