@@ -101,7 +101,8 @@ def release_freed_memory():
 
     ``malloc_trim`` returns free pages of every glibc arena (each script thread allocates from
     its own): a forward pass at 128 pieces frees about 50 MB of temporaries, which stayed
-    counted against the server otherwise. No-op for glibc where the C library has none.
+    counted against the server otherwise. That step is skipped where the C library (not glibc)
+    has no ``malloc_trim``.
     """
     global _kept
     with _lock:
