@@ -28,7 +28,6 @@ from attnviz.masking import causal_mask, check_mask, padding_mask  # noqa: F401 
 from attnviz.stable_softmax import (
     block_rows,
     softmax_into,
-    softmax_unshifted_into,
     unshifted_limit,
 )
 
@@ -196,7 +195,7 @@ def attend(Q, K, V, sqrt_d_k, temperature, mask, workers, bound=np.inf):
     output = np.empty((n, V.shape[1]), dtype)
     K_T, T = K.T, dtype.type(temperature)
     step = block_rows(n, dtype)
-    softmax_block = softmax_unshifted_into if bound <= unshifted_limit(dtype) else softmax_into
+    shift = bound > unshifted_limit(dtype)  # else exp cannot overflow without the shift
 
     def block(start):
         rows = slice(start, start + step)
@@ -209,7 +208,7 @@ def attend(Q, K, V, sqrt_d_k, temperature, mask, workers, bound=np.inf):
             logits[rows] = scaled_scores[rows]
         if mask is not None:
             np.copyto(logits[rows], -np.inf, where=~mask[rows])  # forbidden keys: -inf
-        softmax_block(logits[rows], attention[rows], row_max[rows], row_sum[rows])
+        softmax_into(logits[rows], attention[rows], row_max[rows], row_sum[rows], shift=shift)
         np.matmul(attention[rows], V, out=output[rows])  # A V
 
     parallel.run_blocks(block, range(0, n, step), workers)

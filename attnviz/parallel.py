@@ -132,18 +132,15 @@ def _pinned_caller():
     with _pin_lock:
         claimed = not _pinned and cpu in allowed and bool(others)
         _pinned = _pinned or claimed
-    if not claimed or not _set_affinity({cpu}):
+    pinned = claimed and _set_affinity({cpu})
+    try:
+        yield others if pinned else None
+    finally:
+        if pinned:
+            _set_affinity(allowed)
         if claimed:
             with _pin_lock:
                 _pinned = False
-        yield None
-        return
-    try:
-        yield others
-    finally:
-        _set_affinity(allowed)
-        with _pin_lock:
-            _pinned = False
 
 
 _lock = threading.Lock()

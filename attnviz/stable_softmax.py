@@ -7,8 +7,8 @@ Subtracting the row maximum changes nothing mathematically and keeps every expon
 
 When the caller knows every finite logit lies within +-``unshifted_limit(dtype)`` (the
 attention core bounds them from the lengths of the query and key vectors), ``exp`` can neither
-overflow nor underflow, so ``softmax_unshifted_into`` skips the subtraction, one pass over the
-matrix fewer, and the numbers agree to rounding.
+overflow nor underflow, so ``softmax_into(..., shift=False)`` skips the subtraction, one pass
+over the matrix fewer, and the numbers agree to rounding.
 """
 
 import numpy as np
@@ -24,24 +24,8 @@ def block_rows(n_keys, dtype):
     return max(1, _BLOCK_BYTES // max(1, n_keys * np.dtype(dtype).itemsize))
 
 
-def softmax_into(logits, probs, row_max, row_sum):
-    """Softmax of each row of ``logits`` (m, n) written into ``probs``; fills row_max, row_sum.
-
-    ``logits`` holds finite numbers and ``-inf``; a row of only ``-inf`` gives zeros.
-    """
-    np.max(logits, axis=1, out=row_max)
-    shift = np.where(np.isfinite(row_max), row_max, 0).astype(logits.dtype)
-    with np.errstate(over="ignore"):  # a row spanning more than the dtype's range gives -inf:
-        np.subtract(logits, shift[:, None], out=probs)  # exp(-inf) = 0, the right answer
-    # every exponent is now <= 0: exp cannot overflow
-    np.exp(probs, out=probs)
-    np.sum(probs, axis=1, out=row_sum)
-    inv = np.divide(1, row_sum, out=np.zeros_like(row_sum), where=row_sum > 0)
-    probs *= inv[:, None]
-
-
 def unshifted_limit(dtype):
-    """Largest |logit| for which ``softmax_unshifted_into`` is safe in ``dtype``.
+    """Largest |logit| for which ``softmax_into(..., shift=False)`` is safe in ``dtype``.
 
     exp(64) * 8192 keys (MAX_CORE_N) is about 5e31 and exp(-64) about 2e-28: both far inside
     float32's normal range (1e-38 to 3e38), so no row sum overflows and no term is subnormal.
@@ -51,21 +35,28 @@ def unshifted_limit(dtype):
     return 64.0 if np.dtype(dtype) == np.float32 else 512.0
 
 
-def softmax_unshifted_into(logits, probs, row_max, row_sum):
-    """``softmax_into`` without subtracting the row maxima first; same outputs to rounding.
+def softmax_into(logits, probs, row_max, row_sum, *, shift=True):
+    """Softmax of each row of ``logits`` (m, n) written into ``probs``; fills row_max, row_sum.
 
-    Only for ``logits`` whose finite entries all lie within +-unshifted_limit(dtype), and
-    ``-inf``: then exp(z) is a normal number and sum_j exp(z_j) cannot overflow, and
-    exp(z_j) / sum_l exp(z_l) is the softmax as it stands. ``row_sum`` is still reported as
-    sum_j exp(z_j - row_max): the sum found times exp(-row_max).
+    ``logits`` holds finite numbers and ``-inf``; a row of only ``-inf`` gives zeros.
+    ``shift=False`` skips subtracting the row maxima: only for logits whose finite entries lie
+    within +-unshifted_limit(dtype), where exp(z) is a normal number and no row sum overflows;
+    the outputs are the same to rounding (``row_sum`` is still sum_j exp(z_j - row_max)).
     """
     np.max(logits, axis=1, out=row_max)
-    np.exp(logits, out=probs)
+    if shift:
+        m = np.where(np.isfinite(row_max), row_max, 0).astype(logits.dtype)
+        with np.errstate(over="ignore"):  # a row spanning more than the dtype's range gives
+            np.subtract(logits, m[:, None], out=probs)  # -inf: exp(-inf) = 0, the right answer
+        np.exp(probs, out=probs)  # every exponent is now <= 0: exp cannot overflow
+    else:
+        np.exp(logits, out=probs)
     np.sum(probs, axis=1, out=row_sum)
     live = row_sum > 0  # False for a row of only -inf (a query masked from every key)
     inv = np.divide(1, row_sum, out=np.zeros_like(row_sum), where=live)
     probs *= inv[:, None]
-    np.multiply(row_sum, np.exp(-row_max, where=live, out=np.zeros_like(row_max)), out=row_sum)
+    if not shift:  # the sum found is exp(row_max) times sum_j exp(z_j - row_max)
+        np.multiply(row_sum, np.exp(-row_max, where=live, out=np.zeros_like(row_max)), out=row_sum)
 
 
 def softmax_rows(logits):

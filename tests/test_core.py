@@ -210,7 +210,7 @@ def test_logits_row_max_and_row_sum_reproduce_attention(problem, data):
 def test_unshifted_softmax_agrees_with_the_stable_one(m, k, dtype, seed):
     # Within +-unshifted_limit the row maxima need not be subtracted: same probabilities,
     # maxima and sums to rounding, -inf entries and rows of only -inf included.
-    from attnviz.stable_softmax import softmax_into, softmax_unshifted_into, unshifted_limit
+    from attnviz.stable_softmax import softmax_into, unshifted_limit
 
     rng = np.random.default_rng(seed)
     limit = unshifted_limit(dtype)
@@ -219,10 +219,10 @@ def test_unshifted_softmax_agrees_with_the_stable_one(m, k, dtype, seed):
     logits[0] = -np.inf  # a query masked from every key
     outs = []
     # neither overflows nor makes 0 * inf; a probability under 1e-38 may underflow in both
-    for softmax in (softmax_into, softmax_unshifted_into):
+    for shift in (True, False):
         probs, row_max, row_sum = np.empty_like(logits), np.empty(m, dtype), np.empty(m, dtype)
         with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"):
-            softmax(logits, probs, row_max, row_sum)
+            softmax_into(logits, probs, row_max, row_sum, shift=shift)
         outs.append((probs, row_max, row_sum))
     (p, mx, sm), (q, mx2, sm2) = outs
     eps = np.finfo(dtype).eps
@@ -259,17 +259,16 @@ def test_the_core_skips_the_shift_only_for_bounded_logits(monkeypatch, dtype, si
     # the row maxima subtracted (exp(1e6) overflows), and both give the reference.
     from attnviz import core
 
-    calls = []
-    for name in ("softmax_into", "softmax_unshifted_into"):
-        real = getattr(core, name)
-        monkeypatch.setattr(core, name, lambda *a, _f=real, _n=name: calls.append(_n) or _f(*a))
+    calls, real = [], core.softmax_into
+    monkeypatch.setattr(
+        core, "softmax_into", lambda *a, shift: calls.append(shift) or real(*a, shift=shift)
+    )
     rng = np.random.default_rng(7)
     X, W_Q, W_K, W_V = rng.standard_normal((20, 4)), *rng.standard_normal((3, 4, 4))
     X = X * size
     args = [a.astype(dtype) for a in (X, W_Q, W_K, W_V)]
     r = attnviz.self_attention(*args)
-    expected = "softmax_unshifted_into" if unshifted else "softmax_into"
-    assert calls and set(calls) == {expected}
+    assert calls and set(calls) == {not unshifted}  # shift=False: the unshifted softmax
     A, out = reference(*args)
     tol = 1e-12 if dtype == np.float64 else 1e-5
     np.testing.assert_allclose(r.attention, A, rtol=tol, atol=tol)
