@@ -101,6 +101,8 @@ def test_typing_tokens_changes_the_charts(page, server):
     expected = attnviz.compute(attnviz.Settings(text="red green blue green")).result.attention
     assert_close(data["z"], expected)
     assert "tokens=red+green+blue+green" in page.url
+    home = page.locator("[data-testid=stSidebar] [data-testid=stPageLink-NavLink]").first
+    assert "tokens=red+green+blue+green" in home.get_attribute("href")  # this run's settings
     assert error_count(page) == 0
 
 
@@ -197,4 +199,23 @@ def test_answering_a_quiz_question_reveals_the_truth(page, server):
     assert alerts.count() == 1
     assert "Score:" in page.locator("[data-testid=stMain]").inner_text()
     assert page.locator("[data-testid=stMain] b").filter(has_text="x").count() == 0
+    assert error_count(page) == 0
+
+
+def test_the_sidebar_menu_names_home_and_its_links_keep_the_settings(page, server):
+    query = {"tokens": "a b c a", "d_k": "3", "seed": "5"}
+    page.goto(f"{server}/Step_by_step?{urlencode(query)}")
+    wait_for_app(page, "A")
+    sidebar = page.locator("[data-testid=stSidebar]")
+    assert sidebar.locator("[data-testid=stSidebarNav]").count() == 0  # Streamlit's own menu
+    links = sidebar.locator("[data-testid=stPageLink-NavLink]")
+    labels = [text.strip() for text in links.all_inner_texts()]
+    assert labels == ["Home"] + [Path(p).stem.split("_", 1)[1].replace("_", " ") for p in PAGES]
+    for href in links.evaluate_all("els => els.map(e => e.href)"):
+        assert "d_k=3" in href and "tokens=a+b+c+a" in href
+    links.filter(has_text="Home").click()
+    page.wait_for_url(lambda url: url.startswith(f"{server}/?"), timeout=60_000)
+    wait_for_app(page, "home_A")
+    settings, _ = attnviz.from_query(query)
+    assert_close(chart_data(page, "home_A")["z"], attnviz.compute(settings).result.attention)
     assert error_count(page) == 0

@@ -1,5 +1,8 @@
 """Every page through Streamlit's AppTest: default and changed settings, URL, page switches."""
 
+from pathlib import Path
+from urllib.parse import parse_qs
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -7,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 import attnviz
 from attnviz.charts.matrix import MAX_DRAWN, blocks
 from attnviz.limits import MAX_TOKENS
-from tests.conftest import ALL_SCRIPTS, ROOT, assert_drawn, chart_specs, heatmap_z
+from tests.conftest import ALL_SCRIPTS, PAGES, ROOT, assert_drawn, chart_specs, heatmap_z
 
 TIMEOUT = 120  # seconds per run: the machine is shared, a run normally takes under 2 s
 
@@ -63,6 +66,25 @@ def test_home_shows_formula_and_live_attention():
 
 
 STEP = "pages/1_Step_by_step.py"
+
+
+def menu(at):
+    """[(label, {query parameter: value})] of the sidebar's page links."""
+    return [
+        (link.proto.label, {k: v[0] for k, v in parse_qs(link.proto.query_string).items()})
+        for link in at.sidebar.get("page_link")
+    ]
+
+
+def test_the_sidebar_menu_links_every_page_with_this_runs_settings():
+    at = run("app.py", d_k=3, mask="causal")  # changed by widgets in the run that draws it
+    labels = ["Home"] + [Path(p).stem.split("_", 1)[1].replace("_", " ") for p in PAGES]
+    query = expected(d_k=3, mask="causal").settings.to_query()
+    assert menu(at) == [(label, query) for label in labels]
+    at.switch_page(STEP)
+    at.run()
+    assert not at.exception
+    assert menu(at) == [(label, query) for label in labels]
 
 
 def test_step_page_draws_every_step_with_its_shape_and_values():

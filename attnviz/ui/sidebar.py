@@ -21,6 +21,7 @@ from attnviz.limits import (
     MIN_TEMPERATURE,
 )
 from attnviz.settings import EMBEDDINGS, MASKS, SETTING_NAMES, compute, from_query
+from attnviz.ui.navigation import page_links
 
 SETTINGS_KEY = "attnviz.settings"  # the Settings in force, kept across pages
 URL_WARNINGS_KEY = "attnviz.url_warnings"  # (Settings read from the URL, its warnings)
@@ -156,9 +157,13 @@ def shared_settings(page):
     state = st.session_state
     if SETTINGS_KEY not in state:
         state[SETTINGS_KEY] = _initial_settings()
+    menu = st.sidebar.container()  # on top of the sidebar; its links need this run's settings
     settings = _sidebar_widgets(state[SETTINGS_KEY], page)
     state[SETTINGS_KEY] = settings
     _sync_url(settings)
+    with menu:
+        page_links(settings.to_query())
+        st.divider()
     url_settings, warnings = state.get(URL_WARNINGS_KEY, (None, []))
     if warnings and settings == url_settings:
         for warning in warnings:
