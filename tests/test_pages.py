@@ -276,6 +276,19 @@ def test_inspector_selection_survives_fewer_tokens():
     assert at.selectbox(key="attnviz_inspect_i").value == 0
 
 
+def test_inspector_takes_a_selection_held_as_its_label():
+    # What the browser sends back for a selectbox is the text it shows; after the labels
+    # changed, one that is no longer an option reaches the page as that text
+    at = AppTest.from_file(str(ROOT / STEP), default_timeout=TIMEOUT)
+    at.session_state["attnviz_inspect_i"] = "sat"  # still a token: its row
+    at.session_state["attnviz_inspect_j"] = "dog"  # gone: the first row
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="attnviz_inspect_i").value == 2
+    assert at.selectbox(key="attnviz_inspect_j").value == 0
+    assert any("Query **sat** (row 2) and key **the \\(1\\)**" in m.value for m in at.markdown)
+
+
 def test_text_survives_switching_to_generated_tokens_and_back():
     at = run(STEP, text="my own words")
     at = run_more(at, generated=True)

@@ -27,10 +27,19 @@ def step_header(title, formula, shape, meaning):
 
 
 def _index_select(label, n_options, labels, key, clicked):
-    """A selectbox over 0..n_options-1 shown by label; a click or a stale value resets it."""
+    """A selectbox over 0..n_options-1 shown by label; a click or a stale value resets it.
+
+    Streamlit keeps a selectbox's value as the text it shows: after the labels change, a text
+    that is no longer an option comes back as that text, not as an index (seen when a page
+    stopped on bad input, then ran with new labels).
+    """
     if clicked is not None:
         st.session_state[key] = clicked
-    if st.session_state.get(key, 0) >= n_options:
+    value = st.session_state.get(key, 0)
+    if isinstance(value, str):  # a label: the same token's row if it is still there
+        shown = list(labels[:n_options])
+        st.session_state[key] = shown.index(value) if value in shown else 0
+    elif value >= n_options:
         st.session_state[key] = 0
     return st.selectbox(label, range(n_options), format_func=lambda k: labels[k], key=key)
 
