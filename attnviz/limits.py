@@ -32,6 +32,13 @@ MAX_EDIT_CELLS = 4096  # d_model x d_k cells in one hand-edited W_Q or W_K table
 # Tiled attention page (pages/7_Tiled_attention.py).
 MAX_TILED_BLOCKS = 32  # blocks the page traces: each keeps an (n, d_v) running output
 
+# Your-own-numbers page (pages/9_Your_own_numbers.py): matrices typed, pasted or uploaded.
+MAX_OWN_N = 64  # rows of X (tokens)
+MAX_OWN_DIM = 64  # d_model, d_k and d_v
+MAX_OWN_TEXT_CHARS = 120_000  # one matrix's text: 64 x 64 numbers written in full fit
+MAX_OWN_FILE_BYTES = 4 << 20  # one uploaded .npz or .json
+MAX_OWN_URL_CHARS = 2000  # the four matrices go into the page's link only up to this length
+
 # The real-model page (pages/8_Real_model.py). A forward pass makes every head's (n, n)
 # matrices, about 31 MB at 128 word pieces (the page keeps 6 MB of it per sentence) and about
 # 16 times as much at the model's own limit of 512.

@@ -11,6 +11,8 @@ from playwright.sync_api import sync_playwright
 
 import attnviz
 from attnviz.charts import MAX_LABEL_CHARS
+from attnviz.export import all_steps_npz
+from attnviz.own_numbers import EXERCISE, NAMES
 from tests.browser import (
     ARTIFACTS,
     CHROMIUM,
@@ -78,6 +80,9 @@ def test_every_page_opens_by_its_url_on_a_fresh_server(page, path):
         if page.locator(f".st-key-{key}").count():
             settings, _ = attnviz.from_query(query)
             expected = attnviz.compute(settings).result.attention
+            if path == "Your_own_numbers":  # its own matrices, with the sidebar's mask
+                mats = (np.array(EXERCISE[name], float) for name in NAMES)
+                expected = attnviz.self_attention(*mats, mask=np.tri(3, dtype=bool)).attention
             assert_close(chart_data(page, key)["z"], expected)
 
 
@@ -218,4 +223,41 @@ def test_the_sidebar_menu_names_home_and_its_links_keep_the_settings(page, serve
     wait_for_app(page, "home_A")
     settings, _ = attnviz.from_query(query)
     assert_close(chart_data(page, "home_A")["z"], attnviz.compute(settings).result.attention)
+    assert error_count(page) == 0
+
+
+def test_uploading_a_download_and_typing_a_matrix_on_your_own_numbers(page, server, tmp_path):
+    example = attnviz.compute(attnviz.Settings(text="to be or not", d_model=5, d_k=3, d_v=2))
+    (tmp_path / "steps.npz").write_bytes(all_steps_npz(example))
+    page.goto(f"{server}/Your_own_numbers")
+    wait_for_app(page, "A")
+    page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(
+        tmp_path / "steps.npz"
+    )
+    page.wait_for_selector("text=Read X, W_Q, W_K and W_V from steps.npz", timeout=60_000)
+    wait_for_app(page, "A")
+    data = chart_data(page, "A")
+    assert data["ticks"] == example.labels
+    assert_close(data["z"], example.result.attention)
+    box = page.locator(".st-key-attnviz_own_X textarea")
+    box.fill("1 0 0 0 1\n0 1 0 0 1\n<b>x</b>")  # a typo: the box keeps it, an error says where
+    box.press("Control+Enter")
+    page.wait_for_selector("text=X, row 3, entry 1: '<b>x</b>' is not a number", timeout=60_000)
+    assert page.locator("[data-testid=stMain] b").filter(has_text="x").count() == 0
+    assert box.input_value() == "1 0 0 0 1\n0 1 0 0 1\n<b>x</b>"
+    box.fill("1 0 0 0 1\n0 1 0 0 1\n0 0 1 1 0")
+    box.press("Control+Enter")
+    page.wait_for_function(
+        """() => {
+            const gd = document.querySelector('.st-key-A .js-plotly-plot');
+            return gd && gd._fullLayout.yaxis.ticktext.length === 3;
+        }""",
+        timeout=60_000,
+    )
+    wait_for_app(page, "A")
+    r = example.result
+    X = np.array([[1, 0, 0, 0, 1], [0, 1, 0, 0, 1], [0, 0, 1, 1, 0]], float)
+    W = [np.round(np.asarray(M, float), 17) for M in (r.W_Q, r.W_K, r.W_V)]
+    assert_close(chart_data(page, "A")["z"], attnviz.self_attention(X, *W).attention)
+    assert "X=1%2C0%2C0%2C0%2C1%3B0%2C1" in page.url or "X=1,0,0,0,1;0,1" in page.url
     assert error_count(page) == 0

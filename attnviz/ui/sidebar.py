@@ -143,16 +143,20 @@ def _sidebar_widgets(settings, page):
     return replace(settings, **values)
 
 
-def _sync_url(settings):
-    query = settings.to_query()
-    if st.query_params.to_dict() != query:
+def _sync_url(settings, page_params):
+    """Make the URL hold ``settings``, and the parameters named in ``page_params`` (the
+    calling page's own, which it keeps up to date itself) as they are."""
+    current = st.query_params.to_dict()
+    query = settings.to_query() | {k: current[k] for k in page_params if k in current}
+    if current != query:
         st.query_params.from_dict(query)
 
 
-def shared_settings(page):
+def shared_settings(page, page_params=()):
     """The settings every page shares: sidebar widgets, kept across pages, mirrored in the URL.
 
-    ``page`` names the calling page (its title).
+    ``page`` names the calling page (its title); ``page_params`` are URL parameters of its own
+    that are left in the URL (the page writes them).
     """
     state = st.session_state
     if SETTINGS_KEY not in state:
@@ -160,7 +164,7 @@ def shared_settings(page):
     menu = st.sidebar.container()  # on top of the sidebar; its links need this run's settings
     settings = _sidebar_widgets(state[SETTINGS_KEY], page)
     state[SETTINGS_KEY] = settings
-    _sync_url(settings)
+    _sync_url(settings, page_params)
     with menu:
         page_links(settings.to_query())
         st.divider()

@@ -1,0 +1,194 @@
+"""The your-own-numbers page's inputs: four text boxes (X, W_Q, W_K, W_V), row labels, an
+upload, buttons that fill them, and the page's own URL parameters.
+
+What was typed is kept in ``st.session_state`` under ``TEXTS_KEY`` (a widget's own state is
+dropped when the user visits another page), so it is there again on return, and it is never
+replaced by an error: a bad entry shows a message and stays in its box to be fixed. A new
+session starts from the URL (parameters ``X``, ``W_Q``, ``W_K``, ``W_V`` in the form
+``1,0;0,1`` and ``labels``) or else from the small integer exercise. Widget keys start with
+``attnviz_own_``.
+"""
+
+import io
+
+import numpy as np
+import streamlit as st
+
+from attnviz.errors import AttentionInputError
+from attnviz.inputs import token_labels, tokenize
+from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS
+from attnviz.own_numbers import (
+    EXERCISE,
+    EXERCISE_TOKENS,
+    NAMES,
+    check_shapes,
+    format_matrix,
+    parse_matrix,
+    read_file,
+)
+from attnviz.ui.sidebar import SETTINGS_KEY, cached_example
+
+FIELDS = (*NAMES, "labels")  # the text boxes, and the URL parameters of this page
+URL_PARAMS = FIELDS
+TEXTS_KEY = "attnviz.own_texts"  # {field: text} as last typed
+MESSAGE_KEY = "attnviz.own_message"  # (kind, text) to show once, from a button or an upload
+WIDGET = "attnviz_own_"
+SHAPES = {
+    "X": "n × d_model",
+    "W_Q": "d_model × d_k",
+    "W_K": "d_model × d_k",
+    "W_V": "d_model × d_v",
+}
+
+
+def _exercise_texts():
+    return {name: format_matrix(M) for name, M in EXERCISE.items()} | {"labels": EXERCISE_TOKENS}
+
+
+def _url_texts():
+    """The page's parameters from the URL, as text-box contents (rows on lines), or None."""
+    query = st.query_params.to_dict()
+    if not any(name in query for name in NAMES):
+        return None
+    texts = {name: query.get(name, "").replace(";", "\n").replace(",", " ") for name in NAMES}
+    return texts | {"labels": query.get("labels", "")}
+
+
+def _fill(texts, message=None):
+    """Put ``texts`` into the boxes (from a callback, before the widgets are drawn)."""
+    st.session_state[TEXTS_KEY] = dict(texts)
+    for field, text in texts.items():
+        st.session_state[WIDGET + field] = text
+    st.session_state[MESSAGE_KEY] = message
+
+
+def _fill_from_sidebar():
+    example = cached_example(st.session_state[SETTINGS_KEY])
+    r = example.result
+    texts = {name: format_matrix(np.round(getattr(r, name), 2)) for name in NAMES}
+    _fill(
+        texts | {"labels": " ".join(example.tokens)},
+        ("info", "Filled from the sidebar's example, each number rounded to 2 decimals."),
+    )
+
+
+def _fill_from_upload():
+    upload = st.session_state.get(WIDGET + "file")
+    if upload is None:
+        return
+    try:
+        matrices, labels = read_file(upload.name, upload.getvalue())
+    except AttentionInputError as exc:
+        st.session_state[MESSAGE_KEY] = ("error", f"{upload.name}: {exc}")
+        return
+    texts = {name: format_matrix(M) for name, M in matrices.items()}
+    _fill(
+        texts | {"labels": " ".join(labels) if labels else ""},
+        ("success", f"Read X, W_Q, W_K and W_V from {upload.name}."),
+    )
+
+
+def inputs():
+    """Draw the inputs; return ({field: text} as typed now)."""
+    state = st.session_state
+    if TEXTS_KEY not in state:
+        state[TEXTS_KEY] = _url_texts() or _exercise_texts()
+    for field in FIELDS:
+        if WIDGET + field not in state:  # new session, or back from another page
+            state[WIDGET + field] = state[TEXTS_KEY][field]
+
+    b1, b2, b3 = st.columns([1, 1, 2])
+    b1.button(
+        "Small integer exercise",
+        key=WIDGET + "exercise",
+        on_click=_fill,
+        args=(_exercise_texts(), ("info", "The small integer exercise: 3 tokens, d_model 4.")),
+        help="X 3 × 4, W_Q, W_K, W_V 4 × 3, all small integers: every step works out by hand.",
+    )
+    b2.button(
+        "The sidebar's example",
+        key=WIDGET + "sidebar",
+        on_click=_fill_from_sidebar,
+        help="X, W_Q, W_K, W_V of the sidebar's sentence and seed, rounded to 2 decimals.",
+    )
+    b3.file_uploader(
+        "Or upload .npz / .json with X, W_Q, W_K, W_V",
+        type=["npz", "json"],
+        key=WIDGET + "file",
+        on_change=_fill_from_upload,
+        help="The step-by-step page's 'every step' downloads, or numpy.savez(f, X=..., "
+        "W_Q=..., W_K=..., W_V=...).",
+    )
+    message = state.pop(MESSAGE_KEY, None)
+    if message:
+        kind, text = message
+        {"info": st.info, "success": st.success, "error": st.error}[kind](text)
+
+    st.caption(
+        f"One row per line, numbers separated by spaces or commas (brackets are ignored, so "
+        f"numpy's printout pastes as it is). Up to {MAX_OWN_N} tokens and {MAX_OWN_DIM} "
+        "dimensions. Press Ctrl+Enter or click outside a box to apply it."
+    )
+    st.text_input(
+        "Tokens (row labels, separated by spaces)",
+        key=WIDGET + "labels",
+        help="One per row of X; when the count differs, the rows are numbered t1 … tn.",
+    )
+    c1, c2 = st.columns(2)
+    for column, name in zip((c1, c2, c1, c2), NAMES, strict=True):
+        column.text_area(f"{name} ({SHAPES[name]})", key=WIDGET + name, height=150)
+    state[TEXTS_KEY] = {field: state[WIDGET + field] for field in FIELDS}
+    return state[TEXTS_KEY]
+
+
+def matrices(texts):
+    """({name: matrix}, labels) read from ``texts``; None after showing every problem found."""
+    found, problems = {}, []
+    for name in NAMES:
+        try:
+            found[name] = parse_matrix(name, texts[name])
+        except AttentionInputError as exc:
+            problems.append(str(exc))
+    if not problems:
+        try:
+            check_shapes(*(found[name] for name in NAMES))
+        except AttentionInputError as exc:
+            problems.append(str(exc))
+    if problems:
+        st.error("\n\n".join(problems), icon="🚫")
+        return None
+    n = found["X"].shape[0]
+    tokens = tokenize(texts["labels"])
+    if len(tokens) != n:
+        if tokens:
+            st.caption(f"{len(tokens)} tokens for {n} rows of X: the rows are numbered instead.")
+        tokens = [f"t{i}" for i in range(1, n + 1)]
+    return found, token_labels(tokens)
+
+
+def sync_url(texts, found):
+    """Write the page's parameters into the URL (``found`` read from ``texts``), or drop them
+    and say so when they would make the link longer than MAX_OWN_URL_CHARS."""
+    query = {name: format_matrix(found[name], row_sep=";", entry_sep=",") for name in NAMES}
+    if texts["labels"].strip():
+        query["labels"] = " ".join(tokenize(texts["labels"]))
+    fits = sum(len(v) for v in query.values()) <= MAX_OWN_URL_CHARS
+    current = st.query_params.to_dict()
+    for name in URL_PARAMS:
+        want = query.get(name) if fits else None
+        if want is None and name in current:
+            del st.query_params[name]
+        elif want is not None and current.get(name) != want:
+            st.query_params[name] = want
+    if not fits:
+        st.caption(
+            f"These matrices are too long for the page's link (over {MAX_OWN_URL_CHARS} "
+            "characters): download them below to share them."
+        )
+
+
+def matrices_npz(found, labels):
+    """NPZ bytes of X, W_Q, W_K, W_V and the labels: what the upload reads back."""
+    buffer = io.BytesIO()
+    np.savez(buffer, labels=np.array(labels), **found)
+    return buffer.getvalue()

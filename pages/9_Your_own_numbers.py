@@ -1,0 +1,79 @@
+"""Your own numbers: type, paste or upload X, W_Q, W_K, W_V and check every step by hand."""
+
+import streamlit as st
+
+from attnviz import causal_mask, self_attention
+from attnviz.errors import AttentionInputError
+from attnviz.ui import dims, shared_settings, show_matrix
+from attnviz.ui.own_views import URL_PARAMS, inputs, matrices, matrices_npz, sync_url
+from attnviz.ui.step_views import (
+    output_matrix,
+    projection_step,
+    scaled_scores_matrix,
+    scores_matrix,
+    softmax_matrices,
+    softmax_notes,
+)
+from attnviz.ui.views import cell_inspector, dimension_table, output_inspector
+
+st.set_page_config(page_title="Your own numbers · attnviz", page_icon="✍️", layout="wide")
+s = shared_settings("Your own numbers", page_params=URL_PARAMS)
+
+st.title("Your own numbers")
+st.markdown(
+    "Working an exercise by hand, or checking a textbook's numbers? Type the embeddings X and "
+    "the projections W_Q, W_K, W_V below and every step is computed from them, with the "
+    "sidebar's mask, scaling and temperature (its sentence, seed and sizes are not used here: "
+    "the sizes come from your matrices). The link in the address bar holds your numbers."
+)
+texts = inputs()
+read = matrices(texts)
+if read is None:
+    st.stop()  # the messages above say what to fix; the text boxes keep what was typed
+found, labels = read
+sync_url(texts, found)
+n = found["X"].shape[0]
+try:
+    r = self_attention(
+        found["X"],
+        found["W_Q"],
+        found["W_K"],
+        found["W_V"],
+        mask=causal_mask(n) if s.mask == "causal" else None,
+        scale=s.scale,
+        temperature=s.temperature,
+    )
+except AttentionInputError as exc:  # numbers so large that a step overflows
+    st.error(str(exc), icon="🚫")
+    st.stop()
+
+st.header("Every step from your numbers")
+st.caption(
+    f"{n} tokens, d_model = {r.d_model}, d_k = {r.d_k}, d_v = {r.d_v}; mask {s.mask}, "
+    f"scaling {'on' if s.scale else 'off'}, T = {s.temperature:g}. Hover a cell for its exact "
+    "value; click one of S, S', A or the output for its arithmetic."
+)
+show_matrix(r.X, labels, dims(r.d_model), key="X", title="X", col_title="embedding dimension")
+for step in [
+    ("Q = XW_Q", "Q", "k", "what token i is looking for"),
+    ("K = XW_K", "K", "k", "what token i offers to be matched on"),
+    ("V = XW_V", "V", "v", "what token i passes on when attended to"),
+]:
+    projection_step(r, labels, *step)
+st.subheader("S = QKᵀ and S' = S / √d_k")
+click_S = scores_matrix(r, labels)
+click_S_scaled = scaled_scores_matrix(r, labels)
+st.subheader("A = softmax(S'), row by row")
+click_A = softmax_matrices(r, labels, softmax_notes(s))
+cell_inspector(r, labels, click_S or click_S_scaled or click_A)
+st.subheader("Output = AV")
+output_inspector(r, labels, output_matrix(r, labels))
+st.dataframe(dimension_table(r), hide_index=True, width="content")
+st.download_button(
+    "⬇ These matrices (.npz, upload it here again)",
+    data=lambda: matrices_npz(found, labels),
+    file_name="attnviz-own-numbers.npz",
+    mime="application/octet-stream",
+    key="download_own",
+    on_click="ignore",
+)

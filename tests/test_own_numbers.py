@@ -1,0 +1,178 @@
+"""Matrices typed, pasted, linked or uploaded on the your-own-numbers page (attnviz.own_numbers)."""
+
+import io
+import json
+import re
+import tomllib
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import attnviz
+from attnviz import own_numbers
+from attnviz.errors import AttentionInputError
+from attnviz.export import all_steps_json, all_steps_npz
+from attnviz.limits import MAX_OWN_DIM, MAX_OWN_FILE_BYTES, MAX_OWN_N, MAX_OWN_TEXT_CHARS
+from attnviz.own_numbers import check_shapes, format_matrix, parse_matrix, read_file
+from tests.conftest import ROOT
+
+ROWS_1_2 = np.array([[1.0, -0.5, 3e-3], [2.0, 0.0, 4.0]])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 -0.5 3e-3\n2 0 4",
+        "1, -0.5, 0.003\n2, 0, 4\n",
+        "\n  1,-0.5,  0.003 \n\n 2 0 4  \n",
+        "[[1, -0.5, 0.003],\n [2, 0, 4]]",  # a Python list
+        "[[ 1.    -0.5    0.003]\n [ 2.     0.     4.   ]]",  # numpy's printout
+        "1,-0.5,0.003;2,0,4",  # the URL form
+        "1\t-0.5\t0.003\r\n2\t0\t4",  # pasted from a spreadsheet on Windows
+    ],
+)
+def test_every_usual_way_of_writing_a_matrix_reads_the_same(text):
+    np.testing.assert_array_equal(parse_matrix("X", text), ROWS_1_2)
+
+
+@given(
+    hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=2, max_dims=2, max_side=8),
+        elements=st.floats(allow_nan=False, allow_infinity=False, width=64),
+    )
+)
+def test_written_matrices_read_back_exactly(M):
+    np.testing.assert_array_equal(parse_matrix("X", format_matrix(M)), M)
+    url = format_matrix(M, row_sep=";", entry_sep=",")
+    assert " " not in url and "\n" not in url
+    np.testing.assert_array_equal(parse_matrix("X", url), M)
+
+
+def test_numbers_are_written_short():
+    assert format_matrix(np.array([[1.0, 0.1], [-2.5, 1e-7]])) == "1 0.1\n-2.5 1e-07"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "W_Q is empty: type one row per line"),
+        ("  \n [ ] \n", "W_Q is empty"),
+        ("1 2\n3 x", "W_Q, row 2, entry 2: 'x' is not a number"),
+        ("1 2\n3 nan", "W_Q, row 2, entry 2: 'nan' is not a finite number"),
+        ("1e999 2", "W_Q, row 1, entry 1: '1e999' is not a finite number"),
+        ("1 2 3\n4 5", "W_Q: row 2 has 2 numbers but row 1 has 3 numbers: every row"),
+        ("1\n2 3", "W_Q: row 2 has 2 numbers but row 1 has 1 number:"),
+    ],
+)
+def test_bad_text_says_which_matrix_row_and_entry(text, message):
+    with pytest.raises(AttentionInputError, match="^" + re.escape(message)):
+        parse_matrix("W_Q", text)
+
+
+def test_limits_are_named_in_the_message():
+    too_many_rows = "\n".join(["1"] * (MAX_OWN_N + 1))
+    with pytest.raises(AttentionInputError, match=f"at most {MAX_OWN_N} tokens"):
+        parse_matrix("X", too_many_rows)
+    parse_matrix("X", "\n".join(["1"] * MAX_OWN_N))  # the limit itself is fine
+    too_wide = " ".join(["1"] * (MAX_OWN_DIM + 1))
+    with pytest.raises(AttentionInputError, match=f"{MAX_OWN_DIM} columns"):
+        parse_matrix("W_V", too_wide)
+    with pytest.raises(AttentionInputError, match=f"at most {MAX_OWN_TEXT_CHARS:,}"):
+        parse_matrix("X", "1 " * MAX_OWN_TEXT_CHARS)
+
+
+def test_shapes_must_fit_together():
+    X, W = np.ones((3, 4)), np.ones((4, 2))
+    check_shapes(X, W, W, np.ones((4, 5)))  # d_v may differ from d_k
+    with pytest.raises(AttentionInputError, match="W_K has 3 rows but X has d_model = 4"):
+        check_shapes(X, W, np.ones((3, 2)), W)
+    with pytest.raises(AttentionInputError, match="W_Q has 2 columns and W_K 3"):
+        check_shapes(X, W, np.ones((4, 3)), W)
+
+
+def test_the_exercise_works_out_by_hand():
+    X, W_Q, W_K, W_V = (np.array(own_numbers.EXERCISE[name], float) for name in own_numbers.NAMES)
+    r = attnviz.self_attention(X, W_Q, W_K, W_V)
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    assert Q.tolist() == [[1, 0, 2], [2, 2, 2], [2, 1, 3]]  # by hand: row 1 = x1 W_Q
+    S = Q @ K.T
+    assert S.tolist() == [[2, 4, 4], [4, 16, 12], [4, 12, 10]]
+    E = np.exp(S / np.sqrt(3))
+    np.testing.assert_allclose(r.attention, E / E.sum(axis=1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(r.output, r.attention @ V, rtol=1e-12)
+
+
+def example():
+    return attnviz.compute(attnviz.Settings(text="to be or not", d_model=5, d_k=3, d_v=2))
+
+
+@pytest.mark.parametrize(
+    ("filename", "data"),
+    [
+        ("steps.npz", lambda e: all_steps_npz(e)),
+        ("steps.json", lambda e: all_steps_json(e).encode()),
+    ],
+)
+def test_the_step_pages_downloads_come_back_exactly(filename, data):
+    e = example()
+    matrices, labels = read_file(filename, data(e))
+    for name in own_numbers.NAMES:
+        np.testing.assert_array_equal(matrices[name], getattr(e.result, name))
+    assert labels == e.labels
+
+
+def test_a_plain_savez_and_a_plain_json_object_are_read():
+    buffer = io.BytesIO()
+    np.savez(buffer, X=np.eye(2), W_Q=np.ones((2, 1)), W_K=np.ones((2, 1)), W_V=np.eye(2))
+    matrices, labels = read_file("mine.NPZ", buffer.getvalue())
+    assert matrices["X"].tolist() == [[1, 0], [0, 1]] and labels is None
+    doc = {"X": [[1, 2]], "W_Q": [[1], [0]], "W_K": [[0], [1]], "W_V": [[1], [1]]}
+    matrices, labels = read_file("mine.json", json.dumps(doc).encode())
+    assert matrices["W_V"].tolist() == [[1], [1]] and labels is None
+
+
+def _npz(**arrays):
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+GOOD = {"X": np.eye(2), "W_Q": np.ones((2, 1)), "W_K": np.ones((2, 1)), "W_V": np.eye(2)}
+
+
+@pytest.mark.parametrize(
+    ("filename", "data", "message"),
+    [
+        ("m.csv", b"1,2", "'m.csv' is neither .npz nor .json"),
+        ("m.npz", b"not a zip file", "could not be read as .npz"),
+        ("m.json", b"\xff\xfe", "not valid JSON"),
+        ("m.json", b'{"X": [[1]]', "not valid JSON"),
+        ("m.json", b"[1, 2]", "must hold an object"),
+        ("m.json", b'{"steps": 3}', '"steps" must be an object'),
+        ("m.npz", _npz(X=np.eye(2), W_Q=np.ones((2, 1))), "the file has no W_K, W_V"),
+        ("m.npz", _npz(**GOOD | {"X": np.ones(3)}), "X must be a non-empty 2-D matrix"),
+        ("m.npz", _npz(**GOOD | {"W_V": np.array([[1, np.nan]])}), "W_V holds NaN"),
+        ("m.npz", _npz(**GOOD | {"X": np.array([["a"]])}), "X is not a matrix of numbers"),
+        ("m.npz", _npz(**GOOD | {"X": np.array([[None]], dtype=object)}), "could not be read"),
+        ("m.json", b'{"X": [[1], [2, 3]], "W_Q": [], "W_K": [], "W_V": []}', "not a matrix"),
+        ("m.npz", _npz(**GOOD | {"X": np.ones((MAX_OWN_N + 1, 2))}), f"at most {MAX_OWN_N}"),
+        ("m.npz", b"0" * (MAX_OWN_FILE_BYTES + 1), f"at most {MAX_OWN_FILE_BYTES:,}"),
+    ],
+)
+def test_bad_files_get_a_clear_message(filename, data, message):
+    with pytest.raises(AttentionInputError, match=re.escape(message)):
+        read_file(filename, data)
+
+
+def test_labels_that_are_not_texts_are_dropped():
+    matrices, labels = read_file("m.npz", _npz(**GOOD, labels=np.array([1, 2])))
+    assert labels is None and set(matrices) == set(own_numbers.NAMES)
+
+
+def test_streamlits_upload_limit_is_the_packages():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxUploadSize"] << 20 == MAX_OWN_FILE_BYTES

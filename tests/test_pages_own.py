@@ -1,0 +1,179 @@
+"""The your-own-numbers page through AppTest: typed, linked and uploaded matrices, the sidebar's
+mask, scaling and temperature, and bad input that leaves what was typed in place."""
+
+import io
+
+import numpy as np
+
+import attnviz
+from attnviz import own_numbers
+from attnviz.export import all_steps_npz
+from attnviz.limits import MAX_OWN_N
+from attnviz.own_numbers import EXERCISE, NAMES, format_matrix
+from tests.conftest import assert_drawn, chart_specs, heatmap_z
+from tests.test_pages import STEP, run, run_more
+
+OWN = "pages/9_Your_own_numbers.py"
+BOX = "attnviz_own_"
+
+
+def box(at, field):
+    """The text box (or the labels' text input) of ``field``."""
+    kinds = ("text_input",) if field == "labels" else ("text_area",)
+    return next(w for kind in kinds for w in at.get(kind) if w.key == BOX + field)
+
+
+def type_into(at, **texts):
+    for field, text in texts.items():
+        box(at, field).set_value(text)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def reference(X, W_Q, W_K, W_V, mask=None, T=1.0, scale=True):
+    """The seed's formula in one line of float64 numpy, independent of attnviz."""
+    X, W_Q, W_K, W_V = (np.asarray(M, float) for M in (X, W_Q, W_K, W_V))
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    L = Q @ K.T / (np.sqrt(Q.shape[1]) if scale else 1) / T
+    L = L if mask is None else np.where(mask, L, -np.inf)
+    E = np.exp(L - L.max(axis=1, keepdims=True))
+    A = E / E.sum(axis=1, keepdims=True)
+    return A, A @ V
+
+
+def test_the_page_opens_on_the_integer_exercise_and_links_it():
+    at = run(OWN)
+    specs = chart_specs(at)
+    A, out = reference(*(EXERCISE[name] for name in NAMES))
+    np.testing.assert_allclose(heatmap_z(specs["A"]), A, rtol=1e-6)
+    np.testing.assert_allclose(heatmap_z(specs["output"]), out, rtol=1e-6)
+    assert heatmap_z(specs["S"]).tolist() == [[2, 4, 4], [4, 16, 12], [4, 12, 10]]
+    assert specs["A"]["layout"]["yaxis"]["ticktext"] == ["input_1", "input_2", "input_3"]
+    assert at.query_params["X"] == "1,0,1,0;0,2,0,2;1,1,1,1"
+    assert at.query_params["W_V"] == "0,2,0;0,3,0;1,0,3;1,1,0"
+    assert at.query_params["tokens"] == "the cat sat on the mat"  # the sidebar's stay too
+
+
+def test_typed_numbers_are_used_with_the_sidebars_mask_scaling_and_temperature():
+    X = "0.5 -1\n2 0\n1 1\n0 3"
+    W = "1 0\n0 1"
+    at = run_more(run(OWN), mask="causal", scale=False, temperature=0.5)
+    type_into(at, X=X, W_Q=W, W_K="2 1\n0 1", W_V="1\n-1", labels="a b a c")
+    specs = chart_specs(at)
+    mats = [own_numbers.parse_matrix("m", t) for t in (X, W, "2 1\n0 1", "1\n-1")]
+    A, out = reference(*mats, mask=np.tri(4, dtype=bool), T=0.5, scale=False)
+    assert_drawn(heatmap_z(specs["A"]), A.astype(np.float32))
+    np.testing.assert_allclose(heatmap_z(specs["output"]), out, rtol=1e-6)
+    assert specs["A"]["layout"]["yaxis"]["ticktext"] == ["a (1)", "b", "a (2)", "c"]
+    assert at.query_params["X"] == "0.5,-1;2,0;1,1;0,3"
+    assert at.query_params["labels"] == "a b a c"
+
+
+def test_bad_entries_are_all_named_and_what_was_typed_stays():
+    at = run(OWN)
+    type_into(at, X="1 0 1 0\n0 2 oops 2\n1 1 1 1", W_V="1 2\n3")
+    errors = at.error[0].value
+    assert "X, row 2, entry 3: 'oops' is not a number" in errors
+    assert "W_V: row 2 has 1 number but row 1 has 2 numbers" in errors
+    assert not at.get("plotly_chart")
+    assert box(at, "X").value == "1 0 1 0\n0 2 oops 2\n1 1 1 1"  # kept to be fixed
+    assert at.query_params["X"] == "1,0,1,0;0,2,0,2;1,1,1,1"  # the link keeps the last good
+    type_into(at, X="1 0 1 0\n0 2 5 2\n1 1 1 1", W_V="0 2 0\n0 3 0\n1 0 3\n1 1 0")
+    assert not at.error and at.get("plotly_chart")
+
+
+def test_shapes_that_do_not_fit_get_the_rule():
+    at = type_into(run(OWN), W_K="1 0 0\n0 1 0\n0 0 1")
+    assert "W_K has 3 rows but X has d_model = 4 columns" in at.error[0].value
+    at = type_into(at, W_K="1 0\n0 1\n1 1\n0 0")
+    assert "W_Q has 3 columns and W_K 2" in at.error[0].value
+
+
+def test_too_many_tokens_names_the_limit():
+    at = type_into(run(OWN), X="\n".join(["1 0 1 0"] * (MAX_OWN_N + 1)))
+    assert f"at most {MAX_OWN_N} tokens" in at.error[0].value
+
+
+def test_a_token_count_that_differs_numbers_the_rows():
+    at = type_into(run(OWN), labels="only two")
+    assert chart_specs(at)["A"]["layout"]["yaxis"]["ticktext"] == ["t1", "t2", "t3"]
+    assert any("2 tokens for 3 rows" in c.value for c in at.caption)
+
+
+def test_a_link_with_matrices_opens_them():
+    query = {"X": "1,2;3,4", "W_Q": "1;0", "W_K": "0;1", "W_V": "1,0;0,1", "labels": "p q"}
+    at = run(OWN, query)
+    assert box(at, "X").value == "1 2\n3 4"
+    A, _ = reference([[1, 2], [3, 4]], [[1], [0]], [[0], [1]], np.eye(2))
+    specs = chart_specs(at)
+    np.testing.assert_allclose(heatmap_z(specs["A"]), A, rtol=1e-6)
+    assert specs["A"]["layout"]["yaxis"]["ticktext"] == ["p", "q"]
+    assert at.query_params["X"] == "1,2;3,4"
+
+
+def test_a_bad_link_shows_the_problem_and_the_text():
+    at = run(OWN, {"X": "1,2;3", "W_Q": "1;0", "W_K": "0;1", "W_V": "1,0;0,1"})
+    assert "X: row 2 has 1 number but row 1 has 2 numbers" in at.error[0].value
+    assert box(at, "X").value == "1 2\n3"
+
+
+def test_the_sidebars_example_fills_the_boxes_rounded():
+    at = run_more(run(OWN), d_model=3, d_k=2, d_v=2)
+    next(b for b in at.button if b.key == BOX + "sidebar").click()
+    at.run()
+    r = attnviz.compute(attnviz.Settings(d_model=3, d_k=2, d_v=2)).result
+    for name in NAMES:
+        np.testing.assert_array_equal(
+            own_numbers.parse_matrix(name, box(at, name).value), np.round(getattr(r, name), 2)
+        )
+    assert box(at, "labels").value == "the cat sat on the mat"
+    assert chart_specs(at)["A"]["layout"]["yaxis"]["ticktext"][0] == "the (1)"
+    next(b for b in at.button if b.key == BOX + "exercise").click()
+    at.run()
+    assert box(at, "X").value == format_matrix(EXERCISE["X"])
+
+
+def test_an_uploaded_download_of_the_step_page_comes_back_exactly():
+    example = attnviz.compute(attnviz.Settings(text="to be or not", d_model=5, d_k=3, d_v=2))
+    at = run(OWN)
+    at.file_uploader[0].upload("attnviz-steps.npz", all_steps_npz(example))
+    at.run()
+    assert not at.exception and not at.error
+    assert "Read X, W_Q, W_K and W_V from attnviz-steps.npz" in at.success[0].value
+    specs = chart_specs(at)
+    assert_drawn(heatmap_z(specs["A"]), example.result.attention)
+    assert_drawn(heatmap_z(specs["output"]), example.result.output)
+    assert specs["A"]["layout"]["yaxis"]["ticktext"] == example.labels
+
+
+def test_a_bad_upload_says_why_and_keeps_the_boxes():
+    at = type_into(run(OWN), X="1 1 1 1\n2 2 2 2")
+    buffer = io.BytesIO()
+    np.savez(buffer, X=np.eye(2))
+    at.file_uploader[0].upload("mine.npz", buffer.getvalue())
+    at.run()
+    assert "mine.npz: the file has no W_Q, W_K, W_V" in at.error[0].value
+    assert box(at, "X").value == "1 1 1 1\n2 2 2 2"
+    assert at.get("plotly_chart")  # the boxes' numbers are still drawn
+
+
+def test_what_was_typed_survives_a_visit_to_another_page():
+    at = run("app.py")
+    at.switch_page(OWN)
+    at = type_into(at.run(), X="3 0 0 1\n0 1 2 0")
+    at.switch_page(STEP)
+    at.run()
+    assert at.query_params.get("X") is None  # the other page's link has no matrices
+    at.switch_page(OWN)
+    at.run()
+    assert box(at, "X").value == "3 0 0 1\n0 1 2 0"
+    assert at.query_params["X"] == "3,0,0,1;0,1,2,0"
+
+
+def test_long_matrices_stay_out_of_the_link():
+    X = "\n".join(" ".join(f"{0.123456789 * (i + j):.9f}" for j in range(40)) for i in range(40))
+    W = "\n".join(" ".join("1" if i == j else "0" for j in range(4)) for i in range(40))
+    at = type_into(run(OWN), X=X, W_Q=W, W_K=W, W_V=W)
+    assert not at.error and "X" not in at.query_params
+    assert any("too long for the page's link" in c.value for c in at.caption)
