@@ -5,9 +5,10 @@ For a cell (i, j) of S, S' or A:
 .. math:: S_{ij} = \sum_c q_{ic} k_{jc}, \quad S'_{ij} = S_{ij} / \sqrt{d_k}, \quad
           A_{ij} = \frac{\exp(S'_{ij}/T - m_i)}{\sum_{j'} \exp(S'_{ij'}/T - m_i)}
 
-For a cell (i, c) of the output: :math:`O_{ic} = \sum_j A_{ij} V_{jc}`.
+For a cell (i, c) of the output: :math:`O_{ic} = \sum_j A_{ij} V_{jc}`; for a cell (i, c) of
+Q, K or V: :math:`Q_{ic} = \sum_d X_{id} (W_Q)_{dc} + (b_Q)_c`.
 Every value that the result holds (q_i, k_j, S_ij, S'_ij, the logit, m_i, the normaliser, A_ij,
-O_ic) is read from it; only the terms of the sums are multiplied out here, to show them.
+O_ic, Q_ic) is read from it; only the terms of the sums are multiplied out here, to show them.
 """
 
 from dataclasses import dataclass
@@ -77,3 +78,34 @@ def output_cell(result, i, c):
     """The OutputCell for query i and value column c of ``result``."""
     A_i, V_c = result.attention[i], result.V[:, c]
     return OutputCell(i=i, c=c, A_i=A_i, V_c=V_c, terms=A_i * V_c, O_ic=float(result.output[i, c]))
+
+
+@dataclass(frozen=True)
+class ProjectionCell:
+    """How L[i, c] = sum_d X_id W_L[d, c] + b_L[c] came to be, for L = "Q", "K" or "V".
+    Vectors have length d_model."""
+
+    L: str
+    i: int
+    c: int
+    x_i: np.ndarray  # (d_model,) row i of X
+    w_c: np.ndarray  # (d_model,) column c of W_L
+    terms: np.ndarray  # (d_model,) X_id * W_L[d, c]
+    bias: float | None  # b_L[c], or None when the projection has no bias
+    value: float  # L[i, c] = sum(terms) + bias
+
+
+def projection_cell(result, L, i, c):
+    """The ProjectionCell for row i, column c of ``result``'s Q, K or V (``L``)."""
+    x_i, w_c = result.X[i], getattr(result, f"W_{L}")[:, c]
+    b = getattr(result, f"b_{L}")
+    return ProjectionCell(
+        L=L,
+        i=i,
+        c=c,
+        x_i=x_i,
+        w_c=w_c,
+        terms=x_i * w_c,  # (d_model,) terms of the dot product
+        bias=None if b is None else float(b[c]),
+        value=float(getattr(result, L)[i, c]),
+    )

@@ -18,6 +18,7 @@ from attnviz.ui.views import (
     dimension_table,
     downloads,
     output_inspector,
+    projection_inspector,
     step_header,
 )
 
@@ -49,8 +50,8 @@ PROJECTIONS = [
     ("3. Key (K)", "K", "k", "what token i offers to be matched on"),
     ("4. Value (V)", "V", "v", "what token i passes on when attended to"),
 ]
-for step in PROJECTIONS:
-    projection_step(r, labels, *step)
+clicks = [projection_step(r, labels, *step) for step in PROJECTIONS]
+projection_inspector(r, labels, next((c for c in clicks if c is not None), None))
 
 # 5. Attention score
 step_header(

@@ -236,6 +236,29 @@ def test_markup_tokens_are_escaped_on_the_page():
     assert r"**\<b\>x\<\/b\>**" in inspector  # markdown-escaped, shown as typed
 
 
+def table_with(at, column):
+    """The one table (DataFrame) of the run that has ``column``."""
+    (table,) = [df.value for df in at.dataframe if column in df.value.columns]
+    return table
+
+
+@pytest.mark.parametrize(("L", "i", "c"), [("Q", 0, 0), ("K", 3, 2), ("V", 5, 3)])
+def test_projection_inspector_sums_a_row_of_X_times_a_column_of_W(L, i, c):
+    at = run(STEP)
+    at.radio(key="attnviz_proj_L").set_value(L)
+    at.selectbox(key="attnviz_proj_i").set_value(i)
+    at.run()
+    at.selectbox(key="attnviz_proj_c").set_value(c)
+    at.run()
+    r = expected().result
+    table = table_with(at, "product")
+    np.testing.assert_array_equal(table["X_id"], r.X[i])
+    np.testing.assert_array_equal(table[f"W_{L}[d, {c}]"], getattr(r, f"W_{L}")[:, c])
+    np.testing.assert_allclose(table["product"].sum(), getattr(r, L)[i, c], rtol=1e-12)
+    latex = " ".join(el.value for el in at.latex)
+    assert f"{L}_{{{i},{c}}}" in latex and f"{getattr(r, L)[i, c]:.6g}" in latex
+
+
 def test_inspector_shows_the_arithmetic_of_the_chosen_cell():
     at = run(STEP)
     at.selectbox(key="attnviz_inspect_i").set_value(1)
@@ -245,7 +268,7 @@ def test_inspector_shows_the_arithmetic_of_the_chosen_cell():
     latex = " ".join(el.value for el in at.latex)
     assert "S_{1,4} &= " in latex and f"{r.scores[1, 4]:.6g}" in latex
     assert f"{r.attention[1, 4]:.6g}" in latex
-    products = at.dataframe[0].value["q_i × k_j"].to_numpy()
+    products = table_with(at, "q_i × k_j")["q_i × k_j"].to_numpy()
     np.testing.assert_allclose(products.sum(), r.scores[1, 4], rtol=1e-12)
 
 
@@ -263,7 +286,7 @@ def test_output_inspector_sums_weighted_values():
     at.selectbox(key="attnviz_out_c").set_value(3)
     at.run()
     r = expected().result
-    table = at.dataframe[1].value
+    table = table_with(at, "A_ij × V_jc")
     np.testing.assert_allclose(table["A_ij × V_jc"].sum(), r.output[2, 3], rtol=1e-12)
     assert f"{r.output[2, 3]:.6g}" in " ".join(el.value for el in at.latex)
 

@@ -28,7 +28,8 @@ def settings_caption(result, settings):
 
 def projection_step(result, labels, title, L, sub, role):
     """Step "L = XW_L" for L in Q, K, V: its header, then W_L (d_model, d_sub) on the left and
-    L (n, d_sub) on the right. ``sub`` is "k" or "v"; ``role`` says what row i of L is."""
+    L (n, d_sub) on the right, clickable. ``sub`` is "k" or "v"; ``role`` says what row i of L
+    is. Returns (L, i, c) for the cell (i, c) of L just clicked, else None."""
     W, M = getattr(result, f"W_{L}"), getattr(result, L)
     d_model, width = W.shape
     step_header(
@@ -36,7 +37,8 @@ def projection_step(result, labels, title, L, sub, role):
         rf"{L} = XW_{L}, \quad W_{L} \in \mathbb{{R}}^{{d_{{model}} \times d_{sub}}}",
         rf"W_{L} \in \mathbb{{R}}^{{{d_model} \times {width}}}, \quad "
         rf"{L} \in \mathbb{{R}}^{{{result.n} \times {width}}}",
-        f"Each token's row of X is multiplied by W_{L}: row i of {L} is {role}.",
+        f"Each token's row of X is multiplied by W_{L}: row i of {L} is {role}. **Click a cell** "
+        f"of {L} to see the sum that makes it.",
     )
     left, right = st.columns([2, 3])
     with left:
@@ -50,14 +52,17 @@ def projection_step(result, labels, title, L, sub, role):
             col_title="output dimension",
         )
     with right:
-        show_matrix(
+        click = show_matrix(
             M,
             labels,
             dims(width),
             key=L,
             title=f"{L} = XW_{L}",
             col_title=f"d_{sub} dimension",
+            value_name=f"{L}_ic",
+            selectable=True,
         )
+    return None if click is None else (L, *click)
 
 
 def scores_matrix(result, labels):

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.export import all_steps_json, all_steps_npz
-from attnviz.inspector import output_cell, score_cell
+from attnviz.inspector import output_cell, projection_cell, score_cell
 
 _MD_SPECIALS = str.maketrans({c: "\\" + c for c in string.punctuation})
 
@@ -119,6 +119,49 @@ def score_cell_latex(cell, d_k):
             rf" = \frac{{{cell.exp_term:.6g}}}{{{cell.row_sum:.6g}}} = {cell.A_ij:.6g}",
         ]
     return "\\begin{aligned}" + r" \\ ".join(lines) + "\\end{aligned}"
+
+
+def projection_inspector(result, labels, clicked=None):
+    """Pick a cell (i, c) of Q, K or V and show L_ic = sum_d X_id (W_L)_dc (+ the bias).
+
+    ``clicked`` is ("Q", i, c) (or "K", "V") when a cell was just clicked, else None.
+    """
+    st.subheader("Projection inspector: where one number of Q, K or V comes from")
+    if clicked is not None:
+        st.session_state["attnviz_proj_L"] = clicked[0]
+    L = st.radio("Matrix", ["Q", "K", "V"], key="attnviz_proj_L", horizontal=True)
+    width = result.d_v if L == "V" else result.d_k
+    c1, c2 = st.columns(2)
+    with c1:
+        i = _index_select(
+            "Token i (row)",
+            result.n,
+            labels,
+            "attnviz_proj_i",
+            None if clicked is None else clicked[1],
+        )
+    with c2:
+        c = _index_select(
+            f"Dimension c (column of {L})",
+            width,
+            [str(k) for k in range(width)],
+            "attnviz_proj_c",
+            None if clicked is None else clicked[2],
+        )
+    cell = projection_cell(result, L, i, c)
+    table = pd.DataFrame(
+        {"X_id": cell.x_i, f"W_{L}[d, {c}]": cell.w_c, "product": cell.terms},
+        index=pd.Index(range(result.d_model), name="dimension d"),
+    )
+    left, right = st.columns([3, 2])
+    left.dataframe(table, width="stretch", height=min(38 + 35 * result.d_model, 400))
+    bias = "" if cell.bias is None else rf" + b_{{{L},{c}}}"
+    right.latex(rf"{L}_{{{i},{c}}} = \sum_d X_{{{i}d}}\, W_{{{L},d{c}}}{bias} = {cell.value:.6g}")
+    added = "" if cell.bias is None else f" plus the bias {cell.bias:.6g}"
+    right.caption(
+        f"Row {i} of X times column {c} of W_{L}: the products add up to "
+        f"{np.sum(cell.terms):.6g}{added}."
+    )
 
 
 def output_inspector(result, labels, clicked=None):
