@@ -11,15 +11,18 @@ numpy's and Python's printed lists paste as they are::
 
 Files: an ``.npz`` holding arrays named X, W_Q, W_K, W_V, or a ``.json`` with them under
 "steps" (or at the top level) as nested lists: what the step-by-step page's "every step"
-downloads hold, so a download comes back as it was. Labels ("labels" or "tokens") come along.
+downloads hold, so a download comes back as it was. Its "tokens" come along.
 Sizes are capped by ``limits.MAX_OWN_N`` and ``limits.MAX_OWN_DIM``; every problem raises
 ``AttentionInputError`` with the matrix, the row and the entry it is about.
 """
 
+import contextlib
 import io
 import json
+import math
 import re
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -27,8 +30,9 @@ from attnviz.errors import AttentionInputError
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_FILE_BYTES, MAX_OWN_N, MAX_OWN_TEXT_CHARS
 
 NAMES = ("X", "W_Q", "W_K", "W_V")
-_ROWS = re.compile(r"[\n;]")
-_ENTRIES = re.compile(r"[,\s]+")
+_ROWS = re.compile(r"[\r\n;]|\]\s*,?\s*\[")  # a line break, ";", or "], [" between two rows
+_ENTRIES = re.compile(r"\s*,\s*|\s+")  # one comma (spaces around it allowed), or spaces
+_QUOTED = 40  # characters of a bad entry quoted in a message
 
 # A small integer exercise (3 tokens, d_model = 4, d_k = d_v = 3) that can be worked by hand.
 EXERCISE = {
@@ -49,7 +53,8 @@ def parse_matrix(name, text):
             f"{name} has {len(text):,} characters (at most {MAX_OWN_TEXT_CHARS:,}): this page "
             f"is for matrices of up to {MAX_OWN_N} x {MAX_OWN_DIM}"
         )
-    lines = [line.replace("[", " ").replace("]", " ").strip(" ,\t\r") for line in _ROWS.split(text)]
+    text = text.replace("\u2212", "-")  # the minus sign of typeset text (PDFs) is a hyphen here
+    lines = [line.replace("[", " ").replace("]", " ").strip(" ,\t") for line in _ROWS.split(text)]
     rows = [_ENTRIES.split(line) for line in lines if line]
     if not rows:
         raise AttentionInputError(
@@ -59,16 +64,21 @@ def parse_matrix(name, text):
     for i, entries in enumerate(rows, start=1):
         row = []
         for j, entry in enumerate(entries, start=1):
+            if not entry:
+                raise AttentionInputError(
+                    f"{name}, row {i}, entry {j} is empty (two commas with nothing between): "
+                    "write a number there, or remove a comma"
+                )
             try:
                 value = float(entry)
             except ValueError:
                 raise AttentionInputError(
-                    f"{name}, row {i}, entry {j}: {entry!r} is not a number (write numbers "
-                    "like 2, -0.5 or 1e-3, separated by spaces or commas)"
+                    f"{name}, row {i}, entry {j}: {_quote(entry)} is not a number (write "
+                    "numbers like 2, -0.5 or 1e-3, separated by spaces or commas)"
                 ) from None
             if not np.isfinite(value):
                 raise AttentionInputError(
-                    f"{name}, row {i}, entry {j}: {entry!r} is not a finite number: "
+                    f"{name}, row {i}, entry {j}: {_quote(entry)} is not a finite number: "
                     "replace it with an ordinary number"
                 )
             row.append(value)
@@ -79,6 +89,11 @@ def parse_matrix(name, text):
             )
         matrix.append(row)
     return check_size(name, np.array(matrix))
+
+
+def _quote(entry):
+    """``entry`` quoted, cut to _QUOTED characters."""
+    return repr(entry if len(entry) <= _QUOTED else entry[: _QUOTED - 1] + "…")
 
 
 def _count(k):
@@ -131,37 +146,101 @@ def check_shapes(X, W_Q, W_K, W_V):
 
 def _arrays_from_json(data):
     try:
-        document = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise AttentionInputError(f"the file is not valid JSON ({exc})") from None
+        document = json.loads(data.decode("utf-8-sig"))  # with or without a BOM
+    except UnicodeDecodeError as exc:
+        raise AttentionInputError(f"the file is not UTF-8 text ({exc.reason})") from None
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, a 5,000-digit number, [[[...
+        raise AttentionInputError(f"the file is not JSON attnviz can read ({exc})") from None
     if not isinstance(document, dict):
         raise AttentionInputError("the JSON file must hold an object with X, W_Q, W_K, W_V")
     steps = document.get("steps", document)
     if not isinstance(steps, dict):
         raise AttentionInputError('the JSON file\'s "steps" must be an object')
     arrays = {name: steps[name] for name in NAMES if name in steps}
-    labels = document.get("labels") or document.get("tokens")
-    return arrays, labels
+    return arrays, document.get("tokens") or steps.get("tokens")
+
+
+def _npy_member(archive, name):
+    """The array ``name`` of an open .npz (a zip of .npy files), read only once its header shows
+    a plain array of numbers no larger than the member itself: a few bytes of zip can unpack
+    to gigabytes, and a header can promise more numbers than follow."""
+    info = archive.getinfo(f"{name}.npy")
+    if info.file_size > MAX_OWN_FILE_BYTES:
+        raise AttentionInputError(
+            f"the file's {name} unpacks to {info.file_size:,} bytes (at most "
+            f"{MAX_OWN_FILE_BYTES:,}): this page is for matrices of up to {MAX_OWN_N} x "
+            f"{MAX_OWN_DIM}"
+        )
+    data = io.BytesIO(archive.read(info))  # at most file_size bytes come out
+    version = np.lib.format.read_magic(data)
+    if version not in ((1, 0), (2, 0)):
+        raise AttentionInputError(f"the file's {name} is a .npy of version {version}")
+    read_header = (
+        np.lib.format.read_array_header_1_0
+        if version == (1, 0)
+        else np.lib.format.read_array_header_2_0
+    )
+    shape, _, dtype = read_header(data)
+    if dtype.hasobject or math.prod(shape) * dtype.itemsize > info.file_size:
+        raise AttentionInputError(
+            f"the file's {name} is not a plain array (Python objects, or fewer numbers than "
+            "its header says)"
+        )
+    data.seek(0)
+    return np.load(data, allow_pickle=False)
 
 
 def _arrays_from_npz(data):
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            arrays = {name: npz[name] for name in NAMES if name in npz.files}
-            labels = next((npz[k] for k in ("labels", "tokens") if k in npz.files), None)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = {info.filename for info in archive.infolist()}
+            arrays = {k: _npy_member(archive, k) for k in NAMES if f"{k}.npy" in members}
+            tokens = None
+            if "tokens.npy" in members:
+                with contextlib.suppress(AttentionInputError):  # optional: rows numbered then
+                    tokens = _npy_member(archive, "tokens").tolist()
+    except AttentionInputError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as exc:
         raise AttentionInputError(
             f"the file could not be read as .npz ({exc}); save it with numpy.savez"
         ) from None
-    return arrays, None if labels is None else labels.tolist()
+    except (RuntimeError, NotImplementedError) as exc:  # encrypted, or an unknown compression
+        raise AttentionInputError(
+            f"the .npz file uses a zip feature numpy does not write ({exc}): save it with "
+            "numpy.savez"
+        ) from None
+    return arrays, tokens
+
+
+def _as_numbers(name, value):
+    """``value`` (a nested list from JSON, or an array from .npz) as a float64 matrix, or raise."""
+    try:
+        M = np.asarray(value)
+    except (TypeError, ValueError, OverflowError):
+        M = None
+    if M is None or M.dtype.kind not in "iuf":  # strings, objects (ragged, huge ints), complex
+        raise AttentionInputError(
+            f"the file's {name} is not a matrix of numbers (real numbers, the same count in "
+            "every row)"
+        )
+    if M.ndim != 2 or M.size == 0:
+        raise AttentionInputError(
+            f"the file's {name} must be a non-empty 2-D matrix (got shape {M.shape})"
+        )
+    M = M.astype(np.float64)
+    if not np.isfinite(M).all():
+        raise AttentionInputError(f"the file's {name} holds NaN or infinity")
+    return check_size(name, M)
 
 
 def read_file(filename, data):
-    """({name: float64 matrix} for X, W_Q, W_K, W_V, labels or None) from an uploaded file.
+    """({name: float64 matrix} for X, W_Q, W_K, W_V, tokens or None) from an uploaded file.
 
-    ``filename`` decides the format (.npz or .json). Raises AttentionInputError for a file too
-    large, of another format, unreadable, missing one of the four, or holding anything but a
-    finite matrix of numbers within the page's limits.
+    ``filename`` decides the format (.npz or .json). The tokens are the file's "tokens" (as the
+    step page's downloads hold them). Raises AttentionInputError for a file too large, of
+    another format, unreadable, missing one of the four, or holding anything but a finite
+    matrix of real numbers within the page's limits.
     """
     if len(data) > MAX_OWN_FILE_BYTES:
         raise AttentionInputError(
@@ -170,12 +249,12 @@ def read_file(filename, data):
         )
     suffix = filename.lower().rsplit(".", 1)[-1] if "." in filename else ""
     if suffix == "npz":
-        arrays, labels = _arrays_from_npz(data)
+        arrays, tokens = _arrays_from_npz(data)
     elif suffix == "json":
-        arrays, labels = _arrays_from_json(data)
+        arrays, tokens = _arrays_from_json(data)
     else:
         raise AttentionInputError(
-            f"{filename!r} is neither .npz nor .json: upload attnviz's 'every step' download "
+            "the file is neither .npz nor .json: upload attnviz's 'every step' download "
             "or a numpy.savez file with arrays X, W_Q, W_K, W_V"
         )
     missing = [name for name in NAMES if name not in arrays]
@@ -183,23 +262,7 @@ def read_file(filename, data):
         raise AttentionInputError(
             f"the file has no {', '.join(missing)}: it needs arrays named X, W_Q, W_K and W_V"
         )
-    matrices = {}
-    for name in NAMES:
-        try:
-            M = np.asarray(arrays[name], dtype=np.float64)
-        except (TypeError, ValueError):
-            raise AttentionInputError(
-                f"the file's {name} is not a matrix of numbers (every row needs the same count)"
-            ) from None
-        if M.ndim != 2 or M.size == 0:
-            raise AttentionInputError(
-                f"the file's {name} must be a non-empty 2-D matrix (got shape {M.shape})"
-            )
-        if not np.isfinite(M).all():
-            raise AttentionInputError(f"the file's {name} holds NaN or infinity")
-        matrices[name] = check_size(name, M)
-    if labels is not None and not (
-        isinstance(labels, list) and all(isinstance(t, str) for t in labels)
-    ):
-        labels = None  # not a list of texts: the rows are numbered instead
-    return matrices, labels
+    matrices = {name: _as_numbers(name, arrays[name]) for name in NAMES}
+    if not (isinstance(tokens, list) and all(isinstance(t, str) and t for t in tokens)):
+        tokens = None  # not a list of texts: the rows are numbered instead
+    return matrices, tokens

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from attnviz import causal_mask, self_attention
+from attnviz import causal_mask, self_attention, token_labels
 from attnviz.errors import AttentionInputError
 from attnviz.ui import dims, shared_settings, show_matrix
 from attnviz.ui.own_views import URL_PARAMS, inputs, matrices, matrices_npz, sync_url
@@ -14,7 +14,12 @@ from attnviz.ui.step_views import (
     softmax_matrices,
     softmax_notes,
 )
-from attnviz.ui.views import cell_inspector, dimension_table, output_inspector
+from attnviz.ui.views import (
+    cell_inspector,
+    dimension_table,
+    output_inspector,
+    projection_inspector,
+)
 
 st.set_page_config(page_title="Your own numbers · attnviz", page_icon="✍️", layout="wide")
 s = shared_settings("Your own numbers", page_params=URL_PARAMS)
@@ -30,7 +35,8 @@ texts = inputs()
 read = matrices(texts)
 if read is None:
     st.stop()  # the messages above say what to fix; the text boxes keep what was typed
-found, labels = read
+found, tokens = read
+labels = token_labels(tokens)  # unique row labels: "a (1)", "b", "a (2)"
 sync_url(texts, found)
 n = found["X"].shape[0]
 try:
@@ -54,12 +60,15 @@ st.caption(
     "value; click one of S, S', A or the output for its arithmetic."
 )
 show_matrix(r.X, labels, dims(r.d_model), key="X", title="X", col_title="embedding dimension")
-for step in [
-    ("Q = XW_Q", "Q", "k", "what token i is looking for"),
-    ("K = XW_K", "K", "k", "what token i offers to be matched on"),
-    ("V = XW_V", "V", "v", "what token i passes on when attended to"),
-]:
+clicks = [
     projection_step(r, labels, *step)
+    for step in [
+        ("Q = XW_Q", "Q", "k", "what token i is looking for"),
+        ("K = XW_K", "K", "k", "what token i offers to be matched on"),
+        ("V = XW_V", "V", "v", "what token i passes on when attended to"),
+    ]
+]
+projection_inspector(r, labels, next((c for c in clicks if c is not None), None))
 st.subheader("S = QKᵀ and S' = S / √d_k")
 click_S = scores_matrix(r, labels)
 click_S_scaled = scaled_scores_matrix(r, labels)
@@ -71,7 +80,7 @@ output_inspector(r, labels, output_matrix(r, labels))
 st.dataframe(dimension_table(r), hide_index=True, width="content")
 st.download_button(
     "⬇ These matrices (.npz, upload it here again)",
-    data=lambda: matrices_npz(found, labels),
+    data=lambda: matrices_npz(found, tokens),
     file_name="attnviz-own-numbers.npz",
     mime="application/octet-stream",
     key="download_own",

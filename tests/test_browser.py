@@ -126,6 +126,20 @@ def test_hover_and_click_a_score_cell_opens_the_inspector(page, server):
     assert error_count(page) == 0
 
 
+def test_clicking_a_cell_of_K_shows_the_sum_that_makes_it(page, server):
+    page.goto(f"{server}/Step_by_step")
+    wait_for_app(page, "K")
+    x, y = cell_centre(page, "K", 3, 1)
+    page.mouse.move(x, y)
+    hover = page.locator(".st-key-K .hoverlayer").text_content(timeout=10_000)
+    r = attnviz.compute(attnviz.Settings()).result
+    assert f"K_ic = {r.K[3, 1]:.6g}" in hover
+    page.mouse.click(x, y)
+    caption = "Row 3 of X times column 1 of W_K: the products add up to"
+    page.wait_for_selector(f"text={caption} {r.K[3, 1]:.6g}", timeout=60_000)
+    assert error_count(page) == 0
+
+
 def test_markup_tokens_show_as_typed_and_run_nothing(page, server):
     tokens = "<img/src=x/onerror=alert(1)> <b>x</b> %{z} <script>alert(2)</script>"
     page.goto(f"{server}/Step_by_step?{urlencode({'tokens': tokens})}")

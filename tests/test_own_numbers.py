@@ -4,6 +4,8 @@ import io
 import json
 import re
 import tomllib
+import tracemalloc
+import zipfile
 
 import numpy as np
 import pytest
@@ -32,6 +34,9 @@ ROWS_1_2 = np.array([[1.0, -0.5, 3e-3], [2.0, 0.0, 4.0]])
         "[[ 1.    -0.5    0.003]\n [ 2.     0.     4.   ]]",  # numpy's printout
         "1,-0.5,0.003;2,0,4",  # the URL form
         "1\t-0.5\t0.003\r\n2\t0\t4",  # pasted from a spreadsheet on Windows
+        "1 -0.5 0.003\r2 0 4",  # old Mac line breaks
+        "[[1, -0.5, 0.003], [2, 0, 4]]",  # a Python list printed on one line
+        "1 \u22120.5 0.003\n2 0 4",  # the minus sign of a PDF
     ],
 )
 def test_every_usual_way_of_writing_a_matrix_reads_the_same(text):
@@ -66,6 +71,8 @@ def test_numbers_are_written_short():
         ("1e999 2", "W_Q, row 1, entry 1: '1e999' is not a finite number"),
         ("1 2 3\n4 5", "W_Q: row 2 has 2 numbers but row 1 has 3 numbers: every row"),
         ("1\n2 3", "W_Q: row 2 has 2 numbers but row 1 has 1 number:"),
+        ("1,,2\n3,,4", "W_Q, row 1, entry 2 is empty (two commas with nothing between)"),
+        ("1 " + "9" * 100 + "z", "W_Q, row 1, entry 2: '" + "9" * 39 + "…' is not a number"),
     ],
 )
 def test_bad_text_says_which_matrix_row_and_entry(text, message):
@@ -147,17 +154,19 @@ GOOD = {"X": np.eye(2), "W_Q": np.ones((2, 1)), "W_K": np.ones((2, 1)), "W_V": n
 @pytest.mark.parametrize(
     ("filename", "data", "message"),
     [
-        ("m.csv", b"1,2", "'m.csv' is neither .npz nor .json"),
+        ("m.csv", b"1,2", "the file is neither .npz nor .json"),
         ("m.npz", b"not a zip file", "could not be read as .npz"),
-        ("m.json", b"\xff\xfe", "not valid JSON"),
-        ("m.json", b'{"X": [[1]]', "not valid JSON"),
+        ("m.json", b"\xff\xfe", "not UTF-8 text"),
+        ("m.json", b'{"X": [[1]]', "not JSON attnviz can read"),
         ("m.json", b"[1, 2]", "must hold an object"),
         ("m.json", b'{"steps": 3}', '"steps" must be an object'),
         ("m.npz", _npz(X=np.eye(2), W_Q=np.ones((2, 1))), "the file has no W_K, W_V"),
         ("m.npz", _npz(**GOOD | {"X": np.ones(3)}), "X must be a non-empty 2-D matrix"),
         ("m.npz", _npz(**GOOD | {"W_V": np.array([[1, np.nan]])}), "W_V holds NaN"),
         ("m.npz", _npz(**GOOD | {"X": np.array([["a"]])}), "X is not a matrix of numbers"),
-        ("m.npz", _npz(**GOOD | {"X": np.array([[None]], dtype=object)}), "could not be read"),
+        ("m.npz", _npz(**GOOD | {"X": np.array([[1 + 5j]])}), "X is not a matrix of numbers"),
+        ("m.npz", _npz(**GOOD | {"X": np.zeros((1, 2), "datetime64[D]")}), "not a matrix"),
+        ("m.npz", _npz(**GOOD | {"X": np.array([[None]], dtype=object)}), "not a plain array"),
         ("m.json", b'{"X": [[1], [2, 3]], "W_Q": [], "W_K": [], "W_V": []}', "not a matrix"),
         ("m.npz", _npz(**GOOD | {"X": np.ones((MAX_OWN_N + 1, 2))}), f"at most {MAX_OWN_N}"),
         ("m.npz", b"0" * (MAX_OWN_FILE_BYTES + 1), f"at most {MAX_OWN_FILE_BYTES:,}"),
@@ -168,11 +177,99 @@ def test_bad_files_get_a_clear_message(filename, data, message):
         read_file(filename, data)
 
 
-def test_labels_that_are_not_texts_are_dropped():
-    matrices, labels = read_file("m.npz", _npz(**GOOD, labels=np.array([1, 2])))
-    assert labels is None and set(matrices) == set(own_numbers.NAMES)
+def test_tokens_that_are_not_texts_are_dropped():
+    for tokens in (np.array([1, 2]), np.array(["a", None], dtype=object), np.array([b"a"])):
+        matrices, got = read_file("m.npz", _npz(**GOOD, tokens=tokens))
+        assert got is None and set(matrices) == set(own_numbers.NAMES)
+
+
+def test_repeated_tokens_come_back_as_tokens_not_as_labels():
+    e = attnviz.compute(attnviz.Settings(text="the cat the dog"))
+    for filename, data in (("s.npz", all_steps_npz(e)), ("s.json", all_steps_json(e).encode())):
+        assert read_file(filename, data)[1] == ["the", "cat", "the", "dog"]
+
+
+def _zip(compression=zipfile.ZIP_DEFLATED, **members):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=compression) as archive:
+        for name, data in members.items():
+            archive.writestr(f"{name}.npy", data)
+    return buffer.getvalue()
+
+
+def _npy(M):
+    buffer = io.BytesIO()
+    np.save(buffer, M)
+    return buffer.getvalue()
+
+
+def _header_only(shape):
+    buffer = io.BytesIO()
+    header = {"descr": "<f8", "fortran_order": False, "shape": shape}
+    np.lib.format.write_array_header_1_0(buffer, header)
+    return buffer.getvalue() + bytes(16)
+
+
+def test_a_small_file_that_unpacks_to_a_huge_one_is_refused_before_it_is_unpacked():
+    W = {name: _npy(GOOD[name]) for name in ("W_Q", "W_K", "W_V")}
+    bomb = _zip(zipfile.ZIP_BZIP2, X=_npy(np.zeros((1, 10_000_000))), **W)  # 80 MB
+    assert len(bomb) < 10_000
+    tracemalloc.start()
+    with pytest.raises(AttentionInputError, match="X unpacks to 80,000,128 bytes"):
+        read_file("bomb.npz", bomb)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < MAX_OWN_FILE_BYTES
+    with pytest.raises(AttentionInputError, match="fewer numbers than its header says"):
+        read_file("liar.npz", _zip(X=_header_only((10**7, 10**7)), **W))
+
+
+def test_zip_features_numpy_never_writes_are_refused_clearly():
+    data = _npz(**GOOD)
+    directory = data.find(b"PK\x01\x02")  # the first central directory entry
+    for offset, value in ((8, 0x01), (10, 99)):  # the "encrypted" flag; compression method 99
+        changed = bytearray(data)
+        changed[directory + offset] |= value
+        with pytest.raises(AttentionInputError, match="zip feature numpy does not write"):
+            read_file("m.npz", bytes(changed))
+
+
+GOOD_JSON = {name: M.tolist() for name, M in GOOD.items()}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"X":' + "[" * 5000 + "]" * 5000 + "}", "not JSON attnviz can read"),  # recursion
+        ('{"X": [[1' + "0" * 5000 + "]]}", "not JSON attnviz can read"),  # int digits limit
+        (json.dumps(GOOD_JSON | {"X": [[10**400]]}), "X is not a matrix of numbers"),
+        (json.dumps(GOOD_JSON | {"X": [["1"]]}), "X is not a matrix of numbers"),
+    ],
+)
+def test_json_that_would_crash_a_reader_gets_a_message(text, message):
+    with pytest.raises(AttentionInputError, match=re.escape(message)):
+        read_file("m.json", text.encode())
+
+
+def test_a_json_file_with_a_byte_order_mark_is_read():
+    document = b"\xef\xbb\xbf" + json.dumps(GOOD_JSON).encode()
+    assert read_file("m.json", document)[0]["X"].tolist() == [[1, 0], [0, 1]]
 
 
 def test_streamlits_upload_limit_is_the_packages():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["server"]["maxUploadSize"] << 20 == MAX_OWN_FILE_BYTES
+
+
+def test_projection_cells_add_up_with_and_without_a_bias():
+    from attnviz.inspector import projection_cell
+
+    E = own_numbers.EXERCISE
+    X, W_Q, W_K, W_V = (np.array(E[name], float) for name in own_numbers.NAMES)
+    r = attnviz.self_attention(X, W_Q, W_K, W_V)
+    cell = projection_cell(r, "Q", 2, 2)  # x_3 . column 3 of W_Q = 1 + 0 + 1 + 1, by hand
+    assert cell.terms.tolist() == [1, 0, 1, 1] and cell.value == 3 and cell.bias is None
+    b_V = np.array([0.5, -1.0, 2.0])
+    r = attnviz.self_attention(X, W_Q, W_K, W_V, b_V=b_V)
+    cell = projection_cell(r, "V", 1, 2)
+    assert cell.bias == 2.0 and cell.value == cell.terms.sum() + 2.0 == r.V[1, 2]

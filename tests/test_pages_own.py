@@ -2,6 +2,7 @@
 mask, scaling and temperature, and bad input that leaves what was typed in place."""
 
 import io
+import re
 
 import numpy as np
 
@@ -10,6 +11,7 @@ from attnviz import own_numbers
 from attnviz.export import all_steps_npz
 from attnviz.limits import MAX_OWN_N
 from attnviz.own_numbers import EXERCISE, NAMES, format_matrix
+from attnviz.ui.own_views import matrices_npz
 from tests.conftest import assert_drawn, chart_specs, heatmap_z
 from tests.test_pages import STEP, run, run_more
 
@@ -21,6 +23,11 @@ def box(at, field):
     """The text box (or the labels' text input) of ``field``."""
     kinds = ("text_input",) if field == "labels" else ("text_area",)
     return next(w for kind in kinds for w in at.get(kind) if w.key == BOX + field)
+
+
+def plain(element):
+    """What a message shows: its markdown escapes (md_escape) removed."""
+    return re.sub(r"\\(.)", r"\1", element.value)
 
 
 def type_into(at, **texts):
@@ -73,7 +80,7 @@ def test_typed_numbers_are_used_with_the_sidebars_mask_scaling_and_temperature()
 def test_bad_entries_are_all_named_and_what_was_typed_stays():
     at = run(OWN)
     type_into(at, X="1 0 1 0\n0 2 oops 2\n1 1 1 1", W_V="1 2\n3")
-    errors = at.error[0].value
+    errors = plain(at.error[0])
     assert "X, row 2, entry 3: 'oops' is not a number" in errors
     assert "W_V: row 2 has 1 number but row 1 has 2 numbers" in errors
     assert not at.get("plotly_chart")
@@ -85,14 +92,14 @@ def test_bad_entries_are_all_named_and_what_was_typed_stays():
 
 def test_shapes_that_do_not_fit_get_the_rule():
     at = type_into(run(OWN), W_K="1 0 0\n0 1 0\n0 0 1")
-    assert "W_K has 3 rows but X has d_model = 4 columns" in at.error[0].value
+    assert "W_K has 3 rows but X has d_model = 4 columns" in plain(at.error[0])
     at = type_into(at, W_K="1 0\n0 1\n1 1\n0 0")
-    assert "W_Q has 3 columns and W_K 2" in at.error[0].value
+    assert "W_Q has 3 columns and W_K 2" in plain(at.error[0])
 
 
 def test_too_many_tokens_names_the_limit():
     at = type_into(run(OWN), X="\n".join(["1 0 1 0"] * (MAX_OWN_N + 1)))
-    assert f"at most {MAX_OWN_N} tokens" in at.error[0].value
+    assert f"at most {MAX_OWN_N} tokens" in plain(at.error[0])
 
 
 def test_a_token_count_that_differs_numbers_the_rows():
@@ -114,7 +121,7 @@ def test_a_link_with_matrices_opens_them():
 
 def test_a_bad_link_shows_the_problem_and_the_text():
     at = run(OWN, {"X": "1,2;3", "W_Q": "1;0", "W_K": "0;1", "W_V": "1,0;0,1"})
-    assert "X: row 2 has 1 number but row 1 has 2 numbers" in at.error[0].value
+    assert "X: row 2 has 1 number but row 1 has 2 numbers" in plain(at.error[0])
     assert box(at, "X").value == "1 2\n3"
 
 
@@ -140,7 +147,7 @@ def test_an_uploaded_download_of_the_step_page_comes_back_exactly():
     at.file_uploader[0].upload("attnviz-steps.npz", all_steps_npz(example))
     at.run()
     assert not at.exception and not at.error
-    assert "Read X, W_Q, W_K and W_V from attnviz-steps.npz" in at.success[0].value
+    assert "Read X, W_Q, W_K and W_V from attnviz-steps.npz" in plain(at.success[0])
     specs = chart_specs(at)
     assert_drawn(heatmap_z(specs["A"]), example.result.attention)
     assert_drawn(heatmap_z(specs["output"]), example.result.output)
@@ -153,7 +160,7 @@ def test_a_bad_upload_says_why_and_keeps_the_boxes():
     np.savez(buffer, X=np.eye(2))
     at.file_uploader[0].upload("mine.npz", buffer.getvalue())
     at.run()
-    assert "mine.npz: the file has no W_Q, W_K, W_V" in at.error[0].value
+    assert "mine.npz: the file has no W_Q, W_K, W_V" in plain(at.error[0])
     assert box(at, "X").value == "1 1 1 1\n2 2 2 2"
     assert at.get("plotly_chart")  # the boxes' numbers are still drawn
 
@@ -177,3 +184,44 @@ def test_long_matrices_stay_out_of_the_link():
     at = type_into(run(OWN), X=X, W_Q=W, W_K=W, W_V=W)
     assert not at.error and "X" not in at.query_params
     assert any("too long for the page's link" in c.value for c in at.caption)
+
+
+def test_entries_and_file_names_show_as_typed_never_as_markdown():
+    at = type_into(run(OWN), X="1 0 1 0\n0 2 **bold** 2\n1 1 1 1", W_Q="$x^2$")
+    shown = at.error[0].value
+    assert "\\*\\*bold\\*\\*" in shown and "\\$x\\^2\\$" in shown  # escaped: drawn as typed
+    assert "'**bold**' is not a number" in plain(at.error[0])
+    at.file_uploader[0].upload("[x](https://example.com) _i_.json", b"not json")
+    at.run()
+    assert "\\[x\\]\\(https" in at.error[0].value
+    assert plain(at.error[0]).startswith("[x](https://example.com) _i_.json: the file is not")
+
+
+def test_the_sidebars_example_button_leaves_the_boxes_when_it_cannot_fill_them():
+    at = type_into(run(OWN), X="9 9 9 9\n8 8 8 8\n7 7 7 7")
+    at = run_more(at, d_model=100)
+    next(b for b in at.button if b.key == BOX + "sidebar").click()
+    at.run()
+    assert not at.exception
+    assert "this page takes up to 64 tokens and 64 dimensions" in plain(at.error[0])
+    assert box(at, "X").value == "9 9 9 9\n8 8 8 8\n7 7 7 7"
+    at = run_more(at, d_model=2, embedding="one-hot")  # five distinct tokens need d_model >= 5
+    next(b for b in at.button if b.key == BOX + "sidebar").click()
+    at.run()
+    assert not at.exception
+    assert plain(at.error[0]).startswith("The sidebar's settings: one-hot")
+    assert box(at, "X").value == "9 9 9 9\n8 8 8 8\n7 7 7 7"
+
+
+def test_the_pages_own_download_comes_back_with_its_repeated_tokens():
+    at = type_into(run(OWN), labels="a b a")
+    download = next(b for b in at.get("download_button") if "download_own" in b.proto.id)
+    assert download  # the file itself is made by matrices_npz, read back here:
+    data = matrices_npz(
+        {name: own_numbers.parse_matrix(name, box(at, name).value) for name in NAMES},
+        ["a", "b", "a"],
+    )
+    at.file_uploader[0].upload("mine.npz", data)
+    at.run()
+    assert box(at, "labels").value == "a b a"
+    assert chart_specs(at)["A"]["layout"]["yaxis"]["ticktext"] == ["a (1)", "b", "a (2)"]

@@ -30,8 +30,9 @@ def lesson_pages():
 
 
 def page_links(query):
-    """One link per page, Home first, each carrying ``query`` (the settings as URL parameters),
-    so a link opened in a new tab shows the same numbers.
+    """One link per page, Home first, each carrying ``query`` (the shared settings as URL
+    parameters), so a page opened in a new tab starts from the same settings (a page's own
+    parameters, such as Your own numbers' matrices, are in that page's address only).
 
     Draws nothing when the script runs without app.py as its entry (AppTest on one page file,
     or ``streamlit run pages/...``): there is no multipage app to link to then.

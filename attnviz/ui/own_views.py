@@ -10,13 +10,14 @@ session starts from the URL (parameters ``X``, ``W_Q``, ``W_K``, ``W_V`` in the 
 """
 
 import io
+from urllib.parse import urlencode
 
 import numpy as np
 import streamlit as st
 
 from attnviz.errors import AttentionInputError
-from attnviz.inputs import token_labels, tokenize
-from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS
+from attnviz.inputs import generated_tokens, tokenize
+from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS, MAX_TEXT_CHARS
 from attnviz.own_numbers import (
     EXERCISE,
     EXERCISE_TOKENS,
@@ -27,6 +28,7 @@ from attnviz.own_numbers import (
     read_file,
 )
 from attnviz.ui.sidebar import SETTINGS_KEY, cached_example
+from attnviz.ui.views import md_escape
 
 FIELDS = (*NAMES, "labels")  # the text boxes, and the URL parameters of this page
 URL_PARAMS = FIELDS
@@ -51,7 +53,7 @@ def _url_texts():
     if not any(name in query for name in NAMES):
         return None
     texts = {name: query.get(name, "").replace(";", "\n").replace(",", " ") for name in NAMES}
-    return texts | {"labels": query.get("labels", "")}
+    return texts | {"labels": query.get("labels", "")[:MAX_TEXT_CHARS]}
 
 
 def _fill(texts, message=None):
@@ -63,9 +65,23 @@ def _fill(texts, message=None):
 
 
 def _fill_from_sidebar():
-    example = cached_example(st.session_state[SETTINGS_KEY])
+    """The boxes get the sidebar's example, rounded; they are left alone if it cannot be
+    computed or is larger than this page takes."""
+    try:
+        example = cached_example(st.session_state[SETTINGS_KEY])
+    except AttentionInputError as exc:
+        st.session_state[MESSAGE_KEY] = ("error", f"The sidebar's settings: {exc}")
+        return
     r = example.result
-    texts = {name: format_matrix(np.round(getattr(r, name), 2)) for name in NAMES}
+    if r.n > MAX_OWN_N or max(r.d_model, r.d_k, r.d_v) > MAX_OWN_DIM:
+        st.session_state[MESSAGE_KEY] = (
+            "error",
+            f"The sidebar's example has {r.n} tokens, d_model = {r.d_model}, d_k = {r.d_k} and "
+            f"d_v = {r.d_v}; this page takes up to {MAX_OWN_N} tokens and {MAX_OWN_DIM} "
+            "dimensions. Make them smaller in the sidebar first; your matrices are unchanged.",
+        )
+        return
+    texts = {name: format_matrix(np.round(getattr(r, name), 2) + 0.0) for name in NAMES}  # no -0
     _fill(
         texts | {"labels": " ".join(example.tokens)},
         ("info", "Filled from the sidebar's example, each number rounded to 2 decimals."),
@@ -77,13 +93,13 @@ def _fill_from_upload():
     if upload is None:
         return
     try:
-        matrices, labels = read_file(upload.name, upload.getvalue())
+        matrices, tokens = read_file(upload.name, upload.getvalue())
     except AttentionInputError as exc:
         st.session_state[MESSAGE_KEY] = ("error", f"{upload.name}: {exc}")
         return
     texts = {name: format_matrix(M) for name, M in matrices.items()}
     _fill(
-        texts | {"labels": " ".join(labels) if labels else ""},
+        texts | {"labels": " ".join(tokens) if tokens else ""},
         ("success", f"Read X, W_Q, W_K and W_V from {upload.name}."),
     )
 
@@ -120,9 +136,9 @@ def inputs():
         "W_Q=..., W_K=..., W_V=...).",
     )
     message = state.pop(MESSAGE_KEY, None)
-    if message:
+    if message:  # it may quote a file name or an entry: shown as typed, never as markdown
         kind, text = message
-        {"info": st.info, "success": st.success, "error": st.error}[kind](text)
+        {"info": st.info, "success": st.success, "error": st.error}[kind](md_escape(text))
 
     st.caption(
         f"One row per line, numbers separated by spaces or commas (brackets are ignored, so "
@@ -132,6 +148,7 @@ def inputs():
     st.text_input(
         "Tokens (row labels, separated by spaces)",
         key=WIDGET + "labels",
+        max_chars=MAX_TEXT_CHARS,
         help="One per row of X; when the count differs, the rows are numbered t1 … tn.",
     )
     c1, c2 = st.columns(2)
@@ -142,7 +159,9 @@ def inputs():
 
 
 def matrices(texts):
-    """({name: matrix}, labels) read from ``texts``; None after showing every problem found."""
+    """({name: matrix}, tokens) read from ``texts``; None after showing every problem found.
+
+    The tokens are the labels box's, or t1 ... tn when their count is not X's rows."""
     found, problems = {}, []
     for name in NAMES:
         try:
@@ -154,16 +173,16 @@ def matrices(texts):
             check_shapes(*(found[name] for name in NAMES))
         except AttentionInputError as exc:
             problems.append(str(exc))
-    if problems:
-        st.error("\n\n".join(problems), icon="🚫")
+    if problems:  # they quote what was typed: shown as typed, never as markdown
+        st.error("\n\n".join(md_escape(problem) for problem in problems), icon="🚫")
         return None
     n = found["X"].shape[0]
     tokens = tokenize(texts["labels"])
     if len(tokens) != n:
         if tokens:
             st.caption(f"{len(tokens)} tokens for {n} rows of X: the rows are numbered instead.")
-        tokens = [f"t{i}" for i in range(1, n + 1)]
-    return found, token_labels(tokens)
+        tokens = generated_tokens(n)
+    return found, tokens
 
 
 def sync_url(texts, found):
@@ -172,7 +191,7 @@ def sync_url(texts, found):
     query = {name: format_matrix(found[name], row_sep=";", entry_sep=",") for name in NAMES}
     if texts["labels"].strip():
         query["labels"] = " ".join(tokenize(texts["labels"]))
-    fits = sum(len(v) for v in query.values()) <= MAX_OWN_URL_CHARS
+    fits = len(urlencode(query)) <= MAX_OWN_URL_CHARS  # as the address bar will hold them
     current = st.query_params.to_dict()
     for name in URL_PARAMS:
         want = query.get(name) if fits else None
@@ -187,8 +206,8 @@ def sync_url(texts, found):
         )
 
 
-def matrices_npz(found, labels):
-    """NPZ bytes of X, W_Q, W_K, W_V and the labels: what the upload reads back."""
+def matrices_npz(found, tokens):
+    """NPZ bytes of X, W_Q, W_K, W_V and the tokens: what the upload reads back."""
     buffer = io.BytesIO()
-    np.savez(buffer, labels=np.array(labels), **found)
+    np.savez(buffer, tokens=np.array(tokens), **found)
     return buffer.getvalue()
