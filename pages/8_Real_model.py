@@ -16,7 +16,10 @@ from attnviz.ui.model_views import (
 )
 
 st.set_page_config(page_title="Real model · attnviz", page_icon="🔎", layout="wide")
-settings = shared_settings("Real model")  # the sidebar; its toy example is not needed here
+settings = shared_settings(  # the sidebar's toy example is not needed here
+    "Real model",
+    note="This page uses only the **sentence**: the model's sizes and weights are its own.",
+)
 
 st.title("A real model: all-MiniLM-L6-v2, head by head")
 st.markdown(

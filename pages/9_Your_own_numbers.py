@@ -22,7 +22,12 @@ from attnviz.ui.views import (
 )
 
 st.set_page_config(page_title="Your own numbers · attnviz", page_icon="✍️", layout="wide")
-s = shared_settings("Your own numbers", page_params=URL_PARAMS)
+s = shared_settings(
+    "Your own numbers",
+    page_params=URL_PARAMS,
+    note="This page uses only the **mask**, **scaling** and **temperature**: X and the weights "
+    "are yours.",
+)
 
 st.title("Your own numbers")
 st.markdown(

@@ -225,3 +225,9 @@ def test_the_pages_own_download_comes_back_with_its_repeated_tokens():
     at.run()
     assert box(at, "labels").value == "a b a"
     assert chart_specs(at)["A"]["layout"]["yaxis"]["ticktext"] == ["a (1)", "b", "a (2)"]
+
+
+def test_the_sidebar_says_which_of_its_settings_this_page_uses():
+    note = "This page uses only the **mask**, **scaling** and **temperature**"
+    assert any(note in c.value for c in run(OWN).sidebar.caption)
+    assert not any("This page uses only" in c.value for c in run(STEP).sidebar.caption)

@@ -47,7 +47,7 @@ def _initial_settings():
     return settings
 
 
-def _sidebar_widgets(settings, page):
+def _sidebar_widgets(settings, page, note):
     """Draw the shared settings in the sidebar; return the Settings they now hold.
 
     A widget's state does not survive a page switch (the new page's widget starts from its own
@@ -62,6 +62,8 @@ def _sidebar_widgets(settings, page):
             state[WIDGET + name] = getattr(settings, name)
     with st.sidebar:
         st.header("Settings")
+        if note:
+            st.caption(note)
         st.toggle(
             "Generate tokens t1 … tn",
             key=WIDGET + "generated",
@@ -152,17 +154,18 @@ def _sync_url(settings, page_params):
         st.query_params.from_dict(query)
 
 
-def shared_settings(page, page_params=()):
+def shared_settings(page, page_params=(), note=None):
     """The settings every page shares: sidebar widgets, kept across pages, mirrored in the URL.
 
     ``page`` names the calling page (its title); ``page_params`` are URL parameters of its own
-    that are left in the URL (the page writes them).
+    that are left in the URL (the page writes them); ``note`` (markdown) under the sidebar's
+    header says which settings the page uses, when it does not use them all.
     """
     state = st.session_state
     if SETTINGS_KEY not in state:
         state[SETTINGS_KEY] = _initial_settings()
     menu = st.sidebar.container()  # on top of the sidebar; its links need this run's settings
-    settings = _sidebar_widgets(state[SETTINGS_KEY], page)
+    settings = _sidebar_widgets(state[SETTINGS_KEY], page, note)
     state[SETTINGS_KEY] = settings
     _sync_url(settings, page_params)
     with menu:
