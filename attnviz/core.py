@@ -25,11 +25,7 @@ import numpy as np
 from attnviz import memory, parallel
 from attnviz.errors import AttentionInputError, as_matrix, as_vector, float_dtype
 from attnviz.masking import causal_mask, check_mask, padding_mask  # noqa: F401 (re-exported)
-from attnviz.stable_softmax import (
-    block_rows,
-    softmax_into,
-    unshifted_limit,
-)
+from attnviz.stable_softmax import block_rows, logit_bound, softmax_into, unshifted_limit
 
 FORMULA = r"\mathrm{Attention}(Q,K,V) = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right)V"
 
@@ -129,48 +125,6 @@ def project(X, weights, workers):
 
     parallel.run_blocks(block, range(0, n, step), workers)
     return outs
-
-
-def longest_row(M):
-    """max_i |m_i|, the length of the longest row of M (rows, width), as a Python float.
-
-    Worked out on M / max|M_ij|, so squaring neither overflows nor underflows to 0.
-    """
-    top = float(np.abs(M).max())
-    if top == 0:
-        return 0.0
-    unit = M / M.dtype.type(top)  # entries within [-1, 1], the largest exactly +-1
-    return top * float(np.sqrt(np.einsum("ij,ij->i", unit, unit).max()))
-
-
-def logit_bound(Q, K, sqrt_d_k, temperature):
-    """A bound on every |logit_ij| (up to rounding: a relative few d_k eps); raise if the
-    scores, or the logits, would overflow.
-
-    |S_ij| = |q_i . k_j| <= |q_i| |k_j| (Cauchy-Schwarz), so max_i |q_i| max_j |k_j|, put
-    through the same divisions as the logits, bounds them all: one cheap pass over Q and K.
-    Q K^T is only formed here when that bound comes near the largest number of the dtype
-    (division is monotone, so the largest |logit| overflows exactly when some logit does).
-    ``sqrt_d_k`` (None: no scaling) and ``temperature`` are the dtype's own numbers the logits
-    are divided by; the bound is worked out in Python floats from them.
-    """
-    dtype = Q.dtype
-    q_max, k_max = longest_row(Q), longest_row(K)
-    bound = q_max * k_max / (float(1 if sqrt_d_k is None else sqrt_d_k) * float(temperature))
-    big = float(np.finfo(dtype).max) / 2
-    if max(q_max * k_max, bound) < big:
-        return bound
-    with np.errstate(over="ignore", invalid="ignore"):
-        worst = np.abs(Q @ K.T).max()  # NaN or inf if some q . k overflowed
-        if sqrt_d_k is not None:
-            worst = worst / sqrt_d_k
-        worst = worst / dtype.type(temperature)
-    if not np.isfinite(worst):
-        raise AttentionInputError(
-            f"the scores overflowed {dtype} (q . k is too large although Q and K are "
-            "finite): rescale X or the weights, or use a larger temperature"
-        )
-    return float(worst)
 
 
 def attend(Q, K, V, sqrt_d_k, temperature, mask, workers, bound=np.inf):

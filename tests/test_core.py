@@ -239,7 +239,7 @@ def test_unshifted_softmax_agrees_with_the_stable_one(m, k, dtype, seed):
 )
 def test_the_logit_bound_holds(problem, scale, temperature):
     # A bound up to rounding: a few d_k eps relative (float32 sums round more).
-    from attnviz.core import logit_bound
+    from attnviz.stable_softmax import logit_bound
 
     for dtype in (np.float64, np.float32):
         r = attnviz.self_attention(
