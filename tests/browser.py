@@ -92,6 +92,19 @@ def wait_for_app(page, chart_key=None, timeout=90_000):
     )
 
 
+def wait_for_rows(page, key, n, timeout=60_000):
+    """Wait until the heatmap under ``key`` has ``n`` rows (after a change that reruns)."""
+    page.wait_for_function(
+        """([key, n]) => {
+            const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+            return gd && gd._fullLayout.yaxis.ticktext.length === n;
+        }""",
+        arg=[key, n],
+        timeout=timeout,
+    )
+    wait_for_app(page, key)
+
+
 def chart_data(page, key):
     """{"z": rows of floats, "ticks": y tick labels} of the heatmap drawn under ``key``."""
     return page.locator(f".st-key-{key} .js-plotly-plot").evaluate(

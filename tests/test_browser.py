@@ -22,6 +22,7 @@ from tests.browser import (
     error_count,
     streamlit_server,
     wait_for_app,
+    wait_for_rows,
 )
 from tests.conftest import PAGES, assert_drawn
 
@@ -93,14 +94,7 @@ def test_typing_tokens_changes_the_charts(page, server):
     box = page.locator(".st-key-attnviz_text textarea")
     box.fill("red green blue green")
     box.press("Control+Enter")
-    page.wait_for_function(
-        """() => {
-            const gd = document.querySelector('.st-key-A .js-plotly-plot');
-            return gd && gd._fullLayout.yaxis.ticktext.length === 4;
-        }""",
-        timeout=60_000,
-    )
-    wait_for_app(page, "A")
+    wait_for_rows(page, "A", 4)
     data = chart_data(page, "A")
     assert data["ticks"] == ["red", "green (1)", "blue", "green (2)"]
     expected = attnviz.compute(attnviz.Settings(text="red green blue green")).result.attention
@@ -261,14 +255,7 @@ def test_uploading_a_download_and_typing_a_matrix_on_your_own_numbers(page, serv
     assert box.input_value() == "1 0 0 0 1\n0 1 0 0 1\n<b>x</b>"
     box.fill("1 0 0 0 1\n0 1 0 0 1\n0 0 1 1 0")
     box.press("Control+Enter")
-    page.wait_for_function(
-        """() => {
-            const gd = document.querySelector('.st-key-A .js-plotly-plot');
-            return gd && gd._fullLayout.yaxis.ticktext.length === 3;
-        }""",
-        timeout=60_000,
-    )
-    wait_for_app(page, "A")
+    wait_for_rows(page, "A", 3)
     r = example.result
     X = np.array([[1, 0, 0, 0, 1], [0, 1, 0, 0, 1], [0, 0, 1, 1, 0]], float)
     W = [np.round(np.asarray(M, float), 17) for M in (r.W_Q, r.W_K, r.W_V)]

@@ -44,27 +44,26 @@ def _index_select(label, n_options, labels, key, clicked):
     return st.selectbox(label, range(n_options), format_func=lambda k: labels[k], key=key)
 
 
+def _pick_cell(row, col, clicked):
+    """(i, j) picked by two selectboxes side by side; ``row`` and ``col`` are (label, the
+    options' labels, widget key); ``clicked`` is the (i, j) just clicked, else None."""
+    picked = []
+    for k, column in enumerate(st.columns(2)):
+        label, options, key = (row, col)[k]
+        with column:
+            at = None if clicked is None else clicked[k]
+            picked.append(_index_select(label, len(options), options, key, at))
+    return tuple(picked)
+
+
 def cell_inspector(result, labels, clicked=None):
     """Pick a cell (i, j) of S, S' or A (by click or selectors) and show the arithmetic."""
     st.subheader("Cell inspector: where one attention weight comes from")
-    n = result.n
-    c1, c2 = st.columns(2)
-    with c1:
-        i = _index_select(
-            "Query token i (row)",
-            n,
-            labels,
-            "attnviz_inspect_i",
-            None if clicked is None else clicked[0],
-        )
-    with c2:
-        j = _index_select(
-            "Key token j (column)",
-            n,
-            labels,
-            "attnviz_inspect_j",
-            None if clicked is None else clicked[1],
-        )
+    i, j = _pick_cell(
+        ("Query token i (row)", labels, "attnviz_inspect_i"),
+        ("Key token j (column)", labels, "attnviz_inspect_j"),
+        clicked,
+    )
     cell = score_cell(result, i, j)
     st.markdown(
         f"Query **{md_escape(labels[i])}** (row {i}) and key **{md_escape(labels[j])}** "
@@ -131,23 +130,11 @@ def projection_inspector(result, labels, clicked=None):
         st.session_state["attnviz_proj_L"] = clicked[0]
     L = st.radio("Matrix", ["Q", "K", "V"], key="attnviz_proj_L", horizontal=True)
     width = result.d_v if L == "V" else result.d_k
-    c1, c2 = st.columns(2)
-    with c1:
-        i = _index_select(
-            "Token i (row)",
-            result.n,
-            labels,
-            "attnviz_proj_i",
-            None if clicked is None else clicked[1],
-        )
-    with c2:
-        c = _index_select(
-            f"Dimension c (column of {L})",
-            width,
-            [str(k) for k in range(width)],
-            "attnviz_proj_c",
-            None if clicked is None else clicked[2],
-        )
+    i, c = _pick_cell(
+        ("Token i (row)", labels, "attnviz_proj_i"),
+        (f"Dimension c (column of {L})", [str(k) for k in range(width)], "attnviz_proj_c"),
+        None if clicked is None else clicked[1:],
+    )
     cell = projection_cell(result, L, i, c)
     table = pd.DataFrame(
         {"X_id": cell.x_i, f"W_{L}[d, {c}]": cell.w_c, "product": cell.terms},
@@ -167,23 +154,11 @@ def projection_inspector(result, labels, clicked=None):
 def output_inspector(result, labels, clicked=None):
     """Pick a cell (i, c) of the output and show output_ic = sum_j A_ij V_jc."""
     st.subheader("Output inspector: a weighted average of values")
-    c1, c2 = st.columns(2)
-    with c1:
-        i = _index_select(
-            "Query token i (row)",
-            result.n,
-            labels,
-            "attnviz_out_i",
-            None if clicked is None else clicked[0],
-        )
-    with c2:
-        c = _index_select(
-            "Value dimension c (column)",
-            result.d_v,
-            [str(k) for k in range(result.d_v)],
-            "attnviz_out_c",
-            None if clicked is None else clicked[1],
-        )
+    i, c = _pick_cell(
+        ("Query token i (row)", labels, "attnviz_out_i"),
+        ("Value dimension c (column)", [str(k) for k in range(result.d_v)], "attnviz_out_c"),
+        clicked,
+    )
     cell = output_cell(result, i, c)
     table = pd.DataFrame(
         {"key token j": labels, "A_ij": cell.A_i, "V_jc": cell.V_c, "A_ij × V_jc": cell.terms}
