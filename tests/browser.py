@@ -129,6 +129,15 @@ def cell_centre(page, key, i, j):
     )
 
 
+def hover_cell(page, key, i, j):
+    """Wait for the chart under ``key``, put the mouse on its cell (i, j), and return
+    ((x, y), the hover text)."""
+    wait_for_app(page, key)
+    x, y = cell_centre(page, key, i, j)
+    page.mouse.move(x, y)
+    return (x, y), page.locator(f".st-key-{key} .hoverlayer").text_content(timeout=10_000)
+
+
 def error_count(page):
     return (
         page.locator("[data-testid=stException]").count()

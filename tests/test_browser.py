@@ -20,6 +20,7 @@ from tests.browser import (
     cell_centre,
     chart_data,
     error_count,
+    hover_cell,
     streamlit_server,
     wait_for_app,
     wait_for_rows,
@@ -107,10 +108,7 @@ def test_typing_tokens_changes_the_charts(page, server):
 
 def test_hover_and_click_a_score_cell_opens_the_inspector(page, server):
     page.goto(f"{server}/Step_by_step")
-    wait_for_app(page, "S")
-    x, y = cell_centre(page, "S", 3, 1)
-    page.mouse.move(x, y)
-    hover = page.locator(".st-key-S .hoverlayer").text_content(timeout=10_000)
+    (x, y), hover = hover_cell(page, "S", 3, 1)
     r = attnviz.compute(attnviz.Settings()).result
     assert "on (row 3)" in hover and "cat (column 1)" in hover
     assert f"{r.scores[3, 1]:.6g}" in hover
@@ -122,10 +120,7 @@ def test_hover_and_click_a_score_cell_opens_the_inspector(page, server):
 
 def test_clicking_a_cell_of_K_shows_the_sum_that_makes_it(page, server):
     page.goto(f"{server}/Step_by_step")
-    wait_for_app(page, "K")
-    x, y = cell_centre(page, "K", 3, 1)
-    page.mouse.move(x, y)
-    hover = page.locator(".st-key-K .hoverlayer").text_content(timeout=10_000)
+    (x, y), hover = hover_cell(page, "K", 3, 1)
     r = attnviz.compute(attnviz.Settings()).result
     assert f"K_ic = {r.K[3, 1]:.6g}" in hover
     page.mouse.click(x, y)
