@@ -30,7 +30,9 @@ from attnviz.errors import AttentionInputError
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_FILE_BYTES, MAX_OWN_N, MAX_OWN_TEXT_CHARS
 
 NAMES = ("X", "W_Q", "W_K", "W_V")
-_ROWS = re.compile(r"[\r\n;]|\]\s*,?\s*\[")  # a line break, ";", or "], [" between two rows
+_ROWS = re.compile(r"[\r\n;]")  # rows written without brackets: lines, or ";" in a link
+_BRACKETED_ROW = re.compile(r"\[([^\[\]]*)\]")  # [1, 2, 3]: a row, whatever its line breaks
+_NUMPY_REPR = re.compile(r"array\(|,?\s*dtype=\w+|\)")  # array([[1, 2]], dtype=float32)
 _ENTRIES = re.compile(r"\s*,\s*|\s+")  # one comma (spaces around it allowed), or spaces
 _QUOTED = 40  # characters of a bad entry quoted in a message
 
@@ -54,7 +56,7 @@ def parse_matrix(name, text):
             f"is for matrices of up to {MAX_OWN_N} x {MAX_OWN_DIM}"
         )
     text = text.replace("\u2212", "-")  # the minus sign of typeset text (PDFs) is a hyphen here
-    lines = [line.replace("[", " ").replace("]", " ").strip(" ,\t") for line in _ROWS.split(text)]
+    lines = [line.strip(" ,\t\r\n") for line in _row_texts(name, text)]
     rows = [_ENTRIES.split(line) for line in lines if line]
     if not rows:
         raise AttentionInputError(
@@ -89,6 +91,21 @@ def parse_matrix(name, text):
             )
         matrix.append(row)
     return check_size(name, np.array(matrix))
+
+
+def _row_texts(name, text):
+    """The text of each row: lines (or ";"-separated parts), or, when the text has brackets,
+    each innermost [...] (numpy's printout wraps a wide row over several lines)."""
+    if "[" not in text and "]" not in text:
+        return _ROWS.split(text)
+    text = _NUMPY_REPR.sub(" ", text)
+    outside = _BRACKETED_ROW.sub(" ", text).strip(" ,\t\r\n[]")
+    if outside:
+        raise AttentionInputError(
+            f"{name}: {_quote(outside)} stands outside the brackets of the rows: write each row "
+            "as [numbers], or leave out the brackets and write one row per line"
+        )
+    return [row.replace("\n", " ") for row in _BRACKETED_ROW.findall(text)]
 
 
 def _quote(entry):

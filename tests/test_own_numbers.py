@@ -57,6 +57,18 @@ def test_written_matrices_read_back_exactly(M):
     np.testing.assert_array_equal(parse_matrix("X", url), M)
 
 
+def test_numpy_printouts_of_wide_matrices_paste_whole():
+    M = np.random.default_rng(0).standard_normal((5, 40)).round(3)
+    assert "\n  " in str(M)  # numpy wraps each row over several lines
+    for text in (str(M), repr(M), repr(M.astype(np.float32)), str(M.tolist())):
+        np.testing.assert_array_equal(parse_matrix("X", text), M)
+
+
+def test_numbers_outside_the_brackets_are_an_error_not_dropped():
+    with pytest.raises(AttentionInputError, match="'1 2' stands outside the brackets"):
+        parse_matrix("X", "1 2 [3]")
+
+
 def test_numbers_are_written_short():
     assert format_matrix(np.array([[1.0, 0.1], [-2.5, 1e-7]])) == "1 0.1\n-2.5 1e-07"
 
