@@ -2,8 +2,9 @@
 
 For checking a worked exercise: a student types (or pastes, or uploads) the four matrices and
 every step of attention is computed from them. Text holds one row per line (or rows separated
-by ``;``, as in a URL), numbers separated by spaces and/or commas; brackets are ignored, so
-numpy's and Python's printed lists paste as they are::
+by ``;``, as in a URL), numbers separated by spaces and/or commas; or each row in brackets,
+whatever its line breaks, so numpy's printouts (wide rows wrap) and Python's lists paste as
+they are::
 
     1 0 1 0          [[1, 0, 1, 0],
     0 2 0 2           [0, 2, 0, 2],
