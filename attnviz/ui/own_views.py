@@ -141,8 +141,8 @@ def inputs():
         {"info": st.info, "success": st.success, "error": st.error}[kind](md_escape(text))
 
     st.caption(
-        f"One row per line, numbers separated by spaces or commas (brackets are ignored, so "
-        f"numpy's printout pastes as it is). Up to {MAX_OWN_N} tokens and {MAX_OWN_DIM} "
+        f"One row per line, numbers separated by spaces or commas; or paste what numpy or "
+        f"Python prints, each row in [brackets]. Up to {MAX_OWN_N} tokens and {MAX_OWN_DIM} "
         "dimensions. Press Ctrl+Enter or click outside a box to apply it."
     )
     st.text_input(
