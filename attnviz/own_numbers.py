@@ -36,6 +36,8 @@ _BRACKETED_ROW = re.compile(r"\[([^\[\]]*)\]")  # [1, 2, 3]: a row, whatever its
 _NUMPY_REPR = re.compile(r"array\(|,?\s*dtype=\w+|\)")  # array([[1, 2]], dtype=float32)
 _ENTRIES = re.compile(r"\s*,\s*|\s+")  # one comma (spaces around it allowed), or spaces
 _QUOTED = 40  # characters of a bad entry quoted in a message
+# Text copied from typeset pages (PDFs, the web): minus signs and dashes as "-", no BOM
+_TYPESET = str.maketrans({"\u2212": "-", "\u2013": "-", "\ufeff": None})
 
 # A small integer exercise (3 tokens, d_model = 4, d_k = d_v = 3) that can be worked by hand.
 EXERCISE = {
@@ -56,8 +58,8 @@ def parse_matrix(name, text):
             f"{name} has {len(text):,} characters (at most {MAX_OWN_TEXT_CHARS:,}): this page "
             f"is for matrices of up to {MAX_OWN_N} x {MAX_OWN_DIM}"
         )
-    text = text.replace("\u2212", "-")  # the minus sign of typeset text (PDFs) is a hyphen here
-    lines = [line.strip(" ,\t\r\n") for line in _row_texts(name, text)]
+    text = text.translate(_TYPESET)
+    lines = [line.strip().strip(",").strip() for line in _row_texts(name, text)]
     rows = [_ENTRIES.split(line) for line in lines if line]
     if not rows:
         raise AttentionInputError(
@@ -100,13 +102,14 @@ def _row_texts(name, text):
     if "[" not in text and "]" not in text:
         return _ROWS.split(text)
     text = _NUMPY_REPR.sub(" ", text)
-    outside = _BRACKETED_ROW.sub(" ", text).strip(" ,\t\r\n[]")
+    outside = " ".join(re.sub(r"[,;\[\]]", " ", _BRACKETED_ROW.sub(" ", text)).split())
     if outside:
         raise AttentionInputError(
             f"{name}: {_quote(outside)} stands outside the brackets of the rows: write each row "
             "as [numbers], or leave out the brackets and write one row per line"
         )
-    return [row.replace("\n", " ") for row in _BRACKETED_ROW.findall(text)]
+    # [1 2; 3 4] (MATLAB's way) holds two rows
+    return [part for row in _BRACKETED_ROW.findall(text) for part in row.split(";")]
 
 
 def _quote(entry):
@@ -183,13 +186,22 @@ def _npy_member(archive, name):
     a plain array of numbers no larger than the member itself: a few bytes of zip can unpack
     to gigabytes, and a header can promise more numbers than follow."""
     info = archive.getinfo(f"{name}.npy")
-    if info.file_size > MAX_OWN_FILE_BYTES:
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
         raise AttentionInputError(
-            f"the file's {name} unpacks to {info.file_size:,} bytes (at most "
-            f"{MAX_OWN_FILE_BYTES:,}): this page is for matrices of up to {MAX_OWN_N} x "
-            f"{MAX_OWN_DIM}"
+            f"the file's {name} is compressed in a way numpy.savez never writes: save it with "
+            "numpy.savez or numpy.savez_compressed"
         )
-    data = io.BytesIO(archive.read(info))  # at most file_size bytes come out
+    too_large = AttentionInputError(
+        f"the file's {name} unpacks to more than {MAX_OWN_FILE_BYTES:,} bytes: this page is "
+        f"for matrices of up to {MAX_OWN_N} x {MAX_OWN_DIM}"
+    )
+    if info.file_size > MAX_OWN_FILE_BYTES:  # the size the zip claims, which may be false:
+        raise too_large
+    with archive.open(info) as member:  # so read no more than the limit, whatever it claims
+        raw = member.read(MAX_OWN_FILE_BYTES + 1)
+    if len(raw) > MAX_OWN_FILE_BYTES:
+        raise too_large
+    data = io.BytesIO(raw)
     version = np.lib.format.read_magic(data)
     if version not in ((1, 0), (2, 0)):
         raise AttentionInputError(f"the file's {name} is a .npy of version {version}")

@@ -26,7 +26,8 @@ s = shared_settings(
     "Your own numbers",
     page_params=URL_PARAMS,
     note="This page uses only the **mask**, **scaling** and **temperature**: X and the weights "
-    "are yours.",
+    "are yours (the button \"The sidebar's example\" copies the sidebar's X and weights into "
+    "the boxes).",
 )
 
 st.title("Your own numbers")

@@ -3,6 +3,7 @@
 import io
 import json
 import re
+import struct
 import tomllib
 import tracemalloc
 import zipfile
@@ -37,6 +38,8 @@ ROWS_1_2 = np.array([[1.0, -0.5, 3e-3], [2.0, 0.0, 4.0]])
         "1 -0.5 0.003\r2 0 4",  # old Mac line breaks
         "[[1, -0.5, 0.003], [2, 0, 4]]",  # a Python list printed on one line
         "1 \u22120.5 0.003\n2 0 4",  # the minus sign of a PDF
+        "\u00a01 -0.5 0.003\u00a0\n2\u20030 4\v",  # other spaces, from web pages and PDFs
+        "[1 -0.5 0.003; 2 0 4]",  # MATLAB's way
     ],
 )
 def test_every_usual_way_of_writing_a_matrix_reads_the_same(text):
@@ -224,10 +227,10 @@ def _header_only(shape):
 
 def test_a_small_file_that_unpacks_to_a_huge_one_is_refused_before_it_is_unpacked():
     W = {name: _npy(GOOD[name]) for name in ("W_Q", "W_K", "W_V")}
-    bomb = _zip(zipfile.ZIP_BZIP2, X=_npy(np.zeros((1, 10_000_000))), **W)  # 80 MB
-    assert len(bomb) < 10_000
+    bomb = _zip(X=_npy(np.zeros((1, 10_000_000))), **W)  # 80 MB
+    assert len(bomb) < 100_000
     tracemalloc.start()
-    with pytest.raises(AttentionInputError, match="X unpacks to 80,000,128 bytes"):
+    with pytest.raises(AttentionInputError, match="X unpacks to more than 4,194,304 bytes"):
         read_file("bomb.npz", bomb)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
@@ -236,14 +239,41 @@ def test_a_small_file_that_unpacks_to_a_huge_one_is_refused_before_it_is_unpacke
         read_file("liar.npz", _zip(X=_header_only((10**7, 10**7)), **W))
 
 
+def test_a_zip_that_lies_about_a_members_size_is_read_no_further_than_the_limit():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("X.npy", "w", force_zip64=True) as member:
+            member.write(_npy(np.zeros((1, 1)))[:128])
+            for _ in range(64):
+                member.write(bytes(1 << 20))  # 64 MB of zeros
+        for name in ("W_Q", "W_K", "W_V"):
+            archive.writestr(f"{name}.npy", _npy(GOOD[name]))
+    data = bytearray(buffer.getvalue())
+    entry = data.find(b"PK\x01\x02")  # X.npy's central directory entry, written first
+    struct.pack_into("<I", data, entry + 24, 1000)  # claims 1000 bytes unpacked
+    tracemalloc.start()
+    with pytest.raises(AttentionInputError):
+        read_file("liar.npz", bytes(data))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 3 * MAX_OWN_FILE_BYTES
+
+
 def test_zip_features_numpy_never_writes_are_refused_clearly():
     data = _npz(**GOOD)
     directory = data.find(b"PK\x01\x02")  # the first central directory entry
-    for offset, value in ((8, 0x01), (10, 99)):  # the "encrypted" flag; compression method 99
-        changed = bytearray(data)
-        changed[directory + offset] |= value
-        with pytest.raises(AttentionInputError, match="zip feature numpy does not write"):
-            read_file("m.npz", bytes(changed))
+    changed = bytearray(data)
+    changed[directory + 8] |= 1  # the "encrypted" flag
+    with pytest.raises(AttentionInputError, match="zip feature numpy does not write"):
+        read_file("m.npz", bytes(changed))
+    W = {name: _npy(GOOD[name]) for name in ("W_Q", "W_K", "W_V")}
+    for method in (zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA):  # no cap on what they unpack
+        with pytest.raises(AttentionInputError, match=r"compressed in a way numpy\.savez never"):
+            read_file("m.npz", _zip(method, X=_npy(np.eye(2)), **W))
+    changed = bytearray(data)
+    changed[directory + 10] = 99  # an unknown compression method
+    with pytest.raises(AttentionInputError, match=r"compressed in a way numpy\.savez never"):
+        read_file("m.npz", bytes(changed))
 
 
 GOOD_JSON = {name: M.tolist() for name, M in GOOD.items()}

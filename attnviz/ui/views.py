@@ -142,8 +142,10 @@ def projection_inspector(result, labels, clicked=None):
     )
     left, right = st.columns([3, 2])
     left.dataframe(table, width="stretch", height=min(38 + 35 * result.d_model, 400))
-    bias = "" if cell.bias is None else rf" + b_{{{L},{c}}}"
-    right.latex(rf"{L}_{{{i},{c}}} = \sum_d X_{{{i}d}}\, W_{{{L},d{c}}}{bias} = {cell.value:.6g}")
+    bias = "" if cell.bias is None else rf" + (b_{L})_{{{c}}}"
+    right.latex(
+        rf"{L}_{{{i},{c}}} = \sum_d X_{{{i},d}}\,(W_{L})_{{d,{c}}}{bias} = {cell.value:.6g}"
+    )
     added = "" if cell.bias is None else f" plus the bias {cell.bias:.6g}"
     right.caption(
         f"Row {i} of X times column {c} of W_{L}: the products add up to "
@@ -165,7 +167,9 @@ def output_inspector(result, labels, clicked=None):
     )
     left, right = st.columns([3, 2])
     left.dataframe(table, width="stretch", height=min(38 + 35 * result.n, 400))
-    right.latex(rf"\mathrm{{Output}}_{{{i},{c}}} = \sum_j A_{{{i}j}} V_{{j{c}}} = {cell.O_ic:.6g}")
+    right.latex(
+        rf"\mathrm{{Output}}_{{{i},{c}}} = \sum_j A_{{{i},j}} V_{{j,{c}}} = {cell.O_ic:.6g}"
+    )
     right.caption(f"The terms add up to {np.sum(cell.terms):.6g}.")
 
 
