@@ -63,7 +63,7 @@ st.header("Every step from your numbers")
 st.caption(
     f"{n} tokens, d_model = {r.d_model}, d_k = {r.d_k}, d_v = {r.d_v}; mask {s.mask}, "
     f"scaling {'on' if s.scale else 'off'}, T = {s.temperature:g}. Hover a cell for its exact "
-    "value; click one of S, S', A or the output for its arithmetic."
+    "value; click a cell of Q, K, V, S, S', A or the output for its arithmetic."
 )
 show_matrix(r.X, labels, dims(r.d_model), key="X", title="X", col_title="embedding dimension")
 clicks = [
