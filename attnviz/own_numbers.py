@@ -112,6 +112,11 @@ def _row_texts(name, text):
     return [part for row in _BRACKETED_ROW.findall(text) for part in row.split(";")]
 
 
+def _one_word(token):
+    """A token as the labels box holds it: text without spaces (the box splits on them)."""
+    return bool(token) and not any(ch.isspace() for ch in token)
+
+
 def _quote(entry):
     """``entry`` quoted, cut to _QUOTED characters."""
     return repr(entry if len(entry) <= _QUOTED else entry[: _QUOTED - 1] + "…")
@@ -268,9 +273,9 @@ def read_file(filename, data):
     """({name: float64 matrix} for X, W_Q, W_K, W_V, tokens or None) from an uploaded file.
 
     ``filename`` decides the format (.npz or .json). The tokens are the file's "tokens" (as the
-    step page's downloads hold them). Raises AttentionInputError for a file too large, of
-    another format, unreadable, missing one of the four, or holding anything but a finite
-    matrix of real numbers within the page's limits.
+    step page's downloads hold them), None unless they are all words without spaces. Raises
+    AttentionInputError for a file too large, of another format, unreadable, missing one of
+    the four, or holding anything but a finite matrix of real numbers within the page's limits.
     """
     if len(data) > MAX_OWN_FILE_BYTES:
         raise AttentionInputError(
@@ -293,6 +298,6 @@ def read_file(filename, data):
             f"the file has no {', '.join(missing)}: it needs arrays named X, W_Q, W_K and W_V"
         )
     matrices = {name: _as_numbers(name, arrays[name]) for name in NAMES}
-    if not (isinstance(tokens, list) and all(isinstance(t, str) and t for t in tokens)):
-        tokens = None  # not a list of texts: the rows are numbered instead
+    if not (isinstance(tokens, list) and all(isinstance(t, str) and _one_word(t) for t in tokens)):
+        tokens = None  # not a list of words: the rows are numbered instead
     return matrices, tokens

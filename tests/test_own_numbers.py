@@ -192,8 +192,14 @@ def test_bad_files_get_a_clear_message(filename, data, message):
         read_file(filename, data)
 
 
-def test_tokens_that_are_not_texts_are_dropped():
-    for tokens in (np.array([1, 2]), np.array(["a", None], dtype=object), np.array([b"a"])):
+def test_tokens_that_are_not_words_are_dropped():
+    bad = (
+        np.array([1, 2]),
+        np.array(["a", None], dtype=object),
+        np.array([b"a"]),
+        np.array(["New York", "b"]),  # the labels box would split it in two
+    )
+    for tokens in bad:
         matrices, got = read_file("m.npz", _npz(**GOOD, tokens=tokens))
         assert got is None and set(matrices) == set(own_numbers.NAMES)
 

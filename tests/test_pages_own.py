@@ -154,6 +154,22 @@ def test_an_uploaded_download_of_the_step_page_comes_back_exactly():
     assert specs["A"]["layout"]["yaxis"]["ticktext"] == example.labels
 
 
+def test_an_upload_without_usable_tokens_says_the_rows_are_numbered():
+    buffer = io.BytesIO()
+    np.savez(
+        buffer,
+        tokens=np.array(["New York", "b"]),
+        X=np.eye(2),
+        **{name: np.ones((2, 1)) for name in ("W_Q", "W_K")},
+        W_V=np.eye(2),
+    )
+    at = run(OWN)
+    at.file_uploader[0].upload("mine.npz", buffer.getvalue())
+    at.run()
+    assert "It has no tokens (words without spaces): rows are numbered." in plain(at.success[0])
+    assert chart_specs(at)["A"]["layout"]["yaxis"]["ticktext"] == ["t1", "t2"]
+
+
 def test_a_bad_upload_says_why_and_keeps_the_boxes():
     at = type_into(run(OWN), X="1 1 1 1\n2 2 2 2")
     buffer = io.BytesIO()
@@ -229,5 +245,8 @@ def test_the_pages_own_download_comes_back_with_its_repeated_tokens():
 
 def test_the_sidebar_says_which_of_its_settings_this_page_uses():
     note = "This page uses only the **mask**, **scaling** and **temperature**"
-    assert any(note in c.value for c in run(OWN).sidebar.caption)
-    assert not any("This page uses only" in c.value for c in run(STEP).sidebar.caption)
+    own, step = run(OWN).sidebar.caption, run(STEP).sidebar.caption
+    assert any(note in c.value for c in own)
+    assert not any("n = 6 tokens" in c.value for c in own)  # its n comes from its X
+    assert not any("This page uses only" in c.value for c in step)
+    assert any("n = 6 tokens" in c.value for c in step)

@@ -98,9 +98,10 @@ def _fill_from_upload():
         st.session_state[MESSAGE_KEY] = ("error", f"{upload.name}: {exc}")
         return
     texts = {name: format_matrix(M) for name, M in matrices.items()}
+    numbered = "" if tokens else " It has no tokens (words without spaces): rows are numbered."
     _fill(
         texts | {"labels": " ".join(tokens) if tokens else ""},
-        ("success", f"Read X, W_Q, W_K and W_V from {upload.name}."),
+        ("success", f"Read X, W_Q, W_K and W_V from {upload.name}.{numbered}"),
     )
 
 

@@ -176,8 +176,8 @@ def shared_settings(page, page_params=(), note=None):
         for warning in warnings:
             st.warning(f"Link: {warning}", icon="⚠️")
     all_tokens = settings.all_tokens
-    with st.sidebar:
-        st.caption(f"n = {min(len(all_tokens), MAX_TOKENS)} tokens")
+    if note is None:  # a page with a note takes its sizes from elsewhere
+        st.sidebar.caption(f"n = {min(len(all_tokens), MAX_TOKENS)} tokens")
     if len(all_tokens) > MAX_TOKENS:
         st.warning(
             f"The text has {len(all_tokens)} tokens; the app uses the first {MAX_TOKENS} "
