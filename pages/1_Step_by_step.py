@@ -6,7 +6,7 @@ from attnviz import FORMULA
 from attnviz.ui import dims, page_setup, show_matrix
 from attnviz.ui.step_views import (
     output_matrix,
-    projection_step,
+    projection_steps,
     scaled_scores_matrix,
     scores_matrix,
     settings_caption,
@@ -18,7 +18,6 @@ from attnviz.ui.views import (
     dimension_table,
     downloads,
     output_inspector,
-    projection_inspector,
     step_header,
 )
 
@@ -44,14 +43,8 @@ step_header(
 )
 show_matrix(r.X, labels, dims(d_model), key="X", title="X", col_title="embedding dimension")
 
-# 2-4. Query, key and value projections: (title, L, d_sub, what row i of L = XW_L is)
-PROJECTIONS = [
-    ("2. Query (Q)", "Q", "k", "what token i is looking for"),
-    ("3. Key (K)", "K", "k", "what token i offers to be matched on"),
-    ("4. Value (V)", "V", "v", "what token i passes on when attended to"),
-]
-clicks = [projection_step(r, labels, *step) for step in PROJECTIONS]
-projection_inspector(r, labels, next((c for c in clicks if c is not None), None))
+# 2-4. Query, key and value projections, and the inspector of their cells
+projection_steps(r, labels, ["2. Query (Q)", "3. Key (K)", "4. Value (V)"])
 
 # 5. Attention score
 step_header(

@@ -5,10 +5,10 @@ import streamlit as st
 from attnviz import causal_mask, self_attention, token_labels
 from attnviz.errors import AttentionInputError
 from attnviz.ui import dims, shared_settings, show_matrix
-from attnviz.ui.own_views import URL_PARAMS, inputs, matrices, matrices_npz, sync_url
+from attnviz.ui.own_views import FIELDS, inputs, matrices, matrices_npz, sync_url
 from attnviz.ui.step_views import (
     output_matrix,
-    projection_step,
+    projection_steps,
     scaled_scores_matrix,
     scores_matrix,
     softmax_matrices,
@@ -18,13 +18,12 @@ from attnviz.ui.views import (
     cell_inspector,
     dimension_table,
     output_inspector,
-    projection_inspector,
 )
 
 st.set_page_config(page_title="Your own numbers · attnviz", page_icon="✍️", layout="wide")
 s = shared_settings(
     "Your own numbers",
-    page_params=URL_PARAMS,
+    page_params=FIELDS,
     note="This page uses only the **mask**, **scaling** and **temperature**: X and the weights "
     "are yours (the button \"The sidebar's example\" copies the sidebar's X and weights into "
     "the boxes).",
@@ -66,15 +65,7 @@ st.caption(
     "value; click a cell of Q, K, V, S, S', A or the output for its arithmetic."
 )
 show_matrix(r.X, labels, dims(r.d_model), key="X", title="X", col_title="embedding dimension")
-clicks = [
-    projection_step(r, labels, *step)
-    for step in [
-        ("Q = XW_Q", "Q", "k", "what token i is looking for"),
-        ("K = XW_K", "K", "k", "what token i offers to be matched on"),
-        ("V = XW_V", "V", "v", "what token i passes on when attended to"),
-    ]
-]
-projection_inspector(r, labels, next((c for c in clicks if c is not None), None))
+projection_steps(r, labels, ["Q = XW_Q", "K = XW_K", "V = XW_V"])
 st.subheader("S = QKᵀ and S' = S / √d_k")
 click_S = scores_matrix(r, labels)
 click_S_scaled = scaled_scores_matrix(r, labels)

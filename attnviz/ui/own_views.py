@@ -31,7 +31,6 @@ from attnviz.ui.sidebar import SETTINGS_KEY, cached_example
 from attnviz.ui.views import md_escape
 
 FIELDS = (*NAMES, "labels")  # the text boxes, and the URL parameters of this page
-URL_PARAMS = FIELDS
 TEXTS_KEY = "attnviz.own_texts"  # {field: text} as last typed
 MESSAGE_KEY = "attnviz.own_message"  # (kind, text) to show once, from a button or an upload
 WIDGET = "attnviz_own_"
@@ -194,7 +193,7 @@ def sync_url(texts, found):
         query["labels"] = " ".join(tokenize(texts["labels"]))
     fits = len(urlencode(query)) <= MAX_OWN_URL_CHARS  # as the address bar will hold them
     current = st.query_params.to_dict()
-    for name in URL_PARAMS:
+    for name in FIELDS:
         want = query.get(name) if fits else None
         if want is None and name in current:
             del st.query_params[name]

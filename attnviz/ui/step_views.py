@@ -10,8 +10,14 @@ Chart keys are the matrices' names: ``W_Q`` .. ``W_V``, ``Q`` .. ``V``, ``S``, `
 import streamlit as st
 
 from attnviz.ui.matrix import dims, show_matrix
-from attnviz.ui.views import step_header
+from attnviz.ui.views import projection_inspector, step_header
 
+# (d_sub, what row i is) of each projection L = XW_L
+PROJECTIONS = {
+    "Q": ("k", "what token i is looking for"),
+    "K": ("k", "what token i offers to be matched on"),
+    "V": ("v", "what token i passes on when attended to"),
+}
 SHOWN_ROW_SUMS = 20  # the row sums listed one by one; the smallest and largest are always given
 
 
@@ -63,6 +69,16 @@ def projection_step(result, labels, title, L, sub, role):
             selectable=True,
         )
     return None if click is None else (L, *click)
+
+
+def projection_steps(result, labels, titles):
+    """The steps Q = XW_Q, K = XW_K, V = XW_V under ``titles`` (one each), then the projection
+    inspector, on the cell of Q, K or V just clicked."""
+    clicks = [
+        projection_step(result, labels, title, L, *PROJECTIONS[L])
+        for title, L in zip(titles, PROJECTIONS, strict=True)
+    ]
+    projection_inspector(result, labels, next((c for c in clicks if c is not None), None))
 
 
 def scores_matrix(result, labels):
