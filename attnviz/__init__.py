@@ -5,13 +5,13 @@ chart builders and the Streamlit glue live in their own modules and are not impo
 ``import attnviz`` needs neither Streamlit nor Plotly.
 
 The real pretrained model (``load_pretrained``, ``ModelLoadError``, ``PretrainedModel``) is in
-``attnviz.pretrained``, imported on first use: ``safetensors`` and ``tokenizers`` load only with
-a model.
+``attnviz.model.pretrained``, imported on first use: ``safetensors`` and ``tokenizers`` load
+only with a model.
 """
 
 __version__ = "0.1.0"
 
-from attnviz.core import FORMULA, AttentionResult, self_attention
+from attnviz.core import FORMULA, AttentionResult, masked_softmax, self_attention
 from attnviz.errors import AttentionInputError
 from attnviz.inputs import (
     generated_tokens,
@@ -33,7 +33,7 @@ _PRETRAINED = ("ModelLoadError", "PretrainedModel", "load_pretrained")
 
 def __getattr__(name):
     if name in _PRETRAINED:  # imported on first use, so `import attnviz` stays light
-        from attnviz import pretrained
+        from attnviz.model import pretrained
 
         return getattr(pretrained, name)
     raise AttributeError(f"module 'attnviz' has no attribute {name!r}")
@@ -55,6 +55,7 @@ __all__ = [
     "from_query",
     "generated_tokens",
     "load_pretrained",
+    "masked_softmax",
     "multi_head_attention",
     "one_hot_embeddings",
     "padding_mask",

@@ -91,3 +91,91 @@ def check_positive_int(name, value, maximum, hint):
     if value > maximum:
         raise AttentionInputError(f"{name} must be <= {maximum} (got {value}): {hint}")
     return int(value)
+
+
+def check_temperature(temperature, dtype=np.float64):
+    """Return the softmax temperature T as a Python float, or raise AttentionInputError.
+
+    T must be a finite number > 0 that ``dtype`` can hold (the logits are divided by it).
+    """
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.number)):
+        raise AttentionInputError(f"temperature must be a number (got {temperature!r})")
+    if not (np.isfinite(temperature) and temperature > 0):
+        raise AttentionInputError(
+            f"temperature must be a finite number > 0 (got {temperature}): use 1 for the "
+            "plain softmax, smaller to sharpen it, larger to flatten it"
+        )
+    info = np.finfo(dtype)
+    if not float(info.tiny) <= float(temperature) <= float(info.max):
+        raise AttentionInputError(
+            f"temperature {temperature} is out of {np.dtype(dtype)}'s range ({info.tiny:.3g} "
+            f"to {info.max:.3g}): a temperature of 0.01 already gives nearly the argmax, and "
+            "100 a nearly uniform row"
+        )
+    return float(temperature)
+
+
+def check_mask(mask, n):
+    """Return ``mask`` as an (n, n) bool array, or raise AttentionInputError."""
+    try:
+        mask = np.asarray(mask)
+    except (TypeError, ValueError) as exc:
+        raise AttentionInputError(
+            f"mask could not be read as a matrix ({exc}): pass an ({n}, {n}) boolean array"
+        ) from None
+    if mask.shape != (n, n):
+        raise AttentionInputError(
+            f"mask must have shape ({n}, {n}), one row per query and one column per key "
+            f"(got {mask.shape}): build it with causal_mask(n) or padding_mask(n, k)"
+        )
+    if mask.dtype != np.bool_:
+        raise AttentionInputError(
+            f"mask must be boolean, True where query i may attend to key j (got dtype "
+            f"{mask.dtype}): convert it with mask.astype(bool)"
+        )
+    return mask
+
+
+def check_attention_inputs(X, W_Q, W_K, W_V, b_Q, b_K, b_V, mask, temperature):
+    """self_attention's arguments checked and converted to one float dtype, or raise.
+
+    Returns (X, W_Q, W_K, W_V, b_Q, b_K, b_V, mask, temperature): float32 arrays when every
+    matrix is float32, else float64; biases and mask may stay None. See ``self_attention``
+    for the shapes.
+    """
+    dtype = float_dtype(X, W_Q, W_K, W_V)
+    X = as_matrix("X", X, dtype)
+    W_Q, W_K, W_V = (
+        as_matrix(name, W, dtype) for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V))
+    )
+    n, d_model = X.shape
+    for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
+        if W.shape[0] != d_model:
+            raise AttentionInputError(
+                f"{name} must have d_model={d_model} rows to multiply X {X.shape} "
+                f"(got {W.shape}): give it shape ({d_model}, width)"
+            )
+    if W_K.shape != W_Q.shape:
+        raise AttentionInputError(
+            f"W_Q and W_K must have the same shape, since q_i . k_j needs equal widths d_k "
+            f"(got {W_Q.shape} and {W_K.shape}): give both shape ({d_model}, d_k)"
+        )
+    d_k, d_v = W_Q.shape[1], W_V.shape[1]
+    b_Q = None if b_Q is None else as_vector("b_Q", b_Q, d_k, dtype)
+    b_K = None if b_K is None else as_vector("b_K", b_K, d_k, dtype)
+    b_V = None if b_V is None else as_vector("b_V", b_V, d_v, dtype)
+    mask = None if mask is None else check_mask(mask, n)
+    temperature = check_temperature(temperature, dtype)
+    return X, W_Q, W_K, W_V, b_Q, b_K, b_V, mask, temperature
+
+
+def check_finite(what, **arrays):
+    """Raise AttentionInputError naming the first of ``arrays`` with a non-finite entry.
+
+    For results of arithmetic on finite inputs: a non-finite entry there means overflow.
+    """
+    for name, M in arrays.items():
+        if not np.isfinite(M).all():
+            raise AttentionInputError(
+                f"{name} overflowed {M.dtype} ({what} too large): rescale X or the weights"
+            )

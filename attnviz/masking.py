@@ -6,7 +6,7 @@ exactly 0; a query that may attend to no key gets an all-zero attention row and 
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.errors import AttentionInputError, check_mask  # noqa: F401 (masks are checked there)
 
 
 def causal_mask(n):
@@ -22,25 +22,4 @@ def padding_mask(n, n_padding):
         )
     mask = np.ones((n, n), dtype=bool)
     mask[:, n - n_padding :] = False
-    return mask
-
-
-def check_mask(mask, n):
-    """Return ``mask`` as a read-only (n, n) bool array, or raise AttentionInputError."""
-    try:
-        mask = np.asarray(mask)
-    except (TypeError, ValueError) as exc:
-        raise AttentionInputError(
-            f"mask could not be read as a matrix ({exc}): pass an ({n}, {n}) boolean array"
-        ) from None
-    if mask.shape != (n, n):
-        raise AttentionInputError(
-            f"mask must have shape ({n}, {n}), one row per query and one column per key "
-            f"(got {mask.shape}): build it with causal_mask(n) or padding_mask(n, k)"
-        )
-    if mask.dtype != np.bool_:
-        raise AttentionInputError(
-            f"mask must be boolean, True where query i may attend to key j (got dtype "
-            f"{mask.dtype}): convert it with mask.astype(bool)"
-        )
     return mask

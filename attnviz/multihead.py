@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import AttentionResult, freeze_arrays, self_attention
+from attnviz.core import AttentionResult, self_attention
 from attnviz.errors import (
     AttentionInputError,
     as_matrix,
@@ -22,6 +22,7 @@ from attnviz.errors import (
     float_dtype,
 )
 from attnviz.limits import MAX_CORE_DIM
+from attnviz.results import freeze_arrays
 
 
 @dataclass(frozen=True, eq=False)

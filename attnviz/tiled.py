@@ -33,9 +33,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError, as_matrix, check_positive_int, float_dtype
+from attnviz.errors import (
+    AttentionInputError,
+    as_matrix,
+    check_mask,
+    check_positive_int,
+    check_temperature,
+    float_dtype,
+)
 from attnviz.limits import MAX_CORE_N, MAX_TOKENS
-from attnviz.masking import check_mask
 from attnviz.tiled_result import TiledResult, TiledStep, normalise
 
 # Keys per block. Each block also costs work that is not its n x b softmax (rescaling O~,
@@ -50,18 +56,6 @@ ONLINE_SOFTMAX = (
     r"l' = e^{m - m'}\, l + \sum_j e^{S_{ij} - m'},\quad "
     r"\tilde O' = e^{m - m'}\, \tilde O + e^{S_b - m'} V_b"
 )
-
-
-def _check_temperature(temperature):
-    # The same rule and message as self_attention's (core.py checks it inline).
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.number)):
-        raise AttentionInputError(f"temperature must be a number (got {temperature!r})")
-    if not (np.isfinite(temperature) and temperature > 0):
-        raise AttentionInputError(
-            f"temperature must be a finite number > 0 (got {temperature}): use 1 for the "
-            "plain softmax, smaller to sharpen it, larger to flatten it"
-        )
-    return float(temperature)
 
 
 def _check_qkv(Q, K, V):
@@ -124,7 +118,7 @@ def tiled_attention(
         MAX_CORE_N,
         f"choose how many keys each block holds, from 1 to n={n} (b >= n is a single block)",
     )
-    temperature = _check_temperature(temperature)
+    temperature = check_temperature(temperature, dtype)
     if mask is not None:
         mask = check_mask(mask, n)
     if trace and n > MAX_TOKENS:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import freeze_arrays
+from attnviz.results import AttentionSizes, freeze_arrays
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,7 +51,7 @@ class TiledStep:
 
 
 @dataclass(frozen=True, eq=False)
-class TiledResult:
+class TiledResult(AttentionSizes):
     """Tiled attention's output, the final running values and (with ``trace``) every step.
 
     Shapes: Q, K (n, d_k); V (n, d_v); mask (n, n) bool or None; output (n, d_v);
@@ -75,18 +75,6 @@ class TiledResult:
         freeze_arrays(self)
 
     @property
-    def n(self):
-        return self.Q.shape[0]
-
-    @property
-    def d_k(self):
-        return self.Q.shape[1]
-
-    @property
-    def d_v(self):
-        return self.V.shape[1]
-
-    @property
     def n_blocks(self):
         return -(-self.n // self.block_size)
 
@@ -94,11 +82,6 @@ class TiledResult:
     def blocks(self):
         """[(start, stop), ...] the key range of every block."""
         return [(s, min(s + self.block_size, self.n)) for s in range(0, self.n, self.block_size)]
-
-    @property
-    def scale_factor(self):
-        """What the scores are divided by: sqrt(d_k) when scaling is on, else 1."""
-        return float(np.sqrt(self.d_k)) if self.scale else 1.0
 
 
 def normalise(accumulator, row_sum):

@@ -3,11 +3,10 @@
     python benchmarks/core.py                 # n = 256, 1024, 2048; float32 and float64
     python benchmarks/core.py --reps 21 --sizes 2048
 
-For each n (d_model = d_k = d_v = 64) and dtype, four contenders run the same sizes:
+For each n (d_model = d_k = d_v = 64) and dtype, three contenders run the same sizes:
 
-* attnviz: ``self_attention(X, W_Q, W_K, W_V)``, every step kept (validation included).
-* 1 thread: the same with ``attnviz.parallel.MAX_WORKERS = 1`` (what ``ATTNVIZ_THREADS=1``
-  gives): row blocks one after another, BLAS with its own threads.
+* attnviz: ``self_attention(X, W_Q, W_K, W_V)``, the plain numpy reference, every step kept
+  (validation included).
 * floor: only the matrix products attention cannot avoid: the three projections, ``Q @ K.T``
   and ``A @ V`` with Q, K, V and A precomputed (no scaling, no softmax, no checks).
 * torch: PyTorch eager doing the same math (projections, ``q @ k.T / sqrt(d_k)``,
@@ -24,6 +23,7 @@ A script, never a test: its numbers depend on the machine.
 
 import argparse
 import math
+import os
 import statistics
 import sys
 import time
@@ -34,9 +34,25 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a clone, not installed
 
 import attnviz
-from attnviz import parallel
 
 D = 64  # d_model = d_k = d_v
+
+
+def blas_threads():
+    """(threads numpy's BLAS uses, where that number was read), from threadpoolctl if it is
+    installed, else the usual environment variables, else the machine's cores."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+        if blas:
+            return blas[0]["num_threads"], f"threadpoolctl ({blas[0]['internal_api']})"
+    except ImportError:
+        pass
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        if os.environ.get(name, "").isdigit():
+            return int(os.environ[name]), name
+    return os.cpu_count() or 1, "os.cpu_count()"
 
 
 def load_torch(threads):
@@ -59,13 +75,6 @@ def contenders(n, dtype, torch):
     def run_attnviz():
         return attnviz.self_attention(X, W_Q, W_K, W_V).output
 
-    def run_one_thread():
-        workers, parallel.MAX_WORKERS = parallel.MAX_WORKERS, 1
-        try:
-            return attnviz.self_attention(X, W_Q, W_K, W_V).output
-        finally:
-            parallel.MAX_WORKERS = workers
-
     def run_floor():
         X @ W_Q  # (n, d_model) @ (d_model, d_k)
         X @ W_K
@@ -73,7 +82,7 @@ def contenders(n, dtype, torch):
         Q @ K.T  # (n, d_k) @ (d_k, n) -> (n, n)
         return A @ V  # (n, n) @ (n, d_v) -> (n, d_v)
 
-    runs = {"attnviz": run_attnviz, "1 thread": run_one_thread, "floor": run_floor}
+    runs = {"attnviz": run_attnviz, "floor": run_floor}
     if torch is not None:
         x, wq, wk, wv = (torch.from_numpy(a) for a in (X, W_Q, W_K, W_V))
 
@@ -110,7 +119,7 @@ def main():
     )
     args = parser.parse_args()
 
-    threads, source = parallel.blas_threads()
+    threads, source = blas_threads()
     torch = None if args.without_torch else load_torch(threads)
     print(f"numpy {np.__version__}, BLAS threads: {threads} from {source}")
     if torch is None:
@@ -140,7 +149,7 @@ def main():
             if round_:
                 times[case, name].append(elapsed * 1e3)
 
-    header = f"{'n':>5} {'dtype':>7} {'attnviz ms':>10} {'1 thread ms':>11} {'floor ms':>9}"
+    header = f"{'n':>5} {'dtype':>7} {'attnviz ms':>10} {'floor ms':>9}"
     header += f" {'torch ms':>9} {'attnviz/floor':>13} {'attnviz/torch':>13}"
     print(header)
     for case in cases:
@@ -149,7 +158,7 @@ def main():
         t_torch = f"{med['torch']:9.2f}" if "torch" in med else f"{'skipped':>9}"
         r_torch = f"{med['attnviz'] / med['torch']:13.2f}" if "torch" in med else f"{'-':>13}"
         print(
-            f"{n:>5} {np.dtype(dt).name:>7} {med['attnviz']:10.2f} {med['1 thread']:11.2f} "
+            f"{n:>5} {np.dtype(dt).name:>7} {med['attnviz']:10.2f} "
             f"{med['floor']:9.2f} {t_torch} {med['attnviz'] / med['floor']:13.2f} {r_torch}"
         )
 

@@ -24,7 +24,7 @@ from transformers import AutoTokenizer, BertModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a clone, not installed
 
-from attnviz.pretrained import MODEL_ID, find_model_folder
+from attnviz.model.pretrained import MODEL_ID, find_model_folder
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "minilm_reference.npz"
 SENTENCES = (

@@ -11,8 +11,7 @@ import pytest
 import attnviz
 from attnviz.charts import MAX_LABEL_CHARS
 from attnviz.limits import MAX_TEXT_CHARS, MAX_TOKENS
-from tests.conftest import ALL_SCRIPTS, chart_specs, heatmap_z
-from tests.test_pages import STEP, run, run_more
+from tests.helpers import ALL_SCRIPTS, STEP, chart_specs, heatmap_z, run, run_more
 
 WORDS = lambda k: " ".join(f"w{i}" for i in range(k))  # noqa: E731
 

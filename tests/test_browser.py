@@ -25,7 +25,7 @@ from tests.browser import (
     wait_for_app,
     wait_for_rows,
 )
-from tests.conftest import PAGES, assert_drawn
+from tests.helpers import PAGES, assert_drawn
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ import pytest
 from attnviz.charts.heads import MAX_CELLS_WITH_LABELS, head_grid
 from attnviz.charts.memory import format_bytes, memory_chart
 from attnviz.tiled import attention_memory
-from tests.conftest import assert_drawn, decode
+from tests.helpers import assert_drawn, decode
 
 LABELS = ["the (1)", "<b>cat</b>", "%{z}", "the (2)"]
 ESCAPED = ["the (1)", "&lt;b&gt;cat&lt;/b&gt;", "%{z}", "the (2)"]

@@ -14,7 +14,7 @@ from attnviz.charts.lessons import (
     temperature_chart,
     variance_chart,
 )
-from tests.conftest import decode
+from tests.helpers import decode
 
 
 def spec(fig):

@@ -14,7 +14,7 @@ from attnviz.charts import (
     selected_cell,
 )
 from attnviz.charts.matrix import block_mean, blocks
-from tests.conftest import decode
+from tests.helpers import decode
 
 
 def figure_json(fig):

@@ -16,7 +16,7 @@ from attnviz.charts.model import (
     grid_selected_head,
     head_grid,
 )
-from tests.conftest import decode
+from tests.helpers import decode
 
 LABELS = ["[CLS]", "<b>x</b>", "%{z}-and-more", "the (1)", "the (2)", "[SEP]"]  # 6: labelled
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from attnviz.head_stats import (
+from attnviz.model.head_stats import (
     PATTERNS,
     describe,
     head_stats,

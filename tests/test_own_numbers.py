@@ -20,7 +20,7 @@ from attnviz.errors import AttentionInputError
 from attnviz.export import all_steps_json, all_steps_npz
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_FILE_BYTES, MAX_OWN_N, MAX_OWN_TEXT_CHARS
 from attnviz.own_numbers import check_shapes, format_matrix, parse_matrix, read_file
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 ROWS_1_2 = np.array([[1.0, -0.5, 3e-3], [2.0, 0.0, 4.0]])
 

@@ -10,36 +10,19 @@ from streamlit.testing.v1 import AppTest
 import attnviz
 from attnviz.charts.matrix import MAX_DRAWN, blocks
 from attnviz.limits import MAX_TOKENS
-from tests.conftest import ALL_SCRIPTS, PAGES, ROOT, assert_drawn, chart_specs, heatmap_z
-
-TIMEOUT = 120  # seconds per run: the machine is shared, a run normally takes under 2 s
-
-
-def run(script, query=None, **widgets):
-    """Run ``script`` with URL ``query`` params, then set sidebar widgets (by field) and rerun."""
-    at = AppTest.from_file(str(ROOT / script), default_timeout=TIMEOUT)
-    for name, value in (query or {}).items():
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return run_more(at, **widgets) if widgets else at
-
-
-def run_more(at, **widgets):
-    """Set sidebar widgets (by Settings field name) and rerun."""
-    for name, value in widgets.items():
-        widget_by_key(at, f"attnviz_{name}").set_value(value)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def widget_by_key(at, key):
-    for kind in ("text_area", "number_input", "toggle", "selectbox", "radio"):
-        found = [w for w in at.get(kind) if getattr(w, "key", None) == key]
-        if found:
-            return found[0]
-    raise AssertionError(f"no widget with key {key}")
+from tests.helpers import (
+    ALL_SCRIPTS,
+    PAGES,
+    ROOT,
+    STEP,
+    TIMEOUT,
+    assert_drawn,
+    chart_specs,
+    heatmap_z,
+    run,
+    run_more,
+    widget_by_key,
+)
 
 
 def expected(**changes):
@@ -63,9 +46,6 @@ def test_home_shows_formula_and_live_attention():
     A = heatmap_z(chart_specs(at)["home_A"])
     assert_drawn(A, expected().result.attention)
     assert "BERT" in " ".join(md.value for md in at.markdown)
-
-
-STEP = "pages/1_Step_by_step.py"
 
 
 def menu(at):

@@ -9,8 +9,7 @@ from attnviz import Settings, multi_head_attention, tiled_attention
 from attnviz.heads import PRESETS, multi_head_weights
 from attnviz.limits import MAX_TILED_BLOCKS
 from attnviz.tiled import attention_memory
-from tests.conftest import assert_drawn, chart_specs, decode, heatmap_z
-from tests.test_pages import run, run_more
+from tests.helpers import assert_drawn, chart_specs, decode, heatmap_z, run, run_more
 
 MH = "pages/6_Multi_head.py"
 TILE = "pages/7_Tiled_attention.py"

@@ -10,8 +10,7 @@ import attnviz
 from attnviz import lessons
 from attnviz.inputs import sinusoidal_positions
 from attnviz.ui.views import md_escape
-from tests.conftest import chart_specs, decode, heatmap_z
-from tests.test_pages import run, run_more
+from tests.helpers import chart_specs, decode, heatmap_z, run, run_more
 
 WHY, MASKS, POSITIONS, QUIZ = (
     "pages/2_Why_scale.py",

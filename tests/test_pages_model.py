@@ -16,13 +16,21 @@ from streamlit.testing.v1 import AppTest
 
 import attnviz
 from attnviz.charts.matrix import block_mean, blocks
-from attnviz.head_stats import describe, head_stats
 from attnviz.limits import MAX_MODEL_TOKENS
-from attnviz.pretrained import MODEL_DIR_ENV
+from attnviz.model.head_stats import describe, head_stats
+from attnviz.model.pretrained import MODEL_DIR_ENV
 from attnviz.ui.model import DEFAULT_MODEL_TEXT, PENDING_KEY
 from attnviz.ui.views import md_escape
-from tests.conftest import chart_specs, decode, heatmap_z
-from tests.test_pages import STEP, TIMEOUT, run, run_more, widget_by_key
+from tests.helpers import (
+    STEP,
+    TIMEOUT,
+    chart_specs,
+    decode,
+    heatmap_z,
+    run,
+    run_more,
+    widget_by_key,
+)
 
 PAGE = "pages/8_Real_model.py"
 MODEL_KEYS = ("model_grid", "model_Q", "model_K", "model_S", "model_S_scaled", "model_A")

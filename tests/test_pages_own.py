@@ -12,8 +12,7 @@ from attnviz.export import all_steps_npz
 from attnviz.limits import MAX_OWN_N
 from attnviz.own_numbers import EXERCISE, NAMES, format_matrix
 from attnviz.ui.own_views import matrices_npz
-from tests.conftest import assert_drawn, chart_specs, heatmap_z
-from tests.test_pages import STEP, run, run_more
+from tests.helpers import STEP, assert_drawn, chart_specs, heatmap_z, run, run_more
 
 OWN = "pages/9_Your_own_numbers.py"
 BOX = "attnviz_own_"

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import attnviz
-from attnviz import pretrained
-from attnviz.gelu import erf, gelu
+from attnviz.model import pretrained
+from attnviz.model.gelu import erf, gelu
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.npz"
 TOLERANCE = 1e-5  # max abs difference from the reference, every attention map and hidden state
@@ -294,7 +294,7 @@ def test_bad_dtype():
 
 
 def test_import_attnviz_loads_no_model_library():
-    heavy = {"safetensors", "tokenizers", "huggingface_hub", "torch", "attnviz.pretrained"}
+    heavy = {"safetensors", "tokenizers", "huggingface_hub", "torch", "attnviz.model.pretrained"}
     code = (
         "import sys, attnviz; "
         f"print(sorted(m for m in sys.modules if m in {heavy!r} or m.split('.')[0] in {heavy!r}))"
@@ -352,7 +352,7 @@ def test_max_pieces_must_be_a_sensible_whole_number(model, bad):
 
 
 def test_head_attention_recomputes_one_head_from_the_weights(model, traces):
-    from attnviz.bert import head_attention
+    from attnviz.model.bert import head_attention
 
     trace = traces[2]
     for layer, head in [(0, 0), (3, 7), (5, 11)]:

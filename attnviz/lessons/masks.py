@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import freeze_arrays
 from attnviz.errors import AttentionInputError, check_positive_int
 from attnviz.lessons.common import TIE_TOLERANCE, check_positive, row_entropy
 from attnviz.limits import MAX_TOKENS
 from attnviz.masking import causal_mask, check_mask, padding_mask
+from attnviz.results import freeze_arrays
 from attnviz.settings import Settings, compute
 from attnviz.stable_softmax import softmax_rows
 

@@ -13,10 +13,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attnviz.core import AttentionResult, freeze_arrays, self_attention
+from attnviz.core import AttentionResult, self_attention
 from attnviz.errors import AttentionInputError
 from attnviz.inputs import check_seed
 from attnviz.lessons.common import TIE_TOLERANCE
+from attnviz.results import freeze_arrays
 from attnviz.settings import Settings, compute
 
 

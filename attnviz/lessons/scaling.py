@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attnviz.core import freeze_arrays, self_attention
+from attnviz.core import self_attention
 from attnviz.errors import AttentionInputError, check_positive_int
 from attnviz.inputs import check_seed, projection_weights
 from attnviz.lessons.common import (
@@ -23,6 +23,7 @@ from attnviz.lessons.common import (
     row_entropy,
 )
 from attnviz.limits import MAX_TOKENS
+from attnviz.results import freeze_arrays
 from attnviz.settings import Settings, compute
 from attnviz.stable_softmax import softmax_rows
 

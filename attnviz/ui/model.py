@@ -14,12 +14,12 @@ import numpy as np
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
-from attnviz.bert import head_attention
 from attnviz.charts.model import grid_selected_head, head_grid
-from attnviz.head_stats import PATTERNS, HeadStats, head_stats, strongest_pattern
 from attnviz.limits import MAX_MODEL_TOKENS, MAX_TEXT_CHARS
-from attnviz.memory import release_freed_memory
-from attnviz.pretrained import MODEL_ID, ModelLoadError, load_pretrained
+from attnviz.model.bert import head_attention
+from attnviz.model.head_stats import PATTERNS, HeadStats, head_stats, strongest_pattern
+from attnviz.model.pretrained import MODEL_ID, ModelLoadError, load_pretrained
+from attnviz.model.trim import release_freed_memory
 from attnviz.ui.views import md_escape
 
 RUNS_KEPT = 4  # sentences kept per server; each run at MAX_MODEL_TOKENS pieces is about 6 MB
@@ -100,7 +100,7 @@ class ModelRun:
     """
 
     tokens: tuple[str, ...]  # the word pieces read, [CLS] first and [SEP] last
-    config: object  # attnviz.bert.BertConfig
+    config: object  # attnviz.model.bert.BertConfig
     attention: np.ndarray  # (n_layers, n_heads, n, n) from the whole forward pass, read-only
     hidden_states: np.ndarray  # (n_layers + 1, n, d_model): [l] is layer l's input X
     stats: HeadStats

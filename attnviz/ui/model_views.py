@@ -9,8 +9,8 @@ keys start with ``model_``.
 import numpy as np
 import streamlit as st
 
-from attnviz.head_stats import describe
 from attnviz.limits import MAX_MODEL_TOKENS
+from attnviz.model.head_stats import describe
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.model import apply_pending_head, grid_chart
 from attnviz.ui.views import cell_inspector, md_escape, step_header

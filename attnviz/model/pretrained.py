@@ -2,7 +2,7 @@
 
 ``load_pretrained()`` finds the model's files, reads the weights with ``safetensors`` (numpy, no
 PyTorch) and the word-piece tokenizer with ``tokenizers``. The model's ``run(text)`` computes
-every layer with ``attnviz.self_attention`` per head (see ``attnviz.bert``), and matches the
+every layer with ``attnviz.self_attention`` per head (see ``attnviz.model.bert``), and matches the
 Hugging Face reference to 1e-5 (tests/test_pretrained.py).
 
 Where the files come from; the first that applies wins:
@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz.bert import BertConfig, BertWeights, EncoderTrace, encode, load_weights
 from attnviz.errors import AttentionInputError
+from attnviz.model.bert import BertConfig, BertWeights, EncoderTrace, encode, load_weights
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_DIR_ENV = "ATTNVIZ_MODEL_DIR"
@@ -205,7 +205,7 @@ class PretrainedModel:
         return self.encode(text, max_pieces=max_pieces)[0]
 
     def run(self, text, *, max_pieces=None):
-        """The encoder over ``text``, every step kept -> EncoderTrace (see ``attnviz.bert``).
+        """The encoder over ``text``, every step kept -> EncoderTrace (see ``attnviz.model.bert``).
 
         ``max_pieces``: as in ``encode``, cut a longer text to that many word pieces first.
         """

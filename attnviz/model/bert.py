@@ -30,9 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import freeze_arrays, self_attention
-from attnviz.gelu import gelu
+from attnviz.core import self_attention
+from attnviz.model.gelu import gelu
 from attnviz.multihead import MultiHeadResult, multi_head_attention
+from attnviz.results import freeze_arrays
 
 
 @dataclass(frozen=True)

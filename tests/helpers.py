@@ -1,0 +1,86 @@
+"""Test helpers, in one place: run pages in AppTest, read Plotly figures back, find the pages.
+
+Imported as ``from tests.helpers import ...``; conftest.py holds only fixtures."""
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
+ALL_SCRIPTS = ["app.py", *PAGES]
+
+
+def decode(value):
+    """A Plotly JSON array (a list, or {"dtype", "bdata", "shape"} typed buffer) as numpy."""
+    if isinstance(value, dict) and "bdata" in value:
+        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        if "shape" in value:
+            shape = [int(s) for s in str(value["shape"]).split(",")]
+            arr = arr.reshape(shape)
+        return arr
+    return np.array(value, dtype=object if value and isinstance(value[0], str) else None)
+
+
+def chart_specs(at):
+    """{chart key: Plotly spec dict} for every st.plotly_chart drawn by an AppTest run."""
+    specs = {}
+    for el in at.get("plotly_chart"):
+        key = el.proto.id.rsplit("-", 1)[-1]
+        specs[key] = json.loads(el.proto.spec)
+    return specs
+
+
+def heatmap_z(spec):
+    """The heatmap matrix of a figure spec as float (None -> nan)."""
+    z = spec["data"][0]["z"]
+    if isinstance(z, dict):
+        return decode(z).astype(float)
+    return np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
+
+
+def assert_drawn(z, M, err_msg=""):
+    """The chart shows exactly M as sent to the browser: float32, masked (-inf) cells as NaN,
+    and a matrix over MAX_DRAWN rows or columns as its block means (tested in test_charts)."""
+    from attnviz.charts.matrix import block_mean, blocks
+
+    M = np.asarray(M, dtype=float)
+    if np.shape(z) != M.shape:
+        M = block_mean(M, blocks(M.shape[0]), blocks(M.shape[1]))
+    big = np.finfo(np.float32).max
+    expected = np.where(np.isneginf(M), np.nan, np.clip(M, -big, big)).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(z, dtype=np.float32), expected, err_msg=err_msg)
+
+
+STEP = "pages/1_Step_by_step.py"
+TIMEOUT = 120  # seconds per run: the machine is shared, a run normally takes under 2 s
+
+
+def run(script, query=None, **widgets):
+    """Run ``script`` with URL ``query`` params, then set sidebar widgets (by field) and rerun."""
+    at = AppTest.from_file(str(ROOT / script), default_timeout=TIMEOUT)
+    for name, value in (query or {}).items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return run_more(at, **widgets) if widgets else at
+
+
+def run_more(at, **widgets):
+    """Set sidebar widgets (by Settings field name) and rerun."""
+    for name, value in widgets.items():
+        widget_by_key(at, f"attnviz_{name}").set_value(value)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def widget_by_key(at, key):
+    for kind in ("text_area", "number_input", "toggle", "selectbox", "radio"):
+        found = [w for w in at.get(kind) if getattr(w, "key", None) == key]
+        if found:
+            return found[0]
+    raise AssertionError(f"no widget with key {key}")
