@@ -4,8 +4,8 @@ import streamlit as st
 
 from attnviz import FORMULA
 from attnviz.ui import link_query, page_setup, show_matrix
-from attnviz.ui.navigation import lesson_pages
-from attnviz.ui.views import md_escape
+from attnviz.ui.frame import lesson_pages
+from attnviz.ui.text import md_escape
 
 example = page_setup("Home", icon="🏠")
 r = example.result

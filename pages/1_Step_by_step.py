@@ -4,22 +4,18 @@ import streamlit as st
 
 from attnviz import FORMULA
 from attnviz.ui import dims, page_setup, show_matrix
-from attnviz.ui.step_views import (
+from attnviz.ui.inspectors import cell_inspector, output_inspector
+from attnviz.ui.pages.step_by_step import downloads, settings_caption
+from attnviz.ui.steps import (
+    dimension_table,
     output_matrix,
     projection_steps,
     scaled_scores_matrix,
     scores_matrix,
-    settings_caption,
     softmax_matrices,
     softmax_notes,
 )
-from attnviz.ui.views import (
-    cell_inspector,
-    dimension_table,
-    downloads,
-    output_inspector,
-    step_header,
-)
+from attnviz.ui.text import step_header
 
 example = page_setup("Step by step")
 r, labels, s = example.result, example.labels, example.settings

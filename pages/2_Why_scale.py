@@ -2,19 +2,22 @@
 
 import streamlit as st
 
-from attnviz.charts.lessons import variance_chart
+from attnviz.charts.lines import variance_chart
 from attnviz.errors import AttentionInputError
 from attnviz.lessons import DEFAULT_D_KS
 from attnviz.ui import page_setup
-from attnviz.ui.lessons import dot_product_variance, saturation_curve, scaling_pair, show_chart
-from attnviz.ui.scaling_views import (
+from attnviz.ui.matrix import show_chart
+from attnviz.ui.pages.why_scale import (
     d_k_slider,
+    dot_product_variance,
     gradient,
     heatmaps,
     heatmaps_notice,
     sample_slider,
     saturation_charts,
+    saturation_curve,
     saturation_notice,
+    scaling_pair,
     variance_notice,
     variance_table,
 )

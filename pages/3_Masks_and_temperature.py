@@ -3,12 +3,18 @@
 import numpy as np
 import streamlit as st
 
-from attnviz.charts.lessons import temperature_chart
+from attnviz.charts.lines import temperature_chart
 from attnviz.lessons import mask_effect, reattend, temperature_effect, temperature_sweep
 from attnviz.ui import page_setup
-from attnviz.ui.lessons import show_chart
-from attnviz.ui.mask_views import limit_matrices, mask_matrices, mask_notices, temperature_notice
-from attnviz.ui.masks import pick_mask, temperature_slider
+from attnviz.ui.matrix import show_chart
+from attnviz.ui.pages.masks_and_temperature import (
+    limit_matrices,
+    mask_matrices,
+    mask_notices,
+    pick_mask,
+    temperature_notice,
+    temperature_slider,
+)
 
 example = page_setup("Masks and temperature")
 s, r, labels = example.settings, example.result, example.labels

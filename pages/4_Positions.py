@@ -3,11 +3,11 @@
 import streamlit as st
 
 from attnviz.ui import page_setup
-from attnviz.ui.lessons import permutation_experiment
-from attnviz.ui.position_views import (
+from attnviz.ui.pages.positions import (
     comparison,
     encoding_matrix,
     equivariance_notice,
+    permutation_experiment,
     repeated_tokens,
     shuffle_seed,
     shuffle_table,

@@ -4,11 +4,11 @@ import hashlib
 
 import streamlit as st
 
-from attnviz.charts.lessons import vector_bars
+from attnviz.charts.lines import vector_bars
 from attnviz.lessons import quiz
 from attnviz.ui import page_setup
-from attnviz.ui.lessons import CHART_CONFIG
-from attnviz.ui.views import md_escape
+from attnviz.ui.matrix import CHART_CONFIG
+from attnviz.ui.text import md_escape
 
 SEED = "attnviz_lesson_quiz_seed"
 MAX_RADIO_OPTIONS = 12  # more options than this (argmax over many tokens) go in a selectbox

@@ -3,8 +3,16 @@
 import streamlit as st
 
 from attnviz.ui import dims, page_setup, show_matrix
-from attnviz.ui.head_views import grid, head_titles, notice, open_head, why_heads
-from attnviz.ui.heads import hand_build, head_config, run_heads
+from attnviz.ui.pages.multi_head import (
+    built_head_notice,
+    grid,
+    hand_build,
+    head_config,
+    head_titles,
+    open_head,
+    run_heads,
+    why_heads,
+)
 
 example = page_setup("Multi-head")
 r, labels, s = example.result, example.labels, example.settings
@@ -58,7 +66,7 @@ with view:
         value_name="A_ij",
         kind="probability",
     )
-    notice(built, mh.heads[built.head].attention, labels)
+    built_head_notice(built, mh.heads[built.head].attention, labels)
 
 why_heads(mh, labels)
 

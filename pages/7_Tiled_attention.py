@@ -3,11 +3,11 @@
 import numpy as np
 import streamlit as st
 
-from attnviz.charts.memory import format_bytes
+from attnviz.charts.tiled_memory import format_bytes
 from attnviz.limits import MAX_CORE_N
 from attnviz.tiled import DEFAULT_BLOCK_SIZE, ONLINE_SOFTMAX, attention_memory, tiled_attention
 from attnviz.ui import dims, page_setup, show_matrix
-from attnviz.ui.tiled import (
+from attnviz.ui.pages.tiled_attention import (
     block_size_input,
     block_slider,
     show_memory,

@@ -4,14 +4,17 @@ import streamlit as st
 
 from attnviz import token_labels
 from attnviz.ui import shared_settings
-from attnviz.ui.model import head_summary, model_run, pretrained_model, sentence_for_model
-from attnviz.ui.model_views import (
+from attnviz.ui.pages.real_model import (
     head_picker,
+    head_summary,
     heads_in_words,
+    model_run,
+    pretrained_model,
     queries_and_keys,
     reading_notes,
     same_as_forward_pass,
     scores_and_attention,
+    sentence_for_model,
     word_pieces,
 )
 

@@ -5,19 +5,16 @@ import streamlit as st
 from attnviz import causal_mask, self_attention, token_labels
 from attnviz.errors import AttentionInputError
 from attnviz.ui import dims, shared_settings, show_matrix
-from attnviz.ui.own_views import FIELDS, inputs, matrices, matrices_npz, sync_url
-from attnviz.ui.step_views import (
+from attnviz.ui.inspectors import cell_inspector, output_inspector
+from attnviz.ui.pages.your_own_numbers import FIELDS, inputs, matrices, matrices_npz, sync_url
+from attnviz.ui.steps import (
+    dimension_table,
     output_matrix,
     projection_steps,
     scaled_scores_matrix,
     scores_matrix,
     softmax_matrices,
     softmax_notes,
-)
-from attnviz.ui.views import (
-    cell_inspector,
-    dimension_table,
-    output_inspector,
 )
 
 st.set_page_config(page_title="Your own numbers · attnviz", page_icon="✍️", layout="wide")

@@ -6,7 +6,7 @@ import pytest
 
 import attnviz
 from attnviz import Settings, multi_head_attention, tiled_attention
-from attnviz.heads import PRESETS, multi_head_weights
+from attnviz.lessons.hand_built_heads import PRESETS, multi_head_weights
 from attnviz.limits import MAX_TILED_BLOCKS
 from attnviz.tiled import attention_memory
 from tests.helpers import assert_drawn, chart_specs, decode, heatmap_z, run, run_more

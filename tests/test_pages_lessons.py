@@ -9,7 +9,7 @@ import pytest
 import attnviz
 from attnviz import lessons
 from attnviz.inputs import sinusoidal_positions
-from attnviz.ui.views import md_escape
+from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, heatmap_z, run, run_more
 
 WHY, MASKS, POSITIONS, QUIZ = (

@@ -19,8 +19,8 @@ from attnviz.charts.matrix import block_mean, blocks
 from attnviz.limits import MAX_MODEL_TOKENS
 from attnviz.model.head_stats import describe, head_stats
 from attnviz.model.pretrained import MODEL_DIR_ENV
-from attnviz.ui.model import DEFAULT_MODEL_TEXT, PENDING_KEY
-from attnviz.ui.views import md_escape
+from attnviz.ui.pages.real_model import DEFAULT_MODEL_TEXT, PENDING_KEY
+from attnviz.ui.text import md_escape
 from tests.helpers import (
     STEP,
     TIMEOUT,
@@ -328,7 +328,7 @@ def draw_progress():
 
     import streamlit as st
 
-    from attnviz.ui.model import progress_tqdm
+    from attnviz.ui.pages.real_model import progress_tqdm
 
     tqdm_class = progress_tqdm(st.container())
     files = tqdm_class(total=3, desc="Fetching 3 files")

@@ -11,7 +11,7 @@ from attnviz import own_numbers
 from attnviz.export import all_steps_npz
 from attnviz.limits import MAX_OWN_N
 from attnviz.own_numbers import EXERCISE, NAMES, format_matrix
-from attnviz.ui.own_views import matrices_npz
+from attnviz.ui.pages.your_own_numbers import matrices_npz
 from tests.helpers import STEP, assert_drawn, chart_specs, heatmap_z, run, run_more
 
 OWN = "pages/9_Your_own_numbers.py"

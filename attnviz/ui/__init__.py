@@ -1,10 +1,18 @@
 """The Streamlit glue: the only part of attnviz that imports streamlit.
 
-Pages are short scripts: ``example = page_setup(title)``, then charts drawn with ``show_matrix``
-and the views in ``attnviz.ui.views``.
+A few shared pieces, named by what they are:
+
+    frame        the sidebar, the menu of pages, page_setup and the cached example
+    matrix       show_matrix (a heatmap with its CSV and the clicked cell), show_chart
+    inspectors   the cell inspectors: the arithmetic behind one cell
+    steps        every step's matrices (the step page and Your own numbers draw them)
+    text         md_escape, step_header, notice
+
+and one module per page in ``attnviz.ui.pages``, named after its page script: the script
+``pages/3_Masks_and_temperature.py`` calls ``attnviz.ui.pages.masks_and_temperature``.
 """
 
+from attnviz.ui.frame import link_query, page_setup, shared_settings
 from attnviz.ui.matrix import dims, show_matrix
-from attnviz.ui.sidebar import link_query, page_setup, shared_settings
 
 __all__ = ["dims", "link_query", "page_setup", "shared_settings", "show_matrix"]

@@ -1,9 +1,11 @@
-"""Matrices on a page: a heatmap, its CSV download, and the cell the user clicked."""
+"""Figures on a page: a matrix as a heatmap (with its CSV and the cell clicked), other charts."""
 
 import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
 from attnviz.export import matrix_csv
+
+CHART_CONFIG = {"displaylogo": False}
 
 
 def dims(d, prefix=""):
@@ -48,3 +50,9 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
     new = cell is not None and cell != st.session_state.get(memory)
     st.session_state[memory] = cell
     return cell if new else None
+
+
+def show_chart(fig, key):
+    """Draw any Plotly figure (a line or bar chart) under ``key``, with the app's toolbar."""
+    config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
+    st.plotly_chart(fig, key=key, config=config)

@@ -16,7 +16,7 @@ from attnviz import (
     sinusoidal_positions,
     token_embeddings,
 )
-from attnviz.heads import (
+from attnviz.lessons.hand_built_heads import (
     DEFAULT_SHARPNESS,
     PRESETS,
     back_rotation,

@@ -8,13 +8,13 @@ import plotly.graph_objects as go
 import plotly.io
 import pytest
 
-from attnviz.charts.model import (
+from attnviz.charts.model_grid import (
     GRID_LABEL_CHARS,
     GRID_LEVELS,
     GRID_MAX_TICKS,
     grid_gap,
     grid_selected_head,
-    head_grid,
+    model_grid,
 )
 from tests.helpers import decode
 
@@ -56,7 +56,7 @@ def covered(layout, shape):
 
 def test_every_head_is_a_tile_holding_its_matrix_in_one_byte_steps():
     A = attention()
-    spec = sent(head_grid(A, LABELS))
+    spec = sent(model_grid(A, LABELS))
     heatmap, markers = spec["data"]
     assert heatmap["type"] == "heatmap" and markers["type"] == "scatter"
     assert heatmap["z"]["dtype"] == "u1"  # one byte a weight on the wire: float32's quarter
@@ -87,12 +87,12 @@ def test_every_head_is_a_tile_holding_its_matrix_in_one_byte_steps():
 def test_weights_become_the_nearest_step():
     A = np.zeros((1, 1, 2, 2))
     A[0, 0] = [[1.0, 0.0], [0.5 + 0.4 / 255, 0.5 - 0.4 / 255]]
-    Z = decode(sent(head_grid(A, ["a", "b"]))["data"][0]["z"])
+    Z = decode(sent(model_grid(A, ["a", "b"]))["data"][0]["z"])
     np.testing.assert_array_equal(Z, [[255, 0], [128, 127]])
 
 
 def test_row_zero_and_layer_zero_on_top_heads_left_to_right():
-    layout = sent(head_grid(attention(), LABELS))["layout"]
+    layout = sent(model_grid(attention(), LABELS))["layout"]
     step = layout["meta"]["step"]
     y, x = layout["yaxis"], layout["xaxis"]
     assert y["range"][0] > y["range"][1]  # reversed: small row numbers at the top
@@ -106,7 +106,7 @@ def test_row_zero_and_layer_zero_on_top_heads_left_to_right():
 
 
 def test_word_pieces_are_escaped_on_every_tile_row():
-    layout = sent(head_grid(attention(), LABELS))["layout"]
+    layout = sent(model_grid(attention(), LABELS))["layout"]
     step = layout["meta"]["step"]
     cut = [
         label if len(label) <= GRID_LABEL_CHARS else label[: GRID_LABEL_CHARS - 1] + "…"
@@ -119,13 +119,13 @@ def test_word_pieces_are_escaped_on_every_tile_row():
 
 def test_long_sentences_get_no_word_piece_labels():
     n = GRID_MAX_TICKS + 1
-    layout = sent(head_grid(attention(1, 2, n), [f"w{i}" for i in range(n)]))["layout"]
+    layout = sent(model_grid(attention(1, 2, n), [f"w{i}" for i in range(n)]))["layout"]
     assert layout["yaxis"]["tickvals"] == [] and layout["yaxis"]["ticktext"] == []
 
 
 def test_markers_carry_the_head_and_escaped_hover():
     hover = [[[f"<i>{layer}{head}</i>", "[SEP] 0.9"] for head in range(4)] for layer in range(3)]
-    spec = sent(head_grid(attention(), LABELS, head_hover=hover))
+    spec = sent(model_grid(attention(), LABELS, head_hover=hover))
     markers = spec["data"][1]
     step = spec["layout"]["meta"]["step"]
     assert markers["customdata"] == [[layer, head] for layer in range(3) for head in range(4)]
@@ -140,9 +140,9 @@ def test_markers_carry_the_head_and_escaped_hover():
 
 
 def test_selected_head_is_outlined():
-    unselected = sent(head_grid(attention(), LABELS))["layout"]["shapes"]
+    unselected = sent(model_grid(attention(), LABELS))["layout"]["shapes"]
     assert all(s["fillcolor"] == "white" for s in unselected)  # the strips only
-    layout = sent(head_grid(attention(), LABELS, selected=(2, 1)))["layout"]
+    layout = sent(model_grid(attention(), LABELS, selected=(2, 1)))["layout"]
     *strips, shape = layout["shapes"]  # the outline comes last: drawn over the strips
     assert strips == unselected
     assert shape["line"]["color"] == "#d62728" and "fillcolor" not in shape
@@ -151,15 +151,15 @@ def test_selected_head_is_outlined():
     assert shape["y0"] < 2 * step - 0.5 and shape["y1"] > 2 * step + 5.5
     assert shape["x1"] - shape["x0"] < step + 1  # and no further
     with pytest.raises(ValueError, match="not in the 3x4 grid"):
-        head_grid(attention(), LABELS, selected=(3, 0))
+        model_grid(attention(), LABELS, selected=(3, 0))
 
 
 def test_the_figure_is_valid_plotly_and_stays_small():
-    fig = head_grid(attention(6, 12, 5), LABELS[:5], selected=(5, 11), title="<all> heads")
+    fig = model_grid(attention(6, 12, 5), LABELS[:5], selected=(5, 11), title="<all> heads")
     checked = go.Figure(fig.to_dict())  # raises on any property Plotly does not know
     assert len(checked.data) == 2
     assert checked.layout.title.text == "&lt;all&gt; heads"
-    big = plotly.io.to_json(head_grid(attention(6, 12, 128), [f"w{i}" for i in range(128)]))
+    big = plotly.io.to_json(model_grid(attention(6, 12, 128), [f"w{i}" for i in range(128)]))
     # 72 heads of 128 pieces: 1.45 million cells, one byte each (base64: 1.94 MB). float32 sent
     # 8.7 MB, which the server built on every rerun of every session.
     assert len(big) < 2.1e6
@@ -175,7 +175,7 @@ def test_the_figure_is_valid_plotly_and_stays_small():
 )
 def test_bad_input_is_explained(A, labels, message):
     with pytest.raises(ValueError, match=message):
-        head_grid(A, labels)
+        model_grid(A, labels)
 
 
 @pytest.mark.parametrize(

@@ -1,29 +1,15 @@
-"""Views shared by pages: a step's header, the cell inspectors, the dimension table, downloads."""
+"""The cell inspectors: pick a cell (by a click or two selectors) and see the arithmetic behind it.
 
-import string
+``cell_inspector`` for S, S' and A; ``projection_inspector`` for Q, K and V; ``output_inspector``
+for the output. The numbers come from ``attnviz.inspector``.
+"""
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz.export import all_steps_json, all_steps_npz
 from attnviz.inspector import output_cell, projection_cell, score_cell
-
-_MD_SPECIALS = str.maketrans({c: "\\" + c for c in string.punctuation})
-
-
-def md_escape(text):
-    """``text`` for st.markdown, shown as typed: every ASCII punctuation mark backslash-escaped."""
-    return str(text).translate(_MD_SPECIALS)
-
-
-def step_header(title, formula, shape, meaning):
-    """A step's title, its formula (left) and live shape (right), and what it means."""
-    st.header(title)
-    left, right = st.columns([3, 2])
-    left.latex(formula)
-    right.latex(shape)
-    st.markdown(meaning)
+from attnviz.ui.text import md_escape
 
 
 def _index_select(label, n_options, labels, key, clicked):
@@ -171,42 +157,3 @@ def output_inspector(result, labels, clicked=None):
         rf"\mathrm{{Output}}_{{{i},{c}}} = \sum_j A_{{{i},j}} V_{{j,{c}}} = {cell.O_ic:.6g}"
     )
     right.caption(f"The terms add up to {np.sum(cell.terms):.6g}.")
-
-
-def dimension_table(result):
-    """The seed's dimension table with the live sizes: a DataFrame (6 rows)."""
-    rows = [
-        ("Input", "X", "n × d_model", result.X.shape),
-        ("Query", "Q", "n × d_k", result.Q.shape),
-        ("Key", "K", "n × d_k", result.K.shape),
-        ("Value", "V", "n × d_v", result.V.shape),
-        ("Attention matrix", "A", "n × n", result.attention.shape),
-        ("Output", "Output", "n × d_v", result.output.shape),
-    ]
-    return pd.DataFrame(
-        [(what, sym, shape, f"{a} × {b}") for what, sym, shape, (a, b) in rows],
-        columns=["", "matrix", "shape", "here"],
-    )
-
-
-def downloads(example):
-    """Buttons that download every step at once, with the settings that made it."""
-    st.header("Download the numbers")
-    st.caption("Each chart above has its own CSV button; Plotly's toolbar saves a PNG.")
-    c1, c2 = st.columns(2)
-    c1.download_button(
-        "⬇ Every step (JSON, with the settings)",
-        data=lambda: all_steps_json(example),
-        file_name="attnviz-steps.json",
-        mime="application/json",
-        key="download_json",
-        on_click="ignore",
-    )
-    c2.download_button(
-        "⬇ Every step (NumPy .npz)",
-        data=lambda: all_steps_npz(example),
-        file_name="attnviz-steps.npz",
-        mime="application/octet-stream",
-        key="download_npz",
-        on_click="ignore",
-    )

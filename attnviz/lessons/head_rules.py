@@ -1,7 +1,7 @@
-"""What a head's attention pattern does, and reading a hand-edited head's weights (numpy only).
+"""What a head's attention pattern does: which rule each query row follows (numpy only).
 
 A head's rule shows in where each query row puts its largest weight (its "top key"). The three
-rules the preset heads of ``attnviz.heads`` build are counted here:
+rules the preset heads of ``attnviz.lessons.hand_built_heads`` build are counted here:
 
     previous  row i's top key is i - 1 (rows 1 .. n-1: row 0 has no previous token)
     same      row i's top key is i, the token itself
@@ -86,43 +86,3 @@ def disagreement(attentions):
     decided = A.max(axis=2).mean(axis=0)  # (n,) in [0, 1]
     row = int(np.lexsort((-decided, -n_distinct))[0])  # most distinct first, then most decided
     return tops, n_distinct, row
-
-
-def read_weight_table(values, shape, name):
-    """A hand-edited weight table as a finite float array of ``shape``, or a clear error.
-
-    ``values`` is anything 2-D: a DataFrame from ``st.data_editor``, nested lists, an array. Cells
-    may hold numbers or number text ("0.5"); an empty cell (None, NaN), text that is not a number
-    or an infinity raises AttentionInputError naming the first bad cell, as does a table whose
-    shape is not ``shape`` (rows added or deleted).
-    """
-    arr = np.asarray(values, dtype=object)
-    if arr.ndim != 2 or arr.shape != tuple(shape):
-        raise AttentionInputError(
-            f"{name} must have shape {tuple(shape)}, one row per input dimension and one column "
-            f"per head dimension (got {arr.shape}): give it {shape[0]} rows of {shape[1]} "
-            "numbers, or reset the table"
-        )
-    out = np.empty(arr.shape)
-    for (r, c), cell in np.ndenumerate(arr):
-        empty = cell is None or (isinstance(cell, str) and not cell.strip())
-        try:
-            if empty or isinstance(cell, (bool, np.bool_)):
-                raise TypeError
-            number = float(cell.strip()) if isinstance(cell, str) else float(cell)
-        except (TypeError, ValueError):
-            number = None
-        if number is not None and np.isnan(number) and not isinstance(cell, str):
-            empty = True  # a cleared cell of a number column arrives as NaN
-        if empty:
-            raise AttentionInputError(
-                f"{name} has an empty cell at row {r}, column {c}: every weight must be a "
-                "number; type one there (0 if unsure)"
-            )
-        if number is None or not np.isfinite(number):
-            raise AttentionInputError(
-                f"{name} has {cell!r} at row {r}, column {c}, which is not a finite number: "
-                "type a number such as 0.5 or -1.2"
-            )
-        out[r, c] = number
-    return out

@@ -9,9 +9,16 @@ Widget keys: ``attnviz_lesson_shuffle`` (the shuffle seed) and ``attnviz_lesson_
 import pandas as pd
 import streamlit as st
 
-from attnviz.ui.lessons import notice
+from attnviz import lessons
 from attnviz.ui.matrix import dims, show_matrix
-from attnviz.ui.views import md_escape
+from attnviz.ui.text import md_escape, notice
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def permutation_experiment(settings, seed):
+    """lessons.permutation_experiment(settings, seed=seed), once per pair. Read-only."""
+    return lessons.permutation_experiment(settings, seed=seed)
+
 
 SHUFFLE = "attnviz_lesson_shuffle"
 MAX_SEED_SHOWN = 2**31 - 1

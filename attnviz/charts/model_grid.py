@@ -69,7 +69,7 @@ def gap_strips(n_layers, n_heads, n):
     return rows + cols
 
 
-def head_grid(attention, labels, *, selected=None, head_hover=None, title=""):
+def model_grid(attention, labels, *, selected=None, head_hover=None, title=""):
     """A grid of every head's attention matrix: row l is layer l, column h is head h.
 
     Args:
@@ -212,7 +212,7 @@ def head_grid(attention, labels, *, selected=None, head_hover=None, title=""):
 
 
 def grid_selected_head(selection):
-    """(layer, head) of the tile clicked in ``head_grid``'s figure, or None.
+    """(layer, head) of the tile clicked in ``model_grid``'s figure, or None.
 
     ``selection`` is the ``selection`` mapping of the chart's state from ``st.plotly_chart``;
     a clicked marker reports its customdata [layer, head].

@@ -1,13 +1,23 @@
-"""The shared sidebar: settings kept across pages in st.session_state and mirrored in the URL.
+"""The frame around every page: the shared sidebar (settings kept across pages in
+st.session_state and mirrored in the URL), the menu of pages, and the cached example.
 
 Every page calls ``page_setup`` first; it returns the Example computed for the settings:
 
     settings (sidebar + URL) -> compute (cached on the settings) -> charts -> page
+
+Streamlit's own sidebar menu (classic multipage mode) names the home page after its file,
+"app", and its links carry no settings (a page opened in a new tab would start from the
+defaults); it is turned off in .streamlit/config.toml
+(``client.showSidebarNavigation = false``) and ``page_links`` draws the menu instead.
 """
 
+import ast
+import functools
 from dataclasses import replace
+from pathlib import Path
 
 import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
 
 from attnviz.errors import AttentionInputError
 from attnviz.limits import (
@@ -21,12 +31,39 @@ from attnviz.limits import (
     MIN_TEMPERATURE,
 )
 from attnviz.settings import EMBEDDINGS, MASKS, SETTING_NAMES, compute, from_query
-from attnviz.ui.navigation import page_links
 
 SETTINGS_KEY = "attnviz.settings"  # the Settings in force, kept across pages
 URL_WARNINGS_KEY = "attnviz.url_warnings"  # (Settings read from the URL, its warnings)
 PAGE_KEY = "attnviz.page"  # the page whose widgets hold the settings now
 WIDGET = "attnviz_"  # widget keys: WIDGET + a Settings field name, e.g. "attnviz_d_k"
+PAGES_DIR = Path(__file__).resolve().parents[2] / "pages"
+HOME = ("app.py", "Home")  # (path relative to the app, label) of the entry script
+
+
+@functools.cache  # pages/ does not change while the server runs: parse it once
+def lesson_pages():
+    """[(path relative to the app, label, one-line description)] for every file in pages/."""
+    found = []
+    for path in sorted(PAGES_DIR.glob("*.py")):
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        label = path.stem.split("_", 1)[-1].replace("_", " ")
+        found.append((f"pages/{path.name}", label, doc.split("\n", 1)[0]))
+    return tuple(found)
+
+
+def page_links(query):
+    """One link per page, Home first, each carrying ``query`` (the shared settings as URL
+    parameters), so a page opened in a new tab starts from the same settings (a page's own
+    parameters, such as Your own numbers' matrices, are in that page's address only).
+
+    Draws nothing when the script runs without app.py as its entry (AppTest on one page file,
+    or ``streamlit run pages/...``): there is no multipage app to link to then.
+    """
+    try:
+        for path, label in [HOME] + [(path, label) for path, label, _ in lesson_pages()]:
+            st.page_link(path, label=label, query_params=query)
+    except StreamlitPageNotFoundError:  # raised before a link is drawn: the first, Home
+        return
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -204,3 +241,17 @@ def page_setup(title, icon="🔎"):
 def link_query():
     """The current settings as query parameters, for ``st.page_link(..., query_params=...)``."""
     return st.session_state[SETTINGS_KEY].to_query() if SETTINGS_KEY in st.session_state else {}
+
+
+def follow(key, shared):
+    """Start the page-local widget ``key`` at the shared setting's value ``shared``.
+
+    The widget then keeps the student's choice, until the shared setting changes in the sidebar:
+    then it jumps to the new value, so the page answers the sidebar. Call before the widget is
+    drawn, and draw it without a default (``value``/``index``).
+    """
+    state = st.session_state
+    memo = f"{key}.shared"
+    if key not in state or state.get(memo) != shared:
+        state[key] = shared
+    state[memo] = shared

@@ -27,8 +27,8 @@ from attnviz.own_numbers import (
     parse_matrix,
     read_file,
 )
-from attnviz.ui.sidebar import SETTINGS_KEY, cached_example
-from attnviz.ui.views import md_escape
+from attnviz.ui.frame import SETTINGS_KEY, cached_example
+from attnviz.ui.text import md_escape
 
 FIELDS = (*NAMES, "labels")  # the text boxes, and the URL parameters of this page
 TEXTS_KEY = "attnviz.own_texts"  # {field: text} as last typed

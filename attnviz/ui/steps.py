@@ -1,16 +1,20 @@
-"""The step-by-step page's matrices: each step's heatmaps under its header (the projections'
-headers too, written once for Q, K and V), the clickable ones returning the cell clicked, and the
-sentences that depend on the sidebar's settings.
+"""Every step's matrices, as the step-by-step page and Your own numbers draw them.
+
+Each step's heatmaps under its header (the projections' headers too, written once for Q, K and
+V), the clickable ones returning the cell clicked, the sentences that depend on the settings,
+and the seed's dimension table.
 
 Chart keys are the matrices' names: ``W_Q`` .. ``W_V``, ``Q`` .. ``V``, ``S``, ``S_scaled``,
 ``logits``, ``A`` and ``output`` (the page draws ``X`` itself). The cell inspectors are in
-``attnviz.ui.views``.
+``attnviz.ui.inspectors``.
 """
 
+import pandas as pd
 import streamlit as st
 
+from attnviz.ui.inspectors import projection_inspector
 from attnviz.ui.matrix import dims, show_matrix
-from attnviz.ui.views import projection_inspector, step_header
+from attnviz.ui.text import step_header
 
 # (d_sub, what row i is) of each projection L = XW_L
 PROJECTIONS = {
@@ -19,17 +23,6 @@ PROJECTIONS = {
     "V": ("v", "what token i passes on when attended to"),
 }
 SHOWN_ROW_SUMS = 20  # the row sums listed one by one; the smallest and largest are always given
-
-
-def settings_caption(result, settings):
-    """The sizes and settings the page was computed with, in one sentence."""
-    r, s = result, settings
-    return (
-        f"{r.n} tokens, d_model = {r.d_model}, d_k = {r.d_k}, d_v = {r.d_v}, seed {s.seed}, "
-        f"mask {s.mask}, scaling {'on' if s.scale else 'off'}, T = {s.temperature:g}. Change "
-        "any of them in the sidebar and every number below is recomputed. Hover a cell for its "
-        "exact value."
-    )
 
 
 def projection_step(result, labels, title, L, sub, role):
@@ -148,4 +141,20 @@ def output_matrix(result, labels):
         value_name="Output_ic",
         col_title="value dimension c",
         selectable=True,
+    )
+
+
+def dimension_table(result):
+    """The seed's dimension table with the live sizes: a DataFrame (6 rows)."""
+    rows = [
+        ("Input", "X", "n × d_model", result.X.shape),
+        ("Query", "Q", "n × d_k", result.Q.shape),
+        ("Key", "K", "n × d_k", result.K.shape),
+        ("Value", "V", "n × d_v", result.V.shape),
+        ("Attention matrix", "A", "n × n", result.attention.shape),
+        ("Output", "Output", "n × d_v", result.output.shape),
+    ]
+    return pd.DataFrame(
+        [(what, sym, shape, f"{a} × {b}") for what, sym, shape, (a, b) in rows],
+        columns=["", "matrix", "shape", "here"],
     )

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz.charts.memory import format_bytes, memory_chart
+from attnviz.charts.tiled_memory import format_bytes, memory_chart
 from attnviz.limits import MAX_CORE_N, MAX_TILED_BLOCKS, MAX_TOKENS
 from attnviz.tiled import attention_memory
 from attnviz.ui.matrix import dims, show_matrix

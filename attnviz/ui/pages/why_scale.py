@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz.charts.lessons import BAND_SE, gradient_chart, saturation_chart
+from attnviz import lessons
+from attnviz.charts.lines import BAND_SE, gradient_chart, saturation_chart
 from attnviz.lessons import (
     DEFAULT_D_KS,
     DEFAULT_FACTORS,
@@ -17,8 +18,27 @@ from attnviz.lessons import (
     scaling_contrast,
     softmax_gradient_norm,
 )
-from attnviz.ui.lessons import notice, show_chart
-from attnviz.ui.matrix import show_matrix
+from attnviz.ui.matrix import show_chart, show_matrix
+from attnviz.ui.text import notice
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def dot_product_variance(d_ks, n_samples, seed):
+    """lessons.dot_product_variance, once per (d_ks, n_samples, seed). Read-only."""
+    return lessons.dot_product_variance(d_ks, n_samples=n_samples, seed=seed)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def saturation_curve(settings):
+    """lessons.saturation_curve(settings), once per settings. Read-only."""
+    return lessons.saturation_curve(settings)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def scaling_pair(settings, d_k):
+    """lessons.scaling_pair(settings, d_k): (scaled, unscaled) AttentionResults. Read-only."""
+    return lessons.scaling_pair(settings, d_k)
+
 
 SAMPLE_SIZES = (200, 500, 2000, 5000, 20000)
 

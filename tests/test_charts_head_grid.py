@@ -6,8 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from attnviz.charts.heads import MAX_CELLS_WITH_LABELS, head_grid
-from attnviz.charts.memory import format_bytes, memory_chart
+from attnviz.charts.head_grid import MAX_CELLS_WITH_LABELS, head_grid
+from attnviz.charts.tiled_memory import format_bytes, memory_chart
 from attnviz.tiled import attention_memory
 from tests.helpers import assert_drawn, decode
 

@@ -5,15 +5,15 @@ import pandas as pd
 import pytest
 
 from attnviz import AttentionInputError, causal_mask, self_attention
-from attnviz.head_patterns import (
+from attnviz.lessons.head_rules import (
     RULES,
     disagreement,
-    read_weight_table,
     rule_count,
     rule_counts,
     rule_targets,
     top_keys,
 )
+from attnviz.ui.pages.multi_head import read_weight_table
 
 SHIFT = np.eye(5, k=-1)  # row i attends to i - 1 (row 0 to nothing)
 
