@@ -3,18 +3,8 @@
 import streamlit as st
 
 from attnviz import FORMULA
-from attnviz.ui import dims, page_setup, show_matrix
-from attnviz.ui.inspectors import cell_inspector, output_inspector
+from attnviz.ui import dims, inspectors, page_setup, show_matrix, steps
 from attnviz.ui.pages.step_by_step import downloads, settings_caption
-from attnviz.ui.steps import (
-    dimension_table,
-    output_matrix,
-    projection_steps,
-    scaled_scores_matrix,
-    scores_matrix,
-    softmax_matrices,
-    softmax_notes,
-)
 from attnviz.ui.text import step_header
 
 example = page_setup("Step by step")
@@ -40,7 +30,7 @@ step_header(
 show_matrix(r.X, labels, dims(d_model), key="X", title="X", col_title="embedding dimension")
 
 # 2-4. Query, key and value projections, and the inspector of their cells
-projection_steps(r, labels, ["2. Query (Q)", "3. Key (K)", "4. Value (V)"])
+steps.projection_steps(r, labels, ["2. Query (Q)", "3. Key (K)", "4. Value (V)"])
 
 # 5. Attention score
 step_header(
@@ -50,7 +40,7 @@ step_header(
     "Every query is compared with every key by a dot product: a large S_ij means query i "
     "matches key j well. **Click a cell** of S, S' or A to see its arithmetic.",
 )
-click_S = scores_matrix(r, labels)
+click_S = steps.scores_matrix(r, labels)
 
 # 6. Scaling
 step_header(
@@ -61,10 +51,10 @@ step_header(
     "saturated region, where one weight takes everything."
     + ("" if s.scale else " **Scaling is off** in the sidebar, so S' = S."),
 )
-click_S_scaled = scaled_scores_matrix(r, labels)
+click_S_scaled = steps.scaled_scores_matrix(r, labels)
 
 # 7. Softmax attention matrix
-notes = softmax_notes(s)
+notes = steps.softmax_notes(s)
 step_header(
     "7. Softmax attention matrix A",
     r"A = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right), \quad \sum_{j=1}^{n} A_{ij} = 1",
@@ -72,8 +62,8 @@ step_header(
     "Each row becomes probabilities over the keys: how much query i attends to key j. "
     + " ".join(notes),
 )
-click_A = softmax_matrices(r, labels, notes)
-cell_inspector(r, labels, click_S or click_S_scaled or click_A)  # the first cell clicked
+click_A = steps.softmax_matrices(r, labels, notes)
+inspectors.cell_inspector(r, labels, click_S or click_S_scaled or click_A)  # the first cell clicked
 
 # 8. Attention output
 step_header(
@@ -83,12 +73,12 @@ step_header(
     "Row i of the output is an average of the rows of V, weighted by row i of A. "
     "**Click a cell** to see the sum.",
 )
-output_inspector(r, labels, output_matrix(r, labels))
+inspectors.output_inspector(r, labels, steps.output_matrix(r, labels))
 
 # 9-10. The complete formula and the dimensions
 st.header("9. Complete self-attention formula")
 st.latex(FORMULA)
 st.markdown("This is the fundamental equation of the Transformer architecture.")
 st.header("10. Matrix dimensions")
-st.dataframe(dimension_table(r), hide_index=True, width="content")
+st.dataframe(steps.dimension_table(r), hide_index=True, width="content")
 downloads(example)

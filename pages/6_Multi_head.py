@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from attnviz.ui import dims, page_setup, show_matrix
+from attnviz.ui import page_setup, show_matrix
 from attnviz.ui.pages.multi_head import (
     built_head_notice,
+    concat_and_project,
     grid,
     hand_build,
     head_config,
@@ -70,41 +71,5 @@ with view:
 
 why_heads(mh, labels)
 
-st.header("Concatenate, then project with W_O")
-st.latex(
-    rf"\mathrm{{Concat}} \in \mathbb{{R}}^{{{n} \times {h * d_v}}}, \quad "
-    rf"W_O \in \mathbb{{R}}^{{{h * d_v} \times {d_model}}}, \quad "
-    rf"\mathrm{{Concat}}\, W_O \in \mathbb{{R}}^{{{n} \times {d_model}}}"
-)
-concat_cols = [f"h{k}:{c}" for k in range(h) for c in range(d_v)]
-show_matrix(
-    mh.concat,
-    labels,
-    concat_cols,
-    key="mh_concat",
-    title="Concat(head 0, …, head h−1)",
-    col_title="head:value dimension",
-)
-left, right = st.columns([2, 3])
-with left:
-    show_matrix(
-        mh.W_O,
-        concat_cols,
-        dims(d_model),
-        key="mh_W_O",
-        title="W_O",
-        row_title="head:value dimension",
-        col_title="output dimension",
-    )
-with right:
-    show_matrix(
-        mh.output,
-        labels,
-        dims(d_model),
-        key="mh_output",
-        title="MultiHead(X) = Concat · W_O",
-        value_name="output_ic",
-        col_title="output dimension",
-    )
-
+concat_and_project(mh, labels)
 open_head(mh, labels)

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attnviz import token_labels
-from attnviz.ui import shared_settings
+from attnviz.ui import page_frame
 from attnviz.ui.pages.real_model import (
     head_picker,
     head_summary,
@@ -18,8 +18,7 @@ from attnviz.ui.pages.real_model import (
     word_pieces,
 )
 
-st.set_page_config(page_title="Real model · attnviz", page_icon="🔎", layout="wide")
-settings = shared_settings(  # the sidebar's toy example is not needed here
+settings = page_frame(  # the sidebar's toy example is not needed here
     "Real model",
     note="This page uses only the **sentence**: the model's sizes and weights are its own.",
 )

@@ -2,11 +2,17 @@
 
 import streamlit as st
 
-from attnviz import causal_mask, self_attention, token_labels
-from attnviz.errors import AttentionInputError
-from attnviz.ui import dims, shared_settings, show_matrix
+from attnviz import token_labels
+from attnviz.ui import dims, page_frame, show_matrix
 from attnviz.ui.inspectors import cell_inspector, output_inspector
-from attnviz.ui.pages.your_own_numbers import FIELDS, inputs, matrices, matrices_npz, sync_url
+from attnviz.ui.pages.your_own_numbers import (
+    FIELDS,
+    attend_to,
+    download_matrices,
+    inputs,
+    matrices,
+    sync_url,
+)
 from attnviz.ui.steps import (
     dimension_table,
     output_matrix,
@@ -17,9 +23,9 @@ from attnviz.ui.steps import (
     softmax_notes,
 )
 
-st.set_page_config(page_title="Your own numbers · attnviz", page_icon="✍️", layout="wide")
-s = shared_settings(
+s = page_frame(
     "Your own numbers",
+    icon="✍️",
     page_params=FIELDS,
     note="This page uses only the **mask**, **scaling** and **temperature**: X and the weights "
     "are yours (the button \"The sidebar's example\" copies the sidebar's X and weights into "
@@ -40,20 +46,8 @@ if read is None:
 found, tokens = read
 labels = token_labels(tokens)  # unique row labels: "a (1)", "b", "a (2)"
 sync_url(texts, found)
-n = found["X"].shape[0]
-try:
-    r = self_attention(
-        found["X"],
-        found["W_Q"],
-        found["W_K"],
-        found["W_V"],
-        mask=causal_mask(n) if s.mask == "causal" else None,
-        scale=s.scale,
-        temperature=s.temperature,
-    )
-except AttentionInputError as exc:  # numbers so large that a step overflows
-    st.error(str(exc), icon="🚫")
-    st.stop()
+r = attend_to(found, s)  # stops with a message if a step overflows
+n = r.n
 
 st.header("Every step from your numbers")
 st.caption(
@@ -72,11 +66,4 @@ cell_inspector(r, labels, click_S or click_S_scaled or click_A)
 st.subheader("Output = AV")
 output_inspector(r, labels, output_matrix(r, labels))
 st.dataframe(dimension_table(r), hide_index=True, width="content")
-st.download_button(
-    "⬇ These matrices (.npz, upload it here again)",
-    data=lambda: matrices_npz(found, tokens),
-    file_name="attnviz-own-numbers.npz",
-    mime="application/octet-stream",
-    key="download_own",
-    on_click="ignore",
-)
+download_matrices(found, tokens)

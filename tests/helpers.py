@@ -84,3 +84,10 @@ def widget_by_key(at, key):
         if found:
             return found[0]
     raise AssertionError(f"no widget with key {key}")
+
+
+def expected(**changes):
+    """The Example the core computes for the default Settings with ``changes``."""
+    import attnviz
+
+    return attnviz.compute(attnviz.Settings(**changes))

@@ -224,13 +224,22 @@ def shared_settings(page, page_params=(), note=None):
     return settings
 
 
+def page_frame(title, icon="🔎", page_params=(), note=None):
+    """Configure the page and draw the shared sidebar; return the Settings.
+
+    For pages that do not use the sidebar's example (they pass a ``note`` saying which settings
+    they use); the other pages call ``page_setup``.
+    """
+    st.set_page_config(page_title=f"{title} · attnviz", page_icon=icon, layout="wide")
+    return shared_settings(title, page_params=page_params, note=note)
+
+
 def page_setup(title, icon="🔎"):
     """Configure the page, draw the shared sidebar and return the computed Example.
 
     Stops the page with a clear message (never a traceback) when the settings are unusable.
     """
-    st.set_page_config(page_title=f"{title} · attnviz", page_icon=icon, layout="wide")
-    settings = shared_settings(title)
+    settings = page_frame(title, icon)
     try:
         return cached_example(settings)
     except AttentionInputError as exc:

@@ -444,6 +444,49 @@ def open_head(mh, labels):
     )
 
 
+def concat_and_project(mh, labels):
+    """The last step: Concat(head_1 .. head_h) (n, h d_v), W_O (h d_v, d_model), and their
+    product MultiHead(X) (n, d_model), each as a heatmap."""
+    n, d_model = mh.output.shape
+    h, d_v = mh.n_heads, mh.heads[0].d_v
+    st.header("Concatenate, then project with W_O")
+    st.latex(
+        rf"\mathrm{{Concat}} \in \mathbb{{R}}^{{{n} \times {h * d_v}}}, \quad "
+        rf"W_O \in \mathbb{{R}}^{{{h * d_v} \times {d_model}}}, \quad "
+        rf"\mathrm{{Concat}}\, W_O \in \mathbb{{R}}^{{{n} \times {d_model}}}"
+    )
+    concat_cols = [f"h{k}:{c}" for k in range(h) for c in range(d_v)]
+    show_matrix(
+        mh.concat,
+        labels,
+        concat_cols,
+        key="mh_concat",
+        title="Concat(head 0, …, head h−1)",
+        col_title="head:value dimension",
+    )
+    left, right = st.columns([2, 3])
+    with left:
+        show_matrix(
+            mh.W_O,
+            concat_cols,
+            dims(d_model),
+            key="mh_W_O",
+            title="W_O",
+            row_title="head:value dimension",
+            col_title="output dimension",
+        )
+    with right:
+        show_matrix(
+            mh.output,
+            labels,
+            dims(d_model),
+            key="mh_output",
+            title="MultiHead(X) = Concat · W_O",
+            value_name="output_ic",
+            col_title="output dimension",
+        )
+
+
 def read_weight_table(values, shape, name):
     """A hand-edited weight table as a finite float array of ``shape``, or a clear error.
 

@@ -12,7 +12,7 @@ import streamlit as st
 
 from attnviz.charts.tiled_memory import format_bytes, memory_chart
 from attnviz.limits import MAX_CORE_N, MAX_TILED_BLOCKS, MAX_TOKENS
-from attnviz.tiled import attention_memory
+from attnviz.tiled import attention_memory, tiled_attention
 from attnviz.ui.matrix import dims, show_matrix
 
 
@@ -210,3 +210,54 @@ def show_memory(n, block_size):
         f"{format_bytes(top.tiled)} ({top.ratio:g} times less). The full matrix grows as n², "
         "the block as n × b: doubling n quadruples one and only doubles the other."
     )
+
+
+def run_tiled(result, block_size):
+    """tiled_attention on the result's Q, K, V with its mask, scaling and temperature, every
+    block traced (the page's n <= MAX_TOKENS)."""
+    return tiled_attention(
+        result.Q,
+        result.K,
+        result.V,
+        block_size=block_size,
+        mask=result.mask,
+        scale=result.scale,
+        temperature=result.temperature,
+        trace=True,
+    )
+
+
+def same_output(tiled, r, labels):
+    """The largest gap between the tiled output and the full softmax(S) V, in words, and the
+    two outputs side by side."""
+    n = r.n
+    gap = float(np.max(np.abs(tiled.output - r.output)))
+    st.markdown(
+        f"Largest difference between the tiled output and the full softmax(S) V, over all "
+        f"{n} × {r.d_v} entries: **{gap:.3g}**"
+        + (" — rounding in the last bits of float64, the same answer." if gap < 1e-12 else ".")
+    )
+    left, right = st.columns(2)
+    with left:
+        show_matrix(
+            tiled.output,
+            labels,
+            dims(r.d_v),
+            key="tile_output",
+            title="Tiled: Õ / l",
+            col_title="value dimension c",
+        )
+    with right:
+        show_matrix(
+            r.output,
+            labels,
+            dims(r.d_v),
+            key="tile_full_output",
+            title="Full: softmax(S)V",
+            col_title="value dimension c",
+        )
+
+
+def largest_core_matrix():
+    """(n, its size as text) for one float64 (n, n) matrix at the core's limit MAX_CORE_N."""
+    return MAX_CORE_N, format_bytes(attention_memory(MAX_CORE_N).full)

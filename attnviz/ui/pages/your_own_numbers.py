@@ -15,9 +15,11 @@ from urllib.parse import urlencode
 import numpy as np
 import streamlit as st
 
+from attnviz.core import self_attention
 from attnviz.errors import AttentionInputError
 from attnviz.inputs import generated_tokens, tokenize
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS, MAX_TEXT_CHARS
+from attnviz.masking import causal_mask
 from attnviz.own_numbers import (
     EXERCISE,
     EXERCISE_TOKENS,
@@ -211,3 +213,36 @@ def matrices_npz(found, tokens):
     buffer = io.BytesIO()
     np.savez(buffer, tokens=np.array(tokens), **found)
     return buffer.getvalue()
+
+
+def attend_to(found, settings):
+    """self_attention on the matrices read, with the sidebar's mask, scaling and temperature.
+
+    Stops the page with the core's message when a step overflows (numbers far too large).
+    """
+    n = found["X"].shape[0]
+    try:
+        return self_attention(
+            found["X"],
+            found["W_Q"],
+            found["W_K"],
+            found["W_V"],
+            mask=causal_mask(n) if settings.mask == "causal" else None,
+            scale=settings.scale,
+            temperature=settings.temperature,
+        )
+    except AttentionInputError as exc:
+        st.error(str(exc), icon="🚫")
+        st.stop()
+
+
+def download_matrices(found, tokens):
+    """A button that downloads the four matrices and the tokens as .npz (readable here again)."""
+    st.download_button(
+        "⬇ These matrices (.npz, upload it here again)",
+        data=lambda: matrices_npz(found, tokens),
+        file_name="attnviz-own-numbers.npz",
+        mime="application/octet-stream",
+        key="download_own",
+        on_click="ignore",
+    )

@@ -1,0 +1,158 @@
+"""The frame every page shares: the sidebar, its settings across pages, the URL, the menu."""
+
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import pytest
+
+import attnviz
+from attnviz.charts.matrix import MAX_DRAWN, blocks
+from attnviz.limits import MAX_TOKENS
+from tests.helpers import (
+    ALL_SCRIPTS,
+    PAGES,
+    STEP,
+    assert_drawn,
+    chart_specs,
+    expected,
+    heatmap_z,
+    run,
+    run_more,
+    widget_by_key,
+)
+
+CHARTLESS = {"pages/5_Predict_then_reveal.py"}  # the quiz draws a chart only with an answer
+
+
+@pytest.mark.parametrize("script", ALL_SCRIPTS)
+def test_every_page_runs_with_default_settings(script):
+    at = run(script)
+    assert not at.error
+    assert at.get("plotly_chart") or script in CHARTLESS, f"{script} draws no chart"
+    assert at.query_params["tokens"] == "the cat sat on the mat"
+
+
+def menu(at):
+    """[(label, {query parameter: value})] of the sidebar's page links."""
+    return [
+        (link.proto.label, {k: v[0] for k, v in parse_qs(link.proto.query_string).items()})
+        for link in at.sidebar.get("page_link")
+    ]
+
+
+def test_the_sidebar_menu_links_every_page_with_this_runs_settings():
+    at = run("app.py", d_k=3, mask="causal")  # changed by widgets in the run that draws it
+    labels = ["Home"] + [Path(p).stem.split("_", 1)[1].replace("_", " ") for p in PAGES]
+    query = expected(d_k=3, mask="causal").settings.to_query()
+    assert menu(at) == [(label, query) for label in labels]
+    at.switch_page(STEP)
+    at.run()
+    assert not at.exception
+    assert menu(at) == [(label, query) for label in labels]
+
+
+def test_generated_tokens_and_n_shown():
+    at = run_more(run(STEP, generated=True), n=9)
+    specs = chart_specs(at)
+    assert specs["A"]["layout"]["yaxis"]["ticktext"] == [f"t{i}" for i in range(1, 10)]
+    assert "n = 9 tokens" in [c.value for c in at.sidebar.caption]
+    assert at.query_params["n"] == "9" and "tokens" not in at.query_params
+
+
+def test_settings_carry_across_switch_page():
+    at = run("app.py", text="one two three", d_k=3, mask="causal")
+    at.switch_page(STEP)
+    at.run()
+    assert not at.exception
+    specs = chart_specs(at)
+    assert heatmap_z(specs["Q"]).shape == (3, 3)
+    r = expected(text="one two three", d_k=3, mask="causal").result
+    assert_drawn(heatmap_z(specs["A"]), r.attention)
+    assert widget_by_key(at, "attnviz_text").value == "one two three"
+
+
+def test_url_parameters_are_honoured():
+    query = {
+        "tokens": "x y z x",
+        "d_model": "5",
+        "d_k": "2",
+        "d_v": "3",
+        "seed": "7",
+        "mask": "causal",
+        "scale": "off",
+        "temperature": "0.5",
+        "positions": "on",
+    }
+    at = run(STEP, query)
+    settings, warnings = attnviz.from_query(query)
+    assert not warnings and not at.warning
+    r = attnviz.compute(settings).result
+    specs = chart_specs(at)
+    assert_drawn(heatmap_z(specs["A"]), r.attention)
+    assert_drawn(heatmap_z(specs["X"]), r.X)
+    assert widget_by_key(at, "attnviz_temperature").value == 0.5
+
+
+@pytest.mark.parametrize(
+    ("query", "fragment"),
+    [
+        ({"d_k": "0"}, "d_k=0"),
+        ({"d_model": "100000"}, "d_model=100000"),
+        ({"seed": "abc"}, "seed=abc"),
+        ({"temperature": "-1"}, "temperature=-1"),
+        ({"temperature": "nan"}, "temperature=nan"),
+        ({"mask": "diagonal"}, "mask=diagonal"),
+        ({"scale": "maybe"}, "scale=maybe"),
+        ({"d_K": "9"}, "did you mean `d_k`"),
+        ({"mask": "a`**b**`"}, "`mask=a'**b**'` in the link"),  # cannot end the code span
+    ],
+)
+def test_bad_url_values_are_warned_about_not_fatal(query, fragment):
+    at = run(STEP, query)
+    assert any(fragment in w.value for w in at.warning), [w.value for w in at.warning]
+    assert chart_specs(at)["A"]
+
+
+def test_empty_text_gives_a_message_and_keeps_the_text_box():
+    at = run(STEP, text="   ")
+    assert any("no tokens" in e.value for e in at.error)
+    assert not at.get("plotly_chart")
+    assert widget_by_key(at, "attnviz_text").value == "   "
+
+
+def test_one_hot_with_too_small_d_model_is_explained():
+    at = run(STEP, embedding="one-hot", d_model=3)
+    assert any("d_model" in e.value and "one-hot" in e.value for e in at.error)
+
+
+def test_too_many_tokens_are_cut_with_a_warning():
+    text = " ".join(f"w{i}" for i in range(MAX_TOKENS + 1))
+    at = run("app.py", {"tokens": text})
+    assert any(str(MAX_TOKENS) in w.value for w in at.warning)
+    spec = chart_specs(at)["home_A"]
+    n_drawn = len(blocks(MAX_TOKENS))
+    assert heatmap_z(spec).shape == (n_drawn, n_drawn) and n_drawn <= MAX_DRAWN
+    assert "mean of a" in spec["layout"]["title"]["text"]
+
+
+def test_markup_tokens_are_escaped_on_the_page():
+    at = run(STEP, text="<b>x</b> %{z} **y**")
+    ticks = chart_specs(at)["A"]["layout"]["yaxis"]["ticktext"]
+    assert ticks == ["&lt;b&gt;x&lt;/b&gt;", "%{z}", "**y**"]
+    inspector = next(md.value for md in at.markdown if "(row " in md.value)
+    assert r"**\<b\>x\<\/b\>**" in inspector  # markdown-escaped, shown as typed
+
+
+def test_text_survives_switching_to_generated_tokens_and_back():
+    at = run(STEP, text="my own words")
+    at = run_more(at, generated=True)
+    at = run_more(at, generated=False)
+    assert widget_by_key(at, "attnviz_text").value == "my own words"
+    ticks = chart_specs(at)["A"]["layout"]["yaxis"]["ticktext"]
+    assert ticks == ["my", "own", "words"]
+
+
+def test_changing_a_widget_updates_the_url():
+    at = run(STEP, d_v=7)
+    assert at.query_params["d_v"] == "7"
+    assert heatmap_z(chart_specs(at)["output"]).shape == (6, 7)
