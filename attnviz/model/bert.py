@@ -176,7 +176,8 @@ def load_weights(get, config, dtype=np.float64):
 
     Linear weights are stored (out, in) for ``x @ W.T``; they are transposed here to (in, out)
     so that head h's block of W_Q is its columns, as in the lessons. Raises ValueError naming
-    the first tensor whose shape is not what ``config`` says.
+    the first tensor whose shape is not what ``config`` says, or that holds NaN or infinity (a
+    damaged file: a trained model's weights are finite).
     """
     d, d_ff = config.d_model, config.d_ff
 
@@ -184,7 +185,13 @@ def load_weights(get, config, dtype=np.float64):
         value = np.asarray(get(name))
         if value.shape != shape:
             raise ValueError(f"tensor {name} has shape {value.shape}, expected {shape}")
-        return value.astype(table_dtype or dtype, copy=False)
+        value = value.astype(table_dtype or dtype, copy=False)
+        if not np.isfinite(value).all():
+            bad = int(np.size(value) - np.isfinite(value).sum())
+            raise ValueError(
+                f"tensor {name} holds {bad} NaN or infinite numbers: the file is damaged"
+            )
+        return value
 
     def linear(prefix, d_in, d_out):  # (out, in) -> (in, out), and the bias
         W = tensor(f"{prefix}.weight", (d_out, d_in)).T.copy()  # a contiguous (in, out)

@@ -129,6 +129,9 @@ def _read(folder, dtype):
         tokenizer = Tokenizer.from_file(str(path))
         tokenizer.no_padding()  # the file pads every input to 128 tokens and truncates there
         tokenizer.no_truncation()  # longer text is refused with a clear error instead
+        # Typed text is text: "[CLS]" typed by a student becomes the pieces "[", "cl", "##s", "]",
+        # so the only [CLS] and [SEP] are the ones the model itself adds around the sentence.
+        tokenizer.encode_special_tokens = True
         if tokenizer.get_vocab_size() > config.vocab_size:
             raise ValueError(
                 f"its vocabulary ({tokenizer.get_vocab_size()}) is larger than the model's "
