@@ -12,9 +12,26 @@ import attnviz
 STEPS = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled_scores", "attention", "output")
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet may run a cell starting so
+
+
+def spreadsheet_text(label):
+    """``label`` safe in a CSV cell: text a spreadsheet would read as a formula (it starts with
+    = + - @, a tab or a carriage return, OWASP's list) gets a leading apostrophe, so
+    ``=HYPERLINK(...)`` shows as typed instead of running. Only labels pass here, never numbers.
+    """
+    label = str(label)
+    return "'" + label if label.startswith(FORMULA_STARTS) else label
+
+
 def matrix_csv(M, row_labels, col_labels):
-    """CSV text of ``M`` (rows, cols) with a header of column labels and a column of row labels."""
-    frame = pd.DataFrame(np.asarray(M), index=list(row_labels), columns=list(col_labels))
+    """CSV text of ``M`` (rows, cols) with a header of column labels and a column of row labels.
+
+    The numbers are written in full (17 significant digits); labels are made spreadsheet-safe.
+    """
+    rows = [spreadsheet_text(label) for label in row_labels]
+    cols = [spreadsheet_text(label) for label in col_labels]
+    frame = pd.DataFrame(np.asarray(M), index=rows, columns=cols)
     frame.index.name = ""
     return frame.to_csv(float_format="%.17g")
 
