@@ -33,7 +33,8 @@ def matrix_csv(M, row_labels, col_labels):
     cols = [spreadsheet_text(label) for label in col_labels]
     frame = pd.DataFrame(np.asarray(M), index=rows, columns=cols)
     frame.index.name = ""
-    return frame.to_csv(float_format="%.17g")
+    # RFC 4180 line ends: a label holding a carriage return is quoted too, so it stays one cell
+    return frame.to_csv(float_format="%.17g", lineterminator="\r\n")
 
 
 def _steps(example):
