@@ -6,6 +6,7 @@ never Python's salted ``hash``).
 """
 
 import hashlib
+import unicodedata
 from collections import Counter
 
 import numpy as np
@@ -15,6 +16,32 @@ from attnviz.limits import MAX_D_K, MAX_D_MODEL, MAX_D_V, MAX_SEED, MAX_TOKENS
 
 _EMBEDDING_STREAM = 1  # separate random streams, so changing d_k never changes X
 _WEIGHT_STREAM = 2
+
+
+# Characters that change how the text around them is laid out or that take no room: the bidi
+# controls (U+202E "right-to-left override" would mirror the page's own text after a token),
+# zero-width spaces and joiners at word edges, the byte-order mark. Shown as <U+XXXX> instead.
+_HIDDEN = {c: f"⟨U+{c:04X}⟩" for c in (
+    0x061C, 0x200B, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E,
+    0x2060, 0x2066, 0x2067, 0x2068, 0x2069, 0xFEFF,
+)}  # fmt: skip
+
+
+def visible(text):
+    """``text`` with its bidi controls, zero-width spaces and control characters written out as
+    ``⟨U+XXXX⟩``, so a token can neither vanish nor reorder the text shown around it."""
+    text = str(text)
+    if text.isprintable() and not any(ord(c) in _HIDDEN for c in text):
+        return text
+    return "".join(
+        _HIDDEN.get(ord(c)) or (f"⟨U+{ord(c):04X}⟩" if unicodedata.category(c) == "Cc" else c)
+        for c in text
+    )
+
+
+def is_blank(token):
+    """True if ``token`` shows nothing: only format, control, combining or space characters."""
+    return all(unicodedata.category(c)[0] in "CZ" or unicodedata.category(c) == "Mn" for c in token)
 
 
 def tokenize(text):
@@ -43,6 +70,11 @@ def check_tokens(tokens, max_tokens=MAX_TOKENS):
         )
     if not all(isinstance(t, str) and t and not t.isspace() for t in tokens):
         raise AttentionInputError("every token must be a non-empty string without only spaces")
+    if all(is_blank(t) for t in tokens):
+        raise AttentionInputError(
+            "the text shows no word: it holds only invisible characters (zero-width or control "
+            f"characters such as {visible(tokens[0])}): type at least one visible word"
+        )
     return tokens
 
 
@@ -51,7 +83,10 @@ def token_labels(tokens):
 
     Tokens that occur once keep their text unchanged. A number whose label would be the text of
     another token is skipped: ["the (1)", "the", "the"] -> "the (1)", "the (2)", "the (3)".
+    Invisible characters are written out first (``visible``), so a label is seen as it is, and
+    two tokens that look alike once written out are numbered like a repeat.
     """
+    tokens = [visible(token) for token in tokens]
     counts = Counter(tokens)
     taken = {token for token in tokens if counts[token] == 1}
     seen = Counter()

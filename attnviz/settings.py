@@ -20,6 +20,7 @@ from attnviz.inputs import (
     token_embeddings,
     token_labels,
     tokenize,
+    visible,
 )
 from attnviz.limits import (
     MAX_D_K,
@@ -194,7 +195,7 @@ def from_query(query):
 def _quoted(raw):
     """A value from the link for a warning's `code span`: cut to 40 characters, backticks made
     quotes and line breaks spaces, so the warning renders as plain text whatever was typed."""
-    return " ".join(str(raw)[:40].replace("`", "'").split())
+    return visible(" ".join(str(raw)[:40].replace("`", "'").split()))
 
 
 def _misspelt_names(query, known):

@@ -156,3 +156,9 @@ def test_changing_a_widget_updates_the_url():
     at = run(STEP, d_v=7)
     assert at.query_params["d_v"] == "7"
     assert heatmap_z(chart_specs(at)["output"]).shape == (6, 7)
+
+
+def test_a_sentence_of_only_invisible_characters_gets_a_message():
+    at = run(STEP, {"tokens": "\u200b \u202e \u2060"})
+    assert any("only invisible characters" in e.value for e in at.error)
+    assert not at.get("plotly_chart")

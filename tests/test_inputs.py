@@ -14,7 +14,9 @@ from attnviz.limits import MAX_D_K, MAX_D_MODEL, MAX_D_V, MAX_SEED, MAX_TOKENS
 FAST = settings(max_examples=60, deadline=None)
 
 words = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=6)
-tokens = st.lists(words.filter(lambda t: not t.isspace()), min_size=1, max_size=12)
+tokens = st.lists(words.filter(lambda t: not t.isspace()), min_size=1, max_size=12).filter(
+    lambda toks: not all(attnviz.inputs.is_blank(t) for t in toks)  # those get a message
+)
 seeds = st.integers(0, MAX_SEED)
 
 
@@ -91,6 +93,7 @@ def test_token_labels_are_unique(toks):
     labels = attnviz.token_labels(toks)
     assert len(labels) == len(toks)
     assert len(set(labels)) == len(labels)
+    toks = [attnviz.inputs.visible(t) for t in toks]  # what a label starts from
     counts = {t: toks.count(t) for t in toks}
     for token, label in zip(toks, labels, strict=True):
         if counts[token] == 1:
@@ -251,3 +254,28 @@ def test_bad_seeds_are_explained(seed):
         attnviz.token_embeddings(["a"], 4, seed=seed)
     with raises(rf"seed must be a whole number from 0 to {MAX_SEED}"):
         attnviz.projection_weights(4, 4, 4, seed=seed)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("a\u202eb", "a⟨U+202E⟩b"),  # right-to-left override: would mirror what follows
+        ("\u2066x\u2069", "⟨U+2066⟩x⟨U+2069⟩"),  # bidi isolates
+        ("zero\u200bwidth", "zero⟨U+200B⟩width"),
+        ("bell\x07", "bell⟨U+0007⟩"),
+        ("héllo 👨‍👩‍👧 ∑", "héllo 👨‍👩‍👧 ∑"),  # ordinary text, joiners in emoji kept
+    ],
+)
+def test_visible_writes_out_invisible_and_bidi_characters(text, shown):
+    assert attnviz.inputs.visible(text) == shown
+
+
+def test_labels_show_bidi_controls_and_stay_unique():
+    labels = attnviz.token_labels(["x\u202e", "x\u202e", "y"])
+    assert labels == ["x⟨U+202E⟩ (1)", "x⟨U+202E⟩ (2)", "y"]
+
+
+@pytest.mark.parametrize("text", ["\u200b", "\u200b \u202e", "\u2060\ufeff \u200e"])
+def test_a_text_of_only_invisible_characters_is_explained(text):
+    with pytest.raises(attnviz.AttentionInputError, match="only invisible characters"):
+        attnviz.compute(attnviz.Settings(text=text))

@@ -18,6 +18,8 @@ import unicodedata
 import numpy as np
 import plotly.graph_objects as go
 
+from attnviz.inputs import visible
+
 # Colour-blind-safe scales: a diverging scale centred at 0 for signed matrices, a sequential one
 # from 0 to 1 for probabilities.
 SIGNED_COLORSCALE = "RdBu_r"
@@ -41,8 +43,9 @@ COLOURBAR_PX = 40  # the colour bar: its gap to the plot, its bar and tick marks
 
 
 def escape_label(label, max_chars=None):
-    """``label`` as Plotly text that shows exactly as typed; cut to ``max_chars`` with "…"."""
-    label = str(label)
+    """``label`` as Plotly text that shows exactly as typed (markup escaped, invisible and bidi
+    control characters written out); cut to ``max_chars`` with "…"."""
+    label = visible(label)
     if max_chars is not None and len(label) > max_chars:
         label = label[: max_chars - 1] + "…"
     return html.escape(label, quote=True)

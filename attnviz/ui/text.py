@@ -4,12 +4,15 @@ import string
 
 import streamlit as st
 
+from attnviz.inputs import visible
+
 _MD_SPECIALS = str.maketrans({c: "\\" + c for c in string.punctuation})
 
 
 def md_escape(text):
-    """``text`` for st.markdown, shown as typed: every ASCII punctuation mark backslash-escaped."""
-    return str(text).translate(_MD_SPECIALS)
+    """``text`` for st.markdown, shown as typed: every ASCII punctuation mark backslash-escaped,
+    invisible and bidi control characters written out (``attnviz.inputs.visible``)."""
+    return visible(text).translate(_MD_SPECIALS)
 
 
 def step_header(title, formula, shape, meaning):
