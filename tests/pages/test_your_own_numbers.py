@@ -110,7 +110,7 @@ def test_a_token_count_that_differs_numbers_the_rows():
 def test_a_link_with_matrices_opens_them():
     query = {"X": "1,2;3,4", "W_Q": "1;0", "W_K": "0;1", "W_V": "1,0;0,1", "labels": "p q"}
     at = run(OWN, query)
-    assert box(at, "X").value == "1 2\n3 4"
+    assert box(at, "X").value == "1,2\n3,4"  # as in the link, rows on lines
     A, _ = reference([[1, 2], [3, 4]], [[1], [0]], [[0], [1]], np.eye(2))
     specs = chart_specs(at)
     np.testing.assert_allclose(heatmap_z(specs["A"]), A, rtol=1e-6)
@@ -121,7 +121,7 @@ def test_a_link_with_matrices_opens_them():
 def test_a_bad_link_shows_the_problem_and_the_text():
     at = run(OWN, {"X": "1,2;3", "W_Q": "1;0", "W_K": "0;1", "W_V": "1,0;0,1"})
     assert "X: row 2 has 1 number but row 1 has 2 numbers" in plain(at.error[0])
-    assert box(at, "X").value == "1 2\n3"
+    assert box(at, "X").value == "1,2\n3"
 
 
 def test_the_sidebars_example_fills_the_boxes_rounded():
@@ -198,7 +198,39 @@ def test_long_matrices_stay_out_of_the_link():
     W = "\n".join(" ".join("1" if i == j else "0" for j in range(4)) for i in range(40))
     at = type_into(run(OWN), X=X, W_Q=W, W_K=W, W_V=W)
     assert not at.error and "X" not in at.query_params
-    assert any("too long for the page's link" in c.value for c in at.caption)
+    assert any("the page's link would be" in c.value for c in at.caption)
+
+
+def test_the_whole_link_counts_toward_its_limit_not_only_the_matrices():
+    # The matrices alone fit (under MAX_OWN_URL_CHARS); with the sidebar's settings in the
+    # same link they do not, so they stay out of it and the caption says how long it would be.
+    from urllib.parse import urlencode
+
+    from attnviz.limits import MAX_OWN_URL_CHARS
+    from attnviz.own_numbers import format_matrix
+
+    def link_part(n):  # what the page writes for an (n, 4) X and identity weights
+        X = 0.1234567 * (np.arange(n)[:, None] + np.arange(1, 5))
+        found = {"X": X, "W_Q": np.eye(4), "W_K": np.eye(4), "W_V": np.eye(4)}
+        part = {k: format_matrix(v, row_sep=";", entry_sep=",") for k, v in found.items()}
+        return X, len(urlencode(part))
+
+    n = max(n for n in range(1, 65) if link_part(n)[1] <= MAX_OWN_URL_CHARS)
+    X, size = link_part(n)
+    assert size > MAX_OWN_URL_CHARS - 100  # alone the matrices fit, by less than the settings
+    W = "\n".join(" ".join("1" if i == j else "0" for j in range(4)) for i in range(4))
+    at = type_into(run(OWN), X="\n".join(" ".join(map(str, row)) for row in X), W_Q=W, W_K=W, W_V=W)
+    assert not at.error
+    assert "X" not in at.query_params
+    assert any("the page's link would be" in c.value for c in at.caption)
+
+
+def test_a_link_and_a_box_follow_one_rule():
+    # "1,,0" has an empty entry: typed in the box it is refused, and so it is from a link.
+    W = "1;0"
+    at = run(OWN, {"X": "1,,0;0,1", "W_Q": W, "W_K": W, "W_V": W})
+    assert "row 1, entry 2 is empty" in plain(at.error[0])
+    assert box(at, "X").value == "1,,0\n0,1"  # the link's text kept, rows on lines
 
 
 def test_entries_and_file_names_show_as_typed_never_as_markdown():

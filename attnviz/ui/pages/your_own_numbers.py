@@ -53,7 +53,9 @@ def _url_texts():
     query = st.query_params.to_dict()
     if not any(name in query for name in NAMES):
         return None
-    texts = {name: query.get(name, "").replace(";", "\n").replace(",", " ") for name in NAMES}
+    # Rows on lines, as typed in a box; the entries are left as they are, so a link and a box
+    # follow one rule ("1,,0" is an empty entry in both)
+    texts = {name: query.get(name, "").replace(";", "\n") for name in NAMES}
     return texts | {"labels": query.get("labels", "")[:MAX_TEXT_CHARS]}
 
 
@@ -193,8 +195,11 @@ def sync_url(texts, found):
     query = {name: format_matrix(found[name], row_sep=";", entry_sep=",") for name in NAMES}
     if texts["labels"].strip():
         query["labels"] = " ".join(tokenize(texts["labels"]))
-    fits = len(urlencode(query)) <= MAX_OWN_URL_CHARS  # as the address bar will hold them
     current = st.query_params.to_dict()
+    shared = {k: v for k, v in current.items() if k not in FIELDS}  # the sidebar's settings
+    page = st.context.url or ""  # the address without its query, as the browser sent it
+    link = f"{page.split('?', 1)[0]}?{urlencode(shared | query)}"
+    fits = len(link) <= MAX_OWN_URL_CHARS  # the whole link, as the address bar will hold it
     for name in FIELDS:
         want = query.get(name) if fits else None
         if want is None and name in current:
@@ -203,8 +208,8 @@ def sync_url(texts, found):
             st.query_params[name] = want
     if not fits:
         st.caption(
-            f"These matrices are too long for the page's link (over {MAX_OWN_URL_CHARS} "
-            "characters): download them below to share them."
+            f"With these matrices the page's link would be {len(link)} characters long (over "
+            f"{MAX_OWN_URL_CHARS}): download them below to share them."
         )
 
 
