@@ -47,6 +47,16 @@ INT_RANGES = {
     "seed": (0, MAX_SEED),
 }
 _ON_OFF = {"on": True, "off": False}
+# URL name -> {text in the link: value} for the settings chosen from a list; both spellings
+# of one-hot are read (the link writes "onehot", the sidebar shows "one-hot")
+CHOICES = {
+    "mask": {m: m for m in MASKS},
+    "embedding": {"random": "random", "onehot": "one-hot", "one-hot": "one-hot"},
+    "scale": _ON_OFF,
+    "positions": _ON_OFF,
+}
+KNOWN_NAMES = (*INT_RANGES, "tokens", "temperature", *CHOICES)
+MAX_NAMED_UNKNOWN = 5  # unknown names quoted in the one warning about them
 STREAMLIT_QUERY_NAMES = ("embed", "embed_options")  # Streamlit's own, never ours
 
 
@@ -94,6 +104,12 @@ class Settings:
         return query
 
 
+def shown_temperature(t):
+    """``t`` to the 6 significant digits the sidebar shows (its format is "%g"), so the
+    temperature used is exactly the one on screen: 0.0123456789 -> 0.0123457."""
+    return float(f"{float(t):g}")
+
+
 def short_float(x):
     """The shortest text that reads back as exactly ``x``: "1", "0.5", "0.123456789"."""
     short = f"{x:g}"
@@ -117,7 +133,12 @@ def from_query(query):
     """
     defaults = Settings()
     values = {}
-    warnings = []
+    warnings = [
+        f"`{_quoted(name)}` appears {len(value)} times in the link: using the last, "
+        f"`{_quoted(value[-1])}`."
+        for name, value in query.items()
+        if name in KNOWN_NAMES and isinstance(value, (list, tuple)) and len(value) > 1
+    ]
     for name, (low, high) in INT_RANGES.items():
         if name not in query:
             continue
@@ -133,7 +154,7 @@ def from_query(query):
         if not low <= number <= high:
             clamped = min(max(number, low), high)
             warnings.append(
-                f"`{name}={number}` in the link is outside {low} to {high}: using {clamped}."
+                f"`{name}={_quoted(raw)}` in the link is outside {low} to {high}: using {clamped}."
             )
             number = clamped
         values[name] = number
@@ -165,18 +186,17 @@ def from_query(query):
             if not MIN_TEMPERATURE <= t <= MAX_TEMPERATURE:
                 clamped = min(max(t, MIN_TEMPERATURE), MAX_TEMPERATURE)
                 warnings.append(
-                    f"`temperature={t:g}` in the link is outside {MIN_TEMPERATURE:g} to "
-                    f"{MAX_TEMPERATURE:g}: using {clamped:g}."
+                    f"`temperature={_quoted(raw)}` in the link is outside {MIN_TEMPERATURE:g} "
+                    f"to {MAX_TEMPERATURE:g}: using {clamped:g}."
                 )
                 t = clamped
-            values["temperature"] = t
-    choices = {
-        "mask": {m: m for m in MASKS},
-        "embedding": {e.replace("-", ""): e for e in EMBEDDINGS},
-        "scale": _ON_OFF,
-        "positions": _ON_OFF,
-    }
-    for name, allowed in choices.items():
+            elif shown_temperature(t) != t:
+                warnings.append(
+                    f"`temperature={_quoted(raw)}` in the link has more digits than the sidebar "
+                    f"shows: using {shown_temperature(t):g}."
+                )
+            values["temperature"] = shown_temperature(t)
+    for name, allowed in CHOICES.items():
         if name not in query:
             continue
         raw = _one(query[name]).strip().lower()
@@ -188,7 +208,7 @@ def from_query(query):
                 f"`{name}={_quoted(raw)}` in the link is not one of {', '.join(allowed)}: "
                 f"using {shown}."
             )
-    warnings += _misspelt_names(query, [*INT_RANGES, "tokens", "temperature", *choices])
+    warnings += _misspelt_names(query, KNOWN_NAMES)
     return replace(defaults, **values), warnings
 
 
@@ -199,18 +219,25 @@ def _quoted(raw):
 
 
 def _misspelt_names(query, known):
-    """A warning for each name of ``query`` that is not in ``known`` but close to one of them."""
-    warnings = []
+    """Warnings for the names of ``query`` that are not in ``known`` but close to one of them:
+    one each for a few, one summary for more (a link with 100 odd names warns once)."""
+    close = []
     for name in query:
         if name in known or name in STREAMLIT_QUERY_NAMES:
             continue
-        close = difflib.get_close_matches(str(name).lower(), known, n=1, cutoff=0.75)
-        if close:
-            warnings.append(
-                f"`{_quoted(name)}` in the link is not a setting: ignored (did you mean "
-                f"`{close[0]}`?)."
-            )
-    return warnings
+        match = difflib.get_close_matches(str(name).lower(), known, n=1, cutoff=0.75)
+        if match:
+            close.append((name, match[0]))
+    if len(close) > MAX_NAMED_UNKNOWN:
+        named = ", ".join(f"`{_quoted(name)}`" for name, _ in close[:MAX_NAMED_UNKNOWN])
+        return [
+            f"{len(close)} names in the link look like misspelt settings and were ignored: "
+            f"{named} and {len(close) - MAX_NAMED_UNKNOWN} more."
+        ]
+    return [
+        f"`{_quoted(name)}` in the link is not a setting: ignored (did you mean `{meant}`?)."
+        for name, meant in close
+    ]
 
 
 @dataclass(frozen=True, eq=False)

@@ -162,3 +162,19 @@ def test_a_sentence_of_only_invisible_characters_gets_a_message():
     at = run(STEP, {"tokens": "\u200b \u202e \u2060"})
     assert any("only invisible characters" in e.value for e in at.error)
     assert not at.get("plotly_chart")
+
+
+def test_a_temperature_with_three_decimals_is_shown_as_used():
+    at = run(STEP, {"temperature": "0.015"})
+    box = widget_by_key(at, "attnviz_temperature")
+    assert box.value == 0.015 and box.proto.format == "%g"  # shows 0.015, not 0.01
+    assert "T = 0.015" in at.caption[0].value
+    assert_drawn(heatmap_z(chart_specs(at)["A"]), expected(temperature=0.015).result.attention)
+
+
+def test_all_the_links_warnings_are_in_one_box():
+    query = {f"d_k{i}": "1" for i in range(100)} | {"d_k": "0", "scale": "maybe"}
+    at = run(STEP, query)
+    assert len(at.warning) == 1
+    text = at.warning[0].value
+    assert "100 names in the link" in text and "`d_k=0`" in text and "`scale=maybe`" in text

@@ -18,7 +18,7 @@ from attnviz.limits import (
     MAX_TOKENS,
     MIN_TEMPERATURE,
 )
-from attnviz.settings import EMBEDDINGS, MASKS
+from attnviz.settings import EMBEDDINGS, MASKS, shown_temperature
 
 FAST = settings(max_examples=100, deadline=None)
 
@@ -93,9 +93,41 @@ def test_from_query_never_raises_for_any_text(query):
     assert all(isinstance(w, str) for w in warnings)
 
 
-def test_repeated_parameters_take_the_last_value():
+def test_repeated_parameters_take_the_last_value_and_say_so():
     s, warnings = attnviz.from_query({"d_k": ["2", "3"], "mask": ["causal"]})
-    assert (s.d_k, s.mask, warnings) == (3, "causal", [])
+    assert (s.d_k, s.mask) == (3, "causal")
+    assert warnings == ["`d_k` appears 2 times in the link: using the last, `3`."]
+
+
+def test_an_out_of_range_value_is_quoted_as_it_was_written():
+    # 1e-400 reads as 0.0; the warning quotes the link's own text, not "temperature=0"
+    s, warnings = attnviz.from_query({"temperature": "1e-400"})
+    assert s.temperature == MIN_TEMPERATURE
+    assert warnings == ["`temperature=1e-400` in the link is outside 0.01 to 100: using 0.01."]
+
+
+@pytest.mark.parametrize("spelling", ["one-hot", "onehot", "One-Hot"])
+def test_one_hot_is_read_in_the_sidebars_spelling_too(spelling):
+    assert attnviz.from_query({"embedding": spelling}) == (
+        attnviz.Settings(embedding="one-hot"),
+        [],
+    )
+
+
+def test_many_misspelt_names_give_one_warning():
+    s, warnings = attnviz.from_query({f"d_k{i}": "1" for i in range(100)})
+    assert s == attnviz.Settings() and len(warnings) == 1
+    assert warnings[0].startswith("100 names in the link look like misspelt settings")
+
+
+@pytest.mark.parametrize(
+    ("raw", "used", "warned"),
+    [("0.015", 0.015, False), ("99.999", 99.999, False), ("0.0123456789", 0.0123457, True)],
+)
+def test_the_temperature_used_is_the_one_the_sidebar_shows(raw, used, warned):
+    s, warnings = attnviz.from_query({"temperature": raw})
+    assert s.temperature == used and f"{s.temperature:g}" == f"{used:g}"
+    assert bool(warnings) == warned
 
 
 @pytest.mark.parametrize(
@@ -238,7 +270,8 @@ valid_settings = st.builds(
     positions=st.booleans(),
     mask=st.sampled_from(MASKS),
     scale=st.booleans(),
-    temperature=st.floats(MIN_TEMPERATURE, MAX_TEMPERATURE),
+    # what the sidebar can hold: 6 significant digits, as it shows them
+    temperature=st.floats(MIN_TEMPERATURE, MAX_TEMPERATURE).map(shown_temperature),
 )
 
 

@@ -30,7 +30,14 @@ from attnviz.limits import (
     MAX_TOKENS,
     MIN_TEMPERATURE,
 )
-from attnviz.settings import EMBEDDINGS, MASKS, SETTING_NAMES, compute, from_query
+from attnviz.settings import (
+    EMBEDDINGS,
+    MASKS,
+    SETTING_NAMES,
+    compute,
+    from_query,
+    shown_temperature,
+)
 
 SETTINGS_KEY = "attnviz.settings"  # the Settings in force, kept across pages
 URL_WARNINGS_KEY = "attnviz.url_warnings"  # (Settings read from the URL, its warnings)
@@ -79,7 +86,8 @@ def cached_example(settings):
 
 def _initial_settings():
     """Settings for a new session: from the URL, remembering what had to be changed."""
-    settings, warnings = from_query(st.query_params.to_dict())
+    query = {name: st.query_params.get_all(name) for name in st.query_params}  # repeats kept
+    settings, warnings = from_query(query)
     st.session_state[URL_WARNINGS_KEY] = (settings, warnings)
     return settings
 
@@ -172,13 +180,13 @@ def _sidebar_widgets(settings, page, note):
             MIN_TEMPERATURE,
             MAX_TEMPERATURE,
             step=0.1,
-            format="%.2f",
+            format="%g",  # every digit of the T used: 0.015 shows as 0.015, not 0.01
             key=WIDGET + "temperature",
             help=f"A = softmax(S' / T). {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}; 1 is the "
             "plain softmax.",
         )
     values = {name: state[WIDGET + name] for name in SETTING_NAMES}
-    values["temperature"] = float(values["temperature"])
+    values["temperature"] = shown_temperature(values["temperature"])  # what the box shows
     return replace(settings, **values)
 
 
@@ -210,8 +218,11 @@ def shared_settings(page, page_params=(), note=None):
         st.divider()
     url_settings, warnings = state.get(URL_WARNINGS_KEY, (None, []))
     if warnings and settings == url_settings:
-        for warning in warnings:
-            st.warning(f"Link: {warning}", icon="⚠️")
+        st.warning(  # one box, however many values the link had wrong
+            "Some of the link's settings could not be used as they are:\n"
+            + "\n".join(f"- {warning}" for warning in warnings),
+            icon="⚠️",
+        )
     all_tokens = settings.all_tokens
     if note is None:  # a page with a note takes its sizes from elsewhere
         st.sidebar.caption(f"n = {min(len(all_tokens), MAX_TOKENS)} tokens")
