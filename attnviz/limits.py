@@ -19,6 +19,8 @@ MAX_SEED = 2**32 - 1  # seeds are unsigned 32-bit integers
 MIN_TEMPERATURE = 0.01  # softmax temperature range offered by the app
 MAX_TEMPERATURE = 100.0
 MAX_TEXT_CHARS = 20_000  # characters in the text box / URL `tokens`
+MAX_JSON_NUMBERS = 200_000  # numbers in the step page's JSON download (about 4 MB, 0.4 s to
+# write); larger examples download as .npz (58 MB of JSON at the limits took 5 to 6 s)
 
 # What the core accepts from code.
 MAX_CORE_N = 8192  # one float64 (n, n) matrix at this size is 512 MiB

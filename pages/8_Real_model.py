@@ -36,7 +36,8 @@ model = pretrained_model()
 if not text.strip():
     st.warning("The sentence is empty: type a few words for the model to read.", icon="✍️")
     st.stop()
-run = model_run(model, text)
+with st.spinner("Running the model on the sentence…"):  # shown past half a second
+    run = model_run(model, text)
 labels = token_labels(run.tokens)
 reading_notes(run, model, where)
 

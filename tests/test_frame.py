@@ -178,3 +178,38 @@ def test_all_the_links_warnings_are_in_one_box():
     assert len(at.warning) == 1
     text = at.warning[0].value
     assert "100 names in the link" in text and "`d_k=0`" in text and "`scale=maybe`" in text
+
+
+def test_the_shared_cache_is_bounded_in_bytes_and_entries():
+    import numpy as np
+
+    from attnviz.ui.frame import shared_cache
+
+    calls = []
+
+    @shared_cache(max_entries=4, max_mb=1)
+    def make(k):
+        calls.append(k)
+        return (np.zeros(50_000),)  # 0.4 MB each: two fit in 1 MB, three do not
+
+    for k in range(10):
+        make(k)
+    assert len(make.sizes()) == 2 and sum(make.sizes()) <= 1e6
+    make(9)
+    assert calls.count(9) == 1  # the latest is kept: no recomputation
+    make(0)
+    assert calls.count(0) == 2  # the oldest went
+
+
+def test_streamlits_clear_cache_message_leaves_the_shared_examples():
+    # Any browser can send "clear cache"; Streamlit then empties cache_data and cache_resource
+    # for every user. The examples are kept elsewhere.
+    import streamlit as st
+
+    import attnviz
+    from attnviz.ui.frame import cached_example
+
+    first = cached_example(attnviz.Settings(seed=12345))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    assert cached_example(attnviz.Settings(seed=12345)) is first

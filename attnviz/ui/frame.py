@@ -13,9 +13,12 @@ defaults); it is turned off in .streamlit/config.toml
 
 import ast
 import functools
+import threading
+from collections import OrderedDict
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
@@ -73,13 +76,74 @@ def page_links(query):
         return
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+def result_bytes(value):
+    """Bytes of the numpy arrays that ``value`` holds (a frozen result, an Example, a tuple of
+    them), each array counted once: what keeping it in a cache costs."""
+    seen, total, todo = set(), 0, [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, np.ndarray):
+            base = item if item.base is None else item.base  # a read-only view: its memory
+            if id(base) not in seen and isinstance(base, np.ndarray):
+                seen.add(id(base))
+                total += base.nbytes
+        elif isinstance(item, (tuple, list)):
+            todo.extend(item)
+        elif hasattr(item, "__dataclass_fields__"):
+            todo.extend(getattr(item, name) for name in item.__dataclass_fields__)
+    return total
+
+
+def shared_cache(max_entries, max_mb):
+    """Keep ``fn``'s results for its latest distinct arguments, shared by every session.
+
+    Like ``st.cache_resource`` (one read-only copy for all, never copied per rerun), with two
+    differences that a classroom needs: it is bounded in memory as well as in entries (at most
+    ``max_mb`` megabytes of arrays: the largest results are about 25 MB, the smallest a few
+    KB), and it is out of reach of Streamlit's "Clear cache" message, which any browser may send
+    and which would empty every cache for every user. Arguments must be small and hashable
+    (Settings, never arrays). A miss is computed under the cache's lock, so a class opening
+    the same new link at once computes it once, and the server holds one result at a time
+    while computing. Exceptions are raised, never kept.
+    """
+
+    def wrap(fn):
+        entries = OrderedDict()  # arguments -> (result, its bytes), the latest used last
+        lock = threading.Lock()
+
+        @functools.wraps(fn)
+        def cached(*args):
+            with lock:
+                if args in entries:
+                    entries.move_to_end(args)
+                    return entries[args][0]
+                value = fn(*args)
+                entries[args] = (value, result_bytes(value))
+                while len(entries) > 1 and (
+                    len(entries) > max_entries
+                    or sum(size for _, size in entries.values()) > max_mb * 1e6
+                ):
+                    entries.popitem(last=False)  # the one used longest ago
+                return value
+
+        def clear():
+            with lock:
+                entries.clear()
+
+        cached.clear = clear
+        cached.sizes = lambda: [size for _, size in entries.values()]
+        return cached
+
+    return wrap
+
+
+@shared_cache(max_entries=16, max_mb=150)
 def cached_example(settings):
     """compute(settings), once per distinct settings per server, shared by every session.
 
-    Keyed on the small Settings, never on arrays. The result is read-only, so sessions can
-    share it without copies (st.cache_data would copy it on every rerun). An Example at the
-    limits (n = d = 512) holds about 20 MB, so 16 entries stay under ~320 MB.
+    Keyed on the small Settings, never on arrays; the result is read-only, so sessions share
+    it without copies. An Example at the limits (n = d = 512) holds about 25 MB: 150 MB keep
+    the last 6 such, or 16 of the usual small ones.
     """
     return compute(settings)
 

@@ -1,9 +1,12 @@
-"""Figures on a page: a matrix as a heatmap (with its CSV and the cell clicked), other charts."""
+"""Figures on a page: a matrix as a heatmap (and the cell clicked in it), other charts.
+
+No download under each chart: the step page has one export section, and Plotly's toolbar
+saves any chart as a PNG.
+"""
 
 import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
-from attnviz.export import matrix_csv
 
 CHART_CONFIG = {"displaylogo": False}
 
@@ -14,7 +17,7 @@ def dims(d, prefix=""):
 
 
 def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_args):
-    """Draw ``M`` as a heatmap with a CSV download under it.
+    """Draw ``M`` as a heatmap.
 
     Returns the (row, col) the user just clicked (only on the rerun that the click caused),
     else None. ``chart_args`` go to ``charts.matrix_heatmap`` (title, row_title, kind, ...).
@@ -34,15 +37,6 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
     else:
         st.plotly_chart(fig, key=key, config=config)
         event = None
-    st.download_button(
-        f"⬇ {key}.csv",
-        data=lambda: matrix_csv(M, row_labels, col_labels),
-        file_name=f"attnviz-{key}.csv",
-        mime="text/csv",
-        key=f"download_{key}",
-        type="tertiary",
-        on_click="ignore",
-    )
     if event is None:
         return None
     cell = selected_cell(event.selection)

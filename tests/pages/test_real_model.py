@@ -19,7 +19,7 @@ from attnviz.charts.matrix import block_mean, blocks
 from attnviz.limits import MAX_MODEL_TOKENS
 from attnviz.model.head_stats import describe, head_stats
 from attnviz.model.pretrained import MODEL_DIR_ENV
-from attnviz.ui.pages.real_model import DEFAULT_MODEL_TEXT, PENDING_KEY
+from attnviz.ui.pages.real_model import DEFAULT_MODEL_TEXT, PENDING_KEY, forget_model
 from attnviz.ui.text import md_escape
 from tests.helpers import (
     STEP,
@@ -46,9 +46,9 @@ def model():
 @pytest.fixture
 def fresh_cache():
     """No model loaded yet on this "server" (AppTest runs in this process), and none after."""
-    st.cache_resource.clear()
+    forget_model()
     yield
-    st.cache_resource.clear()
+    forget_model()
 
 
 def markdown(at):
@@ -379,3 +379,15 @@ def test_clicking_a_thumbnail_in_a_browser_opens_that_head(model):
             np.testing.assert_allclose(chart_data(page, "model_A")["z"], expected, atol=ATOL)
         finally:
             browser.close()
+
+
+def test_the_model_survives_streamlits_clear_cache_message():
+    from attnviz.ui.pages import real_model
+
+    run(PAGE)
+    loaded = real_model._MODEL_SLOT["model"]
+    assert loaded is not None
+    st.cache_data.clear()
+    st.cache_resource.clear()  # what any browser's "Clear cache" does, for every user
+    at = run(PAGE)
+    assert real_model._MODEL_SLOT["model"] is loaded and not at.error

@@ -16,6 +16,7 @@ from attnviz.model.bert import head_attention
 from attnviz.model.head_stats import PATTERNS, HeadStats, describe, head_stats, strongest_pattern
 from attnviz.model.pretrained import MODEL_ID, ModelLoadError, load_pretrained
 from attnviz.model.trim import release_freed_memory
+from attnviz.ui.frame import shared_cache
 from attnviz.ui.inspectors import cell_inspector
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import md_escape, step_header
@@ -59,15 +60,22 @@ def progress_tqdm(container):
     return StreamlitTqdm
 
 
-@st.cache_resource(show_spinner=False)
-def _model_slot():
-    """The server's one model: {"model": PretrainedModel or None, "lock": a lock}."""
-    return {"model": None, "lock": threading.Lock()}
+# The server's one model, loaded on first use. Module state, not st.cache_resource: Streamlit's
+# "Clear cache" message, which any browser may send, would otherwise drop it for every user
+# and the next visitor would wait for it to load again.
+_MODEL_SLOT = {"model": None, "lock": threading.Lock()}
+
+
+def forget_model():
+    """Drop the loaded model (tests: as if the server had just started)."""
+    with _MODEL_SLOT["lock"]:
+        _MODEL_SLOT["model"] = None
+    model_run.clear()
 
 
 def pretrained_model():
     """The model, loaded on first use per server; stops the page with the fix if it can't load."""
-    slot = _model_slot()
+    slot = _MODEL_SLOT
     if slot["model"] is None:
         with st.spinner(f"Loading {MODEL_ID} (once per server)…"):
             progress = st.empty()  # the download's progress bars, cleared when done
@@ -118,9 +126,10 @@ class ModelRun:
         return head_attention(model.weights, model.config, X, layer, head)
 
 
-@st.cache_resource(max_entries=RUNS_KEPT, show_spinner="Running the model on the sentence…")
+@shared_cache(max_entries=RUNS_KEPT, max_mb=RUNS_KEPT * 8)
 def model_run(_model, text):
-    """``_model.run(text)`` on at most MAX_MODEL_TOKENS word pieces, kept per text."""
+    """``_model.run(text)`` on at most MAX_MODEL_TOKENS word pieces, kept per text for every
+    session (about 6 MB each at 128 pieces)."""
     trace = _model.run(text, max_pieces=MAX_MODEL_TOKENS)
     attention = trace.attention  # (n_layers, n_heads, n, n): a new stacked array
     attention.flags.writeable = False
