@@ -50,7 +50,7 @@ st.markdown(
     "Dividing by √d_k is itself a temperature, fixed by d_k. This section uses the mask above."
 )
 T = temperature_slider(s.temperature)
-sweep = temperature_sweep(s, mask=np.ones((n, n), bool) if mask is None else mask)
+sweep = temperature_sweep(r, mask=np.ones((n, n), bool) if mask is None else mask)
 show_chart(temperature_chart(sweep, labels, current=T), "temperature_entropy")
 at_T = reattend(r, mask=mask, temperature=T)
 limit_matrices(sweep, at_T.attention, labels, T)

@@ -35,7 +35,7 @@ c1, c2 = st.columns([1, 3], vertical_alignment="center")
 c1.button("🎲 New questions", on_click=new_questions, key="attnviz_lesson_new_quiz")
 c2.caption(f"Question set {seed}, for the settings in the sidebar.")
 
-questions = quiz(example, seed)
+questions = quiz(r, labels, seed)
 # The answers are forgotten when the questions change: new settings or a new set.
 tag = hashlib.sha256(repr((example.settings, seed)).encode()).hexdigest()[:12]
 right = answered = 0

@@ -22,6 +22,20 @@ LESSONS = [WHY, MASKS, POSITIONS, QUIZ]
 S0 = attnviz.Settings()
 
 
+def result_of(s):
+    return attnviz.compute(s).result
+
+
+def positions_off_and_on(s):
+    """The examples the positions page compares: ``s`` without and with positions, no mask."""
+    return tuple(attnviz.compute(replace(s, positions=p, mask="none")) for p in (False, True))
+
+
+def quiz_of(s, seed):
+    example = attnviz.compute(s)
+    return lessons.quiz(example.result, example.labels, seed)
+
+
 def notices(at):
     """The "what to notice" paragraphs (st.info) of a run, joined."""
     return "\n".join(el.value for el in at.info)
@@ -95,7 +109,7 @@ def test_why_scale_variance_follows_seed_d_k_and_sample_count():
 def test_why_scale_saturation_charts_are_the_curve_for_the_sidebar_settings():
     at = run(WHY, text="one two three four five", mask="causal")
     s = replace(S0, text="one two three four five", mask="causal")
-    curve = lessons.saturation_curve(s)
+    curve = lessons.saturation_curve(result_of(s), s.seed)
     specs = chart_specs(at)
     for key, stat in (
         ("saturation_max", "max_weight"),
@@ -116,7 +130,7 @@ def test_why_scale_heatmaps_at_the_page_d_k_with_a_reading_from_the_numbers():
     at.select_slider(key="attnviz_lesson_d_k").set_value(256)
     at.run()
     specs = chart_specs(at)
-    scaled, unscaled = lessons.scaling_pair(S0, 256)
+    scaled, unscaled = lessons.scaling_pair(result_of(S0), S0.seed, 256)
     np.testing.assert_allclose(heatmap_z(specs["A_scaled"]), scaled.attention, atol=1e-12)
     np.testing.assert_allclose(heatmap_z(specs["A_unscaled"]), unscaled.attention, atol=1e-12)
     mean_off = unscaled.attention.max(axis=1).mean()
@@ -148,7 +162,7 @@ def test_why_scale_with_one_token():
 def test_why_scale_reads_a_shared_link():
     at = run(WHY, {"tokens": "x y z", "seed": "3", "temperature": "2"})
     s = attnviz.from_query({"tokens": "x y z", "seed": "3", "temperature": "2"})[0]
-    scaled, _ = lessons.scaling_pair(s, 64)
+    scaled, _ = lessons.scaling_pair(result_of(s), s.seed, 64)
     np.testing.assert_allclose(heatmap_z(chart_specs(at)["A_scaled"]), scaled.attention)
     assert "T = 2" in notices(at)
 
@@ -293,7 +307,9 @@ def test_temperature_follows_the_sidebar_and_draws_the_limits():
     specs = chart_specs(at)
     r = attnviz.compute(replace(S0, temperature=0.5)).result
     np.testing.assert_allclose(heatmap_z(specs["A_at_T"]), r.attention, atol=1e-12)
-    sweep = lessons.temperature_sweep(replace(S0, temperature=0.5), mask=np.ones((6, 6), bool))
+    sweep = lessons.temperature_sweep(
+        result_of(replace(S0, temperature=0.5)), mask=np.ones((6, 6), bool)
+    )
     np.testing.assert_allclose(heatmap_z(specs["limit_argmax"]), sweep.argmax_limit)
     np.testing.assert_allclose(heatmap_z(specs["limit_uniform"]), np.full((6, 6), 1 / 6))
     _, y = line(specs["temperature_entropy"], "cat")
@@ -333,7 +349,7 @@ def test_temperature_uses_the_page_mask():
 def test_positions_shows_equivariance_without_positions_and_its_break_with_them():
     at = run(POSITIONS)
     specs = chart_specs(at)
-    exp = lessons.permutation_experiment(S0, seed=0)
+    exp = lessons.permutation_experiment(*positions_off_and_on(S0), seed=0)
     perm = exp.permutation
     np.testing.assert_allclose(
         heatmap_z(specs["off_reordered"]), exp.original_off.output[perm], atol=1e-12
@@ -358,7 +374,7 @@ def test_shuffle_again_draws_a_new_permutation():
     at.button(key="attnviz_lesson_shuffle_again").click()
     at.run()
     assert at.number_input(key="attnviz_lesson_shuffle").value == 1
-    exp = lessons.permutation_experiment(S0, seed=1)
+    exp = lessons.permutation_experiment(*positions_off_and_on(S0), seed=1)
     labels = attnviz.token_labels(S0.tokens)
     shuffled = at.dataframe[0].value.iloc[1].tolist()
     assert shuffled == [labels[k] for k in exp.permutation] != first
@@ -368,12 +384,23 @@ def test_shuffle_again_draws_a_new_permutation():
 def test_positions_follow_the_sidebar_and_say_when_nothing_repeats():
     at = run(POSITIONS, text="alpha beta gamma", d_model=5, seed=2)
     s = replace(S0, text="alpha beta gamma", d_model=5, seed=2)
-    exp = lessons.permutation_experiment(s, seed=0)
+    exp = lessons.permutation_experiment(*positions_off_and_on(s), seed=0)
     np.testing.assert_allclose(heatmap_z(chart_specs(at)["P"]), sinusoidal_positions(3, 5))
     np.testing.assert_allclose(heatmap_z(chart_specs(at)["on_shuffled"]), exp.permuted_on.output)
     assert "no repeated token" in notices(at)
     at = run_more(at, text="solo")
     assert "nothing to shuffle" in notices(at)
+
+
+def test_positions_drop_the_sidebar_mask():
+    # A causal mask is itself information about order: the page compares the sentence without
+    # a mask whatever the sidebar says, so the outputs without positions only move.
+    at = run(POSITIONS, mask="causal")
+    specs = chart_specs(at)
+    exp = lessons.permutation_experiment(*positions_off_and_on(S0), seed=0)
+    np.testing.assert_allclose(heatmap_z(specs["off_shuffled"]), exp.permuted_off.output)
+    np.testing.assert_allclose(heatmap_z(specs["off_reordered"]), heatmap_z(specs["off_shuffled"]))
+    assert "rounding only: the two are equal" in notices(at)
 
 
 # --- Predict, then reveal ------------------------------------------------------------------------
@@ -388,7 +415,7 @@ def quiz_widgets(at):
 
 def test_quiz_asks_the_core_questions_and_reveals_after_an_answer():
     at = run(QUIZ)
-    questions = lessons.quiz(attnviz.compute(S0), 0)
+    questions = quiz_of(S0, 0)
     said = text_of(at)
     for q in questions:
         assert md_escape(q.text) in said
@@ -412,11 +439,11 @@ def test_quiz_asks_the_core_questions_and_reveals_after_an_answer():
 
 def test_new_questions_changes_the_set_and_forgets_the_answers():
     at = run(QUIZ)
-    quiz_widgets(at)[0].set_value(lessons.quiz(attnviz.compute(S0), 0)[0].answer)
+    quiz_widgets(at)[0].set_value(quiz_of(S0, 0)[0].answer)
     at.run()
     at.button(key="attnviz_lesson_new_quiz").click()
     at.run()
-    questions = lessons.quiz(attnviz.compute(S0), 1)
+    questions = quiz_of(S0, 1)
     said = text_of(at)
     assert all(md_escape(q.text) in said for q in questions)
     assert all(w.value is None for w in quiz_widgets(at))
@@ -426,8 +453,7 @@ def test_new_questions_changes_the_set_and_forgets_the_answers():
 def test_quiz_is_right_for_changed_settings_and_escapes_tokens():
     widgets = {"text": "*a* <b>b</b> [c](x) d", "mask": "causal", "scale": False}
     at = run(QUIZ, **widgets)
-    example = attnviz.compute(replace(S0, **widgets))
-    questions = lessons.quiz(example, 0)
+    questions = quiz_of(replace(S0, **widgets), 0)
     said = text_of(at)
     for q in questions:
         assert md_escape(q.text) in said
@@ -446,7 +472,7 @@ def test_quiz_is_right_for_changed_settings_and_escapes_tokens():
 def test_quiz_with_many_tokens_asks_argmax_in_a_selectbox():
     at = run(QUIZ, generated=True)
     at = run_more(at, n=20)
-    questions = lessons.quiz(attnviz.compute(replace(S0, generated=True, n=20)), 0)
+    questions = quiz_of(replace(S0, generated=True, n=20), 0)
     argmax = [q for q in questions if q.kind == "argmax"]
     assert argmax
     k = questions.index(argmax[0])
