@@ -343,6 +343,30 @@ def test_temperature_uses_the_page_mask():
     np.testing.assert_allclose(heatmap_z(specs["limit_uniform"])[2, :3], 1 / 3)
 
 
+def test_a_rerun_of_the_masks_page_recomputes_nothing(monkeypatch):
+    # The masked attention, the sweep and A at T are cached per (settings, mask[, T]), keyed on
+    # the Settings and the packed mask: a rerun with the same choices calls no lesson again.
+    from attnviz.ui.pages import masks_and_temperature as module
+
+    calls = []
+    for name in ("reattend", "mask_effect", "temperature_sweep", "temperature_effect"):
+        real = getattr(module, name)
+
+        def counted(*args, _real=real, _name=name, **kwargs):
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+    at = mask_mode(run(MASKS, seed=4242), "custom")  # settings no other test uses
+    at.button(key="attnviz_lesson_toggle").click()  # a custom mask: cell (0, 0) blocked
+    at.run()
+    assert {"reattend", "mask_effect", "temperature_sweep", "temperature_effect"} <= set(calls)
+    calls.clear()
+    at.run()
+    assert calls == []
+    assert heatmap_z(chart_specs(at)["mask_cells"])[0, 0] == 0
+
+
 # --- Positions -----------------------------------------------------------------------------------
 
 
