@@ -505,3 +505,26 @@ def test_quiz_with_many_tokens_asks_argmax_in_a_selectbox():
     widget.set_value(argmax[0].answer)
     at.run()
     assert any("Right" in s.value for s in at.success)
+
+
+def test_a_rerun_of_the_quiz_asks_the_cached_questions(monkeypatch):
+    # The questions are cached per (settings, question set): answering reruns the page, and the
+    # rerun builds no question again.
+    from attnviz.ui.pages import predict_then_reveal as module
+
+    calls = []
+    real = module.lessons.quiz
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module.lessons, "quiz", counted)
+    at = run(QUIZ, seed=4243)  # settings no other test uses: their questions are built
+    assert calls
+    questions = quiz_of(replace(S0, seed=4243), 0)
+    calls.clear()
+    quiz_widgets(at)[0].set_value(questions[0].answer)
+    at.run()
+    assert calls == []
+    assert f"Right: **{md_escape(questions[0].answer)}**" in at.success[0].value
