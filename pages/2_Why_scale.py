@@ -6,6 +6,7 @@ from attnviz.ui import page_setup
 from attnviz.ui.pages.why_scale import (
     cached_dot_product_variance,
     cached_saturation_curve,
+    cached_softmax_gradient,
     d_k_slider,
     gradient,
     heatmaps,
@@ -76,4 +77,4 @@ st.markdown(
     "vanishes: the scores get no signal to change. Leaving out the division multiplies the "
     "logits by c = √d_k; the chart multiplies the scaled logits of the heatmaps above by c."
 )
-gradient(scaled.logits, pick)
+gradient(cached_softmax_gradient(s, pick), pick)

@@ -120,3 +120,30 @@ def test_why_scale_reads_a_shared_link():
     scaled, _ = lessons.scaling_pair(result_of(s), s.seed, 64)
     np.testing.assert_allclose(heatmap_z(chart_specs(at)["A_scaled"]), scaled.attention)
     assert "T = 2" in notices(at)
+
+
+def test_a_rerun_recomputes_nothing(monkeypatch):
+    # Every experiment is cached per settings (and the page's d_k): moving nothing and rerunning
+    # calls no lesson again. The gradient at n = 512 takes about a second.
+    from attnviz.ui.pages import why_scale as module
+
+    calls = []
+
+    def count(owner, name):
+        real = getattr(owner, name)
+
+        def counted(*args, **kwargs):
+            calls.append(name)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, counted)
+
+    for name in ("dot_product_variance", "saturation_curve", "scaling_pair"):
+        count(module.lessons, name)
+    count(module, "softmax_gradient_norm")
+    at = run(WHY, seed=4244)  # settings no other test uses: every experiment runs
+    assert {"dot_product_variance", "saturation_curve", "scaling_pair"} <= set(calls)
+    assert "softmax_gradient_norm" in calls
+    calls.clear()
+    at.run()
+    assert calls == []

@@ -46,6 +46,24 @@ def _scaling_pair(settings, d_k):
     return lessons.scaling_pair(cached_example(settings).result, settings.seed, d_k)
 
 
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_softmax_gradient(settings, d_k):
+    """(at every DEFAULT_FACTORS, at c = 1 and c = √d_k) SoftmaxGradients of the scaled logits
+    of the settings' sentence at ``d_k``; None when no row has two keys to share its weight.
+
+    Once per (settings, d_k): at n = 512 the 31 factors take about a second. A few numbers per
+    entry. Call after scaled_and_unscaled, which stops the page if the pair cannot be computed.
+    """
+    logits = _scaling_pair(settings, d_k)[0].logits  # (n, n) S' / T, -inf where masked
+    if np.isfinite(logits).sum(axis=1).max() < 2:
+        return None
+    root = float(np.sqrt(d_k))
+    return (
+        softmax_gradient_norm(logits, DEFAULT_FACTORS),
+        softmax_gradient_norm(logits, (1.0, root)),
+    )
+
+
 def scaled_and_unscaled(settings, d_k):
     """(scaled, unscaled) AttentionResults of the settings' sentence at the page's ``d_k``.
 
@@ -233,17 +251,17 @@ def heatmaps_caption(settings):
     )
 
 
-def gradient(logits, d_k):
-    """The softmax Jacobian's norm as the scaled ``logits`` are multiplied by c, and its reading.
+def gradient(gradients, d_k):
+    """The softmax Jacobian's norm as the scaled logits are multiplied by c, and its reading.
 
-    c = 1 is the scaled softmax, c = √d_k the unscaled one.
+    ``gradients`` is what cached_softmax_gradient returns; c = 1 is the scaled softmax,
+    c = √d_k the unscaled one.
     """
-    if np.isfinite(logits).sum(axis=1).max() < 2:
+    if gradients is None:
         notice("Every row has at most one key it may attend to: its weight is 1 and J = 0 always.")
         return
+    grad, at = gradients
     root = float(np.sqrt(d_k))
-    grad = softmax_gradient_norm(logits, DEFAULT_FACTORS)
-    at = softmax_gradient_norm(logits, (1.0, root))
     marks = [(1.0, "scaled: c = 1")] + ([(root, f"unscaled: c = √{d_k}")] if d_k > 1 else [])
     show_chart(gradient_chart(grad, marks), "gradient")
     g_on, g_off = at.jacobian_norm
