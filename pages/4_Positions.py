@@ -9,8 +9,8 @@ from attnviz.ui.pages.positions import (
     encoding_matrix,
     equivariance_notice,
     repeated_tokens,
-    shuffle_seed,
     shuffle_table,
+    shuffle_ui,
     symmetry_break_notice,
 )
 
@@ -25,7 +25,7 @@ st.markdown(
     "place. Mathematically, for any permutation π of the rows of X:"
 )
 st.latex(r"\mathrm{Attention}(X_\pi) = \mathrm{Attention}(X)_\pi")
-exp = cached_permutation_experiment(s, shuffle_seed())
+exp = cached_permutation_experiment(s, shuffle_ui())
 shuffle_table(exp, labels)
 st.caption(
     "The experiment uses no mask: a causal mask is itself information about order (query i "

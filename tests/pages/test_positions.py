@@ -82,3 +82,23 @@ def test_positions_drop_the_sidebar_mask():
     np.testing.assert_allclose(heatmap_z(specs["off_shuffled"]), exp.permuted_off.output)
     np.testing.assert_allclose(heatmap_z(specs["off_reordered"]), heatmap_z(specs["off_shuffled"]))
     assert "rounding only: the two are equal" in notices(at)
+
+
+def test_a_rerun_recomputes_nothing(monkeypatch):
+    # The experiment is cached per (settings, shuffle seed), its two examples in the frame's
+    # cache: a rerun with the same choices shuffles and recomputes nothing.
+    from attnviz.ui.pages import positions as module
+
+    calls = []
+    real = module.lessons.permutation_experiment
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module.lessons, "permutation_experiment", counted)
+    at = run(POSITIONS, seed=4245)  # settings no other test uses: the experiment runs
+    assert calls
+    calls.clear()
+    at.run()
+    assert calls == []

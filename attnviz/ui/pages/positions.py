@@ -39,7 +39,7 @@ def _shuffle_again():
     st.session_state[SHUFFLE] = (st.session_state.get(SHUFFLE, 0) + 1) % MAX_SEED_SHOWN
 
 
-def shuffle_seed():
+def shuffle_ui():
     """The shuffle seed's input and the "shuffle again" button; returns the seed (int)."""
     c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
     c1.number_input(
