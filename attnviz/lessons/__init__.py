@@ -2,7 +2,7 @@
 
 numpy only (no Streamlit, no Plotly): the lesson pages call these and draw what they return.
 Every function takes results (an AttentionResult, or an Example for the positions) or plain
-arrays, never the Settings: the page passes the result it already has. Each gets every step of
+arrays, never the Settings: the page's ui module passes the cached result. Each gets every step of
 attention from the core and is deterministic from its seed.
 
     from attnviz import compute, lessons
