@@ -36,16 +36,22 @@ def main():
         n = len(s.tokens)
         runs = {
             "dot_product_variance()": lessons.dot_product_variance,
-            "saturation_curve(s)": lambda s=s: lessons.saturation_curve(s),
-            "scaling_pair(s)": lambda s=s: lessons.scaling_pair(s),
+            "saturation_curve(result, seed)": lambda e=example: lessons.saturation_curve(
+                e.result, e.settings.seed
+            ),
+            "scaling_pair(result, seed, d_k)": lambda e=example: lessons.scaling_pair(
+                e.result, e.settings.seed, e.settings.d_k
+            ),
             "softmax_gradient_norm()": lessons.softmax_gradient_norm,
             "softmax_gradient_norm(scaled_scores)": lambda e=example: lessons.softmax_gradient_norm(
                 e.result.scaled_scores
             ),
             "build_mask('causal', n)": lambda n=n: lessons.build_mask("causal", n),
-            "temperature_sweep(s)": lambda s=s: lessons.temperature_sweep(s),
-            "permutation_experiment(s)": lambda s=s: lessons.permutation_experiment(s),
-            "quiz(example)": lambda e=example: lessons.quiz(e),
+            "temperature_sweep(result)": lambda e=example: lessons.temperature_sweep(e.result),
+            "permutation_experiment(off, on)": lambda s=s: lessons.permutation_experiment(
+                *(compute(replace(s, positions=p, mask="none")) for p in (False, True))
+            ),
+            "quiz(result, labels)": lambda e=example: lessons.quiz(e.result, e.labels),
         }
         print(f"{name}:")
         for label, f in runs.items():

@@ -2,23 +2,22 @@
 
 import streamlit as st
 
-from attnviz.charts.lines import variance_chart
-from attnviz.errors import AttentionInputError
-from attnviz.lessons import DEFAULT_D_KS
 from attnviz.ui import page_setup
-from attnviz.ui.matrix import show_chart
 from attnviz.ui.pages.why_scale import (
+    cached_dot_product_variance,
+    cached_saturation_curve,
+    cached_softmax_gradient,
     d_k_slider,
-    dot_product_variance,
     gradient,
     heatmaps,
+    heatmaps_caption,
     heatmaps_notice,
     sample_slider,
     saturation_charts,
-    saturation_curve,
     saturation_notice,
-    scaling_pair,
+    scaled_and_unscaled,
     variance_notice,
+    variance_plot,
     variance_table,
 )
 
@@ -44,8 +43,8 @@ st.markdown(
     "chart draws random pairs and measures it."
 )
 n_samples = sample_slider()
-var = dot_product_variance(tuple(sorted({*DEFAULT_D_KS, s.d_k})), n_samples, s.seed)
-show_chart(variance_chart(var, mark_d_k=s.d_k), "variance")
+var = cached_dot_product_variance(s.d_k, n_samples, s.seed)
+variance_plot(var, s.d_k)
 variance_notice(var, s.d_k)
 variance_table(var)
 
@@ -59,24 +58,16 @@ st.markdown(
     "q, k, with and without the division by √d_k."
 )
 pick = d_k_slider()
-curve = saturation_curve(s)
+curve = cached_saturation_curve(s)
 saturation_charts(curve, pick)
 saturation_notice(curve, s)
 
 # 3. The two heatmaps -------------------------------------------------------------------------
 st.header(f"3. Scaled and unscaled attention at d_k = {pick}")
-try:
-    scaled, unscaled = scaling_pair(s, pick)
-except AttentionInputError as exc:
-    st.warning(f"{exc}", icon="⚠️")
-    st.stop()
+scaled, unscaled = scaled_and_unscaled(s, pick)  # stops the page if they cannot be computed
 heatmaps(scaled, unscaled, labels, pick)
 heatmaps_notice(scaled, unscaled, pick)
-st.caption(
-    f"The sidebar has scaling **{'on' if s.scale else 'off'}**: the step-by-step page shows "
-    f"the {'left' if s.scale else 'right'}-hand kind at d_k = {s.d_k}. Mask and temperature "
-    "here are the sidebar's."
-)
+heatmaps_caption(s)
 
 # 4. The gradient -------------------------------------------------------------------------------
 st.header("4. A saturated softmax stops learning")
@@ -86,4 +77,4 @@ st.markdown(
     "vanishes: the scores get no signal to change. Leaving out the division multiplies the "
     "logits by c = √d_k; the chart multiplies the scaled logits of the heatmaps above by c."
 )
-gradient(scaled.logits, pick)
+gradient(cached_softmax_gradient(s, pick), pick)

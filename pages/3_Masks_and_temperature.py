@@ -1,24 +1,23 @@
 """Masks and temperature: −∞ logits before the softmax, renormalised rows, T → 0 and T → ∞."""
 
-import numpy as np
 import streamlit as st
 
-from attnviz.charts.lines import temperature_chart
-from attnviz.lessons import mask_effect, reattend, temperature_effect, temperature_sweep
 from attnviz.ui import page_setup
-from attnviz.ui.matrix import show_chart
 from attnviz.ui.pages.masks_and_temperature import (
+    attention_at_temperature,
+    cached_temperature_sweep,
     limit_matrices,
     mask_matrices,
     mask_notices,
+    masked_attention,
     pick_mask,
     temperature_notice,
+    temperature_plot,
     temperature_slider,
 )
 
 example = page_setup("Masks and temperature")
-s, r, labels = example.settings, example.result, example.labels
-n = r.n
+s, labels = example.settings, example.labels
 
 st.title("Masks and temperature")
 st.markdown(
@@ -36,10 +35,9 @@ st.latex(
 # 1. Masks ---------------------------------------------------------------------------------------
 st.header("1. Masks: which keys a query may see")
 mode, mask = pick_mask(s.mask, labels)  # None: no mask
-masked = reattend(r, mask=mask)
-plain = reattend(r, mask=None)  # the same logits, nothing masked
+masked, effect = masked_attention(s, mask)  # and what the mask did to the unmasked rows
 mask_matrices(mask, masked, labels, selectable=mode == "custom")
-mask_notices(mode, mask_effect(plain, masked, mask), labels)
+mask_notices(mode, effect, labels)
 
 # 2. Temperature --------------------------------------------------------------------------------
 st.header("2. Temperature: how sharp each row is")
@@ -50,8 +48,8 @@ st.markdown(
     "Dividing by √d_k is itself a temperature, fixed by d_k. This section uses the mask above."
 )
 T = temperature_slider(s.temperature)
-sweep = temperature_sweep(s, mask=np.ones((n, n), bool) if mask is None else mask)
-show_chart(temperature_chart(sweep, labels, current=T), "temperature_entropy")
-at_T = reattend(r, mask=mask, temperature=T)
-limit_matrices(sweep, at_T.attention, labels, T)
-temperature_notice(temperature_effect(at_T.attention, sweep), n, T)
+sweep = cached_temperature_sweep(s, mask)
+temperature_plot(sweep, labels, T)
+A, at_T = attention_at_temperature(s, mask, T)
+limit_matrices(sweep, A, labels, T)
+temperature_notice(at_T, len(labels), T)

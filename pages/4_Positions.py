@@ -4,13 +4,13 @@ import streamlit as st
 
 from attnviz.ui import page_setup
 from attnviz.ui.pages.positions import (
+    cached_permutation_experiment,
     comparison,
     encoding_matrix,
     equivariance_notice,
-    permutation_experiment,
     repeated_tokens,
-    shuffle_seed,
     shuffle_table,
+    shuffle_ui,
     symmetry_break_notice,
 )
 
@@ -25,7 +25,7 @@ st.markdown(
     "place. Mathematically, for any permutation π of the rows of X:"
 )
 st.latex(r"\mathrm{Attention}(X_\pi) = \mathrm{Attention}(X)_\pi")
-exp = permutation_experiment(s, shuffle_seed())
+exp = cached_permutation_experiment(s, shuffle_ui())
 shuffle_table(exp, labels)
 st.caption(
     "The experiment uses no mask: a causal mask is itself information about order (query i "

@@ -32,7 +32,8 @@ WIDTH, MAX_HEIGHT = 1400, 3600
 
 def answer_two(page):
     """Answer the first question wrongly and the second rightly, so both reveals show."""
-    questions = lessons.quiz(compute(Settings()), 0)
+    example = compute(Settings())
+    questions = lessons.quiz(example.result, example.labels, 0)
     wrong = next(o for o in questions[0].options if o != questions[0].answer)
     for k, choice in enumerate([wrong, questions[1].answer]):
         group = page.locator("[data-testid=stMain] [data-testid=stRadio]").nth(k)

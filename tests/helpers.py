@@ -91,3 +91,35 @@ def expected(**changes):
     import attnviz
 
     return attnviz.compute(attnviz.Settings(**changes))
+
+
+# --- What a page wrote (the lesson pages' tests) --------------------------------------------------
+
+# Sidebar settings each lesson page runs with: {test id: widgets set in the sidebar}
+SIDEBAR_CASES = {
+    "default": {},
+    "new-sentence": {"text": "a b a c", "d_model": 6, "d_k": 3, "d_v": 2, "seed": 9},
+    "causal-unscaled": {"mask": "causal", "scale": False, "positions": True, "temperature": 0.4},
+    "generated": {"generated": True},
+}
+
+
+def notices(at):
+    """The "what to notice" paragraphs (st.info) of a run, joined."""
+    return "\n".join(el.value for el in at.info)
+
+
+def text_of(at):
+    """Everything a run wrote as markdown, info, success, warning or caption, joined."""
+    parts = []
+    for kind in ("markdown", "info", "success", "warning", "caption", "subheader", "header"):
+        parts += [el.value for el in at.get(kind)]
+    return "\n".join(parts)
+
+
+def trace_xy(spec, name):
+    """(x, y) as float arrays of the trace called ``name`` in a figure spec."""
+    for trace in spec["data"]:
+        if trace.get("name") == name:
+            return decode(trace["x"]).astype(float), decode(trace["y"]).astype(float)
+    raise AssertionError(f"no trace {name!r}")

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from attnviz import Settings, lessons
+from attnviz import Settings, compute, lessons
 from attnviz.charts.lines import (
     BAND_SE,
     MAX_ROW_LINES,
@@ -87,7 +87,7 @@ def test_mark_sits_at_the_value_and_does_not_stretch_the_log_axis(variance):
 
 @pytest.fixture(scope="module")
 def curve():
-    return lessons.saturation_curve(Settings(), (1, 16, 256), n_trials=2)
+    return lessons.saturation_curve(compute(Settings()).result, 0, (1, 16, 256), n_trials=2)
 
 
 @pytest.mark.parametrize("stat", ["max_weight", "normalised_entropy", "entropy"])
@@ -125,7 +125,7 @@ def test_gradient_chart_holds_norm_and_weight_with_marks():
 
 def test_temperature_chart_draws_one_line_per_row_with_escaped_names():
     s = Settings(text="<b>x</b> y %{z}")
-    sweep = lessons.temperature_sweep(s, (0.01, 1, 100))
+    sweep = lessons.temperature_sweep(compute(s).result, (0.01, 1, 100))
     labels = ["<b>x</b>", "y", "%{z}"]
     fig = temperature_chart(sweep, labels, current=1)
     t = traces(fig)
@@ -141,7 +141,7 @@ def test_temperature_chart_draws_one_line_per_row_with_escaped_names():
 
 def test_temperature_chart_summarises_many_rows():
     s = Settings(generated=True, n=MAX_ROW_LINES + 1)
-    sweep = lessons.temperature_sweep(s, (0.1, 1, 10))
+    sweep = lessons.temperature_sweep(compute(s).result, (0.1, 1, 10))
     t = traces(temperature_chart(sweep, s.tokens))
     assert {"smallest row", "mean over rows", "largest row"} <= set(t)
     np.testing.assert_allclose(t["mean over rows"][1], sweep.entropy.mean(axis=1))

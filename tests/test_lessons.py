@@ -5,14 +5,16 @@ softmax attention, the entropy sum, the Jacobian diag(a) - a a^T built as a matr
 sampling theory of the variance of q . k.
 """
 
+import ast
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnviz import AttentionInputError, Example, Settings, compute, lessons
+from attnviz import AttentionInputError, Settings, compute, lessons, self_attention
 from attnviz.inputs import projection_weights
 from attnviz.settings import embeddings
 
@@ -39,6 +41,17 @@ def reference_inputs(s):
     E, P = embeddings(s, s.tokens)
     X = E if P is None else E + P
     return X, projection_weights(s.d_model, s.d_k, s.d_v, s.seed)
+
+
+def result_of(s):
+    """The AttentionResult that settings ``s`` make: what a page passes to a lesson."""
+    return compute(s).result
+
+
+def without_and_with_positions(s):
+    """The Examples of ``s`` without and with positional encodings, no mask (the positions page's
+    pair)."""
+    return tuple(compute(replace(s, positions=p, mask="none")) for p in (False, True))
 
 
 def entropy_by_hand(p):
@@ -124,11 +137,11 @@ def test_variance_rejects_bad_arguments(kwargs):
 
 def test_seeds_are_checked_everywhere():
     calls = [
-        lambda: lessons.saturation_curve(DEFAULT, (1,), seed=-1),
+        lambda: lessons.saturation_curve(result_of(DEFAULT), -1, (1,)),
         lambda: lessons.softmax_gradient_norm(seed=-1),
         lambda: lessons.draw_permutation(3, seed=-1),
-        lambda: lessons.permutation_experiment(DEFAULT, seed=2**32),
-        lambda: lessons.quiz(compute(DEFAULT), seed="0"),
+        lambda: lessons.permutation_experiment(*without_and_with_positions(DEFAULT), seed=2**32),
+        lambda: lessons.quiz(result_of(DEFAULT), compute(DEFAULT).labels, seed="0"),
     ]
     for call in calls:
         with pytest.raises(AttentionInputError, match="seed"):
@@ -173,7 +186,7 @@ def test_row_entropy_rejects_negative_and_non_matrix_input():
 
 
 def test_unscaled_rows_saturate_as_d_k_grows_and_scaled_rows_do_not():
-    curve = lessons.saturation_curve(DEFAULT)
+    curve = lessons.saturation_curve(result_of(DEFAULT), DEFAULT.seed)
     at = {int(d): m for m, d in enumerate(curve.d_k)}
     for unscaled in (curve.sentence_unscaled, curve.random_unscaled):
         assert unscaled.entropy[at[256]] < 0.5 * unscaled.entropy[at[4]]
@@ -204,7 +217,7 @@ def test_unscaled_rows_saturate_as_d_k_grows_and_scaled_rows_do_not():
 )
 def test_sentence_curve_matches_compute_at_each_d_k(s):
     d_ks = (1, 3, 64)
-    curve = lessons.saturation_curve(s, d_ks)
+    curve = lessons.saturation_curve(result_of(s), s.seed, d_ks)
     assert curve.n_sentence == len(s.tokens)
     for m, d in enumerate(d_ks):
         for scale, stats in ((True, curve.sentence_scaled), (False, curve.sentence_unscaled)):
@@ -219,14 +232,15 @@ def test_sentence_curve_matches_compute_at_each_d_k(s):
 
 
 def test_saturation_of_one_token_has_no_normalised_entropy():
-    curve = lessons.saturation_curve(replace(DEFAULT, text="alone"), (1, 8), n_random=1)
+    alone = result_of(replace(DEFAULT, text="alone"))
+    curve = lessons.saturation_curve(alone, DEFAULT.seed, (1, 8), n_random=1)
     for stats in (curve.sentence_scaled, curve.random_unscaled):
         assert np.all(stats.entropy == 0) and np.all(stats.max_weight == 1)
         assert np.all(np.isnan(stats.normalised_entropy))
 
 
 def test_scaling_pair_is_the_same_example_with_scaling_on_and_off():
-    scaled, unscaled = lessons.scaling_pair(DEFAULT, d_k=64)
+    scaled, unscaled = lessons.scaling_pair(result_of(DEFAULT), DEFAULT.seed, d_k=64)
     X, _ = reference_inputs(replace(DEFAULT, d_k=64))
     W = projection_weights(DEFAULT.d_model, 64, DEFAULT.d_v, DEFAULT.seed)
     assert np.allclose(scaled.attention, reference_attention(X, *W)[2], atol=1e-12)
@@ -243,7 +257,7 @@ def test_off_by_se_is_the_distance_from_the_theory_in_standard_errors():
 @pytest.mark.parametrize("mask", ["none", "causal"])
 def test_scaling_contrast_against_the_rows_by_hand(mask):
     s = replace(DEFAULT, mask=mask, d_k=64)
-    c = lessons.scaling_contrast(*lessons.scaling_pair(s, 64))
+    c = lessons.scaling_contrast(*lessons.scaling_pair(result_of(s), s.seed, 64))
     X, W = reference_inputs(s)
     causal = np.tril(np.ones((6, 6), bool)) if mask == "causal" else None
     _, S1, A_on, _ = reference_attention(X, *W, mask=causal)
@@ -257,7 +271,8 @@ def test_scaling_contrast_against_the_rows_by_hand(mask):
     # S = sqrt(d_k) S': the unscaled spread is exactly sqrt(64) = 8 times the scaled one
     assert c.spread_unscaled == pytest.approx(8 * c.spread_scaled, rel=1e-10)
     assert c.max_weight_unscaled > c.max_weight_scaled
-    same = lessons.scaling_contrast(*lessons.scaling_pair(s, 1))  # sqrt(1) = 1: no difference
+    pair = lessons.scaling_pair(result_of(s), s.seed, 1)
+    same = lessons.scaling_contrast(*pair)  # sqrt(1) = 1: no difference
     assert same.max_weight_scaled == same.max_weight_unscaled
     assert same.spread_scaled == same.spread_unscaled
 
@@ -388,7 +403,7 @@ def test_cold_temperature_gives_one_hot_at_the_argmax(s, spec):
     assert bound < 1e-4  # the gaps are wide enough that this checks a real one-hot
     assert np.abs(A - limit).max() <= bound
     assert np.all(A[~mask] == 0)
-    sweep = lessons.temperature_sweep(s, [T, 1.0, 1e3], mask=mask)
+    sweep = lessons.temperature_sweep(result_of(s), [T, 1.0, 1e3], mask=mask)
     assert np.array_equal(sweep.argmax_limit, limit)
     ties = np.maximum((limit > 0).sum(axis=1), 1)
     live = mask.any(axis=1)
@@ -404,7 +419,7 @@ def test_hot_temperature_gives_uniform_over_allowed_keys(s, spec):
     A = lessons.reattend(compute(s).result, mask=mask, temperature=1e3).attention
     assert np.abs(A - uniform).max() < 1e-2
     assert np.all(A[~mask] == 0)
-    sweep = lessons.temperature_sweep(s, [1e-3, 1.0, 1e3], mask=mask)
+    sweep = lessons.temperature_sweep(result_of(s), [1e-3, 1.0, 1e3], mask=mask)
     assert np.array_equal(sweep.uniform_limit, uniform)
     assert np.allclose(sweep.max_entropy, np.log(np.maximum(allowed[:, 0], 1)))
     assert np.all(sweep.entropy[-1] <= sweep.max_entropy + 1e-12)
@@ -415,7 +430,7 @@ def test_hot_temperature_gives_uniform_over_allowed_keys(s, spec):
 def test_sweep_agrees_with_the_core_and_entropy_grows_with_temperature(s, spec):
     mask = _mask_for(s, spec)
     temperatures = np.logspace(-2, 2, 17)
-    sweep = lessons.temperature_sweep(s, temperatures, mask=mask)
+    sweep = lessons.temperature_sweep(result_of(s), temperatures, mask=mask)
     assert sweep.entropy.shape == sweep.max_weight.shape == (17, len(s.tokens))
     X, W = reference_inputs(s)
     for t in (0, 8, 16):
@@ -427,15 +442,29 @@ def test_sweep_agrees_with_the_core_and_entropy_grows_with_temperature(s, spec):
     assert np.all(np.diff(sweep.max_weight, axis=0) <= 1e-12)
 
 
+@pytest.mark.parametrize(("s", "spec"), MASKED_SETTINGS)
+def test_sweep_is_the_cores_own_softmax_at_each_temperature(s, spec):
+    # The sweep reuses the core's masked softmax: at each T its rows are exactly those of
+    # self_attention(..., temperature=T) on the same inputs, not a copy that could drift.
+    mask = _mask_for(s, spec)
+    r = result_of(s)
+    temperatures = (0.05, 0.7, 1.0, 7.0)
+    sweep = lessons.temperature_sweep(r, temperatures, mask=mask)
+    for t, T in enumerate(temperatures):
+        A = self_attention(r.X, r.W_Q, r.W_K, r.W_V, mask=mask, scale=r.scale, temperature=T)
+        np.testing.assert_array_equal(sweep.entropy[t], lessons.row_entropy(A.attention))
+        np.testing.assert_array_equal(sweep.max_weight[t], A.attention.max(axis=1))
+
+
 def test_sweep_keeps_the_settings_mask_by_default_and_zero_rows_stay_zero():
     s = replace(DEFAULT, mask="causal")
-    assert np.array_equal(lessons.temperature_sweep(s).mask, compute(s).result.mask)
+    assert np.array_equal(lessons.temperature_sweep(result_of(s)).mask, result_of(s).mask)
     mask = lessons.build_mask("custom", 6, cells=[(1, j) for j in range(6)])  # row 1 empty
-    sweep = lessons.temperature_sweep(DEFAULT, mask=mask)
+    sweep = lessons.temperature_sweep(result_of(DEFAULT), mask=mask)
     assert np.all(sweep.entropy[:, 1] == 0) and np.all(sweep.max_weight[:, 1] == 0)
     assert not sweep.argmax_limit[1].any() and not sweep.uniform_limit[1].any()
     with pytest.raises(AttentionInputError, match="temperatures"):
-        lessons.temperature_sweep(DEFAULT, [1.0, -1.0])
+        lessons.temperature_sweep(result_of(DEFAULT), [1.0, -1.0])
 
 
 def _effect(mode, **kwargs):
@@ -477,7 +506,7 @@ def test_mask_effect_without_a_partly_masked_row():
 @pytest.mark.parametrize(("T", "end"), [(1e-3, "argmax"), (1e3, "uniform")])
 def test_temperature_effect_lies_near_the_limit_it_approaches(T, end):
     s = replace(DEFAULT, mask="causal")
-    sweep = lessons.temperature_sweep(s)
+    sweep = lessons.temperature_sweep(result_of(s))
     A = lessons.reattend(compute(s).result, temperature=T).attention
     e = lessons.temperature_effect(A, sweep)
     near, far = (e.to_argmax, e.to_uniform) if end == "argmax" else (e.to_uniform, e.to_argmax)
@@ -489,11 +518,11 @@ def test_temperature_effect_lies_near_the_limit_it_approaches(T, end):
 
 def test_temperature_effect_counts_ties_and_skips_rows_with_no_key():
     s = replace(DEFAULT, text="a a")  # two identical keys, no positions: every row ties
-    sweep = lessons.temperature_sweep(s)
+    sweep = lessons.temperature_sweep(result_of(s))
     e = lessons.temperature_effect(compute(s).result.attention, sweep)
     assert e.ties == 2 and e.entropy == pytest.approx(np.log(2))
     blocked = np.zeros((2, 2), bool)
-    sweep = lessons.temperature_sweep(s, mask=blocked)
+    sweep = lessons.temperature_sweep(result_of(s), mask=blocked)
     e = lessons.temperature_effect(np.zeros((2, 2)), sweep)
     assert not e.any_live and np.isnan(e.entropy) and np.isnan(e.max_weight)
     assert e.ties == 0
@@ -503,7 +532,7 @@ def test_temperature_effect_counts_ties_and_skips_rows_with_no_key():
 
 
 def test_permuted_inputs_give_permuted_outputs_without_positions_only():
-    exp = lessons.permutation_experiment(DEFAULT, seed=0)
+    exp = lessons.permutation_experiment(*without_and_with_positions(DEFAULT), seed=0)
     perm = exp.permutation
     assert sorted(perm) == list(range(6)) and not np.array_equal(perm, np.arange(6))
     assert exp.permuted_tokens == [DEFAULT.tokens[k] for k in perm]
@@ -526,7 +555,7 @@ def test_permuted_inputs_give_permuted_outputs_without_positions_only():
 
 
 def test_identical_tokens_get_identical_rows_without_positions_only():
-    exp = lessons.permutation_experiment(DEFAULT, seed=1)
+    exp = lessons.permutation_experiment(*without_and_with_positions(DEFAULT), seed=1)
     assert exp.repeated_pairs.tolist() == [[0, 4]]  # "the" at 0 and 4
     off, on = exp.original_off.output, exp.original_on.output
     assert np.array_equal(off[0], off[4]) and exp.same_row_off.tolist() == [True]
@@ -541,10 +570,9 @@ def test_identical_tokens_get_identical_rows_without_positions_only():
     st.sampled_from(["random", "one-hot"]),
     st.booleans(),
     st.sampled_from([0.1, 1.0, 10.0]),
-    st.sampled_from(["none", "causal"]),
 )
 def test_permutation_equivariance_without_positions_for_any_tokens(
-    tokens, seed, embedding, scale, temperature, mask
+    tokens, seed, embedding, scale, temperature
 ):
     s = Settings(
         text=" ".join(tokens),
@@ -556,13 +584,11 @@ def test_permutation_equivariance_without_positions_for_any_tokens(
         positions=True,
         scale=scale,
         temperature=temperature,
-        mask=mask,
     )
-    exp = lessons.permutation_experiment(s, seed=seed)
+    exp = lessons.permutation_experiment(*without_and_with_positions(s), seed=seed)
     perm = exp.permutation
     assert exp.equivariant_off
     assert np.allclose(exp.permuted_off.output, exp.original_off.output[perm], atol=1e-9)
-    assert exp.original_off.mask is None  # the causal mask would break the symmetry itself
     assert exp.same_row_off.all()
     pairs = [(i, j) for j in range(len(tokens)) for i in range(j) if tokens[i] == tokens[j]]
     assert {tuple(p) for p in exp.repeated_pairs.tolist()} <= set(pairs)
@@ -576,17 +602,39 @@ def test_permutation_equivariance_without_positions_for_any_tokens(
 def test_permutation_checks_its_argument_and_draws_deterministically():
     for bad in ([0, 1, 2, 3, 4, 4], [0, 1, 2], [0.0, 1, 2, 3, 4, 5]):
         with pytest.raises(AttentionInputError, match="permutation"):
-            lessons.permutation_experiment(DEFAULT, bad)
+            lessons.permutation_experiment(*without_and_with_positions(DEFAULT), bad)
     given_perm = [5, 4, 3, 2, 1, 0]
-    assert lessons.permutation_experiment(DEFAULT, given_perm).permutation.tolist() == given_perm
+    exp = lessons.permutation_experiment(*without_and_with_positions(DEFAULT), given_perm)
+    assert exp.permutation.tolist() == given_perm
     for n in range(2, 7):
         for seed in range(20):
             perm = lessons.draw_permutation(n, seed)
             assert sorted(perm.tolist()) == list(range(n))
             assert not np.array_equal(perm, np.arange(n))
             assert np.array_equal(perm, lessons.draw_permutation(n, seed))
-    one = lessons.permutation_experiment(replace(DEFAULT, text="alone"))
+    one = lessons.permutation_experiment(
+        *without_and_with_positions(replace(DEFAULT, text="alone"))
+    )
     assert one.permutation.tolist() == [0] and one.equivariant_off
+
+
+def test_permutation_needs_one_sentence_without_and_with_positions_and_no_mask():
+    off, on = without_and_with_positions(DEFAULT)
+    causal = replace(DEFAULT, mask="causal")  # a causal mask would break the symmetry itself
+    refused = [
+        (
+            (compute(replace(causal, positions=False)), compute(replace(causal, positions=True))),
+            "mask",
+        ),
+        ((on, on), "without positional encodings"),
+        ((off, off), "with them"),
+        ((off, compute(replace(DEFAULT, positions=True, seed=1))), "differ"),
+        ((off, compute(replace(DEFAULT, positions=True, text="a b c d e f"))), "differ"),
+        ((off, compute(replace(DEFAULT, positions=True, scale=False))), "differ"),
+    ]
+    for pair, match in refused:
+        with pytest.raises(AttentionInputError, match=match):
+            lessons.permutation_experiment(*pair)
 
 
 # --- Predict, then reveal: the quiz --------------------------------------------------------------
@@ -667,50 +715,82 @@ def quiz_cases(draw):
     return s, mask, draw(st.integers(0, 1000))
 
 
-def example_with_mask(s, mask):
+def result_with_mask(s, mask):
+    """(the AttentionResult of ``s`` under ``mask``, the token labels)."""
     ex = compute(s)
-    return Example(s, ex.tokens, ex.labels, ex.E, ex.P, lessons.reattend(ex.result, mask=mask))
+    return lessons.reattend(ex.result, mask=mask), ex.labels
 
 
 @settings(max_examples=200, deadline=None)
 @given(quiz_cases())
 def test_quiz_answers_are_right_for_any_settings(case):
     s, mask, seed = case
-    example = example_with_mask(s, mask)
-    questions = lessons.quiz(example, seed)
+    result, labels = result_with_mask(s, mask)
+    questions = lessons.quiz(result, labels, seed)
     assert len({q.kind for q in questions}) == len(questions)
     for q in questions:
-        check_question(q, s, mask, example.labels)
+        check_question(q, s, mask, labels)
 
 
 def test_default_quiz_asks_every_kind_and_is_deterministic():
-    example = compute(DEFAULT)
-    questions = lessons.quiz(example, seed=0)
+    r, labels = compute(DEFAULT).result, compute(DEFAULT).labels
+    questions = lessons.quiz(r, labels, seed=0)
     kinds = ["shape", "argmax", "row_sum", "scaled_vs_raw", "scaling_effect"]
     assert [q.kind for q in questions] == kinds
     for q in questions:
-        check_question(q, DEFAULT, None, example.labels)
-    assert questions == lessons.quiz(example, seed=0)
-    assert any(lessons.quiz(example, seed=k) != questions for k in range(1, 10))
+        check_question(q, DEFAULT, None, labels)
+    assert questions == lessons.quiz(r, labels, seed=0)
+    assert any(lessons.quiz(r, labels, seed=k) != questions for k in range(1, 10))
+    with pytest.raises(AttentionInputError, match="one label per token"):
+        lessons.quiz(r, labels[:-1])
 
 
 def test_quiz_edge_cases():
     # One token, every dimension 1: no argmax (one option), no shape question (all 1 x 1).
     s = replace(DEFAULT, text="alone", d_model=1, d_k=1, d_v=1)
-    by_kind = {q.kind: q for q in lessons.quiz(compute(s))}
+    by_kind = {q.kind: q for q in lessons.quiz(*result_with_mask(s, None))}
     assert set(by_kind) == {"row_sum", "scaled_vs_raw", "scaling_effect"}
     assert by_kind["row_sum"].answer == "1"
     assert by_kind["scaled_vs_raw"].answer == "they are equal"  # sqrt(1) = 1
     assert by_kind["scaling_effect"].answer == "stay the same"
     # Identical tokens without positions tie in every row: no argmax question.
     for seed in range(10):
-        tied = compute(replace(DEFAULT, text="x x x", seed=seed))
-        assert "argmax" not in {q.kind for q in lessons.quiz(tied, seed)}
+        tied = result_with_mask(replace(DEFAULT, text="x x x", seed=seed), None)
+        assert "argmax" not in {q.kind for q in lessons.quiz(*tied, seed)}
     # A query masked from every key: its row sums to 0.
     mask = np.ones((6, 6), dtype=bool)
     mask[2] = False
-    example = example_with_mask(DEFAULT, mask)
+    result, labels = result_with_mask(DEFAULT, mask)
     answers = {
-        q.row: q.answer for k in range(40) for q in lessons.quiz(example, k) if q.kind == "row_sum"
+        q.row: q.answer
+        for k in range(40)
+        for q in lessons.quiz(result, labels, k)
+        if q.kind == "row_sum"
     }
     assert answers[2] == "0" and all(a == "1" for r, a in answers.items() if r != 2)
+
+
+# --- Lessons take results, never settings -----------------------------------------------------
+
+
+def test_no_lesson_module_reads_the_settings():
+    # Read the source: the lessons get results from the page's ui module and never go back up
+    # to attnviz.settings (no Settings, no compute) to recompute what the page already holds.
+    settings_names = {"settings", "Settings", "compute", "from_query", "Example"}
+    folder = Path(lessons.__file__).parent
+    modules = sorted(folder.glob("*.py"))
+    assert len(modules) >= 6
+    for path in modules:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+                assert not any(name.startswith("attnviz.settings") for name in names), path.name
+            elif isinstance(node, ast.ImportFrom):
+                assert not (node.module or "").startswith("attnviz.settings"), path.name
+                if node.module == "attnviz":
+                    imported = {alias.name for alias in node.names}
+                    assert not imported & settings_names, (path.name, imported)
+            elif isinstance(node, ast.Name | ast.Attribute):
+                name = node.id if isinstance(node, ast.Name) else node.attr
+                assert name not in {"Settings", "compute"}, (path.name, node.lineno)

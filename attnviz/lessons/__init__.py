@@ -1,16 +1,18 @@
 """The lessons' experiments: why divide by sqrt(d_k), masks and temperature, positions, a quiz.
 
 numpy only (no Streamlit, no Plotly): the lesson pages call these and draw what they return.
-Every function takes the shared ``Settings`` (or plain arrays), gets every step of attention
-from the core, and is deterministic from its seed.
+Every function takes results (an AttentionResult, or an Example for the positions) or plain
+arrays, never the Settings: the page's ui module passes the cached result. Each gets every step of
+attention from the core and is deterministic from its seed.
 
-    from attnviz import lessons
-    lessons.dot_product_variance()            # Var(q . k) = d_k, measured
-    lessons.saturation_curve(settings)        # rows go one-hot without scaling as d_k grows
-    lessons.temperature_sweep(settings)       # T -> 0: argmax, T -> infinity: uniform
-    lessons.mask_effect(plain, masked, mask)  # masked rows are the plain ones, rescaled
-    lessons.permutation_experiment(settings)  # no positions: shuffled in, shuffled out
-    lessons.quiz(example)                     # predict, then reveal
+    from attnviz import compute, lessons
+    example = compute(settings); r = example.result
+    lessons.dot_product_variance()                # Var(q . k) = d_k, measured
+    lessons.saturation_curve(r, settings.seed)    # rows go one-hot without scaling as d_k grows
+    lessons.temperature_sweep(r)                  # T -> 0: argmax, T -> infinity: uniform
+    lessons.mask_effect(plain, masked, mask)      # masked rows are the plain ones, rescaled
+    lessons.permutation_experiment(off, on)       # no positions: shuffled in, shuffled out
+    lessons.quiz(r, example.labels)               # predict, then reveal
 """
 
 from attnviz.lessons.common import TIE_TOLERANCE, reattend, row_entropy

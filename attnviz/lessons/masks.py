@@ -13,13 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.core import masked_softmax
 from attnviz.errors import AttentionInputError, check_positive_int
 from attnviz.lessons.common import TIE_TOLERANCE, check_positive, row_entropy
 from attnviz.limits import MAX_TOKENS
 from attnviz.masking import causal_mask, check_mask, padding_mask
 from attnviz.results import freeze_arrays
-from attnviz.settings import Settings, compute
-from attnviz.stable_softmax import softmax_rows
 
 MASK_MODES = ("none", "causal", "padding", "custom")
 DEFAULT_TEMPERATURES = tuple(np.logspace(-2, 2, 41))  # 0.01 .. 100, the app's slider range
@@ -113,33 +112,33 @@ class TemperatureSweep:
         freeze_arrays(self)
 
 
-def temperature_sweep(settings=None, temperatures=DEFAULT_TEMPERATURES, *, mask=None):
-    """Sweep the softmax temperature for the settings' sentence: A = softmax(S' / T), masked.
+def temperature_sweep(result, temperatures=DEFAULT_TEMPERATURES, *, mask=None):
+    """Sweep the softmax temperature for one sentence: A = softmax(S' / T + M) at each T.
 
-    ``temperatures`` default to 41 log-spaced values from 0.01 to 100. ``mask`` is an (n, n)
-    bool array (see build_mask); None keeps the settings' own mask. S' is scaled or not as the
-    settings say; the settings' own temperature is replaced by each T.
+    ``result`` is the sentence's AttentionResult: its scaled scores S' (scaled or not, as it was
+    computed) are kept and its temperature is replaced by each T. ``temperatures`` default to 41
+    log-spaced values from 0.01 to 100. ``mask`` is an (n, n) bool array (see build_mask); None
+    keeps the result's own mask. Each A is the core's masked_softmax, the step
+    self_attention(..., temperature=T) takes.
     """
-    settings = Settings() if settings is None else settings
     temperatures = check_positive("temperatures", temperatures)
-    result = compute(settings).result
     n = result.n
     if mask is None:
         mask = np.ones((n, n), dtype=bool) if result.mask is None else result.mask
     mask = check_mask(mask, n)
     entropy, max_weight = [], []
     for T in temperatures:
-        logits = np.where(mask, result.scaled_scores / T, -np.inf)  # S' / T, -inf where masked
-        A = softmax_rows(logits)[0]  # (n, n), as self_attention(..., temperature=T) computes
+        A = masked_softmax(result.scaled_scores, mask, T)[1]  # (n, n) softmax(S' / T + M)
         entropy.append(row_entropy(A))
         max_weight.append(A.max(axis=1))
+    logits = masked_softmax(result.scaled_scores, mask)[0]  # (n, n) S' + M: -inf where masked
     return TemperatureSweep(
         temperature=temperatures,
         entropy=np.array(entropy),
         max_weight=np.array(max_weight),
         max_entropy=np.log(np.maximum(mask.sum(axis=1), 1)),
         mask=mask,
-        argmax_limit=argmax_limit(np.where(mask, result.scaled_scores, -np.inf)),
+        argmax_limit=argmax_limit(logits),
         uniform_limit=uniform_limit(mask),
     )
 

@@ -9,7 +9,7 @@ and two occurrences of the same token get identical output rows. Adding sinusoid
 (X = E + P, P fixed to the positions 0..n-1) breaks both.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,7 +18,6 @@ from attnviz.errors import AttentionInputError
 from attnviz.inputs import check_seed
 from attnviz.lessons.common import TIE_TOLERANCE
 from attnviz.results import freeze_arrays
-from attnviz.settings import Settings, compute
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,17 +93,43 @@ def _repeated_pairs(tokens):
     return np.array(pairs, dtype=np.intp).reshape(-1, 2)
 
 
-def permutation_experiment(settings=None, permutation=None, *, seed=0):
-    """Shuffle the settings' tokens and compare the outputs, with positions off and on.
+def _check_pair(off, on):
+    """Raise unless ``off`` and ``on`` are one example without and with positions, no mask."""
+    if off.P is not None or on.P is None:
+        raise AttentionInputError(
+            "off must be computed without positional encodings and on with them: e.g. "
+            "compute(replace(settings, positions=False)) and (positions=True)"
+        )
+    a, b = off.result, on.result
+    same = (
+        list(off.tokens) == list(on.tokens)
+        and np.array_equal(off.E, on.E)
+        and all(np.array_equal(getattr(a, W), getattr(b, W)) for W in ("W_Q", "W_K", "W_V"))
+        and (a.scale, a.temperature) == (b.scale, b.temperature)
+    )
+    if not same:
+        raise AttentionInputError(
+            "off and on differ in more than the positions (tokens, embeddings, weights, scale or "
+            "temperature): compute both from the same settings, changing only positions"
+        )
+    if off.result.mask is not None or on.result.mask is not None:
+        raise AttentionInputError(
+            "off and on must be computed without a mask (mask='none'): a causal mask is itself "
+            "information about order, so it would break the symmetry on its own"
+        )
 
-    ``permutation`` (n,) of 0..n-1, or None to draw one from ``seed``. Each token keeps its
-    embedding row when shuffled (E_permuted = E[permutation]); with positions on, P stays with
-    the positions. The settings' scale and temperature apply, but no mask: a causal mask is
-    itself information about order, so it would break the symmetry on its own.
+
+def permutation_experiment(off, on, permutation=None, *, seed=0):
+    """Shuffle a sentence's tokens and compare the outputs, with positions off and on.
+
+    ``off`` and ``on`` are the Examples (tokens, E, P and the AttentionResult) of one sentence
+    without positional encodings (X = E) and with them (X = E + P), both without a mask, e.g.
+    ``compute(replace(settings, positions=p, mask="none"))`` for p = False, True; their weights,
+    scale and temperature apply. ``permutation`` (n,) of 0..n-1, or None to draw one from
+    ``seed``. Each token keeps its embedding row when shuffled (E_permuted = E[permutation]);
+    with positions on, P stays with the positions.
     """
-    settings = Settings() if settings is None else settings
-    off = compute(replace(settings, positions=False, mask="none"))
-    on = compute(replace(settings, positions=True, mask="none"))
+    _check_pair(off, on)
     n = len(off.tokens)
     perm = draw_permutation(n, seed) if permutation is None else _check_permutation(permutation, n)
     r_off, r_on = off.result, on.result

@@ -194,13 +194,18 @@ def _scaling_effect(r, labels, rng, allowed):
     )
 
 
-def quiz(example, seed=0):
-    """Questions about ``example`` (an attnviz Example), each answered from the core's numbers.
+def quiz(result, labels, seed=0):
+    """Questions about an AttentionResult, each answered from its own numbers.
 
-    Returns a list of Question, at most one of each kind, in the order shape, argmax, row_sum,
-    scaled_vs_raw, scaling_effect; ``seed`` picks the rows, cells and matrix asked about.
+    ``labels`` (n,) name the tokens (unique labels, e.g. token_labels). Returns a list of
+    Question, at most one of each kind, in the order shape, argmax, row_sum, scaled_vs_raw,
+    scaling_effect; ``seed`` picks the rows, cells and matrix asked about.
     """
-    r, labels = example.result, list(example.labels)
+    r, labels = result, list(labels)
+    if len(labels) != r.n:
+        raise AttentionInputError(
+            f"labels has {len(labels)} entries for {r.n} tokens: give one label per token"
+        )
     rng = np.random.default_rng(check_seed(seed))
     allowed = np.full(r.n, r.n) if r.mask is None else r.mask.sum(axis=1)  # (n,) keys per query
     questions = [

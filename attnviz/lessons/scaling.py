@@ -9,22 +9,16 @@ Unscaled, the scores spread out like sqrt(d_k), the softmax saturates (rows go o
 Jacobian diag(a) - a a^T, the gradient that trains W_Q and W_K, goes to zero.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from attnviz.core import self_attention
 from attnviz.errors import AttentionInputError, check_positive_int
 from attnviz.inputs import check_seed, projection_weights
-from attnviz.lessons.common import (
-    check_d_ks,
-    check_positive,
-    reattend,
-    row_entropy,
-)
+from attnviz.lessons.common import check_d_ks, check_positive, reattend, row_entropy
 from attnviz.limits import MAX_TOKENS
 from attnviz.results import freeze_arrays
-from attnviz.settings import Settings, compute
 from attnviz.stable_softmax import softmax_rows
 
 DEFAULT_D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # d_k from 1 to MAX_D_K, doubling
@@ -134,10 +128,10 @@ def _stack(rows):
 class SaturationCurve:
     """Attention row statistics as d_k grows, scaled (S / sqrt(d_k)) and unscaled (S).
 
-    ``d_k`` (m,); each RowStats holds (m,) arrays. ``sentence_*`` use the settings' tokens,
-    embeddings, positions, seed, mask and temperature (only d_k and scaling vary); ``random_*``
-    use q, k with i.i.d. N(0, 1) entries: ``n_trials`` draws of ``n_random`` tokens each, no
-    mask, temperature 1.
+    ``d_k`` (m,); each RowStats holds (m,) arrays. ``sentence_*`` keep the sentence's X
+    (embeddings, and positions if any), mask and temperature, with weights drawn at each d_k
+    (only d_k and scaling vary); ``random_*`` use q, k with i.i.d. N(0, 1) entries:
+    ``n_trials`` draws of ``n_random`` tokens each, no mask, temperature 1.
     """
 
     d_k: np.ndarray
@@ -153,29 +147,28 @@ class SaturationCurve:
         freeze_arrays(self)
 
 
-def saturation_curve(settings=None, d_ks=DEFAULT_D_KS, *, n_random=16, n_trials=8, seed=None):
+def saturation_curve(result, seed, d_ks=DEFAULT_D_KS, *, n_random=16, n_trials=8):
     """Entropy and largest weight of the attention rows for each d_k, with and without scaling.
 
-    Without scaling the scores' spread grows like sqrt(d_k), so the rows collapse towards
-    one-hot (entropy -> 0, largest weight -> 1); with scaling they stay about as spread out.
-    ``seed`` (default: the settings' seed) draws the random data.
+    ``result`` is the sentence's AttentionResult: its X, mask and temperature are kept, and at
+    each d_k the weights are drawn from ``seed`` as the settings draw them (projection_weights).
+    ``seed`` also draws the random q, k. Without scaling the scores' spread grows like
+    sqrt(d_k), so the rows collapse towards one-hot (entropy -> 0, largest weight -> 1); with
+    scaling they stay about as spread out.
     """
-    settings = Settings() if settings is None else settings
     d_k = check_d_ks(d_ks)
     n_random = check_positive_int("n_random", n_random, MAX_TOKENS, "choose 1 to 512 tokens")
     n_trials = check_positive_int("n_trials", n_trials, 64, "choose 1 to 64 trials")
-    seed = check_seed(settings.seed if seed is None else seed)
-    base = compute(settings).result  # X (with positions if on), mask and T, as on screen
-    allowed = np.full(base.n, base.n) if base.mask is None else base.mask.sum(axis=1)
+    seed = check_seed(seed)
+    X, mask, T, n = result.X, result.mask, result.temperature, result.n
+    allowed = np.full(n, n) if mask is None else mask.sum(axis=1)  # (n,) keys each query sees
     sentence = {True: [], False: []}
     random = {True: [], False: []}
     for d in d_k:
         # W_Q, W_K do not depend on d_v, and A does not depend on W_V: a 1-wide W_V saves time.
-        W_Q, W_K, W_V = projection_weights(settings.d_model, int(d), 1, settings.seed)
-        for scale in (True, False):
-            A = self_attention(
-                base.X, W_Q, W_K, W_V, mask=base.mask, scale=scale, temperature=base.temperature
-            ).attention  # (n, n): what compute gives for these settings at this d_k
+        W_Q, W_K, W_V = projection_weights(result.d_model, int(d), 1, seed)
+        for scale in (True, False):  # A (n, n): what the settings give at this d_k
+            A = self_attention(X, W_Q, W_K, W_V, mask=mask, scale=scale, temperature=T).attention
             sentence[scale].append(_row_stats(A, allowed))
         rng = np.random.default_rng([seed, int(d), n_random])
         Q = rng.standard_normal((n_trials, n_random, d))  # (trials, n, d_k)
@@ -190,20 +183,22 @@ def saturation_curve(settings=None, d_ks=DEFAULT_D_KS, *, n_random=16, n_trials=
         sentence_unscaled=_stack(sentence[False]),
         random_scaled=_stack(random[True]),
         random_unscaled=_stack(random[False]),
-        n_sentence=base.n,
+        n_sentence=n,
         n_random=n_random,
         n_trials=n_trials,
     )
 
 
-def scaling_pair(settings=None, d_k=None):
-    """(scaled, unscaled) AttentionResults for the settings at key width ``d_k``, side by side.
+def scaling_pair(result, seed, d_k):
+    """(scaled, unscaled) AttentionResults of the sentence at key width ``d_k``, side by side.
 
-    ``d_k`` defaults to the settings' own; everything else (mask, temperature) is the settings'.
+    ``result``'s X, mask and temperature, with the weights that ``seed`` draws at ``d_k``
+    (projection_weights, d_v as in ``result``): the settings' own example at that d_k, with
+    scaling on and off. No biases.
     """
-    settings = Settings() if settings is None else settings
-    d_k = settings.d_k if d_k is None else d_k
-    scaled = compute(replace(settings, d_k=d_k, scale=True)).result
+    W_Q, W_K, W_V = projection_weights(result.d_model, d_k, result.d_v, seed)
+    X, mask, T = result.X, result.mask, result.temperature
+    scaled = self_attention(X, W_Q, W_K, W_V, mask=mask, scale=True, temperature=T)
     return scaled, reattend(scaled, scale=False)
 
 

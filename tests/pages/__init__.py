@@ -1,0 +1,1 @@
+"""One AppTest file per page, named after its page script."""

@@ -6,18 +6,29 @@ Widget keys: ``attnviz_lesson_shuffle`` (the shuffle seed) and ``attnviz_lesson_
 (the button that adds 1 to it).
 """
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
 from attnviz import lessons
+from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import md_escape, notice
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def permutation_experiment(settings, seed):
-    """lessons.permutation_experiment(settings, seed=seed), once per pair. Read-only."""
-    return lessons.permutation_experiment(settings, seed=seed)
+@st.cache_resource(max_entries=16, show_spinner=False)
+def cached_permutation_experiment(settings, seed):
+    """lessons.permutation_experiment of the settings' sentence, once per (settings, seed).
+
+    The two examples it compares, positions off and on, are the frame's cached examples of the
+    settings with no mask: a causal mask is itself information about order. Keyed on the
+    Settings and the shuffle seed; each entry holds two more AttentionResults (the shuffled
+    ones, up to ~40 MB at the limits), so 16 entries at most. Read-only.
+    """
+    off = cached_example(replace(settings, positions=False, mask="none"))
+    on = cached_example(replace(settings, positions=True, mask="none"))
+    return lessons.permutation_experiment(off, on, seed=seed)
 
 
 SHUFFLE = "attnviz_lesson_shuffle"
@@ -28,7 +39,7 @@ def _shuffle_again():
     st.session_state[SHUFFLE] = (st.session_state.get(SHUFFLE, 0) + 1) % MAX_SEED_SHOWN
 
 
-def shuffle_seed():
+def shuffle_ui():
     """The shuffle seed's input and the "shuffle again" button; returns the seed (int)."""
     c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
     c1.number_input(

@@ -10,7 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import lessons
-from attnviz.charts.lines import BAND_SE, gradient_chart, saturation_chart
+from attnviz.charts.lines import BAND_SE, gradient_chart, saturation_chart, variance_chart
+from attnviz.errors import AttentionInputError
 from attnviz.lessons import (
     DEFAULT_D_KS,
     DEFAULT_FACTORS,
@@ -18,26 +19,62 @@ from attnviz.lessons import (
     scaling_contrast,
     softmax_gradient_norm,
 )
+from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import show_chart, show_matrix
 from attnviz.ui.text import notice
 
+# The caches below are keyed on small things (the Settings, a few numbers), never on arrays, and
+# hold read-only results shared by every session.
+
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def dot_product_variance(d_ks, n_samples, seed):
-    """lessons.dot_product_variance, once per (d_ks, n_samples, seed). Read-only."""
+def cached_dot_product_variance(d_k, n_samples, seed):
+    """lessons.dot_product_variance at every DEFAULT_D_KS and ``d_k``, once per arguments."""
+    d_ks = tuple(sorted({*DEFAULT_D_KS, d_k}))
     return lessons.dot_product_variance(d_ks, n_samples=n_samples, seed=seed)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def saturation_curve(settings):
-    """lessons.saturation_curve(settings), once per settings. Read-only."""
-    return lessons.saturation_curve(settings)
+def cached_saturation_curve(settings):
+    """lessons.saturation_curve of the settings' example, once per settings (a few KB each)."""
+    return lessons.saturation_curve(cached_example(settings).result, settings.seed)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def scaling_pair(settings, d_k):
-    """lessons.scaling_pair(settings, d_k): (scaled, unscaled) AttentionResults. Read-only."""
-    return lessons.scaling_pair(settings, d_k)
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _scaling_pair(settings, d_k):
+    # two AttentionResults: up to ~40 MB at the limits (n = d = 512), so 16 entries at most
+    return lessons.scaling_pair(cached_example(settings).result, settings.seed, d_k)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_softmax_gradient(settings, d_k):
+    """(at every DEFAULT_FACTORS, at c = 1 and c = √d_k) SoftmaxGradients of the scaled logits
+    of the settings' sentence at ``d_k``; None when no row has two keys to share its weight.
+
+    Once per (settings, d_k): at n = 512 the 31 factors take about a second. A few numbers per
+    entry. Call after scaled_and_unscaled, which stops the page if the pair cannot be computed.
+    """
+    logits = _scaling_pair(settings, d_k)[0].logits  # (n, n) S' / T, -inf where masked
+    if np.isfinite(logits).sum(axis=1).max() < 2:
+        return None
+    root = float(np.sqrt(d_k))
+    return (
+        softmax_gradient_norm(logits, DEFAULT_FACTORS),
+        softmax_gradient_norm(logits, (1.0, root)),
+    )
+
+
+def scaled_and_unscaled(settings, d_k):
+    """(scaled, unscaled) AttentionResults of the settings' sentence at the page's ``d_k``.
+
+    Cached per (settings, d_k). When they cannot be computed (the unscaled logits overflow), a
+    warning says why and the page stops there.
+    """
+    try:
+        return _scaling_pair(settings, d_k)
+    except AttentionInputError as exc:
+        st.warning(f"{exc}", icon="⚠️")
+        st.stop()
 
 
 SAMPLE_SIZES = (200, 500, 2000, 5000, 20000)
@@ -63,6 +100,11 @@ def d_k_slider():
         key="attnviz_lesson_d_k",
         help="This page's own choice: the sidebar's d_k stays as it is.",
     )
+
+
+def variance_plot(var, d_k):
+    """The measured variance of q·k against d_k (and scaled), the sidebar's ``d_k`` marked."""
+    show_chart(variance_chart(var, mark_d_k=d_k), "variance")
 
 
 def variance_notice(var, d_k):
@@ -199,17 +241,27 @@ def heatmaps_notice(scaled, unscaled, d_k):
     )
 
 
-def gradient(logits, d_k):
-    """The softmax Jacobian's norm as the scaled ``logits`` are multiplied by c, and its reading.
+def heatmaps_caption(settings):
+    """Which of the two heatmaps the sidebar's settings give, under them."""
+    s = settings
+    st.caption(
+        f"The sidebar has scaling **{'on' if s.scale else 'off'}**: the step-by-step page shows "
+        f"the {'left' if s.scale else 'right'}-hand kind at d_k = {s.d_k}. Mask and temperature "
+        "here are the sidebar's."
+    )
 
-    c = 1 is the scaled softmax, c = √d_k the unscaled one.
+
+def gradient(gradients, d_k):
+    """The softmax Jacobian's norm as the scaled logits are multiplied by c, and its reading.
+
+    ``gradients`` is what cached_softmax_gradient returns; c = 1 is the scaled softmax,
+    c = √d_k the unscaled one.
     """
-    if np.isfinite(logits).sum(axis=1).max() < 2:
+    if gradients is None:
         notice("Every row has at most one key it may attend to: its weight is 1 and J = 0 always.")
         return
+    grad, at = gradients
     root = float(np.sqrt(d_k))
-    grad = softmax_gradient_norm(logits, DEFAULT_FACTORS)
-    at = softmax_gradient_norm(logits, (1.0, root))
     marks = [(1.0, "scaled: c = 1")] + ([(root, f"unscaled: c = √{d_k}")] if d_k > 1 else [])
     show_chart(gradient_chart(grad, marks), "gradient")
     g_on, g_off = at.jacobian_norm

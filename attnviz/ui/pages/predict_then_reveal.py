@@ -1,0 +1,92 @@
+"""The Predict-then-reveal page: the question set, each question with its answer widget, the
+reveal once answered (right or not, why, and the row of A it asks about) and the score.
+
+Widget keys: ``attnviz_lesson_new_quiz`` (the "New questions" button) and
+``attnviz_quiz_<tag>_<k>`` (the answer to question k). The tag is made from the settings and the
+question set, so the answers are forgotten when either changes.
+"""
+
+import hashlib
+
+import streamlit as st
+
+from attnviz import lessons
+from attnviz.charts.lines import vector_bars
+from attnviz.ui.frame import cached_example
+from attnviz.ui.matrix import CHART_CONFIG
+from attnviz.ui.text import md_escape
+
+SEED = "attnviz_lesson_quiz_seed"  # the session's question set: 0, 1, 2 ...
+MAX_RADIO_OPTIONS = 12  # more options than this (argmax over many tokens) go in a selectbox
+ROW_KINDS = ("argmax", "row_sum", "scaling_effect")  # questions about one row of A
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def cached_quiz(settings, seed):
+    """lessons.quiz of the settings' example, once per (settings, question set): a few Questions
+    (small, frozen), shared by every session."""
+    example = cached_example(settings)
+    return tuple(lessons.quiz(example.result, example.labels, seed))
+
+
+def _new_questions():
+    st.session_state[SEED] = st.session_state.get(SEED, 0) + 1
+
+
+def question_set_ui():
+    """The "New questions" button and which set is shown; returns the set's seed (int)."""
+    seed = st.session_state.setdefault(SEED, 0)
+    c1, c2 = st.columns([1, 3], vertical_alignment="center")
+    c1.button("🎲 New questions", on_click=_new_questions, key="attnviz_lesson_new_quiz")
+    c2.caption(f"Question set {seed}, for the settings in the sidebar.")
+    return seed
+
+
+def answer_ui(k, question, settings, seed):
+    """Question ``k`` and its answer widget: a radio, or a selectbox when there are more than
+    MAX_RADIO_OPTIONS options. Returns the option chosen, or None before an answer."""
+    st.subheader(f"Question {k}")
+    st.markdown(md_escape(question.text))
+    tag = hashlib.sha256(repr((settings, seed)).encode()).hexdigest()[:12]
+    key = f"attnviz_quiz_{tag}_{k}"
+    if len(question.options) <= MAX_RADIO_OPTIONS:
+        return st.radio("Your answer", question.options, index=None, format_func=md_escape, key=key)
+    return st.selectbox(
+        "Your answer", question.options, index=None, placeholder="Pick a token", key=key
+    )
+
+
+def reveal(k, question, choice, example):
+    """Once ``choice`` is made: right or not, why, and for a question about one row of A, that
+    row as bars (chart key ``quiz_row_<k>``)."""
+    q = question
+    if choice is None:
+        st.caption("Pick an answer to see the truth.")
+        return
+    if choice == q.answer:
+        st.success(f"Right: **{md_escape(q.answer)}**.", icon="✅")
+    else:
+        st.warning(
+            f"Not quite: you said {md_escape(choice)}; the answer is **{md_escape(q.answer)}**.",
+            icon="🤔",
+        )
+    st.markdown(f"**Why:** {md_escape(q.explanation)}")
+    if q.kind in ROW_KINDS and q.row is not None:
+        labels = example.labels
+        fig = vector_bars(
+            example.result.attention[q.row],
+            labels,
+            title=f"row {q.row} of A ({labels[q.row]}): weight on each key",
+            value_name="A_ij",
+        )
+        st.plotly_chart(fig, key=f"quiz_row_{k}", config=CHART_CONFIG)
+
+
+def score(questions, choices):
+    """How many of the answered questions are right, or how the score will appear."""
+    answered = [(q, c) for q, c in zip(questions, choices, strict=True) if c is not None]
+    if answered:
+        right = sum(c == q.answer for q, c in answered)
+        st.markdown(f"**Score: {right} of {len(answered)} answered** ({len(questions)} questions).")
+    else:
+        st.markdown(f"{len(questions)} questions. Your score appears here as you answer.")
