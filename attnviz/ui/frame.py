@@ -28,6 +28,7 @@ from attnviz.limits import (
     MAX_D_MODEL,
     MAX_D_V,
     MAX_SEED,
+    MAX_SHARED_CACHE_MB,
     MAX_TEMPERATURE,
     MAX_TEXT_CHARS,
     MAX_TOKENS,
@@ -94,56 +95,78 @@ def result_bytes(value):
     return total
 
 
-def shared_cache(max_entries, max_mb):
-    """Keep ``fn``'s results for its latest distinct arguments, shared by every session.
+# Every shared cache's entries, in one store so that one memory budget bounds them all:
+# (function, arguments) -> (result, its bytes), the latest used last.
+_STORE = OrderedDict()
+_STORE_LOCK = threading.Lock()
+
+
+def shared_cache(max_entries):
+    """Keep ``fn``'s results for its latest ``max_entries`` distinct arguments, for every session.
 
     Like ``st.cache_resource`` (one read-only copy for all, never copied per rerun), with two
-    differences that a classroom needs: it is bounded in memory as well as in entries (at most
-    ``max_mb`` megabytes of arrays: the largest results are about 25 MB, the smallest a few
-    KB), and it is out of reach of Streamlit's "Clear cache" message, which any browser may send
-    and which would empty every cache for every user. Arguments must be small and hashable
-    (Settings, never arrays). A miss is computed under the cache's lock, so a class opening
-    the same new link at once computes it once, and the server holds one result at a time
-    while computing. Exceptions are raised, never kept.
+    differences that a classroom needs: every shared cache draws on one budget,
+    ``limits.MAX_SHARED_CACHE_MB`` of arrays in all (the results used longest ago go first:
+    the largest are about 25 MB, the usual ones a few KB), and it is out of reach of
+    Streamlit's "Clear cache" message, which any browser may send and which would empty every
+    cache for every user. Arguments must be small and hashable (Settings, never arrays).
+
+    A miss is computed outside the store's lock, so other sessions' hits never wait behind a
+    slow computation (two sessions missing the same arguments at once may both compute).
+    Exceptions are raised, never kept.
     """
 
     def wrap(fn):
-        entries = OrderedDict()  # arguments -> (result, its bytes), the latest used last
-        lock = threading.Lock()
+        name = f"{fn.__module__}.{fn.__qualname__}"
 
         @functools.wraps(fn)
         def cached(*args):
-            with lock:
-                if args in entries:
-                    entries.move_to_end(args)
-                    return entries[args][0]
-                value = fn(*args)
-                entries[args] = (value, result_bytes(value))
-                while len(entries) > 1 and (
-                    len(entries) > max_entries
-                    or sum(size for _, size in entries.values()) > max_mb * 1e6
-                ):
-                    entries.popitem(last=False)  # the one used longest ago
-                return value
+            key = (name, args)
+            with _STORE_LOCK:
+                if key in _STORE:
+                    _STORE.move_to_end(key)
+                    return _STORE[key][0]
+            value = fn(*args)
+            with _STORE_LOCK:
+                _STORE[key] = (value, result_bytes(value))
+                _STORE.move_to_end(key)
+                _evict(name, max_entries)
+            return value
 
-        def clear():
-            with lock:
-                entries.clear()
-
-        cached.clear = clear
-        cached.sizes = lambda: [size for _, size in entries.values()]
         return cached
 
     return wrap
 
 
-@shared_cache(max_entries=16, max_mb=150)
+def _evict(name, max_entries):
+    """Drop ``name``'s entries past its ``max_entries``, then the store's oldest past the
+    budget (never the entry just made). Called with the store's lock held."""
+    mine = [key for key in _STORE if key[0] == name]
+    for key in mine[: max(0, len(mine) - max_entries)]:
+        del _STORE[key]
+    budget = MAX_SHARED_CACHE_MB * 1e6
+    while len(_STORE) > 1 and sum(size for _, size in _STORE.values()) > budget:
+        _STORE.popitem(last=False)
+
+
+def shared_cache_bytes():
+    """Bytes of arrays every shared cache holds now, in all."""
+    with _STORE_LOCK:
+        return sum(size for _, size in _STORE.values())
+
+
+def clear_shared_caches():
+    """Empty every shared cache (tests: as if the server had just started)."""
+    with _STORE_LOCK:
+        _STORE.clear()
+
+
+@shared_cache(max_entries=16)
 def cached_example(settings):
     """compute(settings), once per distinct settings per server, shared by every session.
 
     Keyed on the small Settings, never on arrays; the result is read-only, so sessions share
-    it without copies. An Example at the limits (n = d = 512) holds about 25 MB: 150 MB keep
-    the last 6 such, or 16 of the usual small ones.
+    it without copies. An Example at the limits (n = d = 512) holds about 25 MB.
     """
     return compute(settings)
 

@@ -20,7 +20,7 @@ from attnviz.lessons import (
     temperature_effect,
     temperature_sweep,
 )
-from attnviz.ui.frame import cached_example, follow
+from attnviz.ui.frame import cached_example, follow, shared_cache
 from attnviz.ui.matrix import dims, show_chart, show_matrix
 from attnviz.ui.text import md_escape, notice
 
@@ -153,7 +153,7 @@ def _unpack(key):
     return np.unpackbits(np.frombuffer(bits, np.uint8), count=n * n).reshape(n, n).astype(bool)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared_cache(max_entries=16)
 def _masked(settings, key):
     # one AttentionResult (up to ~20 MB at the limits) and its MaskEffect per entry
     r, mask = cached_example(settings).result, _unpack(key)
@@ -167,7 +167,7 @@ def masked_attention(settings, mask):
     return _masked(settings, _mask_key(mask))
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared_cache(max_entries=16)
 def _sweep(settings, key):
     r, mask = cached_example(settings).result, _unpack(key)
     every_key = np.ones((r.n, r.n), dtype=bool)  # the page's "none": no mask, whatever the sidebar
@@ -180,7 +180,7 @@ def cached_temperature_sweep(settings, mask):
     return _sweep(settings, _mask_key(mask))
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@shared_cache(max_entries=32)
 def _at_temperature(settings, key, T):
     # A (n, n), up to 2 MB at the limits, and its TemperatureEffect per entry
     A = reattend(cached_example(settings).result, mask=_unpack(key), temperature=T).attention

@@ -12,12 +12,12 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import lessons
-from attnviz.ui.frame import cached_example
+from attnviz.ui.frame import cached_example, shared_cache
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import md_escape, notice
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared_cache(max_entries=16)
 def cached_permutation_experiment(settings, seed):
     """lessons.permutation_experiment of the settings' sentence, once per (settings, seed).
 

@@ -12,7 +12,7 @@ import streamlit as st
 
 from attnviz import lessons
 from attnviz.charts.lines import vector_bars
-from attnviz.ui.frame import cached_example
+from attnviz.ui.frame import cached_example, shared_cache
 from attnviz.ui.matrix import CHART_CONFIG
 from attnviz.ui.text import md_escape
 
@@ -21,7 +21,7 @@ MAX_RADIO_OPTIONS = 12  # more options than this (argmax over many tokens) go in
 ROW_KINDS = ("argmax", "row_sum", "scaling_effect")  # questions about one row of A
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared_cache(max_entries=64)
 def cached_quiz(settings, seed):
     """lessons.quiz of the settings' example, once per (settings, question set): a few Questions
     (small, frozen), shared by every session."""

@@ -126,7 +126,7 @@ class ModelRun:
         return head_attention(model.weights, model.config, X, layer, head)
 
 
-@shared_cache(max_entries=RUNS_KEPT, max_mb=RUNS_KEPT * 8)
+@shared_cache(max_entries=RUNS_KEPT)
 def model_run(_model, text):
     """``_model.run(text)`` on at most MAX_MODEL_TOKENS word pieces, kept per text for every
     session (about 6 MB each at 128 pieces)."""

@@ -19,7 +19,7 @@ from attnviz.lessons import (
     scaling_contrast,
     softmax_gradient_norm,
 )
-from attnviz.ui.frame import cached_example
+from attnviz.ui.frame import cached_example, shared_cache
 from attnviz.ui.matrix import show_chart, show_matrix
 from attnviz.ui.text import notice
 
@@ -27,26 +27,26 @@ from attnviz.ui.text import notice
 # hold read-only results shared by every session.
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared_cache(max_entries=16)
 def cached_dot_product_variance(d_k, n_samples, seed):
     """lessons.dot_product_variance at every DEFAULT_D_KS and ``d_k``, once per arguments."""
     d_ks = tuple(sorted({*DEFAULT_D_KS, d_k}))
     return lessons.dot_product_variance(d_ks, n_samples=n_samples, seed=seed)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@shared_cache(max_entries=32)
 def cached_saturation_curve(settings):
     """lessons.saturation_curve of the settings' example, once per settings (a few KB each)."""
     return lessons.saturation_curve(cached_example(settings).result, settings.seed)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared_cache(max_entries=16)
 def _scaling_pair(settings, d_k):
     # two AttentionResults: up to ~40 MB at the limits (n = d = 512), so 16 entries at most
     return lessons.scaling_pair(cached_example(settings).result, settings.seed, d_k)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@shared_cache(max_entries=32)
 def cached_softmax_gradient(settings, d_k):
     """(at every DEFAULT_FACTORS, at c = 1 and c = √d_k) SoftmaxGradients of the scaled logits
     of the settings' sentence at ``d_k``; None when no row has two keys to share its weight.
