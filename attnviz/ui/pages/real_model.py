@@ -16,7 +16,7 @@ from attnviz.model.bert import head_attention
 from attnviz.model.head_stats import PATTERNS, HeadStats, describe, head_stats, strongest_pattern
 from attnviz.model.pretrained import MODEL_ID, ModelLoadError, load_pretrained
 from attnviz.model.trim import release_freed_memory
-from attnviz.ui.frame import shared_cache
+from attnviz.ui.frame import clear_shared_caches, shared_cache
 from attnviz.ui.inspectors import cell_inspector
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import md_escape, step_header
@@ -70,7 +70,7 @@ def forget_model():
     """Drop the loaded model (tests: as if the server had just started)."""
     with _MODEL_SLOT["lock"]:
         _MODEL_SLOT["model"] = None
-    model_run.clear()
+    clear_shared_caches()  # its runs too: a server that has just started holds none
 
 
 def pretrained_model():
