@@ -58,6 +58,9 @@ CHOICES = {
 KNOWN_NAMES = (*INT_RANGES, "tokens", "temperature", *CHOICES)
 MAX_NAMED_UNKNOWN = 5  # unknown names quoted in the one warning about them
 STREAMLIT_QUERY_NAMES = ("embed", "embed_options")  # Streamlit's own, never ours
+# How the page is shown, not what it computes (attnviz/ui/frame.py reads them): projector mode,
+# and the step page's one step in it
+DISPLAY_QUERY_NAMES = ("present", "step")
 
 
 @dataclass(frozen=True)
@@ -223,7 +226,7 @@ def _misspelt_names(query, known):
     one each for a few, one summary for more (a link with 100 odd names warns once)."""
     close = []
     for name in query:
-        if name in known or name in STREAMLIT_QUERY_NAMES:
+        if name in known or name in STREAMLIT_QUERY_NAMES or name in DISPLAY_QUERY_NAMES:
             continue
         match = difflib.get_close_matches(str(name).lower(), known, n=1, cutoff=0.75)
         if match:
@@ -238,6 +241,16 @@ def _misspelt_names(query, known):
         f"`{_quoted(name)}` in the link is not a setting: ignored (did you mean `{meant}`?)."
         for name, meant in close
     ]
+
+
+def read_present(query):
+    """(projector mode on?, warnings) from the link's ``present`` (on or off; default off)."""
+    if "present" not in query:
+        return False, []
+    raw = _one(query["present"]).strip().lower()
+    if raw in _ON_OFF:
+        return _ON_OFF[raw], []
+    return False, [f"`present={_quoted(raw)}` in the link is not one of on, off: using off."]
 
 
 @dataclass(frozen=True, eq=False)

@@ -20,6 +20,7 @@ from attnviz.ui.pages.real_model import (
 
 settings = page_frame(  # the sidebar's toy example is not needed here
     "Real model",
+    uses=("text", "generated", "n"),
     note="This page uses only the **sentence**: the model's sizes and weights are its own.",
 )
 

@@ -27,6 +27,7 @@ s = page_frame(
     "Your own numbers",
     icon="✍️",
     page_params=FIELDS,
+    uses=("mask", "scale", "temperature"),
     note="This page uses only the **mask**, **scaling** and **temperature**: X and the weights "
     "are yours (the button \"The sidebar's example\" copies the sidebar's X and weights into "
     "the boxes).",

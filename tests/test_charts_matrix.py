@@ -13,7 +13,7 @@ from attnviz.charts import (
     matrix_heatmap,
     selected_cell,
 )
-from attnviz.charts.matrix import block_mean, blocks
+from attnviz.charts.matrix import FAMILIES, block_mean, blocks
 from tests.helpers import decode
 
 
@@ -37,11 +37,62 @@ def test_heatmap_holds_the_matrix_with_row_zero_on_top():
     assert list(decode(trace["y"]).astype(int)) == list(range(6))
 
 
-def test_axes_say_rows_are_queries_and_columns_are_keys():
-    M = np.eye(3)
-    layout = figure_json(matrix_heatmap(M, list("abc"), list("abc")))["layout"]
-    assert "query" in layout["yaxis"]["title"]["text"]
-    assert "key" in layout["xaxis"]["title"]["text"]
+@pytest.mark.parametrize(
+    ("family", "rows", "columns"),
+    [
+        ("S", "query (row i)", "key (column j)"),
+        ("A", "query (row i)", "key (column j)"),
+        ("X", "token (row i)", "embedding dimension"),
+        ("Q", "query of token i (row i)", "d_k dimension c"),
+        ("K", "key of token j (row j)", "d_k dimension c"),
+        ("V", "value of token j (row j)", "d_v dimension c"),
+        (None, "row i", "column j"),  # nothing said: no "query" on the rows of K, V or X
+    ],
+)
+def test_axes_name_what_rows_and_columns_are(family, rows, columns):
+    layout = figure_json(matrix_heatmap(np.eye(3), list("abc"), list("abc"), family=family))[
+        "layout"
+    ]
+    assert layout["yaxis"]["title"]["text"] == rows
+    assert layout["xaxis"]["title"]["text"] == columns
+
+
+def test_each_family_has_its_own_title_colour():
+    colours = {
+        family: figure_json(
+            matrix_heatmap(np.eye(2), ["a", "b"], ["a", "b"], title="t", family=family)
+        )["layout"]["title"]["font"]["color"]
+        for family in FAMILIES
+    }
+    assert len(set(colours.values())) == len(FAMILIES)
+
+
+def test_masked_cells_are_grey_with_a_legend_and_no_number():
+    A = np.array([[1.0, 0.0], [0.4, 0.6]])
+    mask = np.array([[True, False], [True, True]])
+    fig = figure_json(matrix_heatmap(A, ["a", "b"], ["a", "b"], kind="probability", mask=mask))
+    heat, grey, legend = fig["data"]
+    assert heat["text"][0][1] == "" and heat["text"][1][0] == "0.40"  # no "0.00" on it
+    assert np.isnan(decode(heat["z"])[0, 1])
+    assert decode(grey["z"])[0, 1] == 1 and np.isnan(decode(grey["z"])[0, 0])
+    assert legend["name"].startswith("masked") and legend["showlegend"]
+    assert heat["customdata"][0][1][2] == "0 (masked)"  # the hover still tells the value
+
+
+def test_a_shared_value_range_sets_the_colour_scale():
+    S = np.array([[4.0, -2.0], [1.0, 0.5]])
+    own = figure_json(matrix_heatmap(S / 2, ["a", "b"], ["a", "b"]))["data"][0]
+    shared = figure_json(matrix_heatmap(S / 2, ["a", "b"], ["a", "b"], value_range=4.0))["data"][0]
+    assert own["zmax"] == 2.0 and (shared["zmin"], shared["zmax"]) == (-4.0, 4.0)
+
+
+@pytest.mark.parametrize("size", [12, 20])
+def test_text_size_reaches_cells_ticks_and_axis_titles(size):
+    fig = figure_json(matrix_heatmap(np.eye(3), list("abc"), list("abc"), text_px=size))
+    assert fig["data"][0]["textfont"]["size"] == size
+    assert fig["layout"]["yaxis"]["tickfont"]["size"] == size
+    assert fig["layout"]["yaxis"]["title"]["font"]["size"] >= size
+    assert fig["layout"]["yaxis"]["title"]["font"]["color"] == "#262730"
 
 
 def test_tokens_that_look_like_markup_are_escaped_everywhere():
@@ -159,7 +210,7 @@ def test_blocks_cover_the_range_once():
 
 def test_large_matrices_hover_through_tick_labels_not_per_cell_data():
     labels = [f"<i>w{i}</i>" for i in range(40)]
-    fig = matrix_heatmap(np.zeros((40, 40)), labels, labels)
+    fig = matrix_heatmap(np.zeros((40, 40)), labels, labels, family="S")
     assert fig.data[0].customdata is None  # 1,600 cells: no per-cell strings on the wire
     assert fig.data[0].hovertemplate.startswith("query: %{y}")
     assert fig.layout.yaxis.ticktext[0] == "&lt;i&gt;w0&lt;/i&gt;"

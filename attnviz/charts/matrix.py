@@ -40,6 +40,24 @@ Y_TITLE_PX = 56  # the row axis's title, its distance to the labels and the tick
 TOP_PX = 60  # the column axis's title and its distance to the plot (labels on one row)
 ROTATED_TOP_PX = 28  # the same above labels turned by 45 degrees
 COLOURBAR_PX = 40  # the colour bar: its gap to the plot, its bar and tick marks
+TEXT_PX = 12  # cell numbers, tick labels and axis titles, in pixels
+PRESENT_TEXT_PX = 20  # the same in projector mode: readable from the back of a room
+AXIS_TITLE_COLOUR = "#262730"  # dark on white: axis titles are read, not decoration
+MASKED_COLOUR = "#c8c8c8"  # a masked cell: no weight by construction, not a small weight
+
+# One colour per matrix family, the same on every page, in the pipeline diagram and the step
+# headers (the titles' colour; the cells keep their value scale): (row title, column title,
+# colour). Rows of X are tokens, of Q queries, of K keys, of V values.
+FAMILIES = {
+    "X": ("token (row i)", "embedding dimension", "#4d4d4d"),
+    "W": ("input dimension d", "output dimension c", "#8c510a"),
+    "Q": ("query of token i (row i)", "d_k dimension c", "#7b3294"),
+    "K": ("key of token j (row j)", "d_k dimension c", "#d95f02"),
+    "V": ("value of token j (row j)", "d_v dimension c", "#1f78b4"),
+    "S": ("query (row i)", "key (column j)", "#1b7837"),
+    "A": ("query (row i)", "key (column j)", "#a6761d"),
+    "O": ("output of token i (row i)", "d_v dimension c", "#e7298a"),
+}
 
 
 def escape_label(label, max_chars=None):
@@ -97,9 +115,9 @@ def heatmap_margins(row_ticks, col_ticks, tick_size, rotated, titled, bar_chars)
     return Y_TITLE_PX + widest, right, top + (TITLE_PX if titled else -TITLE_PX), 12
 
 
-def heatmap_height(n_rows):
+def heatmap_height(n_rows, row_px=ROW_PX):
     """A figure height (px) that gives every row room for its label, at most MAX_HEIGHT."""
-    return int(min(max(ROW_PX * n_rows + 140, 260), MAX_HEIGHT))
+    return int(min(max(row_px * n_rows + 140, 260), MAX_HEIGHT))
 
 
 def is_selectable(shape):
@@ -137,21 +155,36 @@ def matrix_heatmap(
     col_labels,
     *,
     title="",
-    row_title="query (row i)",
-    col_title="key (column j)",
+    family=None,
+    row_title=None,
+    col_title=None,
     value_name="value",
     kind="signed",
     selectable=False,
     rotate_labels=None,
+    value_range=None,
+    mask=None,
+    text_px=TEXT_PX,
 ):
     """Heatmap of ``M`` (rows, cols), row 0 on top, one row per label.
 
     Args:
         M: (rows, cols) numbers; ``-inf`` (a masked logit) shows as an empty cell marked −∞.
         row_labels: (rows,) strings; col_labels: (cols,) strings. Shown exactly as typed.
-        row_title, col_title: axis titles (what a row and a column are).
+        family: the matrix's family in FAMILIES ("X", "W", "Q", "K", "V", "S", "A", "O"):
+            its colour (the title's) and its axis titles, unless given.
+        row_title, col_title: axis titles (what a row and a column are); without them and a
+            family, "row i" and "column j".
         value_name: the name of a cell's value in the hover text, e.g. "A_ij".
         kind: "signed" (diverging scale centred at 0) or "probability" (sequential, 0 to 1).
+        value_range: for "signed", the colour scale's bound (the scale runs from -bound to
+            bound), so that two matrices drawn on one range compare by colour (S and S');
+            None: the matrix's own largest |value|.
+        mask: (rows, cols) bool, True where query i may see key j; the other cells are drawn
+            grey, marked "masked" in a legend, with no number: a weight that is 0 by
+            construction, not a small one.
+        text_px: the size in pixels of the cell numbers, tick labels and axis titles
+            (PRESENT_TEXT_PX in projector mode).
         selectable: add a nearly transparent marker at every cell centre, so that a click
             reports the cell to ``st.plotly_chart(on_select="rerun")`` (heatmaps report none).
             Ignored when the matrix is larger than MAX_SELECTABLE (see ``is_selectable``).
@@ -166,6 +199,14 @@ def matrix_heatmap(
     """
     M = np.asarray(M, dtype=float)
     n_rows, n_cols = M.shape
+    default_rows, default_cols, colour_of_family = FAMILIES.get(family, ("row i", "column j", None))
+    row_title = default_rows if row_title is None else row_title
+    col_title = default_cols if col_title is None else col_title
+    hidden = None  # cells masked by ``mask`` (their values stay in the hover)
+    if mask is not None:
+        hidden = ~np.asarray(mask, dtype=bool)
+        values = M
+        M = np.where(hidden, -np.inf, M)  # drawn like a masked logit: grey, no number
     if len(row_labels) != n_rows or len(col_labels) != n_cols:
         raise ValueError(
             f"labels must match the matrix: {len(row_labels)} row labels and {len(col_labels)} "
@@ -187,6 +228,9 @@ def matrix_heatmap(
         customdata[:, :, 0] = np.array(rows, dtype=object)[:, None]
         customdata[:, :, 1] = np.array(cols, dtype=object)[None, :]
         customdata[:, :, 2] = [[_format(v, exact=True) for v in row] for row in M]
+        if hidden is not None:  # the value the cell holds, said to be masked
+            for i, j in zip(*np.nonzero(hidden), strict=True):
+                customdata[i, j, 2] = f"{_format(values[i, j], exact=True)} (masked)"
         hover = (
             f"{row_name}: %{{customdata[0]}}<br>{col_name}: %{{customdata[1]}}<br>"
             f"{value_name} = %{{customdata[2]}}<extra></extra>"
@@ -206,6 +250,9 @@ def matrix_heatmap(
     else:
         finite = M[~masked]
         bound = float(np.max(np.abs(finite))) if finite.size else 1.0
+        if value_range is not None:
+            bound = float(value_range)
+        bound = bound or 1.0  # an all-zero matrix: any range draws it white
         colour = dict(colorscale=SIGNED_COLORSCALE, zmid=0.0, zmin=-bound, zmax=bound)
     heatmap = dict(
         type="heatmap",
@@ -214,7 +261,7 @@ def matrix_heatmap(
         y=np.arange(rows_drawn, dtype=np.int32),
         hovertemplate=hover,
         # At the plot's right edge plus a fixed gap, so its room does not depend on the width.
-        colorbar=dict(thickness=12, x=1, xpad=10),
+        colorbar=dict(thickness=12, x=1, xpad=10, tickfont=dict(size=text_px)),
         xgap=1 if cols_drawn <= 48 else 0,
         ygap=1 if rows_drawn <= 48 else 0,
         **colour,
@@ -224,8 +271,38 @@ def matrix_heatmap(
     elif customdata is not None:
         heatmap["customdata"] = customdata
     if M.size <= MAX_CELLS_WITH_TEXT:
-        heatmap.update(text=[[_format(v) for v in row] for row in M], texttemplate="%{text}")
+        cells = [[_format(v) for v in row] for row in M]  # a masked logit shows −∞
+        if hidden is not None:
+            for i, j in zip(*np.nonzero(hidden), strict=True):
+                cells[i][j] = ""  # masked by the mask given: grey, no number
+        heatmap.update(text=cells, texttemplate="%{text}", textfont=dict(size=text_px))
     traces = [heatmap]
+    if masked.any():  # grey cells under the NaN ones, and a legend entry that names them
+        traces.append(
+            dict(
+                type="heatmap",
+                z=np.where(masked, 1.0, np.nan).astype(np.float32),
+                x=heatmap["x"],
+                y=heatmap["y"],
+                colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
+                showscale=False,
+                hoverinfo="skip",
+                xgap=heatmap["xgap"],
+                ygap=heatmap["ygap"],
+            )
+        )
+        traces.append(
+            dict(
+                type="scatter",
+                x=[None],
+                y=[None],
+                mode="markers",
+                marker=dict(size=text_px, symbol="square", color=MASKED_COLOUR),
+                name="masked: this query may not see this key",
+                showlegend=True,
+                hoverinfo="skip",
+            )
+        )
     if selectable:
         jj, ii = np.meshgrid(np.arange(cols_drawn), np.arange(rows_drawn))
         traces.append(
@@ -242,7 +319,8 @@ def matrix_heatmap(
                 name="cells",
             )
         )
-    tick_font = dict(size=int(min(12, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
+    row_px = ROW_PX * text_px / TEXT_PX  # rows grow with the text: a number fits in its cell
+    tick_font = dict(size=int(min(text_px, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
     tick = dict(tickmode="array", showgrid=False, zeroline=False, tickfont=tick_font)
     row_ticks, col_ticks = _ticks(row_labels, row_spans), _ticks(col_labels, col_spans)
     rotated = cols_drawn > 6 if rotate_labels is None else bool(rotate_labels)
@@ -254,11 +332,15 @@ def matrix_heatmap(
         bool(title),
         colourbar_label_chars(bound, kind),
     )
+    axis_title = dict(size=max(text_px, 14), color=AXIS_TITLE_COLOUR)
+    legend_px = 2 * text_px + 12 if masked.any() else 0  # room under the plot for the legend
+    bottom += legend_px
     layout = dict(
         # The title sits at the very top, above the key axis's labels and title (drawn on top
         # of the plot): in the middle of the margin it would overlap a centred axis title.
         title=dict(
             text=escape_label(title),
+            font=dict(size=max(text_px + 4, 16), color=colour_of_family),
             x=0,
             xanchor="left",
             y=1,
@@ -266,11 +348,11 @@ def matrix_heatmap(
             yanchor="top",
             pad=dict(t=8),
         ),
-        height=heatmap_height(rows_drawn) + (TITLE_PX if title else 0),
+        height=heatmap_height(rows_drawn, row_px) + (TITLE_PX if title else 0) + legend_px,
         margin=dict(l=left, r=right, t=top, b=bottom),
         xaxis=dict(
             tick,
-            title=dict(text=escape_label(col_title)),
+            title=dict(text=escape_label(col_title), font=axis_title),
             tickvals=list(range(cols_drawn)),
             ticktext=col_ticks,
             side="top",
@@ -278,11 +360,12 @@ def matrix_heatmap(
         ),
         yaxis=dict(
             tick,
-            title=dict(text=escape_label(row_title)),
+            title=dict(text=escape_label(row_title), font=axis_title),
             tickvals=list(range(rows_drawn)),
             ticktext=row_ticks,
             autorange="reversed",
         ),
+        legend=dict(orientation="h", x=0, y=0, yanchor="top", font=dict(size=text_px)),
         hovermode="closest",
         hoverdistance=-1,  # hover and click reach the nearest cell centre: the cell under the mouse
         clickmode="event+select",

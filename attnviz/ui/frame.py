@@ -40,6 +40,7 @@ from attnviz.settings import (
     SETTING_NAMES,
     compute,
     from_query,
+    read_present,
     shown_temperature,
 )
 
@@ -47,6 +48,21 @@ SETTINGS_KEY = "attnviz.settings"  # the Settings in force, kept across pages
 URL_WARNINGS_KEY = "attnviz.url_warnings"  # (Settings read from the URL, its warnings)
 PAGE_KEY = "attnviz.page"  # the page whose widgets hold the settings now
 WIDGET = "attnviz_"  # widget keys: WIDGET + a Settings field name, e.g. "attnviz_d_k"
+PRESENT_KEY = "attnviz.present"  # projector mode, kept across pages like the settings
+PRESENT_WIDGET = "attnviz_present"
+# Projector mode: body text larger, headers too, captions and downloads out of the way. The
+# charts' own text is sized by the chart builders (charts.matrix.PRESENT_TEXT_PX).
+PRESENT_CSS = """<style>
+[data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li,
+[data-testid="stMainBlockContainer"] td, [data-testid="stMainBlockContainer"] th {
+  font-size: 1.4rem; line-height: 1.5; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 2.8rem; }
+[data-testid="stMainBlockContainer"] h2 { font-size: 2.2rem; }
+[data-testid="stMainBlockContainer"] h3 { font-size: 1.8rem; }
+[data-testid="stMainBlockContainer"] .katex { font-size: 1.5em; }
+[data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"],
+[data-testid="stDownloadButton"] { display: none; }
+</style>"""
 PAGES_DIR = Path(__file__).resolve().parents[2] / "pages"
 HOME = ("app.py", "Home")  # (path relative to the app, label) of the entry script
 
@@ -172,14 +188,27 @@ def cached_example(settings):
 
 
 def _initial_settings():
-    """Settings for a new session: from the URL, remembering what had to be changed."""
+    """Settings for a new session: from the URL, remembering what had to be changed; the
+    projector mode from the URL too."""
     query = {name: st.query_params.get_all(name) for name in st.query_params}  # repeats kept
     settings, warnings = from_query(query)
-    st.session_state[URL_WARNINGS_KEY] = (settings, warnings)
+    present, present_warnings = read_present(query)
+    st.session_state[PRESENT_KEY] = present
+    st.session_state[URL_WARNINGS_KEY] = (settings, warnings + present_warnings)
     return settings
 
 
-def _sidebar_widgets(settings, page, note):
+def is_present():
+    """Whether projector mode is on: larger text, one step at a time, fewer controls."""
+    return bool(st.session_state.get(PRESENT_KEY, False))
+
+
+def display_query():
+    """The URL parameters of how pages are shown: {"present": "on"} in projector mode."""
+    return {"present": "on"} if is_present() else {}
+
+
+def _sidebar_widgets(settings, page, note, uses):
     """Draw the shared settings in the sidebar; return the Settings they now hold.
 
     A widget's state does not survive a page switch (the new page's widget starts from its own
@@ -192,117 +221,153 @@ def _sidebar_widgets(settings, page, note):
     for name in SETTING_NAMES:
         if new_page or WIDGET + name not in state:
             state[WIDGET + name] = getattr(settings, name)
+    if new_page or PRESENT_WIDGET not in state:
+        state[PRESENT_WIDGET] = is_present()
     with st.sidebar:
+        st.toggle(
+            "Projector mode",
+            key=PRESENT_WIDGET,
+            help="For a lecture: larger text and chart labels, one step at a time on the step "
+            "page, no downloads or captions, only the settings this page uses. Kept in the link "
+            "as present=on.",
+        )
+        state[PRESENT_KEY] = state[PRESENT_WIDGET]
         st.header("Settings")
         if note:
             st.caption(note)
-        st.toggle(
-            "Generate tokens t1 … tn",
-            key=WIDGET + "generated",
-            help="Instead of typing a sentence, choose how many tokens there are.",
-        )
-        if state[WIDGET + "generated"]:
-            st.number_input(
-                "Number of tokens n",
+        shown = SETTING_NAMES if uses is None or not is_present() else uses
+        if {"generated", "n", "text"} & set(shown):
+            st.toggle(
+                "Generate tokens t1 … tn",
+                key=WIDGET + "generated",
+                help="Instead of typing a sentence, choose how many tokens there are.",
+            )
+            if state[WIDGET + "generated"]:
+                st.number_input(
+                    "Number of tokens n",
+                    1,
+                    MAX_TOKENS,
+                    step=1,
+                    key=WIDGET + "n",
+                    help=f"1 to {MAX_TOKENS}.",
+                )
+            else:
+                st.text_area(
+                    "Sentence (tokens are separated by spaces)",
+                    key=WIDGET + "text",
+                    max_chars=MAX_TEXT_CHARS,
+                    height=80,
+                    help=f"Up to {MAX_TOKENS} tokens are used. Tokens keep their case and "
+                    "punctuation exactly as typed.",
+                )
+        if "d_model" in shown:
+            c1, c2, c3 = st.columns(3)
+            c1.number_input(
+                "d_model",
                 1,
-                MAX_TOKENS,
+                MAX_D_MODEL,
                 step=1,
-                key=WIDGET + "n",
-                help=f"1 to {MAX_TOKENS}.",
+                key=WIDGET + "d_model",
+                help=f"Embedding width, 1 to {MAX_D_MODEL}.",
             )
-        else:
-            st.text_area(
-                "Sentence (tokens are separated by spaces)",
-                key=WIDGET + "text",
-                max_chars=MAX_TEXT_CHARS,
-                height=80,
-                help=f"Up to {MAX_TOKENS} tokens are used. Tokens keep their case and "
-                "punctuation exactly as typed.",
+            c2.number_input(
+                "d_k",
+                1,
+                MAX_D_K,
+                step=1,
+                key=WIDGET + "d_k",
+                help=f"Query/key width, 1 to {MAX_D_K}.",
             )
-        c1, c2, c3 = st.columns(3)
-        c1.number_input(
-            "d_model",
-            1,
-            MAX_D_MODEL,
-            step=1,
-            key=WIDGET + "d_model",
-            help=f"Embedding width, 1 to {MAX_D_MODEL}.",
-        )
-        c2.number_input(
-            "d_k", 1, MAX_D_K, step=1, key=WIDGET + "d_k", help=f"Query/key width, 1 to {MAX_D_K}."
-        )
-        c3.number_input(
-            "d_v", 1, MAX_D_V, step=1, key=WIDGET + "d_v", help=f"Value width, 1 to {MAX_D_V}."
-        )
-        st.number_input(
-            "Seed",
-            0,
-            MAX_SEED,
-            step=1,
-            key=WIDGET + "seed",
-            help="Decides the random embeddings and weights. Same seed, same numbers.",
-        )
-        st.selectbox(
-            "Embedding",
-            EMBEDDINGS,
-            key=WIDGET + "embedding",
-            help="random: each distinct token text gets its own N(0, 1) vector. one-hot: the "
-            "k-th distinct token gets e_k (needs d_model >= distinct tokens).",
-        )
-        st.toggle(
-            "Add positional encoding",
-            key=WIDGET + "positions",
-            help="X = token embedding + sinusoidal positional encoding.",
-        )
-        st.radio(
-            "Mask",
-            MASKS,
-            key=WIDGET + "mask",
-            horizontal=True,
-            help="causal: query i may attend only to keys 0..i (as in GPT).",
-        )
-        st.toggle("Scale by 1/√d_k", key=WIDGET + "scale")
-        st.number_input(
-            "Softmax temperature T",
-            MIN_TEMPERATURE,
-            MAX_TEMPERATURE,
-            step=0.1,
-            format="%g",  # every digit of the T used: 0.015 shows as 0.015, not 0.01
-            key=WIDGET + "temperature",
-            help=f"A = softmax(S' / T). {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}; 1 is the "
-            "plain softmax.",
-        )
-    values = {name: state[WIDGET + name] for name in SETTING_NAMES}
+            c3.number_input(
+                "d_v", 1, MAX_D_V, step=1, key=WIDGET + "d_v", help=f"Value width, 1 to {MAX_D_V}."
+            )
+        if "seed" in shown:
+            st.number_input(
+                "Seed",
+                0,
+                MAX_SEED,
+                step=1,
+                key=WIDGET + "seed",
+                help="Decides the random, untrained embeddings and weights. Same seed, same "
+                "numbers.",
+            )
+        if "embedding" in shown:
+            st.selectbox(
+                "Embedding",
+                EMBEDDINGS,
+                key=WIDGET + "embedding",
+                help="random: each distinct token text gets its own N(0, 1) vector. one-hot: "
+                "the k-th distinct token gets e_k (needs d_model >= distinct tokens).",
+            )
+        if "positions" in shown:
+            st.toggle(
+                "Add positional encoding",
+                key=WIDGET + "positions",
+                help="X = token embedding + sinusoidal positional encoding.",
+            )
+        if "mask" in shown:
+            st.radio(
+                "Mask",
+                MASKS,
+                key=WIDGET + "mask",
+                horizontal=True,
+                help="causal: query i may attend only to keys 0..i (as in GPT).",
+            )
+        if "scale" in shown:
+            st.toggle("Scale by 1/√d_k", key=WIDGET + "scale")
+        if "temperature" in shown:
+            st.number_input(
+                "Softmax temperature T (a teaching knob)",
+                MIN_TEMPERATURE,
+                MAX_TEMPERATURE,
+                step=0.1,
+                format="%g",  # every digit of the T used: 0.015 shows as 0.015, not 0.01
+                key=WIDGET + "temperature",
+                help=f"A = softmax(S' / T), {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}. "
+                "Standard attention has no such knob (T = 1): it shows what sharper or flatter "
+                "rows do. The temperature of a chatbot acts on its output softmax over the "
+                "next token, not here.",
+            )
+    values = {  # a control not drawn (projector mode) keeps the setting's value
+        name: state[WIDGET + name]
+        if name in shown or name in ("n", "text")
+        else getattr(settings, name)
+        for name in SETTING_NAMES
+    }
     values["temperature"] = shown_temperature(values["temperature"])  # what the box shows
     return replace(settings, **values)
 
 
 def _sync_url(settings, page_params):
-    """Make the URL hold ``settings``, and the parameters named in ``page_params`` (the
-    calling page's own, which it keeps up to date itself) as they are."""
+    """Make the URL hold ``settings`` and projector mode, and the parameters named in
+    ``page_params`` (the calling page's own, which it keeps up to date itself) as they are."""
     current = st.query_params.to_dict()
-    query = settings.to_query() | {k: current[k] for k in page_params if k in current}
+    query = settings.to_query() | display_query()
+    query |= {k: current[k] for k in page_params if k in current}
     if current != query:
         st.query_params.from_dict(query)
 
 
-def shared_settings(page, page_params=(), note=None):
+def shared_settings(page, page_params=(), note=None, uses=None):
     """The settings every page shares: sidebar widgets, kept across pages, mirrored in the URL.
 
     ``page`` names the calling page (its title); ``page_params`` are URL parameters of its own
     that are left in the URL (the page writes them); ``note`` (markdown) under the sidebar's
-    header says which settings the page uses, when it does not use them all.
+    header says which settings the page uses, when it does not use them all; ``uses`` names
+    them (Settings fields), and in projector mode only those are drawn.
     """
     state = st.session_state
     if SETTINGS_KEY not in state:
         state[SETTINGS_KEY] = _initial_settings()
     menu = st.sidebar.container()  # on top of the sidebar; its links need this run's settings
-    settings = _sidebar_widgets(state[SETTINGS_KEY], page, note)
+    settings = _sidebar_widgets(state[SETTINGS_KEY], page, note, uses)
     state[SETTINGS_KEY] = settings
     _sync_url(settings, page_params)
     with menu:
-        page_links(settings.to_query())
+        page_links(settings.to_query() | display_query())
         st.divider()
+    if is_present():
+        st.html(PRESENT_CSS)
     url_settings, warnings = state.get(URL_WARNINGS_KEY, (None, []))
     if warnings and settings == url_settings:
         st.warning(  # one box, however many values the link had wrong
@@ -322,14 +387,14 @@ def shared_settings(page, page_params=(), note=None):
     return settings
 
 
-def page_frame(title, icon="🔎", page_params=(), note=None):
+def page_frame(title, icon="🔎", page_params=(), note=None, uses=None):
     """Configure the page and draw the shared sidebar; return the Settings.
 
     For pages that do not use the sidebar's example (they pass a ``note`` saying which settings
     they use); the other pages call ``page_setup``.
     """
     st.set_page_config(page_title=f"{title} · attnviz", page_icon=icon, layout="wide")
-    return shared_settings(title, page_params=page_params, note=note)
+    return shared_settings(title, page_params=page_params, note=note, uses=uses)
 
 
 def page_setup(title, icon="🔎"):
@@ -346,8 +411,11 @@ def page_setup(title, icon="🔎"):
 
 
 def link_query():
-    """The current settings as query parameters, for ``st.page_link(..., query_params=...)``."""
-    return st.session_state[SETTINGS_KEY].to_query() if SETTINGS_KEY in st.session_state else {}
+    """The current settings (and projector mode) as query parameters, for
+    ``st.page_link(..., query_params=...)``."""
+    if SETTINGS_KEY not in st.session_state:
+        return {}
+    return st.session_state[SETTINGS_KEY].to_query() | display_query()
 
 
 def follow(key, shared):

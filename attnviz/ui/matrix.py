@@ -7,6 +7,8 @@ saves any chart as a PNG.
 import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
+from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.ui.frame import is_present
 
 CHART_CONFIG = {"displaylogo": False}
 
@@ -28,6 +30,7 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
             "to pick any cell."
         )
         selectable = False
+    chart_args.setdefault("text_px", PRESENT_TEXT_PX if is_present() else TEXT_PX)
     fig = matrix_heatmap(M, row_labels, col_labels, selectable=selectable, **chart_args)
     config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"attnviz-{key}"}}
     if selectable:
@@ -49,4 +52,6 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
 def show_chart(fig, key):
     """Draw any Plotly figure (a line or bar chart) under ``key``, with the app's toolbar."""
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
+    if is_present():  # every label of the chart readable from the back of a room
+        fig.update_layout(font=dict(size=PRESENT_TEXT_PX), title_font_size=PRESENT_TEXT_PX + 4)
     st.plotly_chart(fig, key=key, config=config)
