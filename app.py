@@ -1,25 +1,49 @@
-"""attnviz home: what self-attention is, the complete formula, why it matters, where to go next."""
+"""attnviz home: what self-attention is, the pipeline, the formula, and the course, page by page."""
 
 import streamlit as st
 
 from attnviz import FORMULA
+from attnviz.charts.pipeline import pipeline_dot
 from attnviz.ui import link_query, page_setup, show_matrix
 from attnviz.ui.frame import lesson_pages
-from attnviz.ui.text import md_escape
+from attnviz.ui.text import learning_goal, md_escape, random_weights_note
 
 example = page_setup("Home", icon="🏠")
-r = example.result
+r, s = example.result, example.settings
 
 st.title("attnviz: self-attention, step by step")
-st.markdown(
-    "**Self-attention** is the core building block of the Transformer. It lets every token in a "
-    "sequence attend to every other token, so the model can capture long-range dependencies "
-    "and context. The input embeddings are turned into **queries** Q, **keys** K and **values** "
-    "V; each query is compared with every key (the **attention scores**), the scores are "
-    "**scaled**, a softmax turns them into the **attention matrix**, and the matrix mixes the "
-    "values into the **attention output**."
+learning_goal(
+    "what self-attention computes, in which order, and where each page of this course fits."
 )
-st.subheader("The complete formula")
+st.markdown(
+    "**Self-attention** is the building block of the Transformer: it lets every token of a "
+    "sequence gather information from every other token. Think of it as a **soft dictionary "
+    "lookup**. Each token asks a question, its **query** q; each token advertises what it "
+    "holds, its **key** k; and each token has something to pass on, its **value** v. A query "
+    "is compared with every key (a dot product: the **score**), the scores are **scaled** and "
+    "a softmax turns them into weights that sum to 1 (the **attention matrix** A), and the "
+    "token's new vector, the **output**, is the weighted average of the values. A real "
+    "dictionary returns the one value whose key matches exactly; attention returns a blend."
+)
+st.markdown(
+    "Why are queries and keys two different matrices? With one matrix for both, S would be "
+    "symmetric (the score of i for j equal to that of j for i), and a token's score with "
+    "itself would be the squared length of its own vector, so tokens would tend to attend to "
+    "themselves. With W_Q ≠ W_K, *what a token looks for* can differ from *what it offers*: "
+    "a pronoun can look for a noun without nouns looking for pronouns."
+)
+st.subheader("The pipeline, with the sidebar's sizes")
+st.graphviz_chart(
+    pipeline_dot(
+        r.n,
+        r.d_model,
+        r.d_k,
+        r.d_v,
+        scale=s.scale,
+        masked=r.mask is not None,
+        temperature=s.temperature,
+    )
+)
 st.latex(FORMULA)
 
 left, right = st.columns([3, 2])
@@ -31,17 +55,20 @@ with left:
         example.labels,
         example.labels,
         key="home_A",
+        family="A",
+        mask=r.mask,
         title="Attention matrix A",
         kind="probability",
     )
+    random_weights_note()
 with right:
-    st.subheader("Where to go next")
+    st.subheader("The course, in order")
     for path, label, what in lesson_pages():
         st.page_link(path, label=label, query_params=link_query())
         st.caption(what)
     st.caption(
         "Every page shares the sidebar's settings, and the URL holds them: copy it to "
-        "share exactly what you see."
+        "share exactly what you see. Projector mode (top of the sidebar) is for lectures."
     )
 
 st.subheader("Why self-attention matters")

@@ -63,6 +63,7 @@ with view:
         labels,
         labels,
         key="mh_built_A",
+        family="A",
         title=f"A of {titles[built.head]}",
         value_name="A_ij",
         kind="probability",

@@ -56,8 +56,10 @@ st.caption(
     f"scaling {'on' if s.scale else 'off'}, T = {s.temperature:g}. Hover a cell for its exact "
     "value; click a cell of Q, K, V, S, S', A or the output for its arithmetic."
 )
-show_matrix(r.X, labels, dims(r.d_model), key="X", title="X", col_title="embedding dimension")
-projection_steps(r, labels, ["Q = XW_Q", "K = XW_K", "V = XW_V"])
+show_matrix(
+    r.X, labels, dims(r.d_model), key="X", family="X", title="X", col_title="embedding dimension"
+)
+projection_steps(r, labels, {"Q": "Q = XW_Q", "K": "K = XW_K", "V": "V = XW_V"})
 st.subheader("S = QKᵀ and S' = S / √d_k")
 click_S = scores_matrix(r, labels)
 click_S_scaled = scaled_scores_matrix(r, labels)

@@ -12,7 +12,17 @@ and one module per page in ``attnviz.ui.pages``, named after its page script: th
 ``pages/3_Masks_and_temperature.py`` calls ``attnviz.ui.pages.masks_and_temperature``.
 """
 
+from attnviz.ui import inspectors, steps
 from attnviz.ui.frame import link_query, page_frame, page_setup, shared_settings
 from attnviz.ui.matrix import dims, show_matrix
 
-__all__ = ["dims", "link_query", "page_frame", "page_setup", "shared_settings", "show_matrix"]
+__all__ = [
+    "dims",
+    "inspectors",
+    "link_query",
+    "page_frame",
+    "page_setup",
+    "shared_settings",
+    "show_matrix",
+    "steps",
+]

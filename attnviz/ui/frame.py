@@ -69,9 +69,10 @@ HOME = ("app.py", "Home")  # (path relative to the app, label) of the entry scri
 
 @functools.cache  # pages/ does not change while the server runs: parse it once
 def lesson_pages():
-    """[(path relative to the app, label, one-line description)] for every file in pages/."""
+    """[(path relative to the app, label, one-line description)] for every file in pages/, in
+    the order of their numbers (10_... after 9_...)."""
     found = []
-    for path in sorted(PAGES_DIR.glob("*.py")):
+    for path in sorted(PAGES_DIR.glob("*.py"), key=lambda p: int(p.stem.split("_", 1)[0])):
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
         label = path.stem.split("_", 1)[-1].replace("_", " ")
         found.append((f"pages/{path.name}", label, doc.split("\n", 1)[0]))
@@ -397,12 +398,13 @@ def page_frame(title, icon="🔎", page_params=(), note=None, uses=None):
     return shared_settings(title, page_params=page_params, note=note, uses=uses)
 
 
-def page_setup(title, icon="🔎"):
+def page_setup(title, icon="🔎", page_params=()):
     """Configure the page, draw the shared sidebar and return the computed Example.
 
+    ``page_params``: the page's own URL parameters, left in the URL (the page writes them).
     Stops the page with a clear message (never a traceback) when the settings are unusable.
     """
-    settings = page_frame(title, icon)
+    settings = page_frame(title, icon, page_params=page_params)
     try:
         return cached_example(settings)
     except AttentionInputError as exc:

@@ -9,6 +9,7 @@ Chart keys are the matrices' names: ``W_Q`` .. ``W_V``, ``Q`` .. ``V``, ``S``, `
 ``attnviz.ui.inspectors``.
 """
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -47,8 +48,9 @@ def projection_step(result, labels, title, L, sub, role):
             dims(width),
             key=f"W_{L}",
             title=f"W_{L}",
-            row_title="input dimension",
-            col_title="output dimension",
+            family="W",
+            row_title="input dimension d",
+            col_title=f"d_{sub} dimension c",
         )
     with right:
         click = show_matrix(
@@ -57,7 +59,7 @@ def projection_step(result, labels, title, L, sub, role):
             dims(width),
             key=L,
             title=f"{L} = XW_{L}",
-            col_title=f"d_{sub} dimension",
+            family=L,
             value_name=f"{L}_ic",
             selectable=True,
         )
@@ -65,33 +67,72 @@ def projection_step(result, labels, title, L, sub, role):
 
 
 def projection_steps(result, labels, titles):
-    """The steps Q = XW_Q, K = XW_K, V = XW_V under ``titles`` (one each), then the projection
-    inspector, on the cell of Q, K or V just clicked."""
+    """The steps Q = XW_Q, K = XW_K, V = XW_V under ``titles`` ({"Q": title, ...}: those given
+    are drawn, in projector mode one), then the projection inspector, on the cell of Q, K or V
+    just clicked."""
     clicks = [
-        projection_step(result, labels, title, L, *PROJECTIONS[L])
-        for title, L in zip(titles, PROJECTIONS, strict=True)
+        projection_step(result, labels, titles[L], L, *PROJECTIONS[L])
+        for L in PROJECTIONS
+        if L in titles
     ]
     projection_inspector(result, labels, next((c for c in clicks if c is not None), None))
+
+
+def score_range(result):
+    """The colour range S and S' share: the largest |S_ij|. On it, dividing by √d_k shows
+    as paler colours, not only as smaller numbers."""
+    return float(np.max(np.abs(result.scores))) or 1.0
 
 
 def scores_matrix(result, labels):
     """S = QK^T (n, n), clickable: returns the (i, j) just clicked, else None."""
     return show_matrix(
-        result.scores, labels, labels, key="S", title="S = QK^T", value_name="S_ij", selectable=True
+        result.scores,
+        labels,
+        labels,
+        key="S",
+        title="S = QKᵀ",
+        family="S",
+        value_name="S_ij",
+        selectable=True,
+        value_range=score_range(result),
     )
 
 
 def scaled_scores_matrix(result, labels):
-    """S' = S / sqrt(d_k) (n, n), clickable: returns the (i, j) just clicked, else None."""
+    """S' = S / sqrt(d_k) (n, n) on S's colour range, masked keys grey; clickable: returns the
+    (i, j) just clicked, else None."""
     return show_matrix(
         result.scaled_scores,
         labels,
         labels,
         key="S_scaled",
-        title="S' = S / √d_k",
+        title="S' = S / √d_k (on the colour range of S)",
+        family="S",
         value_name="S'_ij",
         selectable=True,
+        value_range=score_range(result),
+        mask=result.mask,
     )
+
+
+def attention_latex(result):
+    """A's formula in LaTeX as the softmax sees it: the mask's M and the temperature's T appear
+    when they are on, A = softmax(S' / T + M)."""
+    inside = r"\frac{QK^T}{\sqrt{d_k}}" if result.scale else "QK^T"
+    if result.temperature != 1:
+        inside = rf"{inside} \Big/ {result.temperature:g}"
+    if result.mask is not None:
+        inside += " + M"
+    return rf"A = \mathrm{{softmax}}\left({inside}\right), \quad \sum_{{j=1}}^{{n}} A_{{ij}} = 1"
+
+
+def attention_formula(result):
+    """A's formula as the softmax sees it: softmax(S'), with / T and + M when they apply."""
+    inside = "S'" if result.temperature == 1 else f"S' / {result.temperature:g}"
+    if result.mask is not None:
+        inside += " + M"
+    return f"A = softmax({inside})"
 
 
 def softmax_notes(settings):
@@ -110,22 +151,24 @@ def softmax_matrices(result, labels, notes):
     r = result
     if notes:
         with st.expander("The logits that fed the softmax (S' / T, −∞ where masked)"):
-            show_matrix(r.logits, labels, labels, key="logits", title="logits")
+            show_matrix(r.logits, labels, labels, key="logits", title="logits", family="S")
     click = show_matrix(
         r.attention,
         labels,
         labels,
         key="A",
-        title="A = softmax(S')",
+        title=attention_formula(r),
+        family="A",
         value_name="A_ij",
         kind="probability",
         selectable=True,
+        mask=r.mask,
     )
     sums = r.row_sums
     st.markdown(
         f"**Row sums:** {', '.join(f'{v:.3f}' for v in sums[:SHOWN_ROW_SUMS])}"
         f"{' …' if r.n > SHOWN_ROW_SUMS else ''} "
-        f"(smallest {sums.min():.12f}, largest {sums.max():.12f})"
+        f"(smallest {sums.min():.6f}, largest {sums.max():.6f})"
     )
     return click
 
@@ -138,8 +181,8 @@ def output_matrix(result, labels):
         dims(result.d_v),
         key="output",
         title="Output = AV",
+        family="O",
         value_name="Output_ic",
-        col_title="value dimension c",
         selectable=True,
     )
 

@@ -1,8 +1,10 @@
 """Text on a page: markdown that shows tokens as typed, a step's header, a highlighted notice."""
 
+import contextlib
 import string
 
 import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
 
 from attnviz.inputs import visible
 
@@ -30,3 +32,21 @@ def notice(text):
     ``text`` is markdown; any token label in it must already be escaped with ``md_escape``.
     """
     st.info(text, icon="👀")
+
+
+def learning_goal(text):
+    """The page's learning goal, one sentence, under its title."""
+    st.markdown(f"**What you will learn:** {text}")
+
+
+def random_weights_note(what="The embeddings and the weights W_Q, W_K, W_V"):
+    """Say, visibly, that the numbers come from random, untrained weights: the pattern in A
+    means nothing yet. Links to the page with a trained model's heads."""
+    st.info(
+        f"{what} on this page are **random and untrained** (drawn from the seed), so the "
+        "pattern of attention means nothing yet: it shows how the numbers flow, not what a "
+        "model has learned. Heads that learned from text are on the Real model page.",
+        icon="🎲",
+    )
+    with contextlib.suppress(StreamlitPageNotFoundError):  # AppTest runs one page alone
+        st.page_link("pages/8_Real_model.py", label="Trained heads: the Real model →")

@@ -209,6 +209,7 @@ def mask_matrices(mask, masked, labels, *, selectable):
             labels,
             labels,
             key="mask_cells",
+            family="A",
             title="mask: 1 = may attend, 0 = blocked",
             value_name="allowed",
             kind="probability",
@@ -223,6 +224,7 @@ def mask_matrices(mask, masked, labels, *, selectable):
             labels,
             labels,
             key="masked_logits",
+            family="S",
             title="logits before the softmax (−∞ where blocked)",
             value_name="logit_ij",
         )
@@ -233,6 +235,8 @@ def mask_matrices(mask, masked, labels, *, selectable):
             labels,
             labels,
             key="masked_A",
+            mask=masked.mask,
+            family="A",
             title="A after the softmax: each row renormalised",
             value_name="A_ij",
             kind="probability",
@@ -243,9 +247,9 @@ def mask_matrices(mask, masked, labels, *, selectable):
             labels,
             dims(masked.d_v),
             key="masked_output",
+            family="O",
             title="Output = AV",
             value_name="Output_ic",
-            col_title="value dimension c",
         )
 
 
@@ -311,6 +315,7 @@ def limit_matrices(sweep, A, labels, T):
                 labels,
                 labels,
                 key=key,
+                family="A",
                 title=title,
                 value_name="A_ij",
                 kind="probability",

@@ -399,8 +399,8 @@ def open_head(mh, labels):
             labels,
             dims(r.d_k),
             key="mh_head_Q",
+            family="Q",
             title=f"Q of head {k}",
-            col_title="d_k dimension",
         )
     with right:
         show_matrix(
@@ -408,8 +408,8 @@ def open_head(mh, labels):
             labels,
             dims(r.d_k),
             key="mh_head_K",
+            family="K",
             title=f"K of head {k}",
-            col_title="d_k dimension",
         )
     left, right = st.columns(2)
     with left:
@@ -418,6 +418,7 @@ def open_head(mh, labels):
             labels,
             labels,
             key="mh_head_S",
+            family="S",
             title=f"S = QKᵀ of head {k}",
             value_name="S_ij",
             selectable=True,
@@ -428,6 +429,8 @@ def open_head(mh, labels):
             labels,
             labels,
             key="mh_head_A",
+            mask=r.mask,
+            family="A",
             title=f"A of head {k}",
             value_name="A_ij",
             kind="probability",
@@ -439,8 +442,8 @@ def open_head(mh, labels):
         labels,
         dims(r.d_v),
         key="mh_head_out",
+        family="O",
         title=f"head {k} = AV",
-        col_title="d_v dimension",
     )
 
 
@@ -461,6 +464,7 @@ def concat_and_project(mh, labels):
         labels,
         concat_cols,
         key="mh_concat",
+        family="O",
         title="Concat(head 0, …, head h−1)",
         col_title="head:value dimension",
     )
@@ -471,6 +475,7 @@ def concat_and_project(mh, labels):
             concat_cols,
             dims(d_model),
             key="mh_W_O",
+            family="W",
             title="W_O",
             row_title="head:value dimension",
             col_title="output dimension",
@@ -481,6 +486,7 @@ def concat_and_project(mh, labels):
             labels,
             dims(d_model),
             key="mh_output",
+            family="O",
             title="MultiHead(X) = Concat · W_O",
             value_name="output_ic",
             col_title="output dimension",

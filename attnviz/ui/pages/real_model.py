@@ -304,8 +304,8 @@ def queries_and_keys(r, labels, layer, head):
         + f"W_Q^h is column block {head} of the layer's query weights ({r.d_model} × {r.d_k}) and "
         "b_Q^h its bias, both learned in training; the same for the keys.",
     )
-    show_matrix(r.Q, labels, dims(r.d_k), key="model_Q", title="Q", col_title="d_k dimension")
-    show_matrix(r.K, labels, dims(r.d_k), key="model_K", title="K", col_title="d_k dimension")
+    show_matrix(r.Q, labels, dims(r.d_k), key="model_Q", title="Q", family="Q")
+    show_matrix(r.K, labels, dims(r.d_k), key="model_K", title="K", family="K")
 
 
 def scores_and_attention(r, labels, layer, head):
@@ -325,7 +325,17 @@ def scores_and_attention(r, labels, layer, head):
         ("model_A", r.attention, "A = softmax(S')", "A_ij", "probability"),
     ]
     clicks = [
-        show_matrix(M, labels, labels, key=key, title=t, value_name=v, kind=kind, selectable=True)
+        show_matrix(
+            M,
+            labels,
+            labels,
+            key=key,
+            title=t,
+            family=t[0],
+            value_name=v,
+            kind=kind,
+            selectable=True,
+        )
         for key, M, t, v, kind in matrices
     ]
     cell_inspector(r, labels, next((c for c in clicks if c is not None), None))

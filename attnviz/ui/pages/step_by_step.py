@@ -1,4 +1,5 @@
-"""The Step by step page: its one-line summary of the settings, and the every-step downloads.
+"""The Step by step page: the worked example by hand, the projector's one step at a time, its
+summary of the settings, and the every-step downloads.
 
 The step matrices and the inspectors it draws are shared with Your own numbers:
 ``attnviz.ui.steps`` and ``attnviz.ui.inspectors``.
@@ -6,11 +7,14 @@ The step matrices and the inspectors it draws are shared with Your own numbers:
 
 import functools
 
+import numpy as np
 import streamlit as st
 
 from attnviz.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
+from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
-from attnviz.ui.frame import cached_example
+from attnviz.ui.frame import cached_example, is_present
+from attnviz.ui.text import md_escape, step_header
 
 
 def settings_caption(result, settings):
@@ -37,7 +41,10 @@ def _export(settings, kind):
 
 def downloads(example):
     """One export section: every step as CSV files, as NumPy .npz and, up to
-    MAX_JSON_NUMBERS numbers, as JSON, each with the settings that made it."""
+    MAX_JSON_NUMBERS numbers, as JSON, each with the settings that made it. None in projector
+    mode."""
+    if is_present():
+        return
     st.header("Download the numbers")
     settings = example.settings
     numbers = step_numbers(example)
@@ -71,4 +78,106 @@ def downloads(example):
             else f" JSON is offered up to {MAX_JSON_NUMBERS:,} numbers; these steps hold "
             f"{numbers:,}, so the .npz (every number, exactly) is the file to take."
         )
+    )
+
+
+# The page's steps; in projector mode one at a time, the one in the URL's step=
+STEP_TITLES = (
+    "0. By hand: two tokens",
+    "1. Input embedding X",
+    "2. Query (Q)",
+    "3. Key (K)",
+    "4. Value (V)",
+    "5. Attention score S",
+    "6. Scaling",
+    "7. Softmax attention matrix A",
+    "8. Attention output",
+    "9. Complete self-attention formula",
+    "10. Matrix dimensions",
+)
+STEP_KEY = "attnviz_step"
+
+
+def _move(delta):
+    st.session_state[STEP_KEY] = min(max(st.session_state[STEP_KEY] + delta, 0), 10)
+
+
+def steps_shown():
+    """Which steps to draw: a function of the step number (0 to 10) that says yes or no.
+
+    Every step, or in projector mode only one, with Previous / Next above it and its number in
+    the URL (``step=6`` opens "6. Scaling"); a step number the URL gets wrong is said and
+    replaced by the nearest one.
+    """
+    if not is_present():
+        if "step" in st.query_params:
+            del st.query_params["step"]
+        return lambda k: True
+    state = st.session_state
+    if STEP_KEY not in state:
+        raw = st.query_params.get("step", "1")
+        try:
+            state[STEP_KEY] = min(max(int(raw), 0), 10)
+            if str(state[STEP_KEY]) != raw.strip():
+                raise ValueError
+        except ValueError:
+            state.setdefault(STEP_KEY, 1)
+            st.warning(
+                f"`step={md_escape(raw)}` in the link is not a step from 0 to 10: showing "
+                f"step {state[STEP_KEY]}.",
+                icon="⚠️",
+            )
+    k = state[STEP_KEY]
+    st.query_params["step"] = str(k)
+    back, title, forward = st.columns([1, 4, 1], vertical_alignment="center")
+    back.button("◀ Previous", on_click=_move, args=(-1,), disabled=k == 0, key="step_back")
+    title.markdown(f"**Step {k} of 10:** {STEP_TITLES[k]}")
+    forward.button("Next ▶", on_click=_move, args=(1,), disabled=k == 10, key="step_next")
+    return lambda step: step == k
+
+
+def _vector(row):
+    return "(" + ", ".join(f"{x:g}" for x in row) + ")"
+
+
+def _products(q, k):
+    """q · k written out: "1·1 + 0·1 + ..."."""
+    return " + ".join(f"{a:g}·{b:g}" for a, b in zip(q, k, strict=True))
+
+
+def worked_example_view():
+    """Step 0: attention on two tokens with small whole numbers, every sum written out, before
+    the random matrices (the numbers come from the core, ``lessons.worked_example``)."""
+    r = worked_example()
+    a, b = TOKENS
+    step_header(
+        STEP_TITLES[0],
+        r"S_{ij} = q_i \cdot k_j, \quad A_{ij} = \frac{e^{S_{ij}/\sqrt{d_k}}}"
+        r"{\sum_{j'} e^{S_{ij'}/\sqrt{d_k}}}",
+        r"d_k = 4, \ \sqrt{d_k} = 2",
+        f"Two tokens, **{a}** and **{b}**, with these queries, keys and values (small whole "
+        "numbers, so that every step can be done on paper):",
+    )
+    rows = [
+        (name, _vector(M[0]), _vector(M[1]))
+        for name, M in (("query q", r.Q), ("key k", r.K), ("value v", r.V))
+    ]
+    st.table({"": [x[0] for x in rows], a: [x[1] for x in rows], b: [x[2] for x in rows]})
+    S, Sp, A, out = r.scores, r.scaled_scores, r.attention, r.output
+    st.markdown(
+        f"1. **Scores:** S({a}, {a}) = q_{a} · k_{a} = {_products(r.Q[0], r.K[0])} = "
+        f"**{S[0, 0]:g}**; S({a}, {b}) = {_products(r.Q[0], r.K[1])} = **{S[0, 1]:g}**; "
+        f"S({b}, {a}) = **{S[1, 0]:g}**; "
+        f"S({b}, {b}) = **{S[1, 1]:g}**. S({a}, {b}) = {S[0, 1]:g} but S({b}, {a}) = "
+        f"{S[1, 0]:g}: S is not symmetric, because a token's query and its key are different "
+        "vectors (W_Q ≠ W_K).\n"
+        f"2. **Scaling** by √d_k = 2: the row of {a} becomes ({Sp[0, 0]:g}, {Sp[0, 1]:g}).\n"
+        f"3. **Softmax** of that row: e^{Sp[0, 0]:g} = {np.exp(Sp[0, 0]):.3f} and "
+        f"e^{Sp[0, 1]:g} = {np.exp(Sp[0, 1]):.3f}, whose sum is "
+        f"{np.exp(Sp[0]).sum():.3f}, so A({a}, ·) = ({A[0, 0]:.3f}, {A[0, 1]:.3f}): "
+        f"{a} attends more to {b}, whose key matches its query better.\n"
+        f"4. **Output** of {a} = {A[0, 0]:.3f} · v_{a} + {A[0, 1]:.3f} · v_{b} = "
+        f"({out[0, 0]:.3f}, {out[0, 1]:.3f}), a weighted average of the values. For {b} the two "
+        f"scores are equal, so its weights are ({A[1, 0]:.1f}, {A[1, 1]:.1f}) and its output "
+        f"({out[1, 0]:g}, {out[1, 1]:g}) is the plain average."
     )

@@ -114,6 +114,7 @@ def show_step(tiled, k, labels):
             labels,
             keys,
             key="tile_logits",
+            family="S",
             title=f"S_b of block {k} (scaled)",
             value_name="S_ij",
         )
@@ -123,6 +124,7 @@ def show_step(tiled, k, labels):
             labels,
             keys,
             key="tile_weights",
+            family="A",
             title="P̃ = exp(S_b − m′)",
             value_name="P̃_ij",
             kind="probability",
@@ -132,7 +134,7 @@ def show_step(tiled, k, labels):
         "numerators against the running maximum m′, each at most 1."
     )
     with st.expander("The raw scores Q K_bᵀ of this block (before scaling and the mask)"):
-        show_matrix(step.scores, labels, keys, key="tile_scores", title="Q K_bᵀ")
+        show_matrix(step.scores, labels, keys, key="tile_scores", family="S", title="Q K_bᵀ")
     moved = (step.rescale < 1) & np.isfinite(step.row_max_before)
     if k == 0:
         st.markdown(
@@ -174,9 +176,9 @@ def show_running_output(tiled, k, labels, final):
         labels,
         dims(tiled.d_v),
         key="tile_running",
+        family="O",
         title=f"Õ / l after block {k}: the output if the keys stopped here",
         value_name="output_ic",
-        col_title="value dimension c",
     )
     gap = float(np.max(np.abs(step.output - final)))
     if k == len(tiled.steps) - 1:
@@ -244,8 +246,8 @@ def same_output(tiled, r, labels):
             labels,
             dims(r.d_v),
             key="tile_output",
+            family="O",
             title="Tiled: Õ / l",
-            col_title="value dimension c",
         )
     with right:
         show_matrix(
@@ -253,8 +255,8 @@ def same_output(tiled, r, labels):
             labels,
             dims(r.d_v),
             key="tile_full_output",
+            family="O",
             title="Full: softmax(S)V",
-            col_title="value dimension c",
         )
 
 

@@ -206,6 +206,7 @@ def heatmaps(scaled, unscaled, labels, d_k):
                 labels,
                 labels,
                 key=key,
+                family="A",
                 title=title,
                 value_name="A_ij",
                 kind="probability",
