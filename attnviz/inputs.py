@@ -181,7 +181,8 @@ def sinusoidal_positions(n, d_model):
 def projection_weights(d_model, d_k, d_v, seed=0):
     """W_Q, W_K (d_model, d_k) and W_V (d_model, d_v), entries drawn from N(0, 1/d_model).
 
-    With that scale (as in Xavier/LeCun initialisation) a unit-variance row of X gives q, k and v
+    With that scale (LeCun's fan-in initialisation; Xavier/Glorot's would be 2 / (fan_in +
+    fan_out)) a unit-variance row of X gives q, k and v
     entries of variance about 1, so q . k has variance about d_k: the reason for sqrt(d_k).
     Each matrix has its own random stream, drawn column by column: changing d_v leaves W_Q and
     W_K alone, and raising d_k from 4 to 6 keeps the first 4 columns.

@@ -2,8 +2,10 @@ r"""Multi-head attention: h single heads side by side, concatenated, then projec
 
 .. math::
 
-    \mathrm{head}_h = \mathrm{Attention}(XW_Q^{(h)}, XW_K^{(h)}, XW_V^{(h)}), \quad
-    \mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h) W_O
+    \mathrm{head}_i = \mathrm{Attention}(XW_Q^{(i)}, XW_K^{(i)}, XW_V^{(i)}), \quad
+    \mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_0, \dots, \mathrm{head}_{h-1}) W_O
+
+for h heads numbered 0 to h - 1, as the app numbers them.
 
 Head h uses the contiguous column block h of W_Q and W_K (width d_k each) and of W_V
 (width d_v), exactly as PyTorch's ``nn.MultiheadAttention`` splits its projections.

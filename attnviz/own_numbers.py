@@ -39,7 +39,13 @@ _QUOTED = 40  # characters of a bad entry quoted in a message
 # Text copied from typeset pages (PDFs, the web): minus signs and dashes as "-", no BOM
 _TYPESET = str.maketrans({"\u2212": "-", "\u2013": "-", "\ufeff": None})
 
-# A small integer exercise (3 tokens, d_model = 4, d_k = d_v = 3) that can be worked by hand.
+# A small integer exercise (3 tokens, d_model = 4, d_k = d_v = 3) that can be worked by hand:
+# the example of R. Karim, "Illustrated: Self-Attention" (Towards Data Science, 2019), which
+# does not divide by sqrt(d_k) (turn scaling off to get the article's numbers).
+EXERCISE_SOURCE = (
+    "R. Karim's example in “Illustrated: Self-Attention” (Towards Data Science, 2019); the "
+    "article does not divide by √d_k, so turn scaling off in the sidebar to get its numbers"
+)
 EXERCISE = {
     "X": [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
     "W_Q": [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]],

@@ -200,8 +200,9 @@ class MemoryFigures:
     """Bytes of one score-sized matrix each way, for n tokens, block b and a float dtype.
 
     ``full`` = n * n * itemsize: one (n, n) matrix (self_attention keeps several: scores,
-    scaled_scores, attention). ``tiled`` = n * min(b, n) * itemsize: one (n, b) block, the
-    largest array tiled attention holds (it also keeps m, l (n,) and O~ (n, d_v)).
+    scaled_scores, attention). ``tiled`` = n * min(b, n) * itemsize: one (n, b) block of scores,
+    what tiled attention holds instead (both also hold Q, K, V and the output, (n, d) each, and
+    tiled attention m, l (n,) and O~ (n, d_v): those grow like n, not n^2).
     """
 
     n: int

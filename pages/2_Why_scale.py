@@ -20,11 +20,17 @@ from attnviz.ui.pages.why_scale import (
     variance_plot,
     variance_table,
 )
+from attnviz.ui.text import learning_goal, random_weights_note
 
 example = page_setup("Why scale")
 s, labels = example.settings, example.labels
 
 st.title("Why divide by √d_k?")
+learning_goal(
+    "why the scores are divided by √d_k: without it, the softmax saturates and stops "
+    "learning as d_k grows."
+)
+random_weights_note()
 st.markdown(
     "The formula divides the scores by √d_k before the softmax. The usual reason given is "
     "that *large dot products make the softmax unstable*. This page runs the experiments "
@@ -36,8 +42,8 @@ st.latex(r"A = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right)")
 st.header("1. The variance of q·k grows like d_k")
 st.markdown(
     "Take q and k with d_k independent entries, each of mean 0 and variance 1 (attnviz's "
-    "weights are drawn so that q and k come out that way, as Xavier/LeCun initialisation "
-    "does). Then $q \\cdot k = q_1 k_1 + \\dots + q_{d_k} k_{d_k}$ is a sum of d_k "
+    "weights are drawn from N(0, 1/d_model), LeCun's fan-in initialisation, so that q and k "
+    "come out that way). Then $q \\cdot k = q_1 k_1 + \\dots + q_{d_k} k_{d_k}$ is a sum of d_k "
     "independent terms, each of variance 1, so **Var(q·k) = d_k**: a typical score is about "
     "√d_k in size. Dividing by √d_k brings the variance back to 1, whatever d_k is. The "
     "chart draws random pairs and measures it."

@@ -15,16 +15,24 @@ from attnviz.ui.pages.masks_and_temperature import (
     temperature_plot,
     temperature_slider,
 )
+from attnviz.ui.text import learning_goal, random_weights_note
 
 example = page_setup("Masks and temperature")
 s, labels = example.settings, example.labels
 
 st.title("Masks and temperature")
+learning_goal(
+    "how a mask hides keys from a query (−∞ before the softmax) and how a temperature "
+    "sharpens or flattens each row."
+)
+random_weights_note()
 st.markdown(
     "Both act on the logits, just before the softmax. A **mask** sets the logit of every key "
     "a query may not see to −∞, so e^−∞ = 0 and that key gets no weight; the softmax "
     "shares the row among the keys left. A **temperature** T divides the logits: small T "
-    "sharpens every row, large T flattens it."
+    "sharpens every row, large T flattens it. The temperature is a teaching knob: standard "
+    "attention has none (T = 1; the fixed 1/√d_k and the learned lengths of q and k play its "
+    "part). The temperature of a chatbot acts on its output softmax over the next token."
 )
 st.latex(
     r"A = \mathrm{softmax}\left(\frac{S'}{T} + M\right), \qquad M_{ij} = "

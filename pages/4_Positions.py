@@ -13,11 +13,14 @@ from attnviz.ui.pages.positions import (
     shuffle_ui,
     symmetry_break_notice,
 )
+from attnviz.ui.text import learning_goal, random_weights_note
 
 example = page_setup("Positions")
 s, labels = example.settings, example.labels
 
 st.title("Positions: does attention know word order?")
+learning_goal("why attention alone cannot tell word order, and how positional encodings give it.")
+random_weights_note()
 st.markdown(
     "Self-attention compares every query with every key, and the comparison does not depend "
     "on where the tokens stand. So shuffle the sentence and, without positional "

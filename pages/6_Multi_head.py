@@ -14,20 +14,24 @@ from attnviz.ui.pages.multi_head import (
     run_heads,
     why_heads,
 )
+from attnviz.ui.text import learning_goal, random_weights_note
 
 example = page_setup("Multi-head")
 r, labels, s = example.result, example.labels, example.settings
 n, d_model = r.n, r.d_model
 
 st.title("Multi-head attention")
+learning_goal("why several heads run side by side, and how their outputs are joined by W_O.")
+random_weights_note()
 st.markdown(
     "Multi-head attention runs **h** ordinary attention heads side by side, each on its own "
     "slice of W_Q, W_K and W_V, then concatenates their outputs and projects them back to "
     "width d_model with W_O."
 )
 st.latex(
-    r"\mathrm{head}_h = \mathrm{Attention}(XW_Q^{(h)}, XW_K^{(h)}, XW_V^{(h)}), \quad "
-    r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W_O"
+    r"\mathrm{head}_i = \mathrm{Attention}(XW_Q^{(i)}, XW_K^{(i)}, XW_V^{(i)}),\ "
+    r"i = 0, \dots, h-1, \quad "
+    r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_0, \dots, \mathrm{head}_{h-1})\, W_O"
 )
 cfg = head_config(s)
 h, d_k, d_v = cfg.n_heads, cfg.d_k, cfg.d_v

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from attnviz.tiled import DEFAULT_BLOCK_SIZE, ONLINE_SOFTMAX
+from attnviz.tiled import ONLINE_SOFTMAX
 from attnviz.ui import page_setup
 from attnviz.ui.pages.tiled_attention import (
     block_size_input,
@@ -15,26 +15,33 @@ from attnviz.ui.pages.tiled_attention import (
     show_running_output,
     show_step,
 )
+from attnviz.ui.text import learning_goal
 
 example = page_setup("Tiled attention")
 r, labels, s = example.result, example.labels, example.settings
 n = r.n
 
-st.title("Memory-efficient (tiled) attention")
+st.title("Going further: memory-efficient (tiled) attention")
+learning_goal("how attention can give exactly softmax(S)V without ever holding the n × n matrix S.")
 core_n, core_bytes = largest_core_matrix()
 st.markdown(
-    "The n × n matrix of scores is what limits how long a sequence attention can take: at "
-    f"n = {core_n} one float64 copy is {core_bytes}. FlashAttention never "
-    "builds it. It walks over the keys in **blocks of b**, and for every query row keeps only "
-    "a running maximum **m**, a running normaliser **l** and a running output **Õ**."
+    "An optional, more advanced page. The n × n matrix of scores grows like n²: at "
+    f"n = {core_n} one float64 copy is {core_bytes}. Tiled attention never builds it. It "
+    "walks over the keys in **blocks of b**, and for every query row keeps only a running "
+    "maximum **m**, a running normaliser **l** and a running output **Õ**. It still does "
+    "every multiplication, so the work stays O(n² d); what it saves is memory. "
+    "FlashAttention (Dao et al., 2022) uses this online softmax (Milakov and Gimelshein, "
+    "2018; Rabe and Staats, 2021) to keep each tile in a GPU's small on-chip memory (SRAM), "
+    "so that far fewer scores are read from and written to its large, slow memory (HBM): "
+    "that is where its speed comes from. Real kernels also cut the **queries** into blocks; "
+    "this page keeps all n queries in each step, a simplification that shows the idea."
 )
 b = block_size_input(n)
 tiled = run_tiled(r, b)
 st.caption(
     f"{n} tokens in {tiled.n_blocks} block(s) of b = {b} keys (the last may be shorter); "
     f"d_k = {r.d_k}, d_v = {r.d_v}, mask {s.mask}, scaling {'on' if s.scale else 'off'}, "
-    f"T = {s.temperature:g}. attnviz's own default for long sequences is b = "
-    f"{DEFAULT_BLOCK_SIZE}, from a measured sweep."
+    f"T = {s.temperature:g}."
 )
 
 st.header("The online softmax")

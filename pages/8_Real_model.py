@@ -17,6 +17,7 @@ from attnviz.ui.pages.real_model import (
     sentence_for_model,
     word_pieces,
 )
+from attnviz.ui.text import learning_goal
 
 settings = page_frame(  # the sidebar's toy example is not needed here
     "Real model",
@@ -25,8 +26,13 @@ settings = page_frame(  # the sidebar's toy example is not needed here
 )
 
 st.title("A real model: all-MiniLM-L6-v2, head by head")
+learning_goal(
+    "that a trained model runs the very same formula, and what its learned heads attend to."
+)
 st.markdown(
-    "BERT, GPT and every Transformer since compute attention with the formula of the lessons. "
+    "BERT, GPT and every Transformer since compute attention with the formula of the lessons "
+    "(the newest add to it, e.g. rotary positions applied to q and k, keys and values shared "
+    "among heads, or a window of recent tokens). "
     "Here is a real one: **all-MiniLM-L6-v2**, a small BERT-style encoder (6 layers of 12 "
     "heads, d_model = 384, d_k = 32 per head, 22.7 million weights learned from text). This "
     "page runs it in numpy with the same `self_attention` the other pages use. The sidebar's "

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from attnviz import token_labels
+from attnviz.own_numbers import EXERCISE_SOURCE
 from attnviz.ui import dims, page_frame, show_matrix
 from attnviz.ui.inspectors import cell_inspector, output_inspector
 from attnviz.ui.pages.your_own_numbers import (
@@ -22,6 +23,7 @@ from attnviz.ui.steps import (
     softmax_matrices,
     softmax_notes,
 )
+from attnviz.ui.text import learning_goal
 
 s = page_frame(
     "Your own numbers",
@@ -34,11 +36,16 @@ s = page_frame(
 )
 
 st.title("Your own numbers")
+learning_goal(
+    "check a hand-worked exercise: type your own X and weights and see every step computed "
+    "from them."
+)
 st.markdown(
     "Working an exercise by hand, or checking a textbook's numbers? Type the embeddings X and "
     "the projections W_Q, W_K, W_V below and every step is computed from them, with the "
     "sidebar's mask, scaling and temperature (its sentence, seed and sizes are not used here: "
-    "the sizes come from your matrices). The link in the address bar holds your numbers."
+    "the sizes come from your matrices). The link in the address bar holds your numbers. "
+    "The boxes open on a small integer exercise, " + EXERCISE_SOURCE + "."
 )
 texts = inputs()
 read = matrices(texts)

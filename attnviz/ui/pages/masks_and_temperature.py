@@ -334,8 +334,9 @@ def temperature_notice(effect, n, T):
         f"over all {n} keys has log {n} = {np.log(n):.3f}; a one-hot row 0) and the largest "
         f"weight averages **{effect.max_weight:.3f}**. A differs from the argmax limit by at "
         f"most {effect.to_argmax:.3g} and from the uniform limit by at most "
-        f"{effect.to_uniform:.3g}: it is nearer the **{closer}** end. Lower T and every curve "
-        "above falls towards 0; raise it and they climb to their uniform level."
+        f"{effect.to_uniform:.3g}: it is nearer the **{closer}** end. Lower T and each curve "
+        "above falls to log k, where k is the number of keys tied for the row's largest logit "
+        "(0 when one key wins alone); raise it and they climb to their uniform level."
         + (
             f" In {effect.ties} row(s) of the argmax limit two keys tie (within "
             f"{TIE_TOLERANCE:g}, e.g. a repeated token without positions), so the weight is "

@@ -298,7 +298,11 @@ def built_head_notice(built, A, labels):
         say = st.success if c.all else st.warning
         say(
             f"Each row's largest weight is now on {RULES[built.used]}: **{c.hits} of {c.rows} "
-            f"rows**{note}. Whatever the tokens are, the head finds them by position alone.",
+            f"rows**{note}. For this sentence, W_Q and W_K were solved (a least-squares fit "
+            "to these rows of X) so that every query asks for a position: change the sentence "
+            "and these weights no longer fit. A trained head can follow such a rule for any "
+            "sentence, because in a wide d_model the tokens and the positions live in nearly "
+            "separate directions.",
             icon="🎯",
         )
         return
@@ -448,7 +452,7 @@ def open_head(mh, labels):
 
 
 def concat_and_project(mh, labels):
-    """The last step: Concat(head_1 .. head_h) (n, h d_v), W_O (h d_v, d_model), and their
+    """The last step: Concat(head_0 .. head_{h-1}) (n, h d_v), W_O (h d_v, d_model), and their
     product MultiHead(X) (n, d_model), each as a heatmap."""
     n, d_model = mh.output.shape
     h, d_v = mh.n_heads, mh.heads[0].d_v

@@ -297,7 +297,9 @@ def queries_and_keys(r, labels, layer, head):
         rf"Q, K \in \mathbb{{R}}^{{{n} \times {r.d_k}}}",
         f"X is layer {layer}'s input ({n} × {r.d_model}): "
         + (
-            "the word pieces' embeddings plus their positions, normalised. "
+            "the word pieces' embeddings plus their learned position embeddings (a trained "
+            "table, not the sinusoids of the Positions page) and token-type embeddings, "
+            "normalised. "
             if layer == 0
             else f"the output of layer {layer - 1}. "
         )
@@ -351,8 +353,9 @@ def same_as_forward_pass(r, run, layer, head):
         f"with the model's biases, from layer {layer}'s input X. It gives the A of the model's "
         f"whole forward pass (the grid, all heads of a layer at once) again: the largest "
         f"difference over its {n} × {n} weights is **{same}**. What makes one head look at [CLS] "
-        "and another at the previous word piece is only the numbers in its W_Q^h and W_K^h, "
-        "learned in training. The whole "
+        "and another at the previous word piece is what the formula above holds: the head's "
+        "learned W_Q^h, W_K^h and biases b_Q^h, b_K^h, and its input X, which carries the "
+        "learned position embeddings and everything the earlier layers added. The whole "
         "forward pass (heads joined by W_O, residual sums, LayerNorm, feed-forward) matches "
         "Hugging Face's PyTorch model to within 1e-5 on every attention map "
         "(tests/test_pretrained.py)."

@@ -22,6 +22,7 @@ from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS, MAX_TEXT_C
 from attnviz.masking import causal_mask
 from attnviz.own_numbers import (
     EXERCISE,
+    EXERCISE_SOURCE,
     EXERCISE_TOKENS,
     NAMES,
     check_shapes,
@@ -122,8 +123,12 @@ def inputs():
         "Small integer exercise",
         key=WIDGET + "exercise",
         on_click=_fill,
-        args=(_exercise_texts(), ("info", "The small integer exercise: 3 tokens, d_model 4.")),
-        help="X 3 × 4, W_Q, W_K, W_V 4 × 3, all small integers: every step works out by hand.",
+        args=(
+            _exercise_texts(),
+            ("info", f"The small integer exercise: 3 tokens, d_model 4. It is {EXERCISE_SOURCE}."),
+        ),
+        help="X 3 × 4, W_Q, W_K, W_V 4 × 3, all small integers: every step works out by hand. "
+        f"It is {EXERCISE_SOURCE}.",
     )
     b2.button(
         "The sidebar's example",
