@@ -137,8 +137,8 @@ def from_query(query):
     defaults = Settings()
     values = {}
     warnings = [
-        f"`{_quoted(name)}` appears {len(value)} times in the link: using the last, "
-        f"`{_quoted(value[-1])}`."
+        f"`{quoted(name)}` appears {len(value)} times in the link: using the last, "
+        f"`{quoted(value[-1])}`."
         for name, value in query.items()
         if name in KNOWN_NAMES and isinstance(value, (list, tuple)) and len(value) > 1
     ]
@@ -150,14 +150,14 @@ def from_query(query):
             number = int(raw)
         except ValueError:
             warnings.append(
-                f"`{name}={_quoted(raw)}` in the link is not a whole number: "
+                f"`{name}={quoted(raw)}` in the link is not a whole number: "
                 f"using {getattr(defaults, name)}."
             )
             continue
         if not low <= number <= high:
             clamped = min(max(number, low), high)
             warnings.append(
-                f"`{name}={_quoted(raw)}` in the link is outside {low} to {high}: using {clamped}."
+                f"`{name}={quoted(raw)}` in the link is outside {low} to {high}: using {clamped}."
             )
             number = clamped
         values[name] = number
@@ -182,20 +182,20 @@ def from_query(query):
             t = math.nan
         if not math.isfinite(t):
             warnings.append(
-                f"`temperature={_quoted(raw)}` in the link is not a number: using "
+                f"`temperature={quoted(raw)}` in the link is not a number: using "
                 f"{defaults.temperature:g}."
             )
         else:
             if not MIN_TEMPERATURE <= t <= MAX_TEMPERATURE:
                 clamped = min(max(t, MIN_TEMPERATURE), MAX_TEMPERATURE)
                 warnings.append(
-                    f"`temperature={_quoted(raw)}` in the link is outside {MIN_TEMPERATURE:g} "
+                    f"`temperature={quoted(raw)}` in the link is outside {MIN_TEMPERATURE:g} "
                     f"to {MAX_TEMPERATURE:g}: using {clamped:g}."
                 )
                 t = clamped
             elif shown_temperature(t) != t:
                 warnings.append(
-                    f"`temperature={_quoted(raw)}` in the link has more digits than the sidebar "
+                    f"`temperature={quoted(raw)}` in the link has more digits than the sidebar "
                     f"shows: using {shown_temperature(t):g}."
                 )
             values["temperature"] = shown_temperature(t)
@@ -208,14 +208,14 @@ def from_query(query):
         else:
             shown = {v: k for k, v in allowed.items()}[getattr(defaults, name)]
             warnings.append(
-                f"`{name}={_quoted(raw)}` in the link is not one of {', '.join(allowed)}: "
+                f"`{name}={quoted(raw)}` in the link is not one of {', '.join(allowed)}: "
                 f"using {shown}."
             )
     warnings += _misspelt_names(query, KNOWN_NAMES)
     return replace(defaults, **values), warnings
 
 
-def _quoted(raw):
+def quoted(raw):
     """A value from the link for a warning's `code span`: cut to 40 characters, backticks made
     quotes and line breaks spaces, so the warning renders as plain text whatever was typed."""
     return visible(" ".join(str(raw)[:40].replace("`", "'").split()))
@@ -232,13 +232,13 @@ def _misspelt_names(query, known):
         if match:
             close.append((name, match[0]))
     if len(close) > MAX_NAMED_UNKNOWN:
-        named = ", ".join(f"`{_quoted(name)}`" for name, _ in close[:MAX_NAMED_UNKNOWN])
+        named = ", ".join(f"`{quoted(name)}`" for name, _ in close[:MAX_NAMED_UNKNOWN])
         return [
             f"{len(close)} names in the link look like misspelt settings and were ignored: "
             f"{named} and {len(close) - MAX_NAMED_UNKNOWN} more."
         ]
     return [
-        f"`{_quoted(name)}` in the link is not a setting: ignored (did you mean `{meant}`?)."
+        f"`{quoted(name)}` in the link is not a setting: ignored (did you mean `{meant}`?)."
         for name, meant in close
     ]
 
@@ -250,7 +250,7 @@ def read_present(query):
     raw = _one(query["present"]).strip().lower()
     if raw in _ON_OFF:
         return _ON_OFF[raw], []
-    return False, [f"`present={_quoted(raw)}` in the link is not one of on, off: using off."]
+    return False, [f"`present={quoted(raw)}` in the link is not one of on, off: using off."]
 
 
 @dataclass(frozen=True, eq=False)

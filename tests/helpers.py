@@ -42,12 +42,14 @@ def heatmap_z(spec):
     return np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
 
 
-def assert_drawn(z, M, err_msg=""):
+def assert_drawn(z, M, err_msg="", mask=None):
     """The chart shows exactly M as sent to the browser: float32, masked (-inf) cells as NaN,
     and a matrix over MAX_DRAWN rows or columns as its block means (tested in test_charts)."""
     from attnviz.charts.matrix import block_mean, blocks
 
     M = np.asarray(M, dtype=float)
+    if mask is not None:  # cells the mask hides are drawn as masked: no number
+        M = np.where(mask, M, -np.inf)
     if np.shape(z) != M.shape:
         M = block_mean(M, blocks(M.shape[0]), blocks(M.shape[1]))
     big = np.finfo(np.float32).max

@@ -67,7 +67,7 @@ def test_settings_carry_across_switch_page():
     specs = chart_specs(at)
     assert heatmap_z(specs["Q"]).shape == (3, 3)
     r = expected(text="one two three", d_k=3, mask="causal").result
-    assert_drawn(heatmap_z(specs["A"]), r.attention)
+    assert_drawn(heatmap_z(specs["A"]), r.attention, mask=r.mask)
     assert widget_by_key(at, "attnviz_text").value == "one two three"
 
 
@@ -88,7 +88,7 @@ def test_url_parameters_are_honoured():
     assert not warnings and not at.warning
     r = attnviz.compute(settings).result
     specs = chart_specs(at)
-    assert_drawn(heatmap_z(specs["A"]), r.attention)
+    assert_drawn(heatmap_z(specs["A"]), r.attention, mask=r.mask)
     assert_drawn(heatmap_z(specs["X"]), r.X)
     assert widget_by_key(at, "attnviz_temperature").value == 0.5
 

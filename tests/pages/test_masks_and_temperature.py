@@ -15,6 +15,7 @@ from tests.helpers import (
     notices,
     run,
     run_more,
+    text_of,
     trace_xy,
 )
 
@@ -62,7 +63,10 @@ def test_causal_mode_shows_minus_infinity_then_renormalised_rows():
     assert np.isnan(logits[upper]).all()  # -inf is drawn as an empty cell marked −∞
     assert specs["masked_logits"]["data"][0]["text"][0][1] == "−∞"
     np.testing.assert_allclose(logits[~upper], r.logits[~upper])
-    np.testing.assert_allclose(heatmap_z(specs["masked_A"]), r.attention, atol=1e-12)
+    A = heatmap_z(specs["masked_A"])
+    assert np.isnan(A[upper]).all()  # masked: drawn grey with no number, not as 0.00
+    np.testing.assert_allclose(A[~upper], r.attention[~upper], atol=1e-12)
+    assert r.attention[upper].max() == 0  # the weight itself is exactly 0
     plain = attnviz.compute(S0).result.attention
     share = plain[1, :2].sum()  # row "cat" keeps keys 0 and 1
     said = notices(at)
@@ -77,12 +81,13 @@ def test_padding_mode_blocks_the_last_k_keys():
     at.number_input(key="attnviz_lesson_padding").set_value(2)
     at.run()
     A = heatmap_z(chart_specs(at)["masked_A"])
-    assert np.all(A[:, -2:] == 0)
-    np.testing.assert_allclose(A.sum(axis=1), 1)
+    assert np.isnan(A[:, -2:]).all()  # the padding keys: drawn as masked
+    np.testing.assert_allclose(A[:, :-2].sum(axis=1), 1)
     expected = lessons.reattend(
         attnviz.compute(S0).result, mask=lessons.build_mask("padding", 6, n_padding=2)
     )
-    np.testing.assert_allclose(A, expected.attention, atol=1e-12)
+    assert np.all(expected.attention[:, -2:] == 0)
+    np.testing.assert_allclose(A[:, :-2], expected.attention[:, :-2], atol=1e-12)
 
 
 def test_padding_every_token_gives_zero_rows_and_zero_outputs():
@@ -90,8 +95,8 @@ def test_padding_every_token_gives_zero_rows_and_zero_outputs():
     at.number_input(key="attnviz_lesson_padding").set_value(6)
     at.run()
     specs = chart_specs(at)
-    assert np.all(heatmap_z(specs["masked_A"]) == 0)
-    assert np.all(heatmap_z(specs["masked_output"]) == 0)
+    assert np.isnan(heatmap_z(specs["masked_A"])).all()  # every key masked: all grey
+    assert np.all(heatmap_z(specs["masked_output"]) == 0)  # and every output row is 0
     said = notices(at)
     assert "may attend to no key" in said and "0 / 0 = NaN" in said and "row sum 0" in said
     assert "Every row is masked from every key" in said
@@ -131,7 +136,7 @@ def test_custom_mask_toggles_cells_and_a_blocked_row_is_zero():
     specs = chart_specs(at)
     mask = heatmap_z(specs["mask_cells"])
     assert mask[0, 1] == 0 and mask.sum() == 35
-    assert heatmap_z(specs["masked_A"])[0, 1] == 0
+    assert np.isnan(heatmap_z(specs["masked_A"])[0, 1])  # drawn as masked
     assert np.isnan(heatmap_z(specs["masked_logits"])[0, 1])
     assert "Row **the \\(1\\)** may see 5 of 6 keys" in notices(at)
     # block the rest of row 2 ("sat"): its attention and output rows are zero
@@ -141,7 +146,7 @@ def test_custom_mask_toggles_cells_and_a_blocked_row_is_zero():
         at.button(key="attnviz_lesson_toggle").click()
         at.run()
     specs = chart_specs(at)
-    assert np.all(heatmap_z(specs["masked_A"])[2] == 0)
+    assert np.isnan(heatmap_z(specs["masked_A"])[2]).all()  # a row that sees no key: all grey
     assert np.all(heatmap_z(specs["masked_output"])[2] == 0)
     assert "Row **sat** may attend to no key" in notices(at)
     # toggling a cell twice puts it back; "Allow all" clears the custom mask
@@ -228,3 +233,10 @@ def test_a_rerun_of_the_masks_page_recomputes_nothing(monkeypatch):
     at.run()
     assert calls == []
     assert heatmap_z(chart_specs(at)["mask_cells"])[0, 0] == 0
+
+
+def test_the_temperature_is_flagged_as_a_teaching_knob_and_ties_level_at_log_k():
+    text = text_of(run(MASKS))
+    assert "The temperature is a teaching knob: standard attention has none" in text
+    assert "each curve above falls to log k" in text
+    assert "every curve above falls towards 0" not in text

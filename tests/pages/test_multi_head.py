@@ -199,7 +199,7 @@ def test_preset_with_one_wide_heads_suggests_fewer_heads():
 def test_previous_preset_with_one_token_has_nothing_to_show():
     at = run(MH, {**POSITIONS, "tokens": "alone"})
     at = set_widget(at, "radio", "mh_build", "previous")
-    assert "With one token there is no previous token" in at.info[0].value
+    assert any("With one token there is no previous token" in i.value for i in at.info)
     assert traces_z(chart_specs(at)["mh_grid"])[0].shape == (1, 1)
 
 
@@ -237,7 +237,7 @@ def test_edited_weights_change_the_head():
     mh = expected_heads(head=0, W_head=(np.zeros((8, 4)), W_K[:, :4]))
     assert_page_matches(at, mh)
     assert_drawn(traces_z(chart_specs(at)["mh_grid"])[0], np.full((6, 6), 1 / 6))
-    assert "Your edits changed 32 weights of W_Q and 0 of W_K" in at.info[0].value
+    assert any("Your edits changed 32 weights of W_Q and 0 of W_K" in i.value for i in at.info)
     assert chart_specs(at)["mh_grid"]["layout"]["annotations"][0]["text"] == "head 0 · edited"
     at.button(key="mh_edit_reset").click()
     at.run()
@@ -256,7 +256,7 @@ def test_edits_on_a_preset_start_from_the_preset():
     W_K_h = W_K_h.copy()
     W_K_h[3, 1] = 2.5
     assert_page_matches(at, expected_heads(Settings(positions=True), head=0, W_head=(W_Q_h, W_K_h)))
-    assert "changed 0 weights of W_Q and 1 of W_K" in at.info[0].value
+    assert any("changed 0 weights of W_Q and 1 of W_K" in i.value for i in at.info)
 
 
 @pytest.mark.parametrize(
@@ -350,3 +350,20 @@ def test_markup_tokens_are_escaped_on_the_multi_head_page():
     markdown = texts(at)
     assert "<b>x</b>" not in markdown and " **y**" not in markdown
     assert any(t in markdown for t in (r"\<b\>x\<\/b\>", r"\%\{z\}", r"\*\*y\*\*"))
+
+
+def test_a_preset_says_it_was_solved_for_this_sentence():
+    at = run(MH, {"positions": "on"})
+    at = set_widget(at, "selectbox", "mh_build_head", 1)
+    at = set_widget(at, "radio", "mh_build", "same")
+    said = at.success[0].value
+    assert "For this sentence, W_Q and W_K were solved" in said
+    assert "Whatever the tokens are" not in said
+
+
+def test_the_formula_numbers_heads_as_the_page_does():
+    at = run(MH)
+    formula = next(latex.value for latex in at.latex if "MultiHead" in latex.value)
+    assert r"\mathrm{head}_0, \dots, \mathrm{head}_{h-1}" in formula and "i = 0" in formula
+    title = chart_specs(at)["mh_grid"]["layout"]["annotations"][0]["text"]
+    assert title.startswith("head 0")  # the first head is head 0 in both

@@ -391,3 +391,11 @@ def test_the_model_survives_streamlits_clear_cache_message():
     st.cache_resource.clear()  # what any browser's "Clear cache" does, for every user
     at = run(PAGE)
     assert real_model._MODEL_SLOT["model"] is loaded and not at.error
+
+
+def test_the_page_says_what_shapes_a_learned_head():
+    text = markdown(run(PAGE))
+    assert "only the numbers in its W_Q^h and W_K^h" not in text
+    assert "learned W_Q^h, W_K^h and biases b_Q^h, b_K^h, and its input X" in text
+    assert "learned position embeddings" in text and "token-type embeddings" in text
+    assert "rotary positions" in text  # the newest models add to the formula

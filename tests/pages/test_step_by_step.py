@@ -1,5 +1,7 @@
 """The Step by step page: every step drawn with its values, the inspectors."""
 
+import html
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -14,6 +16,7 @@ from tests.helpers import (
     heatmap_z,
     run,
     run_more,
+    text_of,
 )
 
 
@@ -67,9 +70,12 @@ def test_changed_settings_change_the_numbers():
     assert heatmap_z(specs["Q"]).shape == (5, 6)
     assert specs["A"]["layout"]["yaxis"]["ticktext"] == ["a (1)", "b (1)", "a (2)", "b (2)", "c"]
     A = heatmap_z(specs["A"])
-    assert_drawn(A, r.attention)
-    assert np.all(np.triu(A, 1) == 0)  # causal: no weight on later keys
-    np.testing.assert_array_equal(heatmap_z(specs["S_scaled"]), heatmap_z(specs["S"]))  # no scale
+    assert_drawn(A, r.attention, mask=r.mask)
+    assert np.isnan(A[np.triu_indices(5, 1)]).all()  # causal: later keys drawn as masked
+    S, S_scaled = heatmap_z(specs["S"]), heatmap_z(specs["S_scaled"])
+    seen = r.mask  # S' keeps S's numbers where the mask lets a query see a key (no scaling)
+    np.testing.assert_array_equal(S_scaled[seen], S[seen])
+    assert np.isnan(S_scaled[~seen]).all()  # and is drawn masked elsewhere
     assert "logits" in specs  # the -inf logits are shown when a mask is on
     assert at.query_params["mask"] == "causal" and at.query_params["scale"] == "off"
 
@@ -148,3 +154,91 @@ def test_inspector_takes_a_selection_held_as_its_label():
     assert at.selectbox(key="attnviz_inspect_i").value == 2
     assert at.selectbox(key="attnviz_inspect_j").value == 0
     assert any("Query **sat** (row 2) and key **the \\(1\\)**" in m.value for m in at.markdown)
+
+
+# --- the lesson's text and charts say what is true (the teaching review's section 6) ---------
+
+
+def test_rows_are_named_for_what_they_are_tokens_queries_keys_values():
+    layout = {key: spec["layout"] for key, spec in chart_specs(run(STEP)).items()}
+    assert layout["X"]["yaxis"]["title"]["text"].startswith("token")
+    assert layout["Q"]["yaxis"]["title"]["text"].startswith("query")
+    assert layout["K"]["yaxis"]["title"]["text"].startswith("key")
+    assert layout["V"]["yaxis"]["title"]["text"].startswith("value")
+    assert layout["A"]["yaxis"]["title"]["text"].startswith("query")
+    assert layout["A"]["xaxis"]["title"]["text"].startswith("key")
+
+
+def test_s_and_s_prime_share_one_colour_range_so_scaling_shows():
+    specs = chart_specs(run(STEP))
+    r = expected().result
+    bound = float(np.abs(r.scores).max())
+    for key in ("S", "S_scaled"):
+        assert specs[key]["data"][0]["zmax"] == pytest.approx(bound)
+        assert specs[key]["data"][0]["zmin"] == pytest.approx(-bound)
+
+
+def test_a_shows_the_mask_and_the_temperature_in_its_title_and_formula():
+    at = run(STEP, {"mask": "causal", "temperature": "0.5"})
+    specs = chart_specs(at)
+    assert html.unescape(specs["A"]["layout"]["title"]["text"]) == "A = softmax(S' / 0.5 + M)"
+    assert any(r"\Big/ 0.5 + M" in latex.value for latex in at.latex)
+    masked = [t for t in specs["A"]["data"] if t.get("name", "").startswith("masked")]
+    assert masked and masked[0]["showlegend"]  # masked cells are named, drawn grey
+    assert specs["A"]["data"][0]["text"][0][1] == ""  # no "0.00" on a masked cell
+    plain = chart_specs(run(STEP))["A"]["layout"]["title"]["text"]
+    assert html.unescape(plain) == "A = softmax(S')"
+
+
+def test_the_text_says_a_standard_deviation_grows_like_sqrt_d_k():
+    text = text_of(run(STEP))
+    assert "the standard deviation of a dot product of d_k terms grows like √d_k" in text
+    assert "A dot product of d_k terms grows like" not in text
+
+
+def test_the_page_says_the_weights_are_random_and_untrained():
+    at = run(STEP)
+    assert any("random and untrained" in info.value for info in at.info)
+
+
+def test_the_worked_example_quotes_the_cores_numbers():
+    from attnviz.lessons.worked_example import worked_example
+
+    r = worked_example()
+    text = text_of(run(STEP))
+    assert f"= **{r.scores[0, 1]:g}**" in text and f"S(sat, cat) = **{r.scores[1, 0]:g}**" in text
+    assert f"({r.attention[0, 0]:.3f}, {r.attention[0, 1]:.3f})" in text
+    assert f"({r.output[0, 0]:.3f}, {r.output[0, 1]:.3f})" in text
+    assert r.scores[0, 1] != r.scores[1, 0]  # the asymmetry the text points out
+    assert "S is not symmetric" in text
+
+
+# --- projector mode ----------------------------------------------------------------------------
+
+
+def test_projector_mode_shows_one_step_with_previous_and_next():
+    at = run(STEP, {"present": "on", "step": "6"})
+    assert next(h.value for h in at.header) == "6. Scaling"
+    assert set(chart_specs(at)) == {"S_scaled"}  # one step: its chart only
+    assert not at.get("download_button")
+    assert chart_specs(at)["S_scaled"]["data"][0]["textfont"]["size"] >= 18
+    at.button(key="step_next").click().run()
+    assert next(h.value for h in at.header) == "7. Softmax attention matrix A"
+    assert at.query_params["step"] == "7"
+    at.button(key="step_back").click().run()
+    at.button(key="step_back").click().run()
+    assert at.query_params["step"] == "5"
+
+
+def test_projector_mode_off_shows_every_step_and_drops_step_from_the_link():
+    at = run(STEP, {"step": "6"})
+    assert {"X", "S", "S_scaled", "A", "output"} <= set(chart_specs(at))
+    assert "step" not in at.query_params
+    assert chart_specs(at)["A"]["data"][0]["textfont"]["size"] < 18
+
+
+@pytest.mark.parametrize("raw", ["x", "11", "-1"])
+def test_a_bad_step_in_the_link_is_said_and_replaced(raw):
+    at = run(STEP, {"present": "on", "step": raw})
+    assert any(f"`step={raw}`" in w.value for w in at.warning)
+    assert not at.exception

@@ -191,3 +191,14 @@ def test_markup_tokens_are_escaped_on_the_tiled_page():
     ticks = chart_specs(at)["tile_logits"]["layout"]["yaxis"]["ticktext"]
     assert ticks == ["&lt;b&gt;x&lt;/b&gt;", "%{z}", "**y**"]
     assert at.selectbox(key="tile_row").options[0] == "<b>x</b> (row 0)"
+
+
+def test_the_page_is_going_further_and_says_what_flashattention_saves():
+    at = run(TILE)
+    assert at.title[0].value.startswith("Going further")
+    text = texts(at)
+    assert "the work stays O(n² d)" in text and "HBM" in text and "SRAM" in text
+    assert "cut the **queries** into blocks" in text
+    assert "Milakov and Gimelshein" in text and "Dao et al., 2022" in text
+    layout = chart_specs(at)["tile_memory"]["layout"]
+    assert layout["yaxis"]["title"]["text"].startswith("memory of the scores")

@@ -147,3 +147,8 @@ def test_a_rerun_recomputes_nothing(monkeypatch):
     calls.clear()
     at.run()
     assert calls == []
+
+
+def test_the_initialisation_is_named_lecuns_fan_in():
+    text = text_of(run(WHY))
+    assert "LeCun's fan-in initialisation" in text and "Xavier/LeCun" not in text

@@ -69,7 +69,7 @@ def test_typed_numbers_are_used_with_the_sidebars_mask_scaling_and_temperature()
     specs = chart_specs(at)
     mats = [own_numbers.parse_matrix("m", t) for t in (X, W, "2 1\n0 1", "1\n-1")]
     A, out = reference(*mats, mask=np.tri(4, dtype=bool), T=0.5, scale=False)
-    assert_drawn(heatmap_z(specs["A"]), A.astype(np.float32))
+    assert_drawn(heatmap_z(specs["A"]), A.astype(np.float32), mask=np.tri(4, dtype=bool))
     np.testing.assert_allclose(heatmap_z(specs["output"]), out, rtol=1e-6)
     assert specs["A"]["layout"]["yaxis"]["ticktext"] == ["a (1)", "b", "a (2)", "c"]
     assert at.query_params["X"] == "0.5,-1;2,0;1,1;0,3"
@@ -281,3 +281,9 @@ def test_the_sidebar_says_which_of_its_settings_this_page_uses():
     assert not any("n = 6 tokens" in c.value for c in own)  # its n comes from its X
     assert not any("This page uses only" in c.value for c in step)
     assert any("n = 6 tokens" in c.value for c in step)
+
+
+def test_the_default_exercise_credits_its_source():
+    at = run(OWN)
+    text = " ".join(md.value for md in at.markdown)
+    assert "R. Karim" in text and "turn scaling off" in text

@@ -13,8 +13,9 @@ import streamlit as st
 from attnviz.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
+from attnviz.settings import quoted
 from attnviz.ui.frame import cached_example, is_present
-from attnviz.ui.text import md_escape, step_header
+from attnviz.ui.text import step_header
 
 
 def settings_caption(result, settings):
@@ -123,7 +124,7 @@ def steps_shown():
         except ValueError:
             state.setdefault(STEP_KEY, 1)
             st.warning(
-                f"`step={md_escape(raw)}` in the link is not a step from 0 to 10: showing "
+                f"`step={quoted(raw)}` in the link is not a step from 0 to 10: showing "
                 f"step {state[STEP_KEY]}.",
                 icon="⚠️",
             )
