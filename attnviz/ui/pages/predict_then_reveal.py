@@ -26,7 +26,7 @@ def cached_quiz(settings, seed):
     """lessons.quiz of the settings' example, once per (settings, question set): a few Questions
     (small, frozen), shared by every session."""
     example = cached_example(settings)
-    return tuple(lessons.quiz(example.result, example.labels, seed))
+    return tuple(lessons.quiz(example.result, example.labels, seed, P=example.P))
 
 
 def _new_questions():
