@@ -3,14 +3,21 @@ turning it off or on does to a row's largest weight.
 
 Both answers follow from the rule S' = S / √d_k (a standard deviation divides by the same
 number; multiplying logits by √d_k > 1 sharpens a softmax), and both are checked on the scores
-and rows the core computes, with scaling as in the sidebar and flipped (``reattend``).
+and rows the core computes, with scaling as in the sidebar and flipped.
 """
 
 import numpy as np
 
+from attnviz.core import masked_softmax
 from attnviz.errors import AttentionInputError
-from attnviz.lessons.common import TIE_TOLERANCE, reattend
+from attnviz.lessons.common import TIE_TOLERANCE
 from attnviz.lessons.predict_question import Question, Table, bars
+
+
+def _flipped(r):
+    """(n, n) the scores that would reach the softmax with scaling flipped: S / √d_k if the
+    result is unscaled, S if it is scaled (the core's own division, in the result's dtype)."""
+    return r.scores if r.scale else r.scores / r.scores.dtype.type(np.sqrt(r.d_k))
 
 
 def scaling_spread(g, rng):
@@ -19,10 +26,7 @@ def scaling_spread(g, rng):
     if r.d_k < 2 or r.n < 2:
         return None
     S = r.scores  # (n, n)
-    try:
-        S1 = r.scaled_scores if r.scale else reattend(r, scale=True).scaled_scores
-    except AttentionInputError:
-        return None
+    S1 = r.scaled_scores if r.scale else _flipped(r)  # S' = S / √d_k
     sd, sd1 = float(S.std()), float(S1.std())
     root = float(np.sqrt(r.d_k))
     if not sd > 1e-9 * max(1.0, float(np.abs(S).max())):  # equal scores: nothing to spread
@@ -64,7 +68,7 @@ def scaling_effect(g, rng):
     reason one can see (d_k = 1, one allowed key, equal logits)."""
     r, labels = g.r, g.labels
     try:
-        other = reattend(r, scale=not r.scale).attention
+        other = masked_softmax(_flipped(r), r.mask, r.temperature)[1]  # (n, n)
     except AttentionInputError:  # the unscaled logits overflowed: no fair question
         return None
     before, after = r.attention.max(axis=1), other.max(axis=1)

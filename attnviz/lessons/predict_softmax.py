@@ -11,7 +11,6 @@ import numpy as np
 
 from attnviz.core import masked_softmax
 from attnviz.errors import AttentionInputError
-from attnviz.lessons.common import reattend
 from attnviz.lessons.masks import argmax_limit
 from attnviz.lessons.predict_question import Question, Table, bars, exact_tolerance, numbers
 from attnviz.limits import MIN_TEMPERATURE
@@ -133,7 +132,7 @@ def masked_weight(g, rng):
     r, labels, n = g.r, g.labels, g.r.n
     if r.mask is None:
         return None
-    plain = reattend(r, mask=None).attention  # (n, n) the same logits without the mask
+    plain = masked_softmax(r.scaled_scores, None, r.temperature)[1]  # (n, n) A without the mask
     share = np.where(r.mask, plain, 0).sum(axis=1)  # (n,) weight the allowed keys had
     rows = np.flatnonzero((g.allowed >= 2) & (g.allowed < n) & (share < 1 - 1e-6))
     if not rows.size:
