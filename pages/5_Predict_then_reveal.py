@@ -15,10 +15,12 @@ example = page_setup("Predict then reveal", icon="❓")
 
 st.title("Predict, then reveal")
 st.markdown(
-    "Answer each question before you look: predicting first is how the ideas stick. The "
-    "questions are built from the sidebar's settings and every answer is read from the "
-    "numbers attnviz computes, so change the sentence, d_k, the mask or the scaling and the "
-    "quiz changes with them."
+    "Answer each question before you look: predicting first is how the ideas stick. Every "
+    "question is about a rule of attention (a shape, what the softmax guarantees, what a mask, "
+    "the scaling, the temperature or a shuffle does), so you can work it out from the formula "
+    "without seeing a single matrix. The answers are then read from the numbers attnviz "
+    "computes for the sidebar's settings: change the sentence, d_k, the mask or the scaling "
+    "and the questions change with them."
 )
 
 seed = question_set_ui()
@@ -26,7 +28,7 @@ questions = cached_quiz(example.settings, seed)
 choices = []
 for k, question in enumerate(questions, 1):
     choice = answer_ui(k, question, example.settings, seed)  # None until answered
-    reveal(k, question, choice, example)
+    reveal(k, question, choice)
     choices.append(choice)
 
 st.divider()

@@ -6,6 +6,7 @@ sampling theory of the variance of q . k.
 """
 
 import ast
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -642,45 +643,102 @@ def test_permutation_needs_one_sentence_without_and_with_positions_and_no_mask()
 
 SHAPES = {"Q": ("n", "d_k"), "K": ("n", "d_k"), "V": ("n", "d_v"), "S": ("n", "n")}
 SHAPES |= {"A": ("n", "n"), "output": ("n", "d_v")}
+CONCEPTUAL = {  # kind: its right option whatever the numbers (None: it depends on the settings)
+    "shift": "it stays the same",
+    "causal_row": None,  # "[1, 0, …, 0]: …", its length written for small n
+    "masked_weight": "A_ij = 0 exactly; the other weights are rescaled to sum to 1",
+    "scaling_spread": "std(S') = std(S) / √d_k",
+    "low_temperature": "one-hot: all its weight on the key with the largest S'_ij",
+}
+
+
+def number_in(text, name):
+    """The number written as ``name = <number>`` in ``text``."""
+    return float(re.search(rf"\b{re.escape(name)} = (-?[0-9.e+-]+)", text).group(1))
 
 
 def check_question(q, s, mask, labels):
-    """Verify one question's answer from the formula, never from the code under test."""
+    """Verify one question's answer from the formula (reference_attention), never from the
+    code under test: each rule is recomputed here from X, the weights and the mask."""
     assert q.answer in q.options and len(set(q.options)) == len(q.options) >= 2
     assert q.options[q.answer_index] == q.answer
     assert q.text and q.explanation
     X, W = reference_inputs(s)
-    S, S1, A, _ = reference_attention(X, *W, mask=mask, scale=s.scale, temperature=s.temperature)
-    n = len(labels)
+    S, S1, A, out = reference_attention(X, *W, mask=mask, scale=s.scale, temperature=s.temperature)
+    n, T = len(labels), s.temperature
+    dims = {"n": n, "d_k": s.d_k, "d_v": s.d_v, "d_model": s.d_model}
+    allowed = np.ones((n, n), dtype=bool) if mask is None else mask
+    logits = np.where(allowed, S1, -np.inf)  # S' + M
     if q.kind == "shape":
-        dims = {"n": n, "d_k": s.d_k, "d_v": s.d_v}
         rows, cols = SHAPES[q.matrix]
-        assert q.answer == f"{dims[rows]} x {dims[cols]}"
-    elif q.kind == "argmax":
-        row = A[q.row]
-        assert labels.index(q.answer) == q.col == int(np.argmax(row))
-        assert np.sort(row)[-1] - np.sort(row)[-2] > 1e-9 / 2  # no tie
-        assert labels[q.row] in q.text
+        assert q.answer == f"{dims[rows]} × {dims[cols]}"
+    elif q.kind == "heads_shape":
+        h = int(number_in(q.text, "h"))
+        expected = (n, h * s.d_v) if q.matrix == "Concat" else (h * s.d_v, s.d_model)
+        assert q.answer == "{} × {}".format(*expected)
     elif q.kind == "row_sum":
-        assert q.answer == ("1" if (mask is None or mask[q.row].any()) else "0")
+        assert q.answer == ("1" if allowed[q.row].any() else "0")
         assert float(q.answer) == pytest.approx(A[q.row].sum(), abs=1e-9)
-    elif q.kind == "scaled_vs_raw":
-        raw, scaled = S[q.row, q.col], S1[q.row, q.col]
-        if q.answer == "they are equal":
-            assert abs(raw - scaled) <= 1e-12 * max(1, abs(raw))
-        else:
-            assert (raw > scaled) == (q.answer == "S_ij")
-            assert abs(raw - scaled) > 1e-10 * max(1, abs(raw))
+    elif q.kind == "shift":
+        c = number_in(q.text, "c")
+        z = np.where(allowed[q.row], (S1[q.row] + c) / T, -np.inf)  # the row's scores + c
+        e = np.exp(z - z.max())
+        np.testing.assert_allclose(e / e.sum(), A[q.row], atol=1e-12)  # softmax as it was
+        assert q.answer == CONCEPTUAL["shift"]
+    elif q.kind == "causal_row":
+        assert mask is not None and np.array_equal(mask, np.tril(np.ones((n, n), dtype=bool)))
+        np.testing.assert_array_equal(A[0], np.eye(n)[0])
+        assert q.answer.startswith("[1, 0") and "key 0" in q.answer
+    elif q.kind == "masked_weight":
+        i, j = q.row, q.col
+        assert not allowed[i, j] and A[i, j] == 0
+        plain = reference_attention(X, *W, scale=s.scale, temperature=T)[2][i]
+        kept = np.where(allowed[i], plain, 0)
+        assert kept.sum() < 1 - 1e-6  # keeping the old values would not sum to 1
+        np.testing.assert_allclose(A[i], kept / kept.sum(), atol=1e-9)
+        assert A[i].sum() == pytest.approx(1)
+        assert q.answer == CONCEPTUAL["masked_weight"]
+    elif q.kind == "scaling_spread":
+        assert s.d_k > 1
+        assert (S / np.sqrt(s.d_k)).std() == pytest.approx(S.std() / np.sqrt(s.d_k))
+        assert S.std() / np.sqrt(s.d_k) != pytest.approx(S.std() / s.d_k)
+        assert q.answer == CONCEPTUAL["scaling_spread"]
     elif q.kind == "scaling_effect":
-        flipped = reference_attention(
-            X, *W, mask=mask, scale=not s.scale, temperature=s.temperature
-        )[2]
+        flipped = reference_attention(X, *W, mask=mask, scale=not s.scale, temperature=T)[2]
         change = flipped[q.row].max() - A[q.row].max()
         expected = {"rise": change > 1e-10, "fall": change < -1e-10}
         assert expected.get(q.answer, abs(change) <= 1e-10)
         # Theory: max_j softmax(c z)_j never falls as c grows, so switching scaling off
         # (c = sqrt(d_k) >= 1) never lowers the largest weight, and switching it on never raises it.
         assert q.answer != ("fall" if s.scale else "rise")
+        if q.answer == "stay the same":  # only for a reason the student can see
+            live = logits[q.row][np.isfinite(logits[q.row])]
+            assert s.d_k == 1 or live.size == 1 or np.ptp(live) <= 1e-9 * max(1, abs(live).max())
+    elif q.kind == "low_temperature":
+        row = logits[q.row]
+        top2 = np.sort(row[np.isfinite(row)])[-2:]
+        assert np.isfinite(top2).all() and top2[1] - top2[0] > 0  # a single largest logit
+        assert q.col == int(np.argmax(row))
+        T_low = (top2[1] - top2[0]) / 40  # the gap times 40: every other weight below e^-40
+        z = (row - row.max()) / T_low
+        e = np.exp(z)
+        np.testing.assert_allclose(e / e.sum(), np.eye(n)[q.col], atol=1e-12)
+        assert q.answer == CONCEPTUAL["low_temperature"]
+    elif q.kind == "shuffle":
+        assert mask is None
+        perm = np.array([row[1] for row in q.table.rows])
+        assert sorted(perm) == list(range(n)) and [r[0] for r in q.table.rows] == [
+            labels[k] for k in perm
+        ]
+        E, P = embeddings(s, s.tokens)
+        X_perm = E[perm] if P is None else E[perm] + P
+        shuffled = reference_attention(X_perm, *W, scale=s.scale, temperature=T)[3]
+        moved = np.abs(shuffled - out[perm]).max()
+        if s.positions:
+            assert moved > 1e-6 and q.answer == "new numbers: the rows change, not only their order"
+        else:
+            assert moved < 1e-9 and q.answer == "the same rows as before, moved with their tokens"
+        assert np.abs(shuffled - out).max() > 1e-6  # the old order would not fit
     else:
         pytest.fail(f"unknown question kind {q.kind}")
 
@@ -715,59 +773,151 @@ def quiz_cases(draw):
     return s, mask, draw(st.integers(0, 1000))
 
 
-def result_with_mask(s, mask):
-    """(the AttentionResult of ``s`` under ``mask``, the token labels)."""
+def quiz_of(s, mask=None, seed=0, **kwargs):
+    """The quiz of settings ``s`` under ``mask`` (the sidebar's own mask if "sidebar")."""
     ex = compute(s)
-    return lessons.reattend(ex.result, mask=mask), ex.labels
+    result = ex.result if isinstance(mask, str) else lessons.reattend(ex.result, mask=mask)
+    return lessons.quiz(result, ex.labels, seed, P=ex.P, **kwargs)
 
 
-@settings(max_examples=200, deadline=None)
+ALL = len(lessons.KINDS)  # max_questions that asks every question the settings allow
+
+
+@settings(max_examples=150, deadline=None)
 @given(quiz_cases())
 def test_quiz_answers_are_right_for_any_settings(case):
     s, mask, seed = case
-    result, labels = result_with_mask(s, mask)
-    questions = lessons.quiz(result, labels, seed)
+    questions = quiz_of(s, mask, seed, max_questions=ALL)
     assert len({q.kind for q in questions}) == len(questions)
+    assert [q.kind for q in questions] == [
+        k for k in lessons.KINDS if k in {q.kind for q in questions}
+    ]
+    labels = compute(s).labels
     for q in questions:
         check_question(q, s, mask, labels)
+    assert len(quiz_of(s, mask, seed)) <= lessons.MAX_QUESTIONS
 
 
-def test_default_quiz_asks_every_kind_and_is_deterministic():
-    r, labels = compute(DEFAULT).result, compute(DEFAULT).labels
-    questions = lessons.quiz(r, labels, seed=0)
-    kinds = ["shape", "argmax", "row_sum", "scaled_vs_raw", "scaling_effect"]
-    assert [q.kind for q in questions] == kinds
+# Settings that between them let every kind be asked
+VARIED = [
+    DEFAULT,
+    replace(DEFAULT, mask="causal"),
+    replace(DEFAULT, positions=True),
+    replace(DEFAULT, scale=False, temperature=0.3),
+    replace(DEFAULT, text="a b c d e f g h i j", d_k=1, embedding="one-hot", d_model=10),
+]
+
+
+def test_every_kind_is_asked_for_some_settings_and_right_there():
+    asked = set()
+    for s in VARIED:
+        for seed in range(8):
+            for q in quiz_of(s, "sidebar", seed):
+                asked.add(q.kind)
+                check_question(q, s, compute(s).result.mask, compute(s).labels)
+    assert asked == set(lessons.KINDS)
+
+
+def test_the_right_option_does_not_depend_on_the_random_weights():
+    # A student reasons the answer out from the rules; the seed of the embeddings and weights
+    # must not change which option is right, nor the options themselves.
+    for s in VARIED:
+        by_kind = {}
+        for weights in range(10):
+            for q in quiz_of(replace(s, seed=weights), "sidebar", seed=3, max_questions=ALL):
+                by_kind.setdefault((q.kind, q.matrix), set()).add((q.options, q.answer))
+        for key, seen in by_kind.items():
+            assert len(seen) == 1, (s, key, seen)
+        for kind, right in CONCEPTUAL.items():
+            for _, answer in by_kind.get((kind, None), ()):
+                assert right is None or answer == right
+
+
+def test_the_quiz_fits_the_settings():
+    kinds = lambda s: {q.kind for k in range(10) for q in quiz_of(s, "sidebar", k)}  # noqa: E731
+    plain, causal = kinds(DEFAULT), kinds(replace(DEFAULT, mask="causal"))
+    assert {"causal_row", "masked_weight"} <= causal and "shuffle" not in causal
+    assert "shuffle" in plain and not {"causal_row", "masked_weight"} & plain
+    # the situational questions are asked in every set the settings allow them
+    for k in range(10):
+        asked = {q.kind for q in quiz_of(replace(DEFAULT, mask="causal"), "sidebar", k)}
+        assert {"causal_row", "masked_weight"} <= asked
+    # shuffled with positions on, the rows change; off, they move
+    shuffles = {
+        p: next(q for k in range(10) for q in quiz_of(replace(DEFAULT, positions=p), None, k)
+                if q.kind == "shuffle")
+        for p in (False, True)
+    }  # fmt: skip
+    assert shuffles[False].answer == "the same rows as before, moved with their tokens"
+    assert shuffles[True].answer == "new numbers: the rows change, not only their order"
+
+
+def test_default_quiz_is_deterministic_and_checks_its_arguments():
+    ex = compute(DEFAULT)
+    questions = lessons.quiz(ex.result, ex.labels, seed=0)
+    assert 3 <= len(questions) <= lessons.MAX_QUESTIONS
     for q in questions:
-        check_question(q, DEFAULT, None, labels)
-    assert questions == lessons.quiz(r, labels, seed=0)
-    assert any(lessons.quiz(r, labels, seed=k) != questions for k in range(1, 10))
+        check_question(q, DEFAULT, None, ex.labels)
+    assert questions == lessons.quiz(ex.result, ex.labels, seed=0)
+    assert any(lessons.quiz(ex.result, ex.labels, seed=k) != questions for k in range(1, 10))
     with pytest.raises(AttentionInputError, match="one label per token"):
-        lessons.quiz(r, labels[:-1])
+        lessons.quiz(ex.result, ex.labels[:-1])
+    with pytest.raises(AttentionInputError, match="positional encodings"):
+        lessons.quiz(ex.result, ex.labels, P=np.zeros((2, 2)))
+
+
+def test_each_reveal_holds_the_numbers_it_explains():
+    s = replace(DEFAULT, mask="causal")
+    ex = compute(s)
+    A = ex.result.attention
+    for q in quiz_of(s, "sidebar", 0, max_questions=ALL):
+        for b in q.bars:
+            assert b.labels == tuple(ex.labels) and len(b.values) == len(ex.labels)
+        if q.kind in ("row_sum", "causal_row"):
+            np.testing.assert_array_equal(q.bars[0].values, A[q.row])
+        if q.kind in ("shift", "low_temperature"):
+            np.testing.assert_allclose(q.bars[0].values, A[q.row], atol=1e-15)
+        if q.kind == "shift":
+            np.testing.assert_allclose(q.bars[1].values, A[q.row], atol=1e-12)
+        if q.kind == "low_temperature":
+            assert q.bars[1].values[q.col] == pytest.approx(1)
+        if q.kind == "masked_weight":
+            assert [row[3] for row in q.table.rows] == list(A[q.row])
+            assert q.table.rows[q.col][0] == "no" and q.table.rows[q.col][3] == 0
+        if q.kind == "scaling_spread":
+            S = ex.result.scores
+            assert q.table.rows[0][0] == pytest.approx(S.std())
+            assert q.table.rows[1][0] == pytest.approx(S.std() / np.sqrt(s.d_k))
 
 
 def test_quiz_edge_cases():
-    # One token, every dimension 1: no argmax (one option), no shape question (all 1 x 1).
+    # One token, every dimension 1: no shape question (all 1 x 1), nothing to shuffle or spread.
     s = replace(DEFAULT, text="alone", d_model=1, d_k=1, d_v=1)
-    by_kind = {q.kind: q for q in lessons.quiz(*result_with_mask(s, None))}
-    assert set(by_kind) == {"row_sum", "scaled_vs_raw", "scaling_effect"}
+    by_kind = {q.kind: q for q in quiz_of(s, max_questions=ALL)}
+    assert set(by_kind) == {"heads_shape", "row_sum", "shift", "scaling_effect"}
     assert by_kind["row_sum"].answer == "1"
-    assert by_kind["scaled_vs_raw"].answer == "they are equal"  # sqrt(1) = 1
-    assert by_kind["scaling_effect"].answer == "stay the same"
-    # Identical tokens without positions tie in every row: no argmax question.
+    assert by_kind["scaling_effect"].answer == "stay the same"  # sqrt(1) = 1
+    # Identical tokens without positions tie in every row: no T -> 0 question (no single
+    # largest logit), no shuffle (the same sentence), no spread (all scores equal).
     for seed in range(10):
-        tied = result_with_mask(replace(DEFAULT, text="x x x", seed=seed), None)
-        assert "argmax" not in {q.kind for q in lessons.quiz(*tied, seed)}
-    # A query masked from every key: its row sums to 0.
+        tied = {q.kind for q in quiz_of(replace(DEFAULT, text="x x x", seed=seed), None, seed,
+                                        max_questions=ALL)}  # fmt: skip
+        assert not tied & {"low_temperature", "shuffle", "scaling_spread"}
+    # A query masked from every key: its row sums to 0, and it is never the masked_weight row.
     mask = np.ones((6, 6), dtype=bool)
     mask[2] = False
-    result, labels = result_with_mask(DEFAULT, mask)
-    answers = {
-        q.row: q.answer
-        for k in range(40)
-        for q in lessons.quiz(result, labels, k)
-        if q.kind == "row_sum"
-    }
+    mask[4, 1] = False
+    answers, rows = {}, set()
+    for k in range(40):
+        for q in quiz_of(DEFAULT, mask, k, max_questions=ALL):
+            if q.kind == "row_sum":
+                answers[q.row] = q.answer
+            if q.kind == "masked_weight":
+                rows.add((q.row, q.col))
     assert answers[2] == "0" and all(a == "1" for r, a in answers.items() if r != 2)
+    assert rows == {(4, 1)}
+    # A mask that is not causal asks no causal row; one that is asks it.
+    assert "causal_row" not in {q.kind for q in quiz_of(DEFAULT, mask, max_questions=ALL)}
 
 
 # --- Lessons take results, never settings -----------------------------------------------------

@@ -12,7 +12,7 @@ attention from the core and is deterministic from its seed.
     lessons.temperature_sweep(r)                  # T -> 0: argmax, T -> infinity: uniform
     lessons.mask_effect(plain, masked, mask)      # masked rows are the plain ones, rescaled
     lessons.permutation_experiment(off, on)       # no positions: shuffled in, shuffled out
-    lessons.quiz(r, example.labels)               # predict, then reveal
+    lessons.quiz(r, example.labels, P=example.P)  # predict, then reveal: rules, not look-ups
 """
 
 from attnviz.lessons.common import TIE_TOLERANCE, reattend, row_entropy
@@ -34,7 +34,7 @@ from attnviz.lessons.positions import (
     draw_permutation,
     permutation_experiment,
 )
-from attnviz.lessons.predict import Question, quiz
+from attnviz.lessons.predict import KINDS, MAX_QUESTIONS, Bars, Question, Table, quiz
 from attnviz.lessons.scaling import (
     DEFAULT_D_KS,
     DEFAULT_FACTORS,
@@ -55,9 +55,12 @@ __all__ = [
     "DEFAULT_D_KS",
     "DEFAULT_FACTORS",
     "DEFAULT_TEMPERATURES",
+    "KINDS",
     "MASK_MODES",
+    "MAX_QUESTIONS",
     "NEARLY_ONE_HOT",
     "TIE_TOLERANCE",
+    "Bars",
     "DotProductVariance",
     "MaskEffect",
     "PermutationExperiment",
@@ -66,6 +69,7 @@ __all__ = [
     "SaturationCurve",
     "ScalingContrast",
     "SoftmaxGradient",
+    "Table",
     "TemperatureEffect",
     "TemperatureSweep",
     "argmax_limit",

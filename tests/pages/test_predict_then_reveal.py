@@ -1,29 +1,25 @@
-"""Predict, then reveal through Streamlit's AppTest: the questions are the quiz's for the
-sidebar's settings, an answer reveals the truth, and tokens reach markdown only escaped."""
+"""Predict then reveal through Streamlit's AppTest: the questions are the quiz's for the
+sidebar's settings, an answer reveals the truth with the rows and tables the core computed, and
+tokens reach markdown only escaped."""
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 import attnviz
 from attnviz import lessons
 from attnviz.ui.text import md_escape
-from tests.helpers import SIDEBAR_CASES, run, run_more, text_of
+from tests.helpers import SIDEBAR_CASES, chart_specs, decode, run, text_of
 
 QUIZ = "pages/5_Predict_then_reveal.py"
 S0 = attnviz.Settings()
+ROW_OF_A = {"row_sum", "causal_row", "shift", "low_temperature"}  # first chart: the row on screen
 
 
 def quiz_of(s, seed):
     example = attnviz.compute(s)
-    return lessons.quiz(example.result, example.labels, seed)
-
-
-@pytest.mark.parametrize("widgets", SIDEBAR_CASES.values(), ids=list(SIDEBAR_CASES))
-def test_runs_and_says_what_to_notice(widgets):
-    at = run(QUIZ, **widgets)
-    assert not at.error and not at.exception
-    assert [r for r in at.radio if str(r.key).startswith("attnviz_quiz_")]
+    return lessons.quiz(example.result, example.labels, seed, P=example.P)
 
 
 def quiz_widgets(at):
@@ -33,28 +29,105 @@ def quiz_widgets(at):
     return sorted(found, key=lambda w: int(str(w.key).rsplit("_", 1)[1]))
 
 
-def test_quiz_asks_the_core_questions_and_reveals_after_an_answer():
+def wrong_option(q):
+    return next(o for o in q.options if o != q.answer)
+
+
+def bars_drawn(at, k):
+    """{m: y values} of the bar charts drawn by question k's reveal."""
+    drawn = {}
+    for key, spec in chart_specs(at).items():
+        if key.startswith(f"quiz_row_{k}_"):
+            drawn[int(key.rsplit("_", 1)[1])] = decode(spec["data"][0]["y"]).astype(float)
+    return drawn
+
+
+@pytest.mark.parametrize("widgets", SIDEBAR_CASES.values(), ids=list(SIDEBAR_CASES))
+def test_runs_and_asks_the_quiz_of_the_settings(widgets):
+    at = run(QUIZ, **widgets)
+    assert not at.error and not at.exception
+    questions = quiz_of(replace(S0, **widgets), 0)
+    assert len(quiz_widgets(at)) == len(questions) >= 3
+    said = text_of(at)
+    assert all(md_escape(q.text) in said for q in questions)
+    assert not chart_specs(at) and not at.dataframe  # nothing is revealed before an answer
+
+
+def test_an_answer_reveals_right_or_wrong_and_why():
     at = run(QUIZ)
     questions = quiz_of(S0, 0)
     said = text_of(at)
-    for q in questions:
-        assert md_escape(q.text) in said
     widgets = quiz_widgets(at)
-    assert len(widgets) == len(questions)
     assert all(w.value is None for w in widgets)
-    assert q.explanation not in said and not at.success
+    assert not any(md_escape(q.explanation) in said for q in questions) and not at.success
     # answer the first right and the second wrong
     widgets[0].set_value(questions[0].answer)
-    wrong = next(o for o in questions[1].options if o != questions[1].answer)
-    widgets[1].set_value(wrong)
+    widgets[1].set_value(wrong_option(questions[1]))
     at.run()
+    assert len(at.success) == 1 and len(at.warning) == 1
     assert f"Right: **{md_escape(questions[0].answer)}**" in at.success[0].value
     assert f"the answer is **{md_escape(questions[1].answer)}**" in at.warning[0].value
+    assert md_escape(wrong_option(questions[1])) in at.warning[0].value
     said = text_of(at)
     assert md_escape(questions[0].explanation) in said
     assert md_escape(questions[1].explanation) in said
     assert md_escape(questions[2].explanation) not in said
     assert "Score: 1 of 2 answered" in said
+
+
+# (settings, question set) pairs that between them ask every kind of question
+CASES = [
+    (S0, 0),
+    (S0, 1),
+    (replace(S0, mask="causal"), 0),
+    (replace(S0, mask="causal"), 1),
+    (replace(S0, positions=True, scale=False), 2),
+]
+
+
+def test_every_kind_reveals_the_numbers_the_core_computes():
+    asked = set()
+    for s, seed in CASES:
+        example = attnviz.compute(s)
+        A = example.result.attention  # the core's, independent of the quiz
+        questions = quiz_of(s, seed)
+        at = run(QUIZ, mask=s.mask, positions=s.positions, scale=s.scale)
+        for _ in range(seed):
+            at.button(key="attnviz_lesson_new_quiz").click()
+            at.run()
+        widgets = quiz_widgets(at)
+        assert len(widgets) == len(questions)
+        for k, (w, q) in enumerate(zip(widgets, questions, strict=True)):
+            w.set_value(q.answer if k % 2 == 0 else wrong_option(q))  # right, wrong, right ...
+        at.run()
+        assert len(at.success) == (len(questions) + 1) // 2
+        assert len(at.warning) == len(questions) // 2
+        tables = iter(at.dataframe)
+        for k, q in enumerate(questions, 1):
+            asked.add(q.kind)
+            drawn = bars_drawn(at, k)
+            assert sorted(drawn) == list(range(len(q.bars))), q.kind
+            for m, bars in enumerate(q.bars):
+                np.testing.assert_array_equal(drawn[m], bars.values)
+            if q.kind in ROW_OF_A:  # the first chart is the row asked about, as on screen
+                np.testing.assert_allclose(drawn[0], A[q.row], atol=1e-15, err_msg=q.kind)
+            if q.table is not None:
+                table = next(tables).value
+                assert list(table.columns) == list(q.table.columns)
+                assert [tuple(row) for row in table.itertuples(index=False)] == list(q.table.rows)
+            if q.kind == "scaling_effect":  # scaled (left) beside unscaled, one is on screen
+                other = lessons.reattend(example.result, scale=not s.scale).attention[q.row]
+                scaled, unscaled = (A[q.row], other) if s.scale else (other, A[q.row])
+                np.testing.assert_allclose(drawn[0], scaled, atol=1e-15)
+                np.testing.assert_allclose(drawn[1], unscaled, atol=1e-15)
+            if q.kind == "masked_weight":
+                assert table["A_ij with the mask"].tolist() == A[q.row].tolist()
+            if q.kind == "shuffle":
+                assert table["token now"].tolist() == [
+                    example.labels[p] for p in table["its old position"]
+                ]
+        assert next(tables, None) is None
+    assert asked == set(lessons.KINDS)
 
 
 def test_new_questions_changes_the_set_and_forgets_the_answers():
@@ -85,22 +158,13 @@ def test_quiz_is_right_for_changed_settings_and_escapes_tokens():
     markdown = [el.value for el in at.markdown] + [el.value for el in at.success]
     assert not any("<b>" in m or "*a*" in m or "[c](x)" in m for m in markdown)
     assert any(r"\*a\*" in m for m in markdown)
-    options = [o for w in quiz_widgets(at) for o in w.options]
-    assert r"\<b\>b\<\/b\>" in options and "<b>b</b>" not in options  # the argmax options
-
-
-def test_quiz_with_many_tokens_asks_argmax_in_a_selectbox():
-    at = run(QUIZ, generated=True)
-    at = run_more(at, n=20)
-    questions = quiz_of(replace(S0, generated=True, n=20), 0)
-    argmax = [q for q in questions if q.kind == "argmax"]
-    assert argmax
-    k = questions.index(argmax[0])
-    widget = quiz_widgets(at)[k]
-    assert widget.type == "selectbox" or type(widget).__name__ == "Selectbox"
-    widget.set_value(argmax[0].answer)
-    at.run()
-    assert any("Right" in s.value for s in at.success)
+    assert chart_specs(at)
+    for spec in chart_specs(at).values():  # in the charts, HTML-escaped
+        ticks = spec["layout"]["xaxis"]["ticktext"]
+        assert "&lt;b&gt;b&lt;/b&gt;" in ticks and "<b>b</b>" not in ticks
+    # the options are shown through md_escape too
+    for w, q in zip(quiz_widgets(at), questions, strict=True):
+        assert list(w.options) == [md_escape(o) for o in q.options]
 
 
 def test_a_rerun_of_the_quiz_asks_the_cached_questions(monkeypatch):

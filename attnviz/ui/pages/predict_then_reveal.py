@@ -1,24 +1,26 @@
 """The Predict-then-reveal page: the question set, each question with its answer widget, the
-reveal once answered (right or not, why, and the row of A it asks about) and the score.
+reveal once answered (right or not, why, and the rows or table the question carries) and the
+score.
 
 Widget keys: ``attnviz_lesson_new_quiz`` (the "New questions" button) and
 ``attnviz_quiz_<tag>_<k>`` (the answer to question k). The tag is made from the settings and the
-question set, so the answers are forgotten when either changes.
+question set, so the answers are forgotten when either changes. Chart keys: ``quiz_row_<k>_<m>``
+(the m-th row of A that question k's reveal draws).
 """
 
 import hashlib
 
+import pandas as pd
 import streamlit as st
 
 from attnviz import lessons
 from attnviz.charts.lines import vector_bars
 from attnviz.ui.frame import cached_example, shared_cache
-from attnviz.ui.matrix import CHART_CONFIG
+from attnviz.ui.matrix import show_chart
 from attnviz.ui.text import md_escape
 
 SEED = "attnviz_lesson_quiz_seed"  # the session's question set: 0, 1, 2 ...
-MAX_RADIO_OPTIONS = 12  # more options than this (argmax over many tokens) go in a selectbox
-ROW_KINDS = ("argmax", "row_sum", "scaling_effect")  # questions about one row of A
+MAX_RADIO_OPTIONS = 12  # more options than this go in a selectbox
 
 
 @shared_cache(max_entries=64)
@@ -26,7 +28,7 @@ def cached_quiz(settings, seed):
     """lessons.quiz of the settings' example, once per (settings, question set): a few Questions
     (small, frozen), shared by every session."""
     example = cached_example(settings)
-    return tuple(lessons.quiz(example.result, example.labels, seed))
+    return tuple(lessons.quiz(example.result, example.labels, seed, P=example.P))
 
 
 def _new_questions():
@@ -52,13 +54,18 @@ def answer_ui(k, question, settings, seed):
     if len(question.options) <= MAX_RADIO_OPTIONS:
         return st.radio("Your answer", question.options, index=None, format_func=md_escape, key=key)
     return st.selectbox(
-        "Your answer", question.options, index=None, placeholder="Pick a token", key=key
+        "Your answer",
+        question.options,
+        index=None,
+        format_func=md_escape,
+        placeholder="Pick an answer",
+        key=key,
     )
 
 
-def reveal(k, question, choice, example):
-    """Once ``choice`` is made: right or not, why, and for a question about one row of A, that
-    row as bars (chart key ``quiz_row_<k>``)."""
+def reveal(k, question, choice):
+    """Once ``choice`` is made: right or not, why, then what the question computed: its rows of
+    A side by side as bars (chart keys ``quiz_row_<k>_<m>``) and its table."""
     q = question
     if choice is None:
         st.caption("Pick an answer to see the truth.")
@@ -71,15 +78,17 @@ def reveal(k, question, choice, example):
             icon="🤔",
         )
     st.markdown(f"**Why:** {md_escape(q.explanation)}")
-    if q.kind in ROW_KINDS and q.row is not None:
-        labels = example.labels
-        fig = vector_bars(
-            example.result.attention[q.row],
-            labels,
-            title=f"row {q.row} of A ({labels[q.row]}): weight on each key",
-            value_name="A_ij",
-        )
-        st.plotly_chart(fig, key=f"quiz_row_{k}", config=CHART_CONFIG)
+    if q.bars:
+        for m, (column, bars) in enumerate(zip(st.columns(len(q.bars)), q.bars, strict=True)):
+            with column:
+                fig = vector_bars(
+                    bars.values, bars.labels, title=bars.title, value_name=bars.value_name
+                )
+                show_chart(fig, key=f"quiz_row_{k}_{m}")
+    if q.table is not None:
+        t = q.table
+        index = pd.Index(t.index, name=t.index_name)
+        st.dataframe(pd.DataFrame(list(t.rows), index=index, columns=list(t.columns)))
 
 
 def score(questions, choices):
