@@ -1,5 +1,5 @@
 """The tiny GPT: every gradient against finite differences, each head against the lessons'
-self_attention."""
+self_attention, the tasks, training (what the heads learn, determinism), and generation."""
 
 import itertools
 
@@ -7,8 +7,23 @@ import numpy as np
 import pytest
 
 from attnviz import causal_mask, multi_head_attention, self_attention
-from attnviz.tiny_gpt import Config, forward, init_params, loss, loss_and_grads
+from attnviz.tiny_gpt import (
+    Config,
+    TrainingTooSlowError,
+    forward,
+    generate,
+    head_patterns,
+    init_params,
+    loss,
+    loss_and_grads,
+    make_task,
+    next_token_logits,
+    sampling_probs,
+    train,
+)
 from attnviz.tiny_gpt import layers as nn
+from attnviz.tiny_gpt.tasks import NURSERY_RHYME, Induction
+from attnviz.tiny_gpt.training import N_CHECKPOINTS, checkpoint_schedule
 
 # Gradients -------------------------------------------------------------------------------------
 
@@ -107,6 +122,33 @@ def test_the_attention_layer_is_the_lessons_multi_head_attention():
         np.testing.assert_allclose(cache["A"][b], mh.attention, rtol=0, atol=1e-13)
 
 
+# Tasks -----------------------------------------------------------------------------------------
+
+
+def test_each_task_makes_what_it_says():
+    rng = np.random.default_rng(0)
+    ids, targets = make_task("previous").batch(rng, 4)
+    assert (targets[:, 0] == -1).all() and (targets[:, 1:] == ids[:, :-1]).all()
+    for name, order in (("reverse", lambda x: x[:, ::-1]), ("sort", lambda x: np.sort(x, 1))):
+        task = make_task(name)
+        ids, targets = task.batch(rng, 4)
+        assert (ids[:, 5] == 10).all()  # the bar
+        assert (targets[:, :5] == -1).all() and (targets[:, 5:] == order(ids[:, :5])).all()
+        where = task.answer_positions(ids)
+        rows = np.arange(4)[:, None]
+        assert (ids[rows, where[:, 5:]] == targets[:, 5:]).all()  # the answer sits there
+    task = make_task("induction")
+    ids, targets = task.batch(rng, 64)
+    where = task.answer_positions(ids)
+    b, t = np.nonzero(targets >= 0)
+    assert b.size and (targets[b, t] == ids[b, where[b, t]]).all()  # the token after
+    assert (ids[b, where[b, t] - 1] == ids[b, t]).all()  # the earlier copy of the current one
+    text = make_task("text")
+    ids, targets = text.batch(rng, 3)
+    assert all(text.decode(row) in NURSERY_RHYME for row in ids)
+    assert (ids[:, 1:] == targets[:, :-1]).all()
+
+
 def test_bad_ids_and_targets_are_refused_with_what_was_wrong():
     config = Config(vocab_size=5, context_length=4)
     params = init_params(config)
@@ -118,3 +160,98 @@ def test_bad_ids_and_targets_are_refused_with_what_was_wrong():
     ):
         with pytest.raises(ValueError, match=match):
             loss_and_grads(params, config, ids, targets)
+
+
+def test_a_text_with_too_many_symbols_or_too_short_is_refused_with_the_fix():
+    with pytest.raises(ValueError, match="at least"):
+        make_task("text", "short")
+    with pytest.raises(ValueError, match="different characters"):
+        make_task("text", "".join(chr(0x400 + i) for i in range(200)))
+
+
+# Training --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def previous_run():
+    task = make_task("previous")
+    return train(task.config(n_heads=2, d_model=24), task, 200)
+
+
+def test_the_previous_token_task_is_learned_by_a_previous_token_head(previous_run):
+    task = previous_run.task
+    assert previous_run.eval_losses[-1] < 0.1
+    ids, targets = task.batch(np.random.default_rng(99), 16)  # sequences never trained on
+    assert loss(previous_run.params, previous_run.config, ids, targets) < 0.1
+    weights = np.mean([head_patterns(previous_run.attention(row))["previous"] for row in ids], 0)
+    assert weights.max() > 0.9  # the best head: over 0.9 of its weight on the previous token
+
+
+def test_induction_needs_two_layers():
+    task = make_task("induction")
+    ids, targets = task.batch(np.random.default_rng(7), 64)  # scored: the second copy only
+    second_half = {}
+    for n_layers in (1, 2):
+        run = train(task.config(n_layers=n_layers, n_heads=2, d_model=24), task, 400)
+        second_half[n_layers] = loss(run.params, run.config, ids, targets)
+    assert second_half[2] < 0.2 < 0.5 < second_half[1], second_half
+
+
+def test_training_is_deterministic_for_a_seed():
+    task = make_task("reverse")
+    runs = [train(task.config(d_model=12, seed=seed), task, 15) for seed in (3, 3, 4)]
+    np.testing.assert_array_equal(runs[0].losses, runs[1].losses)
+    for a, b in zip(runs[0].checkpoints, runs[1].checkpoints, strict=True):
+        assert all(np.array_equal(a[name], b[name]) for name in a)
+    assert not np.array_equal(runs[0].losses, runs[2].losses)
+
+
+def test_checkpoints_are_a_few_dozen_evenly_spaced_from_the_start():
+    steps = checkpoint_schedule(600)
+    assert len(steps) == N_CHECKPOINTS and steps[0] == 0 and steps[-1] == 600
+    assert np.ptp(np.diff(steps)) <= 1
+    assert checkpoint_schedule(5).tolist() == [0, 1, 2, 3, 4, 5]
+
+
+def test_a_run_over_its_time_limit_is_refused_with_how_to_shrink_it():
+    task = make_task("previous")
+    with pytest.raises(TrainingTooSlowError, match="steps or fewer, or a smaller model"):
+        train(task.config(), task, 10_000, time_limit=1e-3)
+
+
+# Generation ------------------------------------------------------------------------------------
+
+
+def test_temperature_zero_is_argmax_decoding(previous_run):
+    params, config = previous_run.params, previous_run.config
+    prompt = np.array([1, 4, 2])
+    greedy = list(prompt)
+    for _ in range(8):
+        greedy.append(int(np.argmax(next_token_logits(params, config, np.array(greedy)))))
+    for temperature in (0.0, 1e-9):
+        out = generate(params, config, prompt, 8, temperature=temperature, seed=5)
+        assert out.tolist() == greedy
+    assert generate(params, config, prompt, 8, top_k=1, seed=1).tolist() == greedy
+
+
+def test_sampling_is_reproducible_and_respects_top_k():
+    config = Config(vocab_size=6, context_length=4, d_model=4)
+    params = init_params(config)
+    a = generate(params, config, [0], 12, temperature=2.0, top_k=3, seed=9)
+    assert (
+        a.tolist() == generate(params, config, [0], 12, temperature=2.0, top_k=3, seed=9).tolist()
+    )
+    logits = np.array([0.5, 2.0, -1.0, 2.0, 0.0])
+    p = sampling_probs(logits, temperature=0.5, top_k=3)
+    kept = [1, 3, 0]
+    z = np.exp(logits[kept] / 0.5)
+    np.testing.assert_allclose(p[kept], z / z.sum())
+    assert p[[2, 4]].tolist() == [0, 0]
+    with pytest.raises(ValueError, match="temperature"):
+        sampling_probs(logits, temperature=-1)
+
+
+def test_induction_answers_are_found_in_any_sequence():
+    task = Induction()
+    ids = task.encode("a b c a b c d")[None]
+    assert task.answer_positions(ids)[0].tolist() == [-1, -1, -1, 1, 2, 3, -1]

@@ -20,19 +20,37 @@ softmax of ``self_attention``, so head h of layer l equals
 ``self_attention(X, W_Q[:, h*d_k:(h+1)*d_k], ..., mask=causal_mask(T))`` (tested).
 
 Modules: ``config`` (Config, init_params), ``layers`` (each piece's forward and backward),
-``model`` (forward, loss_and_grads). numpy only.
+``model`` (forward, loss_and_grads), ``training`` (Adam, train, TrainRun), ``sampling`` (generate),
+``tasks`` (what it learns) and ``heads`` (what each head looks at). numpy only.
 """
 
 from attnviz.tiny_gpt.config import Config, init_params, param_shapes
+from attnviz.tiny_gpt.heads import describe, head_patterns, strongest
 from attnviz.tiny_gpt.model import Trace, forward, loss, loss_and_grads, next_token_logits
+from attnviz.tiny_gpt.sampling import generate, next_token_probs, sampling_probs
+from attnviz.tiny_gpt.tasks import TASKS, Task, make_task
+from attnviz.tiny_gpt.training import Adam, TrainingTooSlowError, TrainRun, train
 
 __all__ = [
+    "TASKS",
+    "Adam",
     "Config",
+    "Task",
     "Trace",
+    "TrainRun",
+    "TrainingTooSlowError",
+    "describe",
     "forward",
+    "generate",
+    "head_patterns",
     "init_params",
     "loss",
     "loss_and_grads",
+    "make_task",
     "next_token_logits",
+    "next_token_probs",
     "param_shapes",
+    "sampling_probs",
+    "strongest",
+    "train",
 ]
