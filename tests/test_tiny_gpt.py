@@ -6,6 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
+import attnviz
 from attnviz import causal_mask, multi_head_attention, self_attention
 from attnviz.tiny_gpt import (
     Config,
@@ -22,6 +23,8 @@ from attnviz.tiny_gpt import (
     train,
 )
 from attnviz.tiny_gpt import layers as nn
+from attnviz.tiny_gpt.report import checkpoint_report, compare_scaling, scaling_sentences
+from attnviz.tiny_gpt.settings import QUERY_NAMES, choice_from_query, default_choice
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, Induction
 from attnviz.tiny_gpt.training import N_CHECKPOINTS, checkpoint_schedule
 
@@ -174,8 +177,8 @@ def test_a_text_with_too_many_symbols_or_too_short_is_refused_with_the_fix():
 
 @pytest.fixture(scope="module")
 def previous_run():
-    task = make_task("previous")
-    return train(task.config(n_heads=2, d_model=24), task, 200)
+    choice = default_choice("previous")
+    return train(choice.config(), choice.make_task(), choice.steps)
 
 
 def test_the_previous_token_task_is_learned_by_a_previous_token_head(previous_run):
@@ -185,6 +188,9 @@ def test_the_previous_token_task_is_learned_by_a_previous_token_head(previous_ru
     assert loss(previous_run.params, previous_run.config, ids, targets) < 0.1
     weights = np.mean([head_patterns(previous_run.attention(row))["previous"] for row in ids], 0)
     assert weights.max() > 0.9  # the best head: over 0.9 of its weight on the previous token
+    report = checkpoint_report(previous_run, seed=0)
+    assert "now puts" in report.frame_titles[-1] and "previous token" in report.frame_titles[-1]
+    assert report.frame_titles[0].startswith(f"Step 0 of {previous_run.steps} (random weights)")
 
 
 def test_induction_needs_two_layers():
@@ -219,6 +225,16 @@ def test_a_run_over_its_time_limit_is_refused_with_how_to_shrink_it():
         train(task.config(), task, 10_000, time_limit=1e-3)
 
 
+def test_the_scaling_comparison_is_measured(previous_run):
+    task = previous_run.task
+    unscaled = train(task.config(d_model=24, n_heads=2, scale=False), task, previous_run.steps)
+    ids, _ = task.example(0)
+    c = compare_scaling(previous_run, unscaled, ids)
+    assert c.d_k == 12 and c.start_weight[1] > c.start_weight[0]  # unscaled rows start sharper
+    start, learn = scaling_sentences(c)
+    assert f"{c.start_weight[1]:.2f}" in start and f"{c.final_loss[1]:.3f}" in learn
+
+
 # Generation ------------------------------------------------------------------------------------
 
 
@@ -249,6 +265,33 @@ def test_sampling_is_reproducible_and_respects_top_k():
     assert p[[2, 4]].tolist() == [0, 0]
     with pytest.raises(ValueError, match="temperature"):
         sampling_probs(logits, temperature=-1)
+
+
+# The page's URL --------------------------------------------------------------------------------
+
+
+def test_link_values_are_clamped_or_ignored_with_a_warning_never_raised():
+    query = {
+        "gpt_task": "induction",
+        "gpt_layers": "9",
+        "gpt_heads": "x",
+        "gpt_dmodel": "30",
+        "gpt_mlp": "maybe",
+        "gpt_steps": "5",
+    }
+    choice, warnings = choice_from_query(query, seed=4)
+    assert (choice.task, choice.n_layers, choice.n_heads, choice.d_model) == ("induction", 2, 2, 24)
+    assert choice.steps == 10 and choice.seed == 4 and not choice.mlp
+    assert len(warnings) == 5
+    choice, warnings = choice_from_query({"gpt_task": "nope", "gpt_text": "x" * 5000})
+    assert choice == default_choice("previous") and "not one of" in warnings[0]
+    choice, warnings = choice_from_query({"gpt_task": "text", "gpt_text": "<b>" * 10})
+    assert choice.text == "<b>" * 10 and not warnings
+
+
+def test_the_page_names_are_no_misspelt_shared_setting():
+    _, warnings = attnviz.from_query(dict.fromkeys(QUERY_NAMES, "1"))
+    assert warnings == []
 
 
 def test_induction_answers_are_found_in_any_sequence():

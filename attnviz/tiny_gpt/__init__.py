@@ -21,7 +21,9 @@ softmax of ``self_attention``, so head h of layer l equals
 
 Modules: ``config`` (Config, init_params), ``layers`` (each piece's forward and backward),
 ``model`` (forward, loss_and_grads), ``training`` (Adam, train, TrainRun), ``sampling`` (generate),
-``tasks`` (what it learns) and ``heads`` (what each head looks at). numpy only.
+``tasks`` (what it learns), ``heads`` (what each head looks at), ``report`` (what the page
+says about a run, computed) and ``settings`` (the page's choices and their URL form). numpy
+only.
 """
 
 from attnviz.tiny_gpt.config import Config, init_params, param_shapes
