@@ -298,3 +298,23 @@ def test_induction_answers_are_found_in_any_sequence():
     task = Induction()
     ids = task.encode("a b c a b c d")[None]
     assert task.answer_positions(ids)[0].tolist() == [-1, -1, -1, 1, 2, 3, -1]
+
+
+# Charts ----------------------------------------------------------------------------------------
+
+
+def test_the_charts_escape_tokens_and_keep_one_bar_per_token():
+    from attnviz.charts.training import checkpoint_figure, next_token_chart
+
+    labels = ["<b>", "a", "&", "a "]
+    fig = next_token_chart(np.array([0.1, 0.2, 0.3, 0.4]), labels, chosen=3)
+    assert fig.layout.xaxis.ticktext == ("&lt;b&gt;", "a", "&amp;", "a ")
+    assert list(fig.data[0].customdata) == ["&lt;b&gt;", "a", "&amp;", "a "]
+    A = np.random.default_rng(0).random((3, 1, 2, 4, 4))
+    titles = [["x", "y"]] * 3
+    fig = checkpoint_figure(A, labels, [0, 5, 10], ["a<br>b", "c", "<i>"], titles, n_heads=2)
+    assert [f.name for f in fig.frames] == ["0", "5", "10"]
+    assert fig.frames[2].layout.title.text == "&lt;i&gt;"
+    assert fig.frames[0].layout.title.text == "a<br>b"
+    z = np.asarray(fig.frames[1].data[1].z, dtype=float)
+    assert np.isnan(z[0, 1]) and z[1, 0] == np.float32(A[1, 0, 1, 1, 0])
