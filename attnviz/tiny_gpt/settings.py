@@ -62,7 +62,7 @@ TASK_DEFAULTS = {
     "reverse": dict(n_layers=1, n_heads=2, d_model=24, mlp=False, steps=300),
     "sort": dict(n_layers=1, n_heads=2, d_model=24, mlp=False, steps=400),
     "induction": dict(n_layers=2, n_heads=2, d_model=24, mlp=False, steps=600),
-    "text": dict(n_layers=2, n_heads=2, d_model=24, mlp=True, steps=300),
+    "text": dict(n_layers=2, n_heads=2, d_model=24, mlp=True, steps=200),
 }
 INT_RANGES = {
     "gpt_layers": ("n_layers", 1, MAX_LAYERS),

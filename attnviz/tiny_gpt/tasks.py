@@ -256,10 +256,9 @@ class Text(Task):
     name: str = "text"
     title: str = "Next character of a short text"
     explanation: str = (
-        "Character-level language modelling, as a GPT does with word pieces: windows of the "
-        "text below, each character predicting the next. With one short text the model can "
-        "learn it almost by heart; the heads show what it uses: often the previous character "
-        "or two, and the start of a word."
+        "Character-level language modelling, as a GPT does with its tokens: windows of the "
+        "training text, each character predicting the next. With one short text the model can "
+        "learn much of it by heart; the panels show which earlier characters each head reads."
     )
     text: str = NURSERY_RHYME
     target_loss: float = 0.3
