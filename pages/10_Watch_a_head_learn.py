@@ -28,7 +28,8 @@ st.markdown(
     "Most pages here draw W_Q, W_K and W_V at random or take them from you; the real-model "
     "page shows weights learned elsewhere. Here you watch the learning itself: a tiny GPT (a "
     "decoder-only Transformer: token and position embeddings, 1 or 2 layers of causal "
-    "self-attention, each head the formula of the lessons with the causal mask) is trained "
+    "self-attention, each head the formula of the lessons with the causal mask, layer norms "
+    "and an optional MLP) is trained "
     "in numpy on a small task while you watch. Its forward and backward "
     "passes are written out by hand in `attnviz/tiny_gpt/`; training uses Adam."
 )

@@ -168,6 +168,8 @@ def test_bad_ids_and_targets_are_refused_with_what_was_wrong():
 def test_a_text_with_too_many_symbols_or_too_short_is_refused_with_the_fix():
     with pytest.raises(ValueError, match="at least"):
         make_task("text", "short")
+    with pytest.raises(ValueError, match="at least two"):
+        make_task("text", "a" * 40)
     with pytest.raises(ValueError, match="different characters"):
         make_task("text", "".join(chr(0x400 + i) for i in range(200)))
 

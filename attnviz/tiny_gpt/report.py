@@ -118,22 +118,24 @@ def scaling_sentences(c):
     """What the comparison measured, in words: the start, then how fast each run learned."""
     on, off = c.start_weight
     start = (
-        f"At the start (the same random weights), the rows of the heads without scaling put on "
-        f"average {off:.2f} of their weight on a single key, with scaling {on:.2f}: the "
-        f"unscaled scores are √{c.d_k} = {np.sqrt(c.d_k):.2f} times larger, so the softmax "
-        f"starts {'sharper' if off > on else 'no sharper'}."
+        f"At the start (the same random weights), the largest weight in a row averages "
+        f"{off:.2f} without scaling and {on:.2f} with it: the unscaled scores are "
+        f"√{c.d_k} = {np.sqrt(c.d_k):.2f} times larger, so the softmax starts "
+        f"{'sharper' if off > on else 'no sharper'}."
     )
 
     def reached(step):
         return f"at step {step}" if step is not None else f"not within the {c.steps} steps"
 
     r_on, r_off = c.reached
-    if r_on is not None and (r_off is None or r_on < r_off):
+    if r_on is not None and r_off is not None and abs(r_on - r_off) <= 0.1 * max(r_on, r_off):
+        verdict = "The two are within 10% of each other: no clear difference here."
+    elif r_on is not None and (r_off is None or r_on < r_off):
         verdict = "With scaling the model learned faster."
-    elif r_off is not None and (r_on is None or r_off < r_on):
+    elif r_off is not None:
         verdict = "Here the model without scaling learned faster."
     else:
-        verdict = "Neither run was faster to the target."
+        verdict = "Neither run reached the target."
     learn = (
         f"The training loss (mean of {SMOOTHING} steps) fell below {c.target:g} {reached(r_on)} "
         f"with scaling and {reached(r_off)} without. {verdict} Final loss on the fixed batch: "

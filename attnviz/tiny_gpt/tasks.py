@@ -97,8 +97,8 @@ class PreviousToken(Task):
     explanation: str = (
         "A random string of letters; at each position the model must say the letter *before* "
         "the current one. Its own token and position do not tell it: the answer sits one "
-        "position back, so a head has to learn to look there (a **previous-token head**, one "
-        "of the first patterns found in real language models)."
+        "position back, so a head has to learn to look there: a **previous-token head**, a "
+        "pattern also found in real language models."
     )
     vocab: tuple[str, ...] = LETTERS[:10]
     context_length: int = 12
@@ -147,9 +147,9 @@ class Reverse(_InputOutput):
     title: str = "Reverse 5 digits"
     explanation: str = (
         "Five random digits, a bar, then the same digits backwards: `3 1 4 1 5 | 5 1 4 1 3`. "
-        "Only the digits after the bar are scored. The answer at each place after the bar is "
-        "the input digit at the mirrored position, so a head must learn to look from output "
-        "position k + j back to input position k − 1 − j: a pattern of positions, not of tokens."
+        "Only the digits after the bar are scored. Each answer is the input digit at the "
+        "mirrored position: the query at position 5 + j (the bar is at 5) must look back at "
+        "position 4 − j, a pattern of positions, not of tokens."
     )
     answer_name: str = "the mirrored input digit (the answer)"
 
@@ -173,7 +173,8 @@ class Sort(_InputOutput):
         "Five different random digits, a bar, then the same digits in increasing order: "
         "`3 1 4 9 5 | 1 3 4 5 9`. Only the digits after the bar are scored. Positions do not "
         "help here: the next answer is the smallest input digit larger than the one just "
-        "written, wherever it is, so a head must learn to look by *content*."
+        "written (right after the bar, the smallest of all), wherever it is, so a head must "
+        "learn to look by *content*."
     )
     answer_name: str = "the input digit that comes next (the answer)"
 
@@ -205,10 +206,11 @@ class Induction(Task):
         "the next letter is the one that followed the current letter the first time. Where the "
         "run starts and how long it is change from sequence to sequence, so no fixed offset "
         "works: the model must find the earlier copy of the current letter and read the letter "
-        "*after* it. A GPT does this with two heads in a row: a previous-token head in layer 0 "
-        "(each position learns which letter came before it) and an **induction head** in layer "
-        "1, which looks for the position whose previous letter is the current one. Only the "
-        "second copy (after its first letter) is scored."
+        "*after* it. Transformers do this with two heads in a row (Olsson et al., 2022, found "
+        "such pairs in real language models): a previous-token head in layer 0 (each position "
+        "learns which letter came before it) and an **induction head** in layer 1, which looks "
+        "for the position whose previous letter is the current one. Only the second copy "
+        "(after its first letter) is scored."
     )
     vocab: tuple[str, ...] = LETTERS[:12]
     context_length: int = 12
@@ -273,6 +275,11 @@ class Text(Task):
                 f"the text has {len(self.text)} characters: paste at most {MAX_GPT_TEXT_CHARS}"
             )
         vocab = tuple(sorted(set(self.text)))
+        if len(vocab) < 2:
+            raise AttentionInputError(
+                "the text has only one different character: there is nothing to predict; "
+                "paste a text with at least two"
+            )
         if len(vocab) > MAX_GPT_VOCAB:
             raise AttentionInputError(
                 f"the text has {len(vocab)} different characters; the model takes at most "

@@ -94,7 +94,7 @@ def test_train_draws_the_loss_the_checkpoint_slider_scaling_and_generation():
     names = [t["name"] for t in chart_specs(at)["gpt_loss_scaling"]["data"]]
     assert any(n.startswith("with scaling") for n in names)
     assert any(n.startswith("without scaling") for n in names)
-    assert "without scaling put on average" in texts(at, "info")
+    assert "the largest weight in a row averages" in texts(at, "info")
 
     at.slider(key="gpt_temperature").set_value(0.0)
     at.run()

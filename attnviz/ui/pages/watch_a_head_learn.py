@@ -347,16 +347,18 @@ def heads_over_training(report, run):
     )
     st.caption(
         f"{len(report.steps)} checkpoints, from step 0 (random weights) to step {run.steps}. "
-        "The slider moves in your browser: nothing is recomputed. Each panel's title names where "
-        "that head puts most of its weight, averaged over the queries 1 to "
-        f"{len(report.ids) - 1} of this sequence (query 0 can only see itself). Blank cells: the "
-        "causal mask hides later keys."
+        "The slider moves in your browser: nothing is recomputed. Each panel's title names the "
+        "place that gets the largest share of that head's weight (the previous token, its own "
+        "token, the first token"
+        + (f", or {md_escape(report.answer_name)}" if report.answer_name else "")
+        + f"), averaged over the queries 1 to {len(report.ids) - 1} of this sequence (query 0 "
+        "can only see itself). Blank cells: the causal mask hides later keys."
     )
     lines = "\n".join(f"- {md_escape(s)}" for s in report.sentences(-1))
     first = "\n".join(f"- {md_escape(s)}" for s in report.sentences(0))
     notice(
-        f"After training (step {run.steps}), on this sequence:\n{lines}\n\n"
-        f"With the random weights (step 0):\n{first}"
+        f"After training (step {run.steps}), averaged over the queries of this sequence:\n"
+        f"{lines}\n\nWith the random weights (step 0):\n{first}"
     )
 
 
