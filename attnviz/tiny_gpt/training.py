@@ -20,7 +20,7 @@ N_CHECKPOINTS = 25  # parameter snapshots kept, evenly spaced from step 0 to the
 EVAL_SIZE = 64  # sequences in the fixed batch each checkpoint is scored on
 WARMUP = 50  # steps of linear warm-up of the learning rate
 SMOOTHING = 20  # steps in the moving mean that decides when the loss first fell below a target
-PROJECT_AFTER = 0.5  # seconds of training after which the whole run's time is projected
+PROJECT_AFTER = 0.5  # CPU seconds of training after which the whole run's time is projected
 
 
 class TrainingTooSlowError(AttentionInputError):
@@ -35,8 +35,9 @@ class TrainingTooSlowError(AttentionInputError):
         )
         fit = int(steps_per_second * limit)
         super().__init__(
-            f"{steps} steps would take about {seconds:.0f} s here ({steps_per_second:.0f} steps "
-            f"per second, measured over its first steps); the limit is {limit:g} s. Use about "
+            f"{steps} steps would take about {seconds:.0f} s of computing here "
+            f"({steps_per_second:.0f} steps per second, measured over its first steps); the "
+            f"limit is {limit:g} s. Use about "
             f"{fit} steps or fewer, or a smaller model (fewer layers or heads, a smaller d_model, "
             "the MLP off)."
         )
@@ -159,7 +160,8 @@ def train(
     ``callback(step, losses)`` is called after every update with the losses so far (its time
     counts). With ``time_limit`` (seconds), the run stops with TrainingTooSlowError as soon as
     the steps of its first PROJECT_AFTER seconds after the first step show that it would take
-    longer, or when it passes the limit.
+    longer, or when it passes the limit. These are CPU seconds of the training thread
+    (``time.thread_time``): what the run costs, whatever else the machine is doing.
     Returns a TrainRun.
     """
     if config.vocab_size != len(task.vocab) or config.context_length < task.context_length:
@@ -177,7 +179,8 @@ def train(
     schedule = set(checkpoint_schedule(steps, n_checkpoints).tolist())
     losses = np.empty(steps)
     checkpoints, checkpoint_steps, eval_losses = [], [], []
-    start = timed_from = time.perf_counter()
+    start = time.perf_counter()
+    cpu_start = timed_from = time.thread_time()
     projected = False
 
     def keep(step):
@@ -196,17 +199,17 @@ def train(
         if callback is not None:
             callback(step + 1, losses[: step + 1])
         if time_limit is not None:
-            now = time.perf_counter()
+            now = time.thread_time()
             if step == 0:
                 timed_from = now  # the first step pays one-off costs: measure the rate after it
             elif not projected and now - timed_from > PROJECT_AFTER:
                 projected = True
                 rate = step / (now - timed_from)  # steps per second since the first step
-                total = now - start + (steps - step - 1) / rate
+                total = now - cpu_start + (steps - step - 1) / rate
                 if total > time_limit:
                     raise TrainingTooSlowError(total, steps, rate, time_limit)
-            elif now - start > time_limit:
-                rate = (step + 1) / (now - start)
+            elif now - cpu_start > time_limit:
+                rate = (step + 1) / (now - cpu_start)
                 raise TrainingTooSlowError(steps / rate, steps, rate, time_limit)
     return TrainRun(
         config=config,
