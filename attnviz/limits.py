@@ -48,3 +48,11 @@ MAX_OWN_URL_CHARS = 2000  # the four matrices go into the page's link only up to
 # matrices, about 31 MB at 128 word pieces (the page keeps 6 MB of it per sentence) and about
 # 16 times as much at the model's own limit of 512.
 MAX_MODEL_TOKENS = 128  # word pieces, [CLS] and [SEP] included; the rest of the text is cut
+
+# Watch a head learn (pages/10_Watch_a_head_learn.py): a tiny GPT trained in the page.
+MAX_GPT_TEXT_CHARS = 2000  # the text task's training text (it also goes into the page's link)
+MAX_GPT_VOCAB = 96  # different characters in that text: one row of W_E each
+GPT_D_MODELS = (12, 24, 36, 48)  # d_model offered: each divides by 1, 2, 3 and 4 heads
+MIN_GPT_STEPS = 10
+MAX_GPT_STEPS = 3000  # training steps of one run
+MAX_GPT_TRAIN_SECONDS = 20  # a run projected to take longer is refused (one run at a time)

@@ -1,0 +1,168 @@
+"""What the "Watch a head learn" page lets the user choose, and its URL form. No Streamlit.
+
+A ``RunChoice`` is small and hashable: it keys the page's cache of trained runs, so a class
+that opens the same link gets the run already trained. The URL names start with ``gpt_``
+(``gpt_task``, ``gpt_layers``, ``gpt_heads``, ``gpt_dmodel``, ``gpt_mlp``, ``gpt_steps``,
+``gpt_text``); the seed is the sidebar's ``seed``, shared with every page.
+"""
+
+from dataclasses import dataclass, replace
+
+from attnviz.errors import AttentionInputError
+from attnviz.limits import GPT_D_MODELS, MAX_GPT_STEPS, MAX_GPT_TEXT_CHARS, MIN_GPT_STEPS
+from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
+from attnviz.tiny_gpt.tasks import TASKS, make_task
+
+
+@dataclass(frozen=True)
+class RunChoice:
+    """One training run as the page offers it: a task, a model size, steps and a seed."""
+
+    task: str = "previous"
+    n_layers: int = 1
+    n_heads: int = 2
+    d_model: int = 24
+    mlp: bool = False
+    steps: int = 200
+    seed: int = 0
+    text: str | None = None  # the text task's training text (None: the nursery rhyme)
+
+    def make_task(self):
+        return make_task(self.task, self.text)
+
+    def config(self, scale=True):
+        """The Config of this run, with scaling on (the formula) or off (the comparison)."""
+        return self.make_task().config(
+            d_model=self.d_model,
+            n_layers=self.n_layers,
+            n_heads=self.n_heads,
+            mlp=self.mlp,
+            scale=scale,
+            seed=self.seed,
+        )
+
+    def to_query(self):
+        """{URL name: text} for everything but the seed (the sidebar writes that)."""
+        query = {
+            "gpt_task": self.task,
+            "gpt_layers": str(self.n_layers),
+            "gpt_heads": str(self.n_heads),
+            "gpt_dmodel": str(self.d_model),
+            "gpt_mlp": "on" if self.mlp else "off",
+            "gpt_steps": str(self.steps),
+        }
+        if self.task == "text" and self.text is not None:
+            query["gpt_text"] = self.text
+        return query
+
+
+# Each task's default run: trains in a few seconds and shows its pattern (benchmarks/tiny_gpt.py).
+TASK_DEFAULTS = {
+    "previous": dict(n_layers=1, n_heads=2, d_model=24, mlp=False, steps=200),
+    "reverse": dict(n_layers=1, n_heads=2, d_model=24, mlp=False, steps=300),
+    "sort": dict(n_layers=1, n_heads=2, d_model=24, mlp=False, steps=400),
+    "induction": dict(n_layers=2, n_heads=2, d_model=24, mlp=False, steps=600),
+    "text": dict(n_layers=2, n_heads=2, d_model=24, mlp=True, steps=200),
+}
+INT_RANGES = {
+    "gpt_layers": ("n_layers", 1, MAX_LAYERS),
+    "gpt_heads": ("n_heads", 1, MAX_HEADS_PER_LAYER),
+    "gpt_steps": ("steps", MIN_GPT_STEPS, MAX_GPT_STEPS),
+}
+QUERY_NAMES = ("gpt_task", *INT_RANGES, "gpt_dmodel", "gpt_mlp", "gpt_text")
+
+
+def default_choice(task="previous", seed=0):
+    """The default run of ``task``."""
+    return RunChoice(task=task, seed=seed, **TASK_DEFAULTS[task])
+
+
+def _one(value):
+    """A query value may come as a list (repeated parameter): take the last one."""
+    if isinstance(value, (list, tuple)):
+        return value[-1] if value else ""
+    return str(value)
+
+
+def _quoted(raw):
+    """A value from the link, safe inside a warning's `code span`."""
+    return " ".join(str(raw)[:40].replace("`", "'").split())
+
+
+def choice_from_query(query, seed=0):
+    """(RunChoice, warnings) from the URL's query mapping; never raises.
+
+    A missing value takes the task's default; a value that is not understood keeps it, with a
+    warning; a number out of range is clamped, with a warning.
+    """
+    warnings = []
+    task = _one(query.get("gpt_task", "previous")).strip().lower()
+    if task not in TASKS:
+        warnings.append(
+            f"`gpt_task={_quoted(task)}` in the link is not one of {', '.join(TASKS)}: "
+            "using previous."
+        )
+        task = "previous"
+    choice = default_choice(task, seed)
+    values = {}
+    for name, (field, low, high) in INT_RANGES.items():
+        if name not in query:
+            continue
+        raw = _one(query[name]).strip()
+        try:
+            number = int(raw)
+        except ValueError:
+            warnings.append(
+                f"`{name}={_quoted(raw)}` in the link is not a whole number: using "
+                f"{getattr(choice, field)}."
+            )
+            continue
+        if not low <= number <= high:
+            clamped = min(max(number, low), high)
+            warnings.append(
+                f"`{name}={number}` in the link is outside {low} to {high}: using {clamped}."
+            )
+            number = clamped
+        values[field] = number
+    if "gpt_dmodel" in query:
+        raw = _one(query["gpt_dmodel"]).strip()
+        try:
+            number = int(raw)
+        except ValueError:
+            number = None
+        if number in GPT_D_MODELS:
+            values["d_model"] = number
+        else:
+            near = (
+                choice.d_model
+                if number is None
+                else min(GPT_D_MODELS, key=lambda d: abs(d - number))
+            )
+            warnings.append(
+                f"`gpt_dmodel={_quoted(raw)}` in the link is not one of "
+                f"{', '.join(map(str, GPT_D_MODELS))}: using {near}."
+            )
+            values["d_model"] = near
+    if "gpt_mlp" in query:
+        raw = _one(query["gpt_mlp"]).strip().lower()
+        if raw in ("on", "off"):
+            values["mlp"] = raw == "on"
+        else:
+            warnings.append(
+                f"`gpt_mlp={_quoted(raw)}` in the link is not on or off: using "
+                f"{'on' if choice.mlp else 'off'}."
+            )
+    if task == "text" and "gpt_text" in query:
+        text = _one(query["gpt_text"])
+        if len(text) > MAX_GPT_TEXT_CHARS:
+            warnings.append(
+                f"the text in the link is {len(text)} characters long (at most "
+                f"{MAX_GPT_TEXT_CHARS}): it was cut to {MAX_GPT_TEXT_CHARS}."
+            )
+            text = text[:MAX_GPT_TEXT_CHARS]
+        try:
+            make_task("text", text)
+            values["text"] = text
+        except AttentionInputError as exc:
+            warnings.append(f"the text in the link cannot be used ({exc}): using the rhyme.")
+    return replace(choice, **values), warnings

@@ -1,0 +1,499 @@
+"""The watch-a-head-learn page's views: the run's choices (kept in the URL), training with a
+progress bar and a live loss curve, every head at every checkpoint, scaling on and off, and
+generation. Every number in the prose is read from the run (``attnviz.tiny_gpt.report``).
+
+Trained runs are kept per server in ``_slot``, an st.cache_resource of RUNS_KEPT entries keyed
+on the small, hashable RunChoice (never on arrays), so a class that opens the same link finds
+the run trained. The training itself runs in the script's thread, outside any cached function
+(Streamlit would replay the progress bar's updates on every later hit), under the slot's lock:
+a second session asking for the same run waits for the first instead of training it again.
+
+Widget keys start with ``gpt_``; the URL parameters are ``settings.QUERY_NAMES``.
+"""
+
+import threading
+import time
+import weakref
+from dataclasses import replace
+
+import numpy as np
+import streamlit as st
+
+from attnviz.charts.head_grid import head_grid
+from attnviz.charts.training import checkpoint_figure, loss_chart, next_token_chart
+from attnviz.errors import AttentionInputError
+from attnviz.limits import (
+    GPT_D_MODELS,
+    MAX_GPT_STEPS,
+    MAX_GPT_TEXT_CHARS,
+    MAX_GPT_TRAIN_SECONDS,
+    MIN_GPT_STEPS,
+)
+from attnviz.tiny_gpt import forward, generate, init_params, next_token_probs, train
+from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
+from attnviz.tiny_gpt.report import checkpoint_report, compare_scaling, scaling_sentences
+from attnviz.tiny_gpt.settings import (
+    QUERY_NAMES,
+    TASK_DEFAULTS,
+    RunChoice,
+    choice_from_query,
+)
+from attnviz.tiny_gpt.tasks import NURSERY_RHYME, TASKS
+from attnviz.tiny_gpt.training import BATCH_SIZE, EVAL_SIZE, SMOOTHING, TrainingTooSlowError
+from attnviz.ui.matrix import CHART_CONFIG, show_chart
+from attnviz.ui.text import md_escape, notice
+
+PAGE_PARAMS = QUERY_NAMES
+RUNS_KEPT = 4  # choices kept per server; at the largest sizes a choice keeps about 26 MB
+CHOICE_KEY = "gpt.choice"  # the RunChoice in force, kept across pages
+URL_KEY = "gpt.url"  # (RunChoice read from the URL, its warnings)
+LIVE_EVERY = 0.25  # seconds between two updates of the progress bar while training
+CHART_EVERY = 1.0  # seconds between two updates of the live loss curve (each costs ~0.05 s)
+WIDGETS = {  # RunChoice field -> widget key
+    "task": "gpt_task",
+    "n_layers": "gpt_layers",
+    "n_heads": "gpt_heads",
+    "d_model": "gpt_dmodel",
+    "mlp": "gpt_mlp",
+    "steps": "gpt_steps",
+}
+TEXT_KEY = "gpt_text"
+SCALED, UNSCALED = "with scaling", "without scaling"
+
+
+class Slot:
+    """The trained runs of one RunChoice, {scale: TrainRun}, their reports, and a lock."""
+
+    __slots__ = ("__weakref__", "lock", "reports", "runs")
+
+    def __init__(self):
+        self.runs, self.reports, self.lock = {}, {}, threading.Lock()
+
+
+@st.cache_resource(max_entries=RUNS_KEPT, show_spinner=False)
+def _slot(choice):
+    """The Slot of ``choice``, one per server: the bounded cache that keeps trained runs."""
+    return Slot()
+
+
+@st.cache_resource(show_spinner=False)
+def _registry():
+    """{RunChoice: Slot}, held weakly, of the choices trained on this server.
+
+    Looked up instead of ``_slot``, so that a choice only looked at never creates a slot (which
+    would push a trained run out of the bounded cache); an entry goes when ``_slot`` drops it.
+    """
+    return weakref.WeakValueDictionary()
+
+
+def finished_run(choice, scale=True):
+    """The trained run of ``choice`` if this server has it, else None (never trains)."""
+    slot = _registry().get(choice)
+    return None if slot is None else slot.runs.get(scale)
+
+
+# Choices ---------------------------------------------------------------------------------------
+
+
+def _set_task_defaults():
+    """A new task: its own default sizes and steps (a callback, before the widgets are drawn)."""
+    state = st.session_state
+    for field, value in TASK_DEFAULTS[state[WIDGETS["task"]]].items():
+        state[WIDGETS[field]] = value
+
+
+def choices(seed):
+    """Draw the task and size widgets; return the RunChoice they hold (with the sidebar's seed).
+
+    A new session starts from the URL (bad values clamped, with a warning); the widgets keep
+    the choice when the user visits another page and comes back. The URL follows the widgets.
+    """
+    state = st.session_state
+    if URL_KEY not in state:
+        url_choice, warnings = choice_from_query(st.query_params.to_dict(), seed)
+        state[URL_KEY] = (url_choice, warnings)
+        state[CHOICE_KEY] = url_choice
+    kept = state[CHOICE_KEY]
+    for field, key in WIDGETS.items():
+        if key not in state:  # a new session, or back from another page
+            state[key] = getattr(kept, field)
+    if TEXT_KEY not in state:
+        state[TEXT_KEY] = kept.text or NURSERY_RHYME
+
+    st.selectbox(
+        "Task",
+        list(TASKS),
+        format_func=lambda name: TASKS[name].title,
+        key=WIDGETS["task"],
+        on_change=_set_task_defaults,
+        help="Each task comes with default sizes that train in a few seconds.",
+    )
+    c1, c2, c3, c4, c5 = st.columns([1, 1.9, 1.6, 0.8, 1.2])
+    c1.radio("Layers", range(1, MAX_LAYERS + 1), key=WIDGETS["n_layers"], horizontal=True)
+    c2.radio(
+        "Heads per layer",
+        range(1, MAX_HEADS_PER_LAYER + 1),
+        key=WIDGETS["n_heads"],
+        horizontal=True,
+    )
+    c3.select_slider(
+        "d_model",
+        GPT_D_MODELS,
+        key=WIDGETS["d_model"],
+        help="The width of the model; each head gets d_k = d_model / heads columns.",
+    )
+    c4.toggle("MLP", key=WIDGETS["mlp"], help="A feed-forward block after each attention layer.")
+    c5.number_input(
+        "Steps",
+        MIN_GPT_STEPS,
+        MAX_GPT_STEPS,
+        step=50,
+        key=WIDGETS["steps"],
+        help=f"Adam updates, each on {BATCH_SIZE} random sequences. {MIN_GPT_STEPS} to "
+        f"{MAX_GPT_STEPS}; a run may take at most {MAX_GPT_TRAIN_SECONDS} s of computing.",
+    )
+    task = state[WIDGETS["task"]]
+    text = None
+    if task == "text":
+        text = st.text_area(
+            "Training text (paste your own)",
+            key=TEXT_KEY,
+            max_chars=MAX_GPT_TEXT_CHARS,
+            height=120,
+            help="Default: Jane Taylor's “The Star” (1806), public domain.",
+        )
+    choice = RunChoice(
+        seed=seed,
+        text=None if text == NURSERY_RHYME else text,  # the default stays out of the link
+        **{field: state[key] for field, key in WIDGETS.items()},
+    )
+    try:
+        choice.make_task()
+    except AttentionInputError as exc:
+        st.error(f"The training text cannot be used: {md_escape(exc)}", icon="🚫")
+        st.stop()
+    state[CHOICE_KEY] = choice
+    _sync_url(choice)
+    url_choice, warnings = state[URL_KEY]
+    if warnings and replace(choice, seed=url_choice.seed) == url_choice:
+        for warning in warnings:
+            st.warning(f"Link: {warning}", icon="⚠️")
+    return choice
+
+
+def _sync_url(choice):
+    want = choice.to_query()
+    current = st.query_params.to_dict()
+    for name in PAGE_PARAMS:
+        if name not in want and name in current:
+            del st.query_params[name]
+        elif name in want and current.get(name) != want[name]:
+            st.query_params[name] = want[name]
+
+
+def task_explanation(choice):
+    """The task in a few lines, and its tokens."""
+    task = choice.make_task()
+    st.markdown(task.explanation)
+    tokens = " ".join(md_escape(task.label(i)) for i in range(len(task.vocab)))
+    st.caption(
+        f"{len(task.vocab)} tokens: {tokens}. The model reads up to {task.context_length} at "
+        f"once. Model: {choice.n_layers} layer{'s' * (choice.n_layers > 1)} of "
+        f"{choice.n_heads} head{'s' * (choice.n_heads > 1)}, d_model = {choice.d_model}, "
+        f"d_k = {choice.d_model // choice.n_heads}, MLP {'on' if choice.mlp else 'off'}, "
+        f"seed {choice.seed} (the sidebar's)."
+    )
+
+
+# Training --------------------------------------------------------------------------------------
+
+
+def _train_with_progress(choice, scale, area):
+    """Train ``choice`` with a progress bar and a live loss curve in ``area``; the TrainRun."""
+    name = SCALED if scale else UNSCALED
+    task, steps = choice.make_task(), choice.steps
+    with area.container():
+        bar = st.progress(0.0, text=f"Training {name}: step 0 of {steps}")
+        live = st.empty()
+    updates = {"bar": 0.0, "chart": 0.0, "n": 0}
+
+    def on_step(step, losses):
+        now, last = time.perf_counter(), step == steps
+        if last or now - updates["bar"] >= LIVE_EVERY:
+            updates["bar"] = now
+            bar.progress(
+                step / steps, text=f"Training {name}: step {step} of {steps}, loss {losses[-1]:.3f}"
+            )
+        if not last and now - updates["chart"] >= CHART_EVERY:  # the last one is cleared
+            updates["chart"], updates["n"] = now, updates["n"] + 1
+            fig = loss_chart({name: losses}, steps=steps, target=task.target_loss)
+            live.plotly_chart(fig, key=f"gpt_live_{int(scale)}_{updates['n']}", config=CHART_CONFIG)
+
+    try:
+        return train(
+            choice.config(scale), task, steps, callback=on_step, time_limit=MAX_GPT_TRAIN_SECONDS
+        )
+    except TrainingTooSlowError as exc:
+        area.empty()
+        st.error(f"Training refused: {exc}", icon="⏱️")
+        st.stop()
+    finally:
+        area.empty()
+
+
+def trained_run(choice, scale, area):
+    """The run of ``choice``, trained now (in ``area``) unless this server has it already."""
+    slot = _slot(choice)
+    _registry()[choice] = slot
+    if not slot.lock.acquire(blocking=False):
+        with st.spinner("Another visitor is training this same model: waiting for it…"):
+            slot.lock.acquire()
+    try:
+        if scale not in slot.runs:
+            slot.runs[scale] = _train_with_progress(choice, scale, area)
+        return slot.runs[scale]
+    finally:
+        slot.lock.release()
+
+
+def train_button(choice):
+    """The Train button; returns the trained run (with scaling), or None if there is none yet."""
+    run = finished_run(choice)
+    pressed = st.button(
+        "Train" if run is None else "Trained ✓ (kept for this link)",
+        type="primary",
+        key="gpt_train",
+        disabled=run is not None,
+    )
+    area = st.empty()
+    if run is None and pressed:
+        run = trained_run(choice, True, area)
+    return run
+
+
+def random_heads(choice):
+    """Before training: the heads of the random starting weights, said to be random."""
+    config, task = choice.config(), choice.make_task()
+    ids, _ = task.example(choice.seed)
+    A = forward(init_params(config), config, ids[None]).attention[:, 0]  # (L, H, T, T)
+    L, H, T, _ = A.shape
+    A = np.where(np.tri(T, dtype=bool), A, np.nan).reshape(L * H, T, T)
+    labels = [task.label(i) for i in ids]
+    titles = [f"layer {layer} head {head}" for layer in range(L) for head in range(H)]
+    notice(
+        "**The weights are random: nothing has been learned yet.** Below, every head's attention "
+        "for an example sequence with the random starting weights (seed "
+        f"{choice.seed}). Press **Train** to watch these patterns change."
+    )
+    fig = head_grid(A, labels, labels, titles=titles, columns=H)
+    show_chart(fig, "gpt_random_heads")
+    st.caption("Rows are queries, columns keys. Blank cells: the causal mask hides later keys.")
+
+
+# After training --------------------------------------------------------------------------------
+
+
+def report_of(choice, run, scale=True):
+    """The run's CheckpointReport, computed once per server and kept with the run."""
+    slot = _registry().get(choice)
+    if slot is None:  # dropped from the cache since the run was found: compute it again
+        return checkpoint_report(run, choice.seed)
+    if scale not in slot.reports:
+        slot.reports[scale] = checkpoint_report(run, choice.seed)
+    return slot.reports[scale]
+
+
+def loss_summary(run, report):
+    """The loss curve, and what it says in numbers."""
+    task = run.task
+    show_chart(
+        loss_chart(
+            {SCALED: run.losses},
+            steps=run.steps,
+            target=task.target_loss,
+            checkpoints={SCALED: (run.checkpoint_steps, run.eval_losses)},
+        ),
+        "gpt_loss",
+    )
+    V = len(task.vocab)
+    reached = run.first_step_below(task.target_loss)
+    when = (
+        f"first fell below the target {task.target_loss:g} at step {reached}"
+        if reached is not None
+        else f"did not fall below the target {task.target_loss:g}: try more steps or another seed"
+    )
+    st.markdown(
+        f"{run.steps} steps of {run.batch_size} sequences took {run.seconds:.1f} s. On a fixed "
+        f"batch of {EVAL_SIZE} sequences (the circles) the loss went from "
+        f"**{run.eval_losses[0]:.3f}** nats with the random weights (a uniform guess over the "
+        f"{V} tokens scores ln {V} = {np.log(V):.3f}) to **{run.eval_losses[-1]:.3f}**. The "
+        f"training loss (mean of {SMOOTHING} steps) {when}."
+    )
+
+
+def heads_over_training(report, run):
+    """The checkpoint slider: every head at every checkpoint, in the browser."""
+    n_heads = run.config.n_heads
+    fig = checkpoint_figure(
+        report.attention,
+        report.labels,
+        report.steps,
+        report.frame_titles,
+        report.head_titles,
+        n_heads=n_heads,
+    )
+    st.plotly_chart(
+        fig,
+        key="gpt_checkpoints",
+        config=dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-gpt-heads"}),
+    )
+    st.caption(
+        f"{len(report.steps)} checkpoints, from step 0 (random weights) to step {run.steps}. "
+        "The slider moves in your browser: nothing is recomputed. Each panel's title names the "
+        "place that gets the largest share of that head's weight (the previous token, its own "
+        "token, the first token"
+        + (f", or {md_escape(report.answer_name)}" if report.answer_name else "")
+        + f"), averaged over the queries 1 to {len(report.ids) - 1} of this sequence (query 0 "
+        "can only see itself). Blank cells: the causal mask hides later keys."
+    )
+    lines = "\n".join(f"- {md_escape(s)}" for s in report.sentences(-1))
+    first = "\n".join(f"- {md_escape(s)}" for s in report.sentences(0))
+    notice(
+        f"After training (step {run.steps}), averaged over the queries of this sequence:\n"
+        f"{lines}\n\nWith the random weights (step 0):\n{first}"
+    )
+
+
+def scaling_comparison(choice, run, report):
+    """The same run without dividing by √d_k: a button to train it, then both measured."""
+    area = st.empty()
+    unscaled = finished_run(choice, scale=False)
+    if unscaled is None:
+        st.markdown(
+            "Train the same model again with **S' = S** instead of S / √d_k: the same random "
+            "start, the same batches, only the division left out."
+        )
+        if not st.button("Train without scaling", key="gpt_train_unscaled"):
+            return
+        unscaled = trained_run(choice, False, area)
+    show_chart(
+        loss_chart(
+            {SCALED: run.losses, UNSCALED: unscaled.losses},
+            steps=run.steps,
+            target=run.task.target_loss,
+            checkpoints={
+                SCALED: (run.checkpoint_steps, run.eval_losses),
+                UNSCALED: (unscaled.checkpoint_steps, unscaled.eval_losses),
+            },
+            title="Training loss with and without scaling",
+        ),
+        "gpt_loss_scaling",
+    )
+    start, learn = scaling_sentences(compare_scaling(run, unscaled, report.ids))
+    notice(f"{start} {learn}")
+
+
+# Generation ------------------------------------------------------------------------------------
+
+
+def _prompt_key(choice):
+    return f"gpt_prompt_{choice.task}"
+
+
+def _sample(choice, run, n, temperature, top_k):
+    """Append ``n`` sampled tokens to the prompt (a button's callback)."""
+    state = st.session_state
+    task = run.task
+    try:
+        ids = task.encode(state[_prompt_key(choice)])
+    except AttentionInputError:
+        return  # the page says what is wrong with the prompt
+    if len(ids) == 0:
+        return
+    draws = state.get("gpt.draws", 0)  # each press draws anew, reproducibly within a session
+    state["gpt.draws"] = draws + 1
+    out = generate(run.params, run.config, ids, n, temperature, top_k, seed=[choice.seed, draws])
+    text = task.decode(out)  # the prompt as the task writes it, then the new tokens
+    if len(text) > MAX_GPT_TEXT_CHARS:
+        state["gpt.sampled"] = None
+        return
+    state[_prompt_key(choice)] = text
+    state["gpt.sampled"] = (int(out[-1]), n)
+
+
+def _reset_prompt(choice, task):
+    st.session_state[_prompt_key(choice)] = task.default_prompt(choice.seed)
+
+
+def generation(choice, run):
+    """The prompt, temperature and top-k, the next token's probabilities, and sampling."""
+    task, state = run.task, st.session_state
+    V = len(task.vocab)
+    key = _prompt_key(choice)
+    if key not in state:
+        state[key] = task.default_prompt(choice.seed)
+    what = "characters" if task.name == "text" else "tokens separated by spaces"
+    prompt = st.text_input(f"Prompt ({what})", key=key, max_chars=MAX_GPT_TEXT_CHARS)
+    c1, c2 = st.columns(2)
+    temperature = c1.slider(
+        "Temperature",
+        0.0,
+        2.0,
+        1.0,
+        0.05,
+        key="gpt_temperature",
+        help="p = softmax(logits / temperature). 0: always the most probable token.",
+    )
+    top_k = c2.slider(
+        "Top-k",
+        1,
+        V,
+        V,
+        key=f"gpt_top_k_{V}",  # one per vocabulary size: a task with fewer tokens starts at all
+        help=f"Keep the k most probable tokens (of {V}) and renormalise; {V} keeps them all.",
+    )
+    try:
+        ids = task.encode(prompt)
+    except AttentionInputError as exc:
+        st.warning(f"The prompt: {md_escape(exc)}", icon="✍️")
+        return
+    if len(ids) == 0:
+        st.warning("The prompt is empty: type at least one token for the model to continue.")
+        return
+    probs = next_token_probs(run.params, run.config, ids, temperature, top_k)
+    labels = [task.label(i) for i in range(V)]
+    best = int(np.argmax(probs))
+    unit = "characters" if task.name == "text" else "tokens"
+    read = min(len(ids), run.config.context_length)
+    show_chart(
+        next_token_chart(probs, labels, title=f"The next token, after {read} {unit}"), "gpt_next"
+    )
+    cut = (
+        f" The prompt has {len(ids)} {unit}; the model reads the last {read}."
+        if len(ids) > read
+        else ""
+    )
+    st.markdown(
+        f"Most probable next token: **{md_escape(labels[best])}** (p = {probs[best]:.3f}), with "
+        f"temperature {temperature:g} and top-k {top_k}.{cut}"
+    )
+    b1, b2, b3 = st.columns(3)
+    for col, n in ((b1, 1), (b2, 10)):
+        col.button(
+            "Sample the next token" if n == 1 else f"Sample {n} tokens",
+            key=f"gpt_sample_{n}",
+            on_click=_sample,
+            args=(choice, run, n, temperature, top_k),
+        )
+    b3.button("Reset the prompt", key="gpt_reset", on_click=_reset_prompt, args=(choice, task))
+    if "gpt.sampled" in state:
+        sampled = state.pop("gpt.sampled")
+        if sampled is None:
+            st.caption(f"The prompt is at its limit of {MAX_GPT_TEXT_CHARS} characters.")
+        else:
+            token, n = sampled
+            st.caption(
+                f"Added {n} token{'s' * (n > 1)} to the prompt, each drawn from the model's "
+                f"probabilities (with this temperature and top-k) for what came before it; the "
+                f"last was **{md_escape(labels[token])}**."
+            )

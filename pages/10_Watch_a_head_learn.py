@@ -1,0 +1,69 @@
+"""Watch a head learn: train a tiny GPT in the page and see its attention heads take shape."""
+
+import streamlit as st
+
+from attnviz.ui import page_frame
+from attnviz.ui.pages.watch_a_head_learn import (
+    PAGE_PARAMS,
+    choices,
+    generation,
+    heads_over_training,
+    loss_summary,
+    random_heads,
+    report_of,
+    scaling_comparison,
+    task_explanation,
+    train_button,
+)
+
+settings = page_frame(
+    "Watch a head learn",
+    icon="🏋️",
+    page_params=PAGE_PARAMS,
+    note="This page uses only the **seed**: the task and the model's sizes are chosen on the page.",
+)
+
+st.title("Watch a head learn: a tiny GPT, trained here")
+st.markdown(
+    "Most pages here draw W_Q, W_K and W_V at random or take them from you; the real-model "
+    "page shows weights learned elsewhere. Here you watch the learning itself: a tiny GPT (a "
+    "decoder-only Transformer: token and position embeddings, 1 or 2 layers of causal "
+    "self-attention, each head the formula of the lessons with the causal mask, layer norms "
+    "and an optional MLP) is trained "
+    "in numpy on a small task while you watch. Its forward and backward "
+    "passes are written out by hand in `attnviz/tiny_gpt/`; training uses Adam."
+)
+st.latex(r"A = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}} + M\right)")
+
+choice = choices(settings.seed)
+task_explanation(choice)
+run = train_button(choice)
+if run is None:
+    random_heads(choice)
+    st.stop()
+report = report_of(choice, run)
+
+st.header("1. The loss")
+loss_summary(run, report)
+
+st.header("2. Every head, checkpoint by checkpoint")
+st.markdown(
+    "Move the slider to go back through training: each panel is one head's attention matrix A "
+    "for the same example sequence, with the weights saved at that step."
+)
+heads_over_training(report, run)
+
+st.header("3. Why scale, measured")
+st.markdown(
+    "The *Why scale* page showed that without the division by √d_k the scores grow like "
+    "√d_k, the softmax saturates and its gradient vanishes. Here is what that does to learning."
+)
+scaling_comparison(choice, run, report)
+
+st.header("4. Generate")
+st.markdown(
+    "The trained model predicts a probability for every token of its vocabulary. Temperature "
+    "sharpens (below 1) or flattens (above 1) them; top-k keeps only the k most probable. "
+    "Sample to append a token drawn from them, and see the next prediction."
+)
+generation(choice, run)
