@@ -34,22 +34,22 @@ MAX_PAGE_HEADS = 12  # heads the page offers (BERT-base has 12); each keeps its 
 MAX_GRID_CELLS = 800_000  # heads x n x n in the grid of heads: all 12 at n = 256, 3 at n = 512
 MAX_EDIT_CELLS = 4096  # d_model x d_k cells in one hand-edited W_Q or W_K table
 
-# Tiled attention page (pages/7_Tiled_attention.py).
+# Tiled attention page (pages/10_Tiled_attention.py).
 MAX_TILED_BLOCKS = 32  # blocks the page traces: each keeps an (n, d_v) running output
 
-# Your-own-numbers page (pages/9_Your_own_numbers.py): matrices typed, pasted or uploaded.
+# Your-own-numbers page (pages/2_Your_own_numbers.py): matrices typed, pasted or uploaded.
 MAX_OWN_N = 64  # rows of X (tokens)
 MAX_OWN_DIM = 64  # d_model, d_k and d_v
 MAX_OWN_TEXT_CHARS = 120_000  # one matrix's text: 64 x 64 numbers written in full fit
 MAX_OWN_FILE_BYTES = 4 << 20  # one uploaded .npz or .json
 MAX_OWN_URL_CHARS = 2000  # the four matrices go into the page's link only up to this length
 
-# The real-model page (pages/8_Real_model.py). A forward pass makes every head's (n, n)
+# The real-model page (pages/7_Real_model.py). A forward pass makes every head's (n, n)
 # matrices, about 31 MB at 128 word pieces (the page keeps 6 MB of it per sentence) and about
 # 16 times as much at the model's own limit of 512.
 MAX_MODEL_TOKENS = 128  # word pieces, [CLS] and [SEP] included; the rest of the text is cut
 
-# Watch a head learn (pages/10_Watch_a_head_learn.py): a tiny GPT trained in the page.
+# Watch a head learn (pages/8_Watch_a_head_learn.py): a tiny GPT trained in the page.
 MAX_GPT_TEXT_CHARS = 2000  # the text task's training text (it also goes into the page's link)
 MAX_GPT_VOCAB = 96  # different characters in that text: one row of W_E each
 GPT_D_MODELS = (12, 24, 36, 48)  # d_model offered: each divides by 1, 2, 3 and 4 heads

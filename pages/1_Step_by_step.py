@@ -1,4 +1,5 @@
-"""Every matrix from X to the output, live, with the arithmetic behind any cell (sections 1-10)."""
+"""Compute attention end to end: every matrix from X to the output, live, and the arithmetic behind
+any cell."""
 
 import streamlit as st
 

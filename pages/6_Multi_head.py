@@ -1,4 +1,4 @@
-"""Several heads at once: each attends by its own rule; build one by hand and watch it work."""
+"""Why several heads: each attends by its own rule; build one by hand and watch it work."""
 
 import streamlit as st
 

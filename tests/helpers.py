@@ -10,7 +10,10 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
+PAGES = [  # in the course's order: 10_... after 9_...
+    str(p.relative_to(ROOT))
+    for p in sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_", 1)[0]))
+]
 ALL_SCRIPTS = ["app.py", *PAGES]
 
 

@@ -21,7 +21,7 @@ from tests.helpers import (
     widget_by_key,
 )
 
-CHARTLESS = {"pages/5_Predict_then_reveal.py"}  # the quiz draws a chart only with an answer
+CHARTLESS = {"pages/9_Predict_then_reveal.py"}  # the quiz draws a chart only with an answer
 
 
 @pytest.mark.parametrize("script", ALL_SCRIPTS)
@@ -225,3 +225,33 @@ def test_streamlits_clear_cache_message_leaves_the_shared_examples():
     st.cache_data.clear()
     st.cache_resource.clear()
     assert cached_example(attnviz.Settings(seed=12345)) is first
+
+
+def test_the_menu_is_a_course_in_order_with_tiled_attention_last_as_going_further():
+    from attnviz.ui.frame import lesson_pages
+
+    labels = [label for _, label, _ in lesson_pages()]
+    course = ["Step by step", "Your own numbers", "Why scale", "Masks and temperature"]
+    course += ["Positions", "Multi head", "Real model"]
+    assert labels[: len(course)] == course  # basics, why scale, masks, positions, heads, model
+    assert labels[-1] == "Tiled attention"
+    assert lesson_pages()[-1][2].startswith("Going further")
+
+
+def test_projector_mode_is_kept_across_pages_and_in_the_links():
+    at = run("app.py", {"present": "on"})
+    assert widget_by_key(at, "attnviz_present").value is True
+    assert all(query.get("present") == "on" for _, query in menu(at))
+    at.switch_page(STEP)
+    at.run()
+    assert at.query_params["present"] == "on" and widget_by_key(at, "attnviz_present").value
+    widget_by_key(at, "attnviz_present").set_value(False)
+    at.run()
+    assert "present" not in at.query_params
+    assert all("present" not in query for _, query in menu(at))
+
+
+def test_projector_mode_draws_only_the_settings_a_page_uses():
+    at = run("pages/7_Real_model.py", {"present": "on"})
+    assert not at.sidebar.get("number_input")  # d_model, d_k, seed, T: not used there
+    assert widget_by_key(at, "attnviz_text").value == "the cat sat on the mat"

@@ -9,7 +9,7 @@ A few shared pieces, named by what they are:
     text         md_escape, step_header, notice
 
 and one module per page in ``attnviz.ui.pages``, named after its page script: the script
-``pages/3_Masks_and_temperature.py`` calls ``attnviz.ui.pages.masks_and_temperature``.
+``pages/4_Masks_and_temperature.py`` calls ``attnviz.ui.pages.masks_and_temperature``.
 """
 
 from attnviz.ui import inspectors, steps

@@ -75,7 +75,7 @@ def lesson_pages():
     for path in sorted(PAGES_DIR.glob("*.py"), key=lambda p: int(p.stem.split("_", 1)[0])):
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
         label = path.stem.split("_", 1)[-1].replace("_", " ")
-        found.append((f"pages/{path.name}", label, doc.split("\n", 1)[0]))
+        found.append((f"pages/{path.name}", label, " ".join(doc.split("\n\n", 1)[0].split())))
     return tuple(found)
 
 

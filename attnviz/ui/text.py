@@ -49,4 +49,4 @@ def random_weights_note(what="The embeddings and the weights W_Q, W_K, W_V"):
         icon="🎲",
     )
     with contextlib.suppress(StreamlitPageNotFoundError):  # AppTest runs one page alone
-        st.page_link("pages/8_Real_model.py", label="Trained heads: the Real model →")
+        st.page_link("pages/7_Real_model.py", label="Trained heads: the Real model →")

@@ -19,7 +19,7 @@ from tests.helpers import (
     trace_xy,
 )
 
-MASKS = "pages/3_Masks_and_temperature.py"
+MASKS = "pages/4_Masks_and_temperature.py"
 S0 = attnviz.Settings()
 
 

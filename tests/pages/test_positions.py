@@ -11,7 +11,7 @@ from attnviz import lessons
 from attnviz.inputs import sinusoidal_positions
 from tests.helpers import SIDEBAR_CASES, chart_specs, heatmap_z, notices, run, run_more
 
-POSITIONS = "pages/4_Positions.py"
+POSITIONS = "pages/5_Positions.py"
 S0 = attnviz.Settings()
 
 

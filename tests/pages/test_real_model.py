@@ -32,7 +32,7 @@ from tests.helpers import (
     widget_by_key,
 )
 
-PAGE = "pages/8_Real_model.py"
+PAGE = "pages/7_Real_model.py"
 MODEL_KEYS = ("model_grid", "model_Q", "model_K", "model_S", "model_S_scaled", "model_A")
 ATOL = 1e-6  # float32 numbers, computed twice in the same process
 GRID_ATOL = 0.5 / 255 + ATOL  # the grid's tiles are sent in steps of 1/255 (colours only)

@@ -15,7 +15,7 @@ from attnviz.tiny_gpt.settings import RunChoice, default_choice
 from attnviz.ui.pages import watch_a_head_learn as page
 from tests.helpers import chart_specs, decode, run
 
-PAGE = "pages/10_Watch_a_head_learn.py"
+PAGE = "pages/8_Watch_a_head_learn.py"
 STEPS = 40  # a short run: the page's numbers, not what the model learns, are tested here
 SHORT = {"gpt_steps": str(STEPS)}
 

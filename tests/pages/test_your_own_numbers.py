@@ -14,7 +14,7 @@ from attnviz.own_numbers import EXERCISE, NAMES, format_matrix
 from attnviz.ui.pages.your_own_numbers import matrices_npz
 from tests.helpers import STEP, assert_drawn, chart_specs, heatmap_z, run, run_more
 
-OWN = "pages/9_Your_own_numbers.py"
+OWN = "pages/2_Your_own_numbers.py"
 BOX = "attnviz_own_"
 
 

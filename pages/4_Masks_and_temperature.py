@@ -1,4 +1,5 @@
-"""Masks and temperature: −∞ logits before the softmax, renormalised rows, T → 0 and T → ∞."""
+"""How a mask hides keys (−∞ before the softmax) and how a temperature sharpens or flattens each
+row."""
 
 import streamlit as st
 

@@ -1,4 +1,4 @@
-"""Positions: without them attention cannot tell word order; sinusoidal encodings break the tie."""
+"""Does attention know word order? Without positions it cannot; sinusoidal encodings give it."""
 
 import streamlit as st
 

@@ -1,4 +1,4 @@
-"""Predict, then reveal: a short quiz on the current settings, answered by the core's numbers."""
+"""Predict, then reveal: questions to reason out on the current settings, checked by the numbers."""
 
 import streamlit as st
 

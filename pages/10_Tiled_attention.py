@@ -1,4 +1,4 @@
-"""Attention without the n × n matrix: FlashAttention's blocks and running softmax, step by step."""
+"""Going further: tiled attention gives softmax(S)V without ever holding the n × n matrix."""
 
 import streamlit as st
 

@@ -1,4 +1,4 @@
-"""A real pretrained Transformer: 72 heads, each the same formula with learned weights."""
+"""A trained Transformer, head by head: the same formula with learned weights, 72 heads."""
 
 import streamlit as st
 

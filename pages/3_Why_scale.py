@@ -1,4 +1,5 @@
-"""Why divide by √d_k: the variance of q·k, saturated softmax rows, and the vanishing gradient."""
+"""Why divide by √d_k? The variance of q·k, saturated softmax rows and the vanishing gradient,
+measured."""
 
 import streamlit as st
 

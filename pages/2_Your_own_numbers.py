@@ -1,4 +1,5 @@
-"""Your own numbers: type, paste or upload X, W_Q, W_K, W_V and check every step by hand."""
+"""Check a hand-worked exercise: type, paste or upload X and the weights, and see every step
+computed from them."""
 
 import streamlit as st
 
