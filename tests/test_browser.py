@@ -13,7 +13,8 @@ import attnviz
 from attnviz.charts import MAX_LABEL_CHARS
 from attnviz.export import all_steps_npz
 from attnviz.own_numbers import EXERCISE, NAMES
-from tests.browser import (
+from tests.helpers import PAGES, assert_drawn
+from tools.browser import (
     ARTIFACTS,
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -25,7 +26,6 @@ from tests.browser import (
     wait_for_app,
     wait_for_rows,
 )
-from tests.helpers import PAGES, assert_drawn
 
 pytestmark = pytest.mark.browser
 
