@@ -44,9 +44,10 @@ def pytest_runtest_setup(item):
         return
     try:
         find_chromium()
+        return
     except ChromiumNotFoundError as exc:
-        if in_ci():
-            pytest.fail(
-                f"CI={os.environ['CI']}: browser tests must run here, but {exc}", pytrace=False
-            )
-        pytest.skip(str(exc))
+        reason = str(exc)
+    if in_ci():
+        message = f"CI={os.environ['CI']}: browser tests must run here, but {reason}"
+        pytest.fail(message, pytrace=False)
+    pytest.skip(reason)
