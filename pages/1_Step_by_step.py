@@ -21,13 +21,20 @@ n, d_model, d_k, d_v = r.n, r.d_model, r.d_k, r.d_v
 
 st.title("Self-attention, step by step")
 learning_goal("compute attention from the embeddings X to the output, and read every shape.")
-st.graphviz_chart(
-    pipeline_dot(
-        n, d_model, d_k, d_v, scale=s.scale, masked=r.mask is not None, temperature=s.temperature
-    )
-)
-st.caption(settings_caption(r, s))
 show = steps_shown()  # every step, or in projector mode the one of the URL's step=
+if show(0) or show(1):  # the map of the whole computation, before its first step
+    st.graphviz_chart(
+        pipeline_dot(
+            n,
+            d_model,
+            d_k,
+            d_v,
+            scale=s.scale,
+            masked=r.mask is not None,
+            temperature=s.temperature,
+        )
+    )
+st.caption(settings_caption(r, s))
 click_S = click_S_scaled = click_A = None
 
 if show(0):
