@@ -12,6 +12,7 @@ defaults); it is turned off in .streamlit/config.toml
 """
 
 import ast
+import ctypes
 import functools
 import threading
 from collections import OrderedDict
@@ -147,7 +148,9 @@ def shared_cache(max_entries):
             with _STORE_LOCK:
                 _STORE[key] = (value, result_bytes(value))
                 _STORE.move_to_end(key)
-                _evict(name, max_entries)
+                evicted = _evict(name, max_entries)
+            if evicted:
+                release_freed_memory()  # the evicted arrays' memory, back to the system
             return value
 
         return cached
@@ -157,13 +160,32 @@ def shared_cache(max_entries):
 
 def _evict(name, max_entries):
     """Drop ``name``'s entries past its ``max_entries``, then the store's oldest past the
-    budget (never the entry just made). Called with the store's lock held."""
+    budget (never the entry just made); True if any went. Called with the store's lock held."""
     mine = [key for key in _STORE if key[0] == name]
-    for key in mine[: max(0, len(mine) - max_entries)]:
+    dropped = mine[: max(0, len(mine) - max_entries)]
+    for key in dropped:
         del _STORE[key]
     budget = MAX_SHARED_CACHE_MB * 1e6
     while len(_STORE) > 1 and sum(size for _, size in _STORE.values()) > budget:
         _STORE.popitem(last=False)
+        dropped.append(None)
+    return bool(dropped)
+
+
+def release_freed_memory():
+    """Ask the C library to hand free memory back to the system (glibc's ``malloc_trim``).
+
+    Each session's script runs in a thread of its own, and glibc keeps what a thread freed in
+    that thread's arena: without this, the memory of evicted results stays counted against the
+    server (measured: about 22 MB more per distinct max-size link, never levelling). Called
+    after an eviction, never at import; does nothing where the C library has no malloc_trim.
+    """
+    try:
+        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
+    except OSError:  # no C library to open (not a POSIX system)
+        trim = None
+    if trim is not None:
+        trim(0)
 
 
 def shared_cache_bytes():
