@@ -16,8 +16,10 @@ worktree) side by side. Each tree is measured in a process of its own, started w
 ``sys.path`` on that tree so that it imports its own attnviz and runs its own pages; the parent
 only sends commands. The rounds alternate between the two trees (and which one goes first), so a
 busy neighbour slows both alike. Columns: each tree's median page rerun and their ratio
-(this/other); the ratio of the two trees' floors (near 1 when both draw the same figures and the
-load was fair to both); each tree's KB of chart data.
+(this/other); the median of the round-by-round ratios (paired: each round's two reruns ran one
+after the other, so this cancels slow drifts in load); the ratio of the two trees' median floors
+(near 1 when both draw the same figures and the load was fair to both: how far it strays shows
+the noise); each tree's KB of chart data.
 
     git worktree add --detach /tmp/attnviz-before a8f1c50
     python benchmarks/app.py --against /tmp/attnviz-before --sizes 6 64 512 --repeats 5
@@ -190,7 +192,7 @@ def compare(args):
     print(f"{time.strftime('%Y-%m-%d')}, median of {args.repeats} reruns each, caches warm")
     for name, root in (("this", ROOT), ("other", other_root)):
         print(f"{name + ':':<7}{root} at {commit(root)}")
-    head = f"{'page':<24}{'n':>5}{'this s':>8}{'other s':>9}{'this/other':>12}"
+    head = f"{'page':<24}{'n':>5}{'this s':>8}{'other s':>9}{'this/other':>12}{'paired':>8}"
     print(f"{head}{'floor ratio':>13}{'this KB':>9}{'other KB':>10}")
     trees = [Tree(ROOT), Tree(other_root)]
     try:
@@ -204,9 +206,10 @@ def compare(args):
                         times[k].append(trees[k].ask("round"))
                 page = [statistics.median(t[0] for t in ts) for ts in times]
                 floor = [statistics.median(t[1] for t in ts) for ts in times]
+                paired = statistics.median(a[0] / b[0] for a, b in zip(*times, strict=True))
                 print(
                     f"{Path(script).stem:<24}{n:>5}{page[0]:>8.3f}{page[1]:>9.3f}"
-                    f"{page[0] / page[1]:>12.2f}{floor[0] / floor[1]:>13.2f}"
+                    f"{page[0] / page[1]:>12.2f}{paired:>8.2f}{floor[0] / floor[1]:>13.2f}"
                     f"{sent[0] / 1024:>9.0f}{sent[1] / 1024:>10.0f}",
                     flush=True,
                 )
