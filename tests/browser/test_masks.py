@@ -19,7 +19,10 @@ def test_clicking_a_cell_of_the_custom_mask_blocks_it(page, server):
     x, y = cell_centre(page, "mask_cells", 0, 1)
     page.mouse.click(x, y)
     wait_for_chart(page, "mask_cells", "gd._fullData[0].z[0][1] === 0")  # cell (0, 1) blocked
-    wait_for_chart(page, "masked_A", "gd._fullData[0].z[0][1] === 0")
-    assert chart_data(page, "masked_A")["z"][0][1] == 0
+    # A's cell (0, 1) is drawn as masked: no number (grey, named in the legend), not 0.00
+    wait_for_chart(page, "masked_A", "!Number.isFinite(gd._fullData[0].z[0][1])")
+    assert math.isnan(chart_data(page, "masked_A")["z"][0][1])
+    legend = page.locator(".st-key-masked_A .legend").text_content()
+    assert "masked" in legend
     assert math.isnan(chart_data(page, "masked_logits")["z"][0][1])  # −∞: an empty cell
     assert error_count(page) == 0

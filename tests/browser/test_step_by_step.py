@@ -114,5 +114,12 @@ def test_masked_cells_show_no_number(page, server):
     page.goto(f"{server}/Step_by_step?mask=causal")
     wait_for_app(page, "A")
     z = chart_data(page, "A")["z"]
-    assert all(z[i][j] == 0 for i in range(6) for j in range(i + 1, 6))
-    assert not any(math.isnan(v) for row in z for v in row)
+    # a masked cell is drawn grey with no number: its weight is 0 by construction, which the
+    # legend says, not a small weight in the colour of 0.00
+    assert all(math.isnan(z[i][j]) for i in range(6) for j in range(i + 1, 6))
+    assert not any(math.isnan(z[i][j]) for i in range(6) for j in range(i + 1))
+    cells = page.locator(".st-key-A .js-plotly-plot").evaluate(
+        "gd => Array.from(gd.querySelectorAll('.heatmaplayer text'), t => t.textContent)"
+    )
+    assert len([c for c in cells if c]) == 21  # numbers only on the 21 cells a query may see
+    assert "masked" in page.locator(".st-key-A .legend").text_content()
