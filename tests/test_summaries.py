@@ -12,6 +12,7 @@ from attnviz.model.summaries import (
     rollout,
     shares,
     strongest_link,
+    strongest_shared_links,
     with_residual,
 )
 
@@ -135,6 +136,8 @@ def test_alignment_when_one_middle_is_empty_or_the_sentences_are_equal():
     al = align(["[CLS]", "the", "cat", "[SEP]"], ["[CLS]", "the", "black", "cat", "[SEP]"])
     assert (al.prefix, al.suffix, al.middle_a, al.middle_b) == (2, 2, (), ("black",))
     assert al.shared() == [(0, 0), (1, 1), (2, 3), (3, 4)] and al.in_b(2) == 3
+    assert [al.slot(i, "a") for i in range(4)] == [0, 1, 3, 4]
+    assert [al.slot(j, "b") for j in range(5)] == [0, 1, 2, 3, 4]
     same = align(["a", "b", "a"], ["a", "b", "a"])
     assert (same.prefix, same.suffix) == (3, 0)
     with pytest.raises(ValueError, match="not a piece both sentences share"):
@@ -204,3 +207,25 @@ def test_the_real_pair_ranking_and_the_strongest_link(pair):
     )
     assert (weight, layer, head, key) == (float(best[0]), *best[1:])
     assert strongest_link(a.attention[:, :, :2, :2], 0, [0, 1]) is None
+
+
+def test_strongest_shared_links_of_the_real_pair(pair):
+    a, b = pair
+    it = a.tokens.index("it")  # the same position in both: the pieces before it are shared
+    links = strongest_shared_links(a.attention, b.attention, align(a.tokens, b.tokens), it)
+    shared = [  # shared pieces by hand: before the differing word, and ". [SEP]" after it
+        (j, j) for j in range(len(a.tokens) - 3) if a.tokens[j] == b.tokens[j]
+    ] + [(len(a.tokens) - 2, len(b.tokens) - 2)]
+    keys = [(i, j) for i, j in shared if a.tokens[i] not in ("[CLS]", "[SEP]") and abs(i - it) > 1]
+    for link, here, there, side in ((links[0], a, b, 0), (links[1], b, a, 1)):
+        best = max(
+            (here.attention[ll, hh, it, k[side]], ll, hh, k)
+            for ll in range(6)
+            for hh in range(12)
+            for k in keys
+        )
+        weight, layer, head, (key_a, key_b) = best
+        assert (link.layer, link.head, link.key_a, link.key_b) == (layer, head, key_a, key_b)
+        assert link.weight == pytest.approx(float(weight))
+        other = there.attention[layer, head, it, (key_a, key_b)[1 - side]]
+        assert link.other == pytest.approx(float(other))

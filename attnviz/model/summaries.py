@@ -164,6 +164,15 @@ class Alignment:
             f"one of {[a for a, _ in self.shared()]}"
         )
 
+    def slot(self, i, which):
+        """The slot of position ``i`` of sentence ``which`` ("a" or "b") in a lined-up row."""
+        n = self.n_a if which == "a" else self.n_b
+        if i < self.prefix:
+            return i
+        if i < n - self.suffix:
+            return self.prefix  # the middle
+        return self.prefix + 1 + i - (n - self.suffix)
+
     def line_up(self, rows, which):
         """(..., slots): rows over sentence ``which``'s keys ("a" or "b"), summed into slots."""
         rows = np.asarray(rows, dtype=np.float64)
@@ -241,10 +250,71 @@ def strongest_link(attention, query, skip=()):
     return int(layer), int(head), int(key), float(A[layer, head, query, key])
 
 
+@dataclass(frozen=True)
+class SharedLink:
+    """The word's strongest tie to a piece both sentences share, found in one of the two.
+
+    layer, head: where; key_a, key_b: the piece's position in sentence a and in b; weight: the
+    word's weight on it in the sentence where it was found; other: that head's weight on the
+    same piece in the other sentence.
+    """
+
+    layer: int
+    head: int
+    key_a: int
+    key_b: int
+    weight: float
+    other: float
+
+
+def strongest_shared_links(
+    attention_a, attention_b, alignment, query_a, special=("[CLS]", "[SEP]")
+):
+    """(link in a, link in b): in each sentence, the largest weight the word at ``query_a``
+    (shared) puts on a shared piece other than ``special``, itself and its two neighbours (those
+    are habits of position), with that head's weight on the same piece in the other sentence.
+    A SharedLink, or None when no piece is left to look at.
+    """
+    A, B = _attention(attention_a), _attention(attention_b)
+    query = (query_a, alignment.in_b(query_a))
+    pairs = [
+        (i_a, i_b)
+        for i_a, i_b in alignment.shared()
+        if alignment.tokens_a[i_a] not in special
+        and abs(i_a - query[0]) > 1
+        and abs(i_b - query[1]) > 1
+    ]
+    links = []
+    for side, (here, there) in enumerate(((A, B), (B, A))):
+        keys = [pair[side] for pair in pairs]
+        other_keys = [pair[1 - side] for pair in pairs]
+        found = strongest_link(
+            here, query[side], skip=sorted(set(range(here.shape[-1])) - set(keys))
+        )
+        if found is None:
+            links.append(None)
+            continue
+        layer, head, key, weight = found
+        other_key = other_keys[keys.index(key)]
+        key_a, key_b = (key, other_key) if side == 0 else (other_key, key)
+        links.append(
+            SharedLink(
+                layer=layer,
+                head=head,
+                key_a=key_a,
+                key_b=key_b,
+                weight=weight,
+                other=float(there[layer, head, query[1 - side], other_key]),
+            )
+        )
+    return tuple(links)
+
+
 __all__ = [
     "RESIDUAL",
     "Alignment",
     "PairDifference",
+    "SharedLink",
     "Shares",
     "align",
     "head_mean",
@@ -252,5 +322,6 @@ __all__ = [
     "rollout",
     "shares",
     "strongest_link",
+    "strongest_shared_links",
     "with_residual",
 ]
