@@ -8,7 +8,7 @@ through ``customdata``, never inside a hover template.
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.matrix import MAX_LABEL_CHARS, TEXT_PX, escape_label
+from attnviz.charts.matrix import AXIS_TITLE_COLOUR, MAX_LABEL_CHARS, TEXT_PX, escape_label
 
 PAIR_COLOURS = ("#1b9e77", "#d95f02")  # teal and orange: apart for every kind of colour vision
 
@@ -57,9 +57,18 @@ def paired_bars(first, second, labels, *, names, title="", value_name="weight", 
             tickvals=x.tolist(),
             ticktext=[escape_label(label, MAX_LABEL_CHARS) for label in labels],
             tickangle=-45 if len(labels) > 8 else 0,
-            title="key (column j)",
+            tickfont=dict(size=text_px),  # each font set here: Streamlit's theme sets its own
+            title=dict(text="key (column j)", font=dict(size=text_px, color=AXIS_TITLE_COLOUR)),
         ),
-        yaxis=dict(title=escape_label(value_name), range=[0, 1]),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=1, xanchor="right"),
+        yaxis=dict(
+            range=[0, 1],
+            tickfont=dict(size=text_px),
+            title=dict(
+                text=escape_label(value_name), font=dict(size=text_px, color=AXIS_TITLE_COLOUR)
+            ),
+        ),
+        legend=dict(
+            orientation="h", yanchor="bottom", y=1.0, x=1, xanchor="right", font=dict(size=text_px)
+        ),
     )
     return fig
