@@ -49,7 +49,7 @@ def paired_bars(first, second, labels, *, names, title="", value_name="weight", 
     fig.update_layout(
         title=dict(text=escape_label(title), x=0, xanchor="left"),
         barmode="group",
-        height=340 + 2 * text_px,
+        height=300 + 10 * text_px,  # room for the turned labels, larger on a projector
         margin=dict(l=10, r=10, t=60, b=10),
         font=dict(size=text_px),
         xaxis=dict(

@@ -119,6 +119,10 @@ def test_the_classic_pair_ranks_heads_by_how_far_it_moves(model, default_page):
     np.testing.assert_allclose(second_row, b.attention[0, 0, it], atol=ATOL)
     assert "tired / wide" in ticks and "animal" in ticks
     assert at.selectbox(key="model_pair_word").value == "it"
+    n = len(a.tokens)
+    captions = " ".join(c.value for c in at.caption)
+    assert f"lined up by their first {n - 3} and last 2 word pieces" in captions
+    assert f"between ({md_escape('tired / wide')}) counts as one key" in captions
     assert "model_a" not in at.query_params and "model_b" not in at.query_params
 
 

@@ -201,13 +201,24 @@ def _word_choice(alignment, labels_a):
         options,
         key=WORD_KEY,
     )
+    middle = f"{_words(alignment.middle_a)} / {_words(alignment.middle_b)}"
+    st.caption(
+        f"The sentences are lined up by their first {alignment.prefix} and last "
+        f"{alignment.suffix} word pieces, which they share; what lies between ({md_escape(middle)})"
+        " counts as one key. A word there cannot be compared."
+    )
     return shared[options.index(chosen)]
+
+
+def _words(pieces):
+    """Word pieces as one short text: at most 6, "(nothing)" for none."""
+    text = " ".join(pieces[:6]) + (" …" if len(pieces) > 6 else "")
+    return text or "(nothing)"
 
 
 def _slot_labels(alignment, labels_a):
     """A label for each slot of a lined-up row: the shared pieces, and "a / b" for the middle."""
-    a, b = alignment.middle_a, alignment.middle_b
-    middle = f"{' '.join(a) or '(nothing)'} / {' '.join(b) or '(nothing)'}"
+    middle = f"{_words(alignment.middle_a)} / {_words(alignment.middle_b)}"
     start = alignment.n_a - alignment.suffix
     return [*labels_a[: alignment.prefix], middle, *labels_a[start:]]
 
