@@ -17,10 +17,17 @@ from attnviz.ui.pages.real_model import (
     sentence_for_model,
     word_pieces,
 )
+from attnviz.ui.pages.real_model_summaries import (
+    PAIR_PARAMS,
+    compare_pair,
+    layer_summaries,
+    pair_sentences,
+)
 from attnviz.ui.text import learning_goal
 
 settings = page_frame(  # the sidebar's toy example is not needed here
     "Real model",
+    page_params=PAIR_PARAMS,  # section 6's two sentences
     uses=("text", "generated", "n"),
     note="This page uses only the **sentence**: the model's sizes and weights are its own.",
 )
@@ -69,3 +76,20 @@ scores_and_attention(r, labels, layer, head)
 st.header("4. The lessons' formula, with learned weights")
 st.latex(r"A = \mathrm{softmax}\left(\frac{(XW_Q^h + b_Q^h)(XW_K^h + b_K^h)^T}{\sqrt{d_k}}\right)")
 same_as_forward_pass(r, run, layer, head)
+
+st.header("5. Each layer at a glance: the heads' average and attention rollout")
+st.markdown(
+    "These weights were learned from text, not drawn at random as on the earlier pages: the "
+    "patterns come from training. Two summaries of a layer: the mean of its heads, and attention "
+    "rollout (Abnar & Zuidema, 2020), which multiplies the layers' means, with the residual "
+    "path mixed in, to follow the weights from the input word pieces up to that layer."
+)
+layer_summaries(run, labels)
+
+st.header("6. Compare two sentences")
+st.markdown(
+    "A classic pair: a reader takes “it” to be the animal when it is too tired and the street "
+    "when it is too wide. Does attention follow? Edit either sentence, pick a word both share, "
+    "and see which heads move that word's weight most."
+)
+compare_pair(model, *pair_sentences(), layer, head)

@@ -20,7 +20,8 @@ from attnviz.ui.inspectors import cell_inspector
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import md_escape, step_header
 
-RUNS_KEPT = 4  # sentences kept per server; each run at MAX_MODEL_TOKENS pieces is about 6 MB
+RUNS_KEPT = 6  # sentences kept per server (a page shows 3: its own and the pair compared);
+# each run at MAX_MODEL_TOKENS pieces is about 6 MB
 PENDING_KEY = "model.pending_head"  # (layer, head) clicked in the grid, applied on the rerun
 GRID_CLICK_KEY = "model.grid_click"  # the last grid click seen, so that only a new one counts
 

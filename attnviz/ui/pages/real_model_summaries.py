@@ -1,0 +1,349 @@
+"""The Real model page's summaries: each layer's heads averaged, attention rollout, and one word's
+attention compared between two sentences (the math is in ``attnviz.model.summaries``).
+
+Kept apart from ``real_model`` (the model, its runs and one head step by step), which is
+already past 300 lines. Every number in the prose is computed from the runs drawn.
+
+The two sentences live in the URL as ``model_a`` and ``model_b`` (left out while they are the
+classic pair); a link's empty or too long value is replaced or cut, with a warning.
+"""
+
+import numpy as np
+import streamlit as st
+
+from attnviz import token_labels
+from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts.paired_bars import paired_bars
+from attnviz.limits import MAX_MODEL_TOKENS
+from attnviz.model.summaries import (
+    align,
+    head_mean,
+    pair_difference,
+    rollout,
+    shares,
+    strongest_shared_links,
+)
+from attnviz.ui.frame import is_present
+from attnviz.ui.matrix import show_chart, show_matrix
+from attnviz.ui.pages.real_model import PENDING_KEY, model_run
+from attnviz.ui.text import md_escape
+
+SUMMARY_LAYER_KEY = "model_summary_layer"
+
+PAIR_PARAMS = ("model_a", "model_b")  # URL parameters: the two sentences
+PAIR_KEYS = ("model_pair_a", "model_pair_b")  # their text boxes
+PAIR_KEPT = "model.pair"  # the two sentences, kept while the page is not shown
+PAIR_URL = "model.pair_url"  # ((first, second) read from the link, its warnings)
+WORD_KEY = "model_pair_word"
+ALL_ROWS_KEY = "model_pair_all_rows"
+DEFAULT_PAIR = (
+    "The animal didn't cross the street because it was too tired.",
+    "The animal didn't cross the street because it was too wide.",
+)
+DEFAULT_WORD = "it"
+MAX_PAIR_CHARS = 200  # characters in one sentence of the pair: one line each
+RANKED_SHOWN = 8  # heads in the table of differences
+OPEN_BUTTONS = 4  # of which this many get a button that opens the head
+SIDE_BY_SIDE_N = 10  # two n x n heatmaps fit side by side, numbers readable, up to this n
+
+
+# Each layer at a glance -------------------------------------------------------------------------
+
+
+def two_places(n):
+    """Two columns for two (n, n) heatmaps side by side when their cells fit (n up to
+    SIDE_BY_SIDE_N), else two full-width places, one under the other."""
+    return st.columns(2) if n <= SIDE_BY_SIDE_N else (st.container(), st.container())
+
+
+def layer_summaries(run, labels):
+    """A layer picker, then its heads' average and the rollout through it, side by side."""
+    n_layers, n_heads = run.config.n_layers, run.config.n_heads
+    st.latex(
+        r"\bar A_l = \frac{1}{H}\sum_{h=1}^{H} A_l^h, \quad "
+        r"\tilde A_l = 0.5\,\bar A_l + 0.5\,I \ \text{(rows rescaled to sum to 1)}, \quad "
+        r"R_l = \tilde A_l\,\tilde A_{l-1} \cdots \tilde A_0"
+    )
+    layer = st.radio(
+        "Layer to summarise",
+        range(n_layers),
+        index=n_layers - 1,
+        key=SUMMARY_LAYER_KEY,
+        horizontal=True,
+    )
+    mean = head_mean(run.attention)[layer]  # (n, n)
+    rolled = rollout(run.attention)[layer]  # (n, n)
+    left, right = two_places(run.n)
+    with left:
+        show_matrix(
+            mean,
+            labels,
+            labels,
+            key="model_layer_mean",
+            title=f"Mean of layer {layer}'s {n_heads} heads",
+            family="A",
+            kind="probability",
+            value_name="mean A_ij",
+            rotate_labels=True,
+        )
+        s = shares(mean, run.tokens)
+        st.markdown(
+            f"On average over its {n_heads} heads, each word piece puts **{s.itself:.2f}** of "
+            f"its weight on itself and **{s.special:.2f}** on [CLS] and [SEP]; the key with most "
+            f"weight is {md_escape(labels[s.top_key])} ({s.top_weight:.2f} of a row on average). "
+            "**It tells** where the layer as a whole looks, **not** what any one head does "
+            "(sharp heads blur in the mean) nor why the output is what it is: a weight says "
+            "where a head looks, not what it takes from there or what comes of it."
+        )
+    with right:
+        show_matrix(
+            rolled,
+            labels,
+            labels,
+            key="model_rollout",
+            title=f"Rollout through layer {layer}",
+            family="A",
+            kind="probability",
+            value_name="R_ij",
+            rotate_labels=True,
+        )
+        s = shares(rolled, run.tokens)
+        st.markdown(
+            f"Through layers 0 to {layer}, rollout says each position draws **{s.itself:.2f}** "
+            f"on average from its own input word piece; the input piece that flowed most into "
+            f"the positions is {md_escape(labels[s.top_key])} ({s.top_weight:.2f} of a row on "
+            "average). "
+            "**It tells** how far information may have spread across the layers, **not** where "
+            "it did: it assumes information mixes linearly by the weights (with half kept on "
+            "the residual path) and ignores the values, W_O and the feed-forward layers."
+        )
+
+
+# Two sentences, one word -------------------------------------------------------------------------
+
+
+def pair_from_query(query):
+    """((first, second), warnings) from a link's parameters (``{name: value}``).
+
+    A missing value is the classic sentence; an empty one too, with a warning; one longer
+    than MAX_PAIR_CHARS is cut there, with a warning.
+    """
+    sentences, warnings = [], []
+    for number, (name, default) in enumerate(zip(PAIR_PARAMS, DEFAULT_PAIR, strict=True), 1):
+        value = query.get(name)
+        if isinstance(value, list | tuple):
+            value = value[-1] if value else None
+        if value is None:
+            sentences.append(default)
+            continue
+        value = str(value)
+        if not value.strip():
+            warnings.append(f"{name} (sentence {number}) is empty: the classic sentence is used.")
+            value = default
+        elif len(value) > MAX_PAIR_CHARS:
+            warnings.append(
+                f"{name} (sentence {number}) has {len(value)} characters: the first "
+                f"{MAX_PAIR_CHARS} are used (the limit)."
+            )
+            value = value[:MAX_PAIR_CHARS]
+        sentences.append(value)
+    return tuple(sentences), warnings
+
+
+def _sync_pair_url(pair):
+    """The URL holds each sentence that is not the classic one."""
+    for name, value, default in zip(PAIR_PARAMS, pair, DEFAULT_PAIR, strict=True):
+        if value == default:
+            if name in st.query_params:
+                del st.query_params[name]
+        elif st.query_params.get(name) != value:
+            st.query_params[name] = value
+
+
+def pair_sentences():
+    """Two text boxes, side by side; returns (first, second) as typed.
+
+    A new session starts from the link (with a warning for what had to change); the boxes keep
+    their text across pages; the link follows the boxes.
+    """
+    state = st.session_state
+    if PAIR_KEPT not in state:
+        pair, warnings = pair_from_query(st.query_params.to_dict())
+        state[PAIR_KEPT], state[PAIR_URL] = pair, (pair, warnings)
+    for key, value in zip(PAIR_KEYS, state[PAIR_KEPT], strict=True):
+        if key not in state:  # a new session, or back from another page
+            state[key] = value
+    columns = st.columns(2)
+    pair = tuple(
+        column.text_input(f"Sentence {number}", key=key, max_chars=MAX_PAIR_CHARS)
+        for number, (column, key) in enumerate(zip(columns, PAIR_KEYS, strict=True), 1)
+    )
+    state[PAIR_KEPT] = pair
+    _sync_pair_url(pair)
+    url_pair, warnings = state[PAIR_URL]
+    if warnings and pair == url_pair:
+        st.warning("The link's sentences:\n" + "\n".join(f"- {w}" for w in warnings), icon="⚠️")
+    return pair
+
+
+def _word_choice(alignment, labels_a):
+    """A select box of the pieces both sentences share; returns the chosen one's position in
+    sentence 1. Starts at "it" (or the first shared word) and keeps the choice while offered."""
+    shared = [i for i, _ in alignment.shared()]
+    options = [labels_a[i] for i in shared]
+    if st.session_state.get(WORD_KEY) not in options:
+        tokens = alignment.tokens_a
+        words = [i for i in shared if tokens[i] not in ("[CLS]", "[SEP]")] or shared
+        default = next((i for i in shared if tokens[i] == DEFAULT_WORD), words[0])
+        st.session_state[WORD_KEY] = labels_a[default]
+    chosen = st.selectbox(
+        "The word whose attention is compared (a word piece both sentences share)",
+        options,
+        key=WORD_KEY,
+    )
+    middle = f"{_words(alignment.middle_a)} / {_words(alignment.middle_b)}"
+    st.caption(
+        f"The sentences are lined up by their first {alignment.prefix} and last "
+        f"{alignment.suffix} word pieces, which they share; what lies between ({md_escape(middle)})"
+        " counts as one key. A word there cannot be compared."
+    )
+    return shared[options.index(chosen)]
+
+
+def _words(pieces):
+    """Word pieces as one short text: at most 6, "(nothing)" for none."""
+    text = " ".join(pieces[:6]) + (" …" if len(pieces) > 6 else "")
+    return text or "(nothing)"
+
+
+def _slot_labels(alignment, labels_a):
+    """A label for each slot of a lined-up row: the shared pieces, and "a / b" for the middle."""
+    middle = f"{_words(alignment.middle_a)} / {_words(alignment.middle_b)}"
+    start = alignment.n_a - alignment.suffix
+    return [*labels_a[: alignment.prefix], middle, *labels_a[start:]]
+
+
+def _open_head(layer, head):
+    """A button's callback: the head picker above shows this head on the rerun."""
+    st.session_state[PENDING_KEY] = (layer, head)
+
+
+def _ranking(diff, runs, labels, word):
+    """The heads where the two sentences differ most, a table and buttons that open them."""
+    ranking = diff.ranked()
+    total = len(ranking)
+    rows = []
+    for rank, (layer, head, value) in enumerate(ranking[:RANKED_SHOWN], 1):
+        row = {"rank": rank, "layer": layer, "head": head, "difference": round(value, 3)}
+        for number, (run, query, names) in enumerate(
+            zip(runs, (diff.query_a, diff.query_b), labels, strict=True), 1
+        ):
+            weights = run.attention[layer, head, query]
+            top = int(np.argmax(weights))
+            row[f"most weight in sentence {number}"] = f"{names[top]} ({weights[top]:.2f})"
+        rows.append(row)
+    st.dataframe(rows, hide_index=True)
+    values = diff.distance.ravel()
+    st.markdown(
+        f"Ranked by how much of the weight of {word} would have to move to turn its row in "
+        f"sentence 1 into its row in sentence 2 (the differing words count as one key): from "
+        f"**{ranking[0][2]:.2f}** in the first head down to **{ranking[-1][2]:.2f}**, median "
+        f"{np.median(values):.2f} over the {total} heads. Open one:"
+    )
+    for column, (layer, head, _) in zip(
+        st.columns(OPEN_BUTTONS), ranking[:OPEN_BUTTONS], strict=False
+    ):
+        column.button(
+            f"Layer {layer}, head {head}",
+            key=f"model_pair_open_{layer}_{head}",
+            on_click=_open_head,
+            args=(layer, head),
+        )
+
+
+def _shared_links(diff, runs, labels, word):
+    """In each sentence, the shared piece the word ties to most (beyond its neighbours), and
+    what the same head does in the other sentence; then why that is no explanation."""
+    links = strongest_shared_links(
+        runs[0].attention, runs[1].attention, diff.alignment, diff.query_a
+    )
+    lines = []
+    for number, link in enumerate(links, 1):
+        if link is None:
+            continue
+        piece = md_escape(labels[0][link.key_a])
+        lines.append(
+            f"- Sentence {number}: {word} puts **{link.weight:.2f}** of its weight on {piece} "
+            f"in layer {link.layer} head {link.head}; the same head puts **{link.other:.2f}** "
+            f"on {piece} in sentence {3 - number}."
+        )
+    if not lines:
+        return
+    st.markdown(
+        f"The strongest tie of {word} to a word piece both sentences share (not [CLS], [SEP], "
+        "itself or a neighbour, which are habits of position):\n" + "\n".join(lines)
+    )
+    st.markdown(
+        "Attention is not explanation: a weight says where a head looks, not what it takes "
+        "from there or how the model reads the word in the end."
+    )
+
+
+def compare_pair(model, first, second, layer, head):
+    """The word picker, the heads ranked by difference, then the chosen head side by side."""
+    if not first.strip() or not second.strip():
+        st.warning("A sentence is empty: type a few words in both boxes.", icon="✍️")
+        return
+    runs = (model_run(model, first), model_run(model, second))
+    for number, run in enumerate(runs, 1):
+        if run.cut:
+            st.warning(
+                f"Sentence {number} has {run.n_pieces} word pieces; the first "
+                f"{MAX_MODEL_TOKENS - 1} and [SEP] are read (the limit).",
+                icon="✂️",
+            )
+    labels = tuple(token_labels(run.tokens) for run in runs)
+    alignment = align(runs[0].tokens, runs[1].tokens)
+    query = _word_choice(alignment, labels[0])
+    word = f"“{md_escape(labels[0][query])}”"
+    diff = pair_difference(runs[0].attention, runs[1].attention, alignment, query)
+    if alignment.prefix == alignment.n_a == alignment.n_b:
+        st.info("The two sentences have the same word pieces: every head reads them alike.")
+        return
+    slot_labels = _slot_labels(alignment, labels[0])
+    _ranking(diff, runs, labels, word)
+    _shared_links(diff, runs, labels, word)
+
+    st.subheader(f"Layer {layer}, head {head} (chosen above), side by side")
+    rank = next(k for k, (ll, hh, _) in enumerate(diff.ranked(), 1) if (ll, hh) == (layer, head))
+    st.markdown(
+        f"Here the difference is **{diff.distance[layer, head]:.2f}** (rank {rank} of "
+        f"{diff.distance.size}): half the sum of the gaps between each pair of bars."
+    )
+    fig = paired_bars(
+        diff.rows_a[layer, head],
+        diff.rows_b[layer, head],
+        slot_labels,
+        names=("sentence 1", "sentence 2"),
+        title=f"Where “{labels[0][query]}” puts its weight, layer {layer} head {head}",
+        text_px=PRESENT_TEXT_PX if is_present() else TEXT_PX,
+    )
+    show_chart(fig, key="model_pair_bars")
+    if st.toggle(  # off by default: every session's rerun would send both heatmaps
+        f"Show every row of layer {layer} head {head} in both sentences",
+        key=ALL_ROWS_KEY,
+    ):
+        places = two_places(max(run.n for run in runs))
+        for place, run, names, number in zip(places, runs, labels, (1, 2), strict=True):
+            with place:
+                show_matrix(
+                    run.attention[layer, head],
+                    names,
+                    names,
+                    key=f"model_pair_A{number}",
+                    title=f"A of sentence {number}",
+                    family="A",
+                    kind="probability",
+                    value_name="A_ij",
+                    rotate_labels=True,
+                )
