@@ -43,7 +43,9 @@ st.markdown(
     "Here is a real one: **all-MiniLM-L6-v2**, a small BERT-style encoder (6 layers of 12 "
     "heads, d_model = 384, d_k = 32 per head, 22.7 million weights learned from text). This "
     "page runs it in numpy with the same `self_attention` the other pages use. The sidebar's "
-    "d_model, d_k, seed, mask, scaling and temperature do not apply: the model's are fixed."
+    "d_model, d_k, seed, mask, scaling and temperature do not apply: the model's are fixed. "
+    "What you type is read as text: a typed [CLS] becomes the pieces [, cl, ##s, ], so the "
+    "only [CLS] and [SEP] are the ones the model puts around the sentence."
 )
 text, where = sentence_for_model(settings)
 model = pretrained_model()

@@ -1,7 +1,8 @@
 """Screenshots of every page for the README: `python scripts/screenshots.py` (needs chromium).
 
 `python scripts/screenshots.py Masks_and_temperature inspector` takes only those (page names
-as in their URLs, Home for the home page, inspector for the cell inspector).
+as in their URLs, Home for the home page, inspector for the cell inspector, projector for the
+step page in projector mode at 1280 x 720).
 
 Starts `streamlit run app.py` on a free loopback port, opens each page in headless Chromium and
 writes docs/screenshots/<page>.png (the page from the top, at most MAX_HEIGHT pixels), plus the
@@ -32,7 +33,7 @@ WIDTH, MAX_HEIGHT = 1400, 3600
 def answer_two(page):
     """Answer the first question wrongly and the second rightly, so both reveals show."""
     example = compute(Settings())
-    questions = lessons.quiz(example.result, example.labels, 0)
+    questions = lessons.quiz(example.result, example.labels, 0, P=example.P)
     wrong = next(o for o in questions[0].options if o != questions[0].answer)
     for k, choice in enumerate([wrong, questions[1].answer]):
         group = page.locator("[data-testid=stMain] [data-testid=stRadio]").nth(k)
@@ -43,7 +44,8 @@ def answer_two(page):
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    paths = ["", *(p.stem.split("_", 1)[1] for p in sorted((ROOT / "pages").glob("*.py")))]
+    pages = sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_", 1)[0]))
+    paths = ["", *(p.stem.split("_", 1)[1] for p in pages)]
     wanted = set(sys.argv[1:])
     if wanted:
         paths = [path for path in paths if (path or "Home") in wanted]
@@ -66,6 +68,14 @@ def main():
             time.sleep(2)
             page.screenshot(path=OUT / f"{path or 'Home'}.png")
             print("wrote", OUT / f"{path or 'Home'}.png")
+        if not wanted or "projector" in wanted:  # what a lecturer projects, at 1280 x 720
+            page.set_viewport_size({"width": 1280, "height": 720})
+            page.goto(f"{url}/Step_by_step?present=on&step=6")
+            wait_for_app(page, "S_scaled")
+            page.locator(".st-key-S_scaled").scroll_into_view_if_needed()
+            time.sleep(2)
+            page.screenshot(path=OUT / "projector.png")
+            print("wrote", OUT / "projector.png")
         if wanted and "inspector" not in wanted:
             browser.close()
             return

@@ -399,3 +399,10 @@ def test_the_page_says_what_shapes_a_learned_head():
     assert "learned W_Q^h, W_K^h and biases b_Q^h, b_K^h, and its input X" in text
     assert "learned position embeddings" in text and "token-type embeddings" in text
     assert "rotary positions" in text  # the newest models add to the formula
+
+
+def test_typed_special_tokens_are_read_as_text_and_the_page_says_so():
+    at = run(PAGE, {"tokens": "[CLS] the [SEP] cat [MASK]"})
+    assert "a typed [CLS] becomes the pieces" in markdown(at).replace("\\", "")
+    grid = chart_specs(at)["model_grid"]["layout"]
+    assert not at.error and grid  # the model ran on the text
