@@ -15,7 +15,7 @@ from attnviz.ui.pages.tiled_attention import (
     show_running_output,
     show_step,
 )
-from attnviz.ui.text import learning_goal
+from attnviz.ui.text import learning_goal, random_weights_note
 
 example = page_setup("Tiled attention")
 r, labels, s = example.result, example.labels, example.settings
@@ -23,6 +23,7 @@ n = r.n
 
 st.title("Going further: memory-efficient (tiled) attention")
 learning_goal("how attention can give exactly softmax(S)V without ever holding the n × n matrix S.")
+random_weights_note()
 core_n, core_bytes = largest_core_matrix()
 st.markdown(
     "An optional, more advanced page. The n × n matrix of scores grows like n²: at "

@@ -15,6 +15,7 @@ from attnviz.ui.pages.watch_a_head_learn import (
     task_explanation,
     train_button,
 )
+from attnviz.ui.text import learning_goal
 
 settings = page_frame(
     "Watch a head learn",
@@ -24,6 +25,9 @@ settings = page_frame(
 )
 
 st.title("Watch a head learn: a tiny GPT, trained here")
+learning_goal(
+    "how training turns random heads into heads with a rule, such as looking at the previous token."
+)
 st.markdown(
     "Most pages here draw W_Q, W_K and W_V at random or take them from you; the real-model "
     "page shows weights learned elsewhere. Here you watch the learning itself: a tiny GPT (a "

@@ -10,10 +10,12 @@ from attnviz.ui.pages.predict_then_reveal import (
     reveal,
     score,
 )
+from attnviz.ui.text import learning_goal
 
 example = page_setup("Predict then reveal", icon="❓")
 
 st.title("Predict, then reveal")
+learning_goal("to predict, by reasoning, what attention does before the numbers show it.")
 st.markdown(
     "Answer each question before you look: predicting first is how the ideas stick. Every "
     "question is about a rule of attention (a shape, what the softmax guarantees, what a mask, "

@@ -59,6 +59,10 @@ def main():
             wait_for_app(page)
             if path == "Predict_then_reveal":
                 answer_two(page)
+            if path == "Watch_a_head_learn":  # a trained run: a learned head, then generation
+                page.locator(".st-key-gpt_train button").click()
+                page.wait_for_selector("text=Trained ✓", timeout=300_000)
+                wait_for_app(page)
             time.sleep(2)  # let Plotly finish drawing
             # Streamlit scrolls inside its main block: grow the window to the page's height.
             height = page.evaluate(
