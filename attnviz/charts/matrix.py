@@ -104,7 +104,7 @@ def colourbar_label_chars(bound, kind):
     return 3 + max(1, -math.floor(math.log10(bound)) + 1) if bound > 0 else 4  # "−0.005"
 
 
-def heatmap_margins(row_ticks, col_ticks, tick_size, rotated, titled, bar_chars):
+def heatmap_margins(row_ticks, col_ticks, tick_size, rotated, titled, bar_chars, title_px=TITLE_PX):
     """(l, r, t, b) pixels that hold every label of the chart (see ``text_px``)."""
     widest = max((text_px(label, tick_size) for label in row_ticks), default=0)
     tallest = max((text_px(label, tick_size) for label in col_ticks), default=0)
@@ -112,7 +112,8 @@ def heatmap_margins(row_ticks, col_ticks, tick_size, rotated, titled, bar_chars)
     if rotated:  # a label turned by 45 degrees rises by sin 45 of its width and height
         top = max(TOP_PX, ROTATED_TOP_PX + math.ceil(0.71 * (tallest + tick_size)))
     right = COLOURBAR_PX + text_px("0" * bar_chars, 12)
-    return Y_TITLE_PX + widest, right, top + (TITLE_PX if titled else -TITLE_PX), 12
+    top += max(0, tick_size - TEXT_PX)  # the key axis's title grows with the text
+    return Y_TITLE_PX + widest, right, top + (title_px if titled else -TITLE_PX), 12
 
 
 def heatmap_height(n_rows, row_px=ROW_PX):
@@ -320,6 +321,7 @@ def matrix_heatmap(
             )
         )
     row_px = ROW_PX * text_px / TEXT_PX  # rows grow with the text: a number fits in its cell
+    title_px = TITLE_PX + 2 * (text_px - TEXT_PX)  # room for a larger title in projector mode
     tick_font = dict(size=int(min(text_px, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
     tick = dict(tickmode="array", showgrid=False, zeroline=False, tickfont=tick_font)
     row_ticks, col_ticks = _ticks(row_labels, row_spans), _ticks(col_labels, col_spans)
@@ -331,6 +333,7 @@ def matrix_heatmap(
         rotated,
         bool(title),
         colourbar_label_chars(bound, kind),
+        title_px,
     )
     axis_title = dict(size=max(text_px, 14), color=AXIS_TITLE_COLOUR)
     legend_px = 2 * text_px + 12 if masked.any() else 0  # room under the plot for the legend
@@ -348,7 +351,7 @@ def matrix_heatmap(
             yanchor="top",
             pad=dict(t=8),
         ),
-        height=heatmap_height(rows_drawn, row_px) + (TITLE_PX if title else 0) + legend_px,
+        height=heatmap_height(rows_drawn, row_px) + (title_px if title else 0) + legend_px,
         margin=dict(l=left, r=right, t=top, b=bottom),
         xaxis=dict(
             tick,
