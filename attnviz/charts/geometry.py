@@ -1,0 +1,294 @@
+"""Attention as geometry: a query and its keys as arrows, the weights, the output. No Streamlit.
+
+``geometry_figure`` draws a ``GeometryGrid`` (``attnviz.lessons.geometry``) as one figure with
+Plotly's own sliders and frames, so turning the query redraws in the browser with no server
+round trip:
+
+* frame ``a{i}`` holds everything that depends on the query (its arrow, each key arrow's width
+  and opacity, the weight bars, the output arrow, the table of numbers) at angle i, for every
+  length of the grid at once: one copy of those traces per length;
+* frame ``l{j}`` only shows length j's copy and hides the others.
+
+A slider step can only name a fixed frame, so two sliders could not name one frame of an
+(angle, length) grid between them; with the lengths side by side in every angle frame, each
+slider moves one thing and keeps the other where the student left it.
+"""
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz.charts.matrix import AXIS_TITLE_COLOUR, FAMILIES, TEXT_PX
+
+QUERY_COLOUR = FAMILIES["Q"][2]
+KEY_COLOUR = FAMILIES["K"][2]
+VALUE_COLOUR = FAMILIES["V"][2]
+OUTPUT_COLOUR = FAMILIES["O"][2]
+WEIGHT_COLOUR = FAMILIES["A"][2]
+GUIDE_COLOUR = "#9a9a9a"
+BLOCK = 5  # traces per query length: keys, query, weight bars, output, table
+DECIMALS = 4  # numbers sent in the frames: enough for the table's 3 decimals
+# What a slider step asks of Plotly.animate: jump to the frame now, and redraw (bars need it)
+ANIMATE = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
+TABLE_HEADER = ("key", "|k|", "angle θ to q", "q·k = |q||k| cos θ", "q·k / √2", "weight a")
+
+
+def _round(values):
+    return np.round(np.asarray(values, dtype=float), DECIMALS).tolist()
+
+
+def _arrow(x, y, colour, width, name, *, axes="", opacity=1.0, head=None, dash=None):
+    """A scatter trace drawing the arrow from (0, 0) to (x, y) on the axes ``axes`` ("" or "2")."""
+    head = 6 + 2 * width if head is None else head
+    return dict(
+        type="scatter",
+        x=[0, x],
+        y=[0, y],
+        xaxis=f"x{axes}",
+        yaxis=f"y{axes}",
+        mode="lines+markers",
+        name=name,
+        line=dict(color=colour, width=width, dash=dash),
+        marker=dict(symbol="arrow", size=[0, head], angleref="previous", color=colour),
+        opacity=opacity,
+        hovertemplate=f"{name} = (%{{x:.3f}}, %{{y:.3f}})<extra></extra>",
+        showlegend=False,
+    )
+
+
+def _key_polygons(keys, weights, reach):
+    """(x, y) of one filled arrow per key, from (0, 0) to k_j, as wide as its weight: the
+    outlines one after another, separated by None (one trace draws them all)."""
+    xs, ys = [], []
+    for k, a in zip(keys, weights, strict=True):
+        length = float(np.hypot(*k))
+        if length == 0:
+            continue  # a zero key has no direction: nothing to draw
+        along, across = k / length, np.array([-k[1], k[0]]) / length
+        half = reach * (0.008 + 0.045 * a)  # the shaft's half-width grows with the weight
+        head = min(reach * 0.09 + 2 * half, 0.6 * length)
+        base = k - head * along
+        points = [
+            half * across,
+            base + half * across,
+            base + 2.2 * half * across + 0.01 * reach * across,
+            k,
+            base - 2.2 * half * across - 0.01 * reach * across,
+            base - half * across,
+            -half * across,
+            half * across,
+        ]
+        xs += [p[0] for p in points] + [None]
+        ys += [p[1] for p in points] + [None]
+    return _round_none(xs, 3), _round_none(ys, 3)  # 3 decimals: drawn, not read
+
+
+def _round_none(values, decimals=DECIMALS):
+    return [None if v is None else round(float(v), decimals) for v in values]
+
+
+def _per_length(grid, li, ai, names, reach):
+    """The traces of length ``li`` at angle ``ai``: query, keys, bars, output, table (dicts that
+    also serve as frame updates)."""
+    q = grid.queries[li, ai]
+    w = grid.weights[li, ai]
+    key_x, key_y = _key_polygons(grid.keys, w, reach)
+    theta = np.degrees(np.arccos(np.clip(q @ grid.keys.T / (
+        grid.lengths[li] * np.maximum(grid.key_lengths, 1e-300)), -1, 1)))  # fmt: skip
+    cells = [
+        list(names),
+        [f"{v:.2f}" for v in grid.key_lengths],
+        [f"{v:.0f}°" for v in theta],
+        [f"{v:.3f}" for v in grid.scores[li, ai]],
+        [f"{v:.3f}" for v in grid.scaled_scores[li, ai]],
+        [f"{v:.3f}" for v in w],
+    ]
+    return [
+        dict(type="scatter", x=key_x, y=key_y, mode="lines", fill="toself",
+             fillcolor=KEY_COLOUR, line=dict(color=KEY_COLOUR, width=1), opacity=0.85,
+             hoverinfo="skip", showlegend=False),
+        _arrow(*_round(q), QUERY_COLOUR, 5, "q", head=18),
+        dict(type="bar", orientation="h", x=_round(w), y=list(names), xaxis="x3", yaxis="y3",
+             marker=dict(color=WEIGHT_COLOUR), text=[f"{v:.2f}" for v in w],
+             textposition="outside", cliponaxis=False,
+             hovertemplate="%{y}: a = %{x:.4f}<extra></extra>", showlegend=False),
+        _arrow(*_round(grid.outputs[li, ai]), OUTPUT_COLOUR, 4, "output", axes="2"),
+        dict(type="table", cells=dict(values=cells)),
+    ]  # fmt: skip
+
+
+def _updates(traces):
+    """What a frame changes of each trace: its numbers, not its style."""
+    keep = ("type", "x", "y", "text")
+    return [
+        {k: v for k, v in t.items() if k in keep}
+        | ({"cells": {"values": t["cells"]["values"]}} if "cells" in t else {})
+        for t in traces
+    ]
+
+
+def _slider(steps, active, prefix, y, text_px):
+    return dict(
+        active=active,
+        steps=steps,
+        x=0.05,
+        len=0.9,
+        y=y,
+        yanchor="top",
+        pad=dict(t=0, b=0),
+        currentvalue=dict(prefix=prefix, font=dict(size=text_px + 2), xanchor="left"),
+        font=dict(size=text_px),
+        transition=dict(duration=0),
+    )
+
+
+def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text_px=TEXT_PX):
+    """The query, keys, weights and output of ``grid`` with two sliders (angle, length).
+
+    ``start_angle`` and ``start_length`` index ``grid.angles`` and ``grid.lengths``: what is
+    drawn first. Trace order: 6 fixed traces and n value arrows, then one block of BLOCK
+    traces (keys, query, bars, output, table) per length; only ``start_length``'s is visible.
+    """
+    n = len(grid.keys)
+    names = key_names or [f"k{j + 1}" for j in range(n)]
+    L, A = len(grid.lengths), len(grid.angles)
+    reach = 1.15 * max(grid.lengths.max(), grid.key_lengths.max(), 1.0)
+    v_reach = 1.25 * max(np.linalg.norm(grid.values, axis=1).max(), 0.1)
+    circle = np.linspace(0, 2 * np.pi, 73)
+    unit = np.radians(grid.angles[start_angle])
+    order = np.argsort(np.arctan2(grid.values[:, 1], grid.values[:, 0]))  # around the origin
+    hull = grid.values[np.append(order, order[0])]
+    fixed = [
+        dict(type="scatter", x=_round(np.cos(circle)), y=_round(np.sin(circle)), mode="lines",
+             line=dict(color=GUIDE_COLOUR, width=1, dash="dot"), hoverinfo="skip",
+             showlegend=False),  # |v| = 1
+        dict(type="scatter", x=_round([-reach * np.cos(unit), reach * np.cos(unit)]),
+             y=_round([-reach * np.sin(unit), reach * np.sin(unit)]), mode="lines",
+             line=dict(color=QUERY_COLOUR, width=1, dash="dash"), hoverinfo="skip",
+             opacity=0.5, showlegend=False),  # the query's direction: it changes with the angle
+        dict(type="scatter", x=_round(grid.keys[:, 0] * 1.12), y=_round(grid.keys[:, 1] * 1.12),
+             mode="text", text=[f"<b>{name}</b>" for name in names], hoverinfo="skip",
+             textfont=dict(color=KEY_COLOUR, size=text_px + 2), showlegend=False),
+        dict(type="scatter", x=_round(hull[:, 0]), y=_round(hull[:, 1]), xaxis="x2", yaxis="y2",
+             mode="lines", line=dict(color=VALUE_COLOUR, width=1, dash="dot"), hoverinfo="skip",
+             fill="toself", fillcolor="rgba(31, 120, 180, 0.07)", showlegend=False),
+        dict(type="scatter", x=_round(grid.values[:, 0] * 1.15),
+             y=_round(grid.values[:, 1] * 1.15), xaxis="x2", yaxis="y2", mode="text",
+             text=[f"v{j + 1}" for j in range(n)], hoverinfo="skip",
+             textfont=dict(color=VALUE_COLOUR, size=text_px), showlegend=False),
+        dict(type="scatter", x=[0], y=[0], mode="markers", marker=dict(color="#262730", size=5),
+             hoverinfo="skip", showlegend=False),  # the origin
+    ]  # fmt: skip
+    fixed += [
+        _arrow(*_round(v), VALUE_COLOUR, 2, f"v{j + 1}", axes="2", opacity=0.8)
+        for j, v in enumerate(grid.values)
+    ]
+    blocks = []
+    for li in range(L):
+        block = _per_length(grid, li, start_angle, names, reach)
+        for trace in block:
+            trace["visible"] = li == start_length
+        blocks += block
+    for trace in blocks:
+        if trace["type"] == "table":
+            trace.update(
+                domain=dict(x=[0, 1], y=[0, 0.2]),
+                columnwidth=[1, 1, 1.6, 2.2, 1.6, 1.4],
+                header=dict(values=list(TABLE_HEADER), font=dict(size=text_px), align="left",
+                            fill=dict(color="#f0f0f0"), height=text_px * 2),
+            )  # fmt: skip
+            trace["cells"].update(font=dict(size=text_px), align="left", height=text_px * 1.7)
+
+    first_block = len(fixed)
+    block_traces = list(range(first_block, first_block + L * BLOCK))
+    frames = []
+    for ai in range(A):
+        a = np.radians(grid.angles[ai])
+        direction = dict(
+            x=_round([-reach * np.cos(a), reach * np.cos(a)]),
+            y=_round([-reach * np.sin(a), reach * np.sin(a)]),
+        )
+        data = [direction]
+        for li in range(L):
+            data += _updates(_per_length(grid, li, ai, names, reach))
+        frames.append(dict(name=f"a{ai}", data=data, traces=[1, *block_traces]))
+    for li in range(L):
+        shown = [
+            dict(type=trace["type"], visible=t // BLOCK == li) for t, trace in enumerate(blocks)
+        ]
+        frames.append(dict(name=f"l{li}", data=shown, traces=block_traces))
+
+    angle_steps = [
+        dict(method="animate", label=f"{a:g}°", args=[[f"a{i}"], ANIMATE])
+        for i, a in enumerate(grid.angles)
+    ]
+    length_steps = [
+        dict(method="animate", label=f"{v:g}", args=[[f"l{i}"], ANIMATE])
+        for i, v in enumerate(grid.lengths)
+    ]
+    axis = dict(zeroline=True, zerolinecolor="#d0d0d0", gridcolor="#eeeeee", constrain="domain")
+    title_font = dict(size=text_px + 2, color=AXIS_TITLE_COLOUR)
+    fig = go.Figure(
+        data=fixed + blocks,
+        frames=frames,
+        layout=dict(
+            height=int(58 * text_px + 140),  # 836 px at 12 px text, 1300 px at 20 px
+            margin=dict(l=10, r=10, t=10 + 2 * text_px, b=10),
+            font=dict(size=text_px),
+            plot_bgcolor="white",
+            xaxis=dict(axis, domain=[0, 0.36], range=[-reach, reach], title="x"),
+            yaxis=dict(axis, domain=[0.5, 1], range=[-reach, reach], scaleanchor="x",
+                       title="y"),
+            xaxis2=dict(axis, domain=[0.44, 0.66], anchor="y2", range=[-v_reach, v_reach]),
+            yaxis2=dict(axis, domain=[0.5, 1], anchor="x2", range=[-v_reach, v_reach],
+                        scaleanchor="x2"),
+            xaxis3=dict(domain=[0.76, 1], anchor="y3", range=[0, 1.12], title="softmax weight a",
+                        tickvals=[0, 0.5, 1], gridcolor="#eeeeee"),
+            yaxis3=dict(domain=[0.5, 1], anchor="x3", autorange="reversed",
+                        categoryorder="array", categoryarray=list(names)),
+            annotations=[
+                dict(text="query q and keys k (the plane of d_k = 2)", x=0, y=1, xref="paper",
+                     yref="paper", yanchor="bottom", showarrow=False, font=title_font,
+                     xanchor="left"),
+                dict(text="output = Σ a_j v_j", x=0.55, y=1, xref="paper", yref="paper",
+                     yanchor="bottom", showarrow=False, font=title_font),
+                dict(text="weights a = softmax(q·k / √2)", x=0.88, y=1, xref="paper",
+                     yref="paper", yanchor="bottom", showarrow=False, font=title_font),
+            ],
+            sliders=[
+                _slider(angle_steps, start_angle, "query angle: ", 0.44, text_px),
+                _slider(length_steps, start_length, "query length |q| = ", 0.33, text_px),
+            ],
+        ),
+    )  # fmt: skip
+    return fig
+
+
+def dot_product_histogram(pairs, *, text_px=TEXT_PX):
+    """Histograms of q·k and q·k / √d_k for ``pairs`` (``lessons.geometry.RandomPairs``),
+    with dotted lines at ±√d_k: how far a typical unscaled score is from 0."""
+    from attnviz.charts.lines import SCALED_COLOUR, UNSCALED_COLOUR
+
+    d_k = pairs.d_k
+    reach = float(max(np.abs(pairs.scores).max(), np.abs(pairs.scaled_scores).max(), 3.0))
+    bins = dict(start=-reach, end=reach, size=2 * reach / 80)
+    fig = go.Figure(
+        [
+            go.Histogram(x=np.asarray(pairs.scores, np.float32), xbins=bins, name="q·k",
+                         marker_color=UNSCALED_COLOUR, opacity=0.6),
+            go.Histogram(x=np.asarray(pairs.scaled_scores, np.float32), xbins=bins,
+                         name="q·k / √d_k", marker_color=SCALED_COLOUR, opacity=0.6),
+        ]
+    )  # fmt: skip
+    for x in (-np.sqrt(d_k), np.sqrt(d_k)):
+        fig.add_vline(x=x, line=dict(color=UNSCALED_COLOUR, dash="dot", width=1.5))
+    fig.update_layout(
+        barmode="overlay",
+        height=int(14 * text_px + 200),
+        margin=dict(l=10, r=10, t=40 + text_px, b=10),
+        font=dict(size=text_px),
+        title=dict(text=f"{pairs.scores.size} random q·k at d_k = {d_k} (dotted: ±√d_k)", x=0),
+        xaxis=dict(title="score", range=[-reach, reach]),
+        yaxis=dict(title="pairs"),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=1, xanchor="right"),
+    )
+    return fig
