@@ -16,7 +16,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_for_app  # noqa: E402
+from tools.browser import launch_chromium, streamlit_server, wait_for_app  # noqa: E402
 
 N_CHARTS = 11  # heatmaps on the step-by-step page with the default settings
 
@@ -55,7 +55,7 @@ def main():
     print(time.strftime("%Y-%m-%d"), "median of", args.repeats)
     print(f"{'n':>5}{'open -> last heatmap s':>26}{'change d_k -> updated s':>26}")
     with streamlit_server() as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         for n in (6, 64, 512):
             query = "" if n == 6 else f"?n={n}"
             opens, changes = [], []

@@ -29,7 +29,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # noqa: E402
+from tools.browser import launch_chromium, streamlit_server  # noqa: E402
 
 N_CHARTS = 11
 ALL_DRAWN = (
@@ -139,7 +139,7 @@ def main():
     rows = collections.defaultdict(list)
     try:
         with streamlit_server() as url, sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = launch_chromium(p)
             for path in targets.values():  # warm the server's caches
                 profile_open(browser, url + path)
             for _ in range(args.repeats):  # alternate: the machine's load drifts

@@ -24,30 +24,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import attnviz  # noqa: E402
-from tests.browser import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
+from tools.browser import (  # noqa: E402
     chart_data,
     error_count,
+    launch_chromium,
+    server_port,
+    server_rss_mb,
     streamlit_server,
     wait_for_app,
+    wait_for_run,
 )
-
-
-def server_rss_mb(port):
-    """Resident memory (MB) of the process listening on ``port`` (the streamlit server)."""
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            if b"streamlit" in b" ".join(cmdline) and str(port).encode() in cmdline:
-                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) / 1024
-        except OSError:
-            continue
-    raise RuntimeError("server process not found")
 
 
 def session_query(k, d_k):
@@ -80,8 +66,8 @@ def set_d_k(page, d_k):
 
 def run(sessions, rounds):
     with streamlit_server() as url, sync_playwright() as p:
-        port = int(url.rsplit(":", 1)[1])
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        port = server_port(url)
+        browser = launch_chromium(p)
         page0 = browser.new_page()  # one visit warms the server (imports, first run)
         page0.goto(f"{url}/Step_by_step")
         wait_for_app(page0, "A")
@@ -110,7 +96,7 @@ def run(sessions, rounds):
                 page.wait_for_function(
                     "q => new URLSearchParams(location.search).get('d_k') === q", arg=query["d_k"]
                 )
-                wait_for_app(page, "A")
+                wait_for_run(page)
                 check(page, query)
             print(
                 f"round {r + 1}: {sessions} sessions changed d_k, all correct, "

@@ -25,8 +25,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from attnviz.limits import MAX_MODEL_TOKENS  # noqa: E402
-from benchmarks.load import server_rss_mb  # noqa: E402
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_for_app  # noqa: E402
+from tools.browser import (  # noqa: E402
+    launch_chromium,
+    server_port,
+    server_rss_mb,
+    streamlit_server,
+    wait_for_app,
+)
 
 POOL = (
     "every student in the class types a sentence of their own and the model reads it word "
@@ -55,8 +60,8 @@ def count_received(page):
 
 def run(sessions, same):
     with streamlit_server() as url, sync_playwright() as p:
-        port = int(url.rsplit(":", 1)[1])
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        port = server_port(url)
+        browser = launch_chromium(p)
         warm = browser.new_page()  # the model loads once per server
         warm.goto(f"{url}/Real_model")
         wait_for_app(warm, "model_grid", timeout=TIMEOUT)

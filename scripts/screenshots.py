@@ -18,10 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from attnviz import Settings, compute, lessons  # noqa: E402
-from tests.browser import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
+from tools.browser import (  # noqa: E402
     cell_centre,
+    launch_chromium,
     streamlit_server,
     wait_for_app,
 )
@@ -49,7 +48,7 @@ def main():
     if wanted:
         paths = [path for path in paths if (path or "Home") in wanted]
     with streamlit_server() as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": WIDTH, "height": 1100})
         for path in paths:
             page.set_viewport_size({"width": WIDTH, "height": 1100})

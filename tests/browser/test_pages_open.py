@@ -1,0 +1,58 @@
+"""Every page opens by its URL, and the sidebar's menu links keep the settings."""
+
+from pathlib import Path
+from urllib.parse import urlencode
+
+import numpy as np
+import pytest
+
+import attnviz
+from attnviz.own_numbers import EXERCISE, NAMES
+from tests.helpers import PAGES, assert_drawn
+from tools.browser import chart_data, error_count, streamlit_server, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+# The URL path of each page: classic multipage mode drops the number prefix and ".py".
+PAGE_PATHS = [""] + [Path(p).stem.split("_", 1)[1] for p in PAGES]
+# What shows that a page has drawn: a heatmap, except on the quiz (no chart until an answer).
+READY = {"Predict_then_reveal": "[data-testid=stMain] [data-testid=stRadio]"}
+HEATMAP = ".js-plotly-plot .heatmaplayer"
+
+
+@pytest.mark.parametrize("path", PAGE_PATHS)
+def test_every_page_opens_by_its_url_on_a_fresh_server(page, artifacts, path):
+    query = {"tokens": "a b c a", "d_k": "3", "seed": "5", "mask": "causal"}
+    with streamlit_server() as url:  # a fresh server whose first request is this deep link
+        page.goto(f"{url}/{path}?{urlencode(query)}")
+        page.wait_for_selector(READY.get(path, HEATMAP), timeout=90_000)
+        wait_for_app(page)
+        assert error_count(page) == 0
+        page.screenshot(path=artifacts / f"page-{path or 'home'}.png")
+        key = "A" if path else "home_A"
+        if page.locator(f".st-key-{key}").count():
+            settings, _ = attnviz.from_query(query)
+            expected = attnviz.compute(settings).result.attention
+            if path == "Your_own_numbers":  # its own matrices, with the sidebar's mask
+                mats = (np.array(EXERCISE[name], float) for name in NAMES)
+                expected = attnviz.self_attention(*mats, mask=np.tri(3, dtype=bool)).attention
+            assert_drawn(chart_data(page, key)["z"], expected)
+
+
+def test_the_sidebar_menu_names_home_and_its_links_keep_the_settings(page, server):
+    query = {"tokens": "a b c a", "d_k": "3", "seed": "5"}
+    page.goto(f"{server}/Step_by_step?{urlencode(query)}")
+    wait_for_app(page, "A")
+    sidebar = page.locator("[data-testid=stSidebar]")
+    assert sidebar.locator("[data-testid=stSidebarNav]").count() == 0  # Streamlit's own menu
+    links = sidebar.locator("[data-testid=stPageLink-NavLink]")
+    labels = [text.strip() for text in links.all_inner_texts()]
+    assert labels == ["Home"] + [Path(p).stem.split("_", 1)[1].replace("_", " ") for p in PAGES]
+    for href in links.evaluate_all("els => els.map(e => e.href)"):
+        assert "d_k=3" in href and "tokens=a+b+c+a" in href
+    links.filter(has_text="Home").click()
+    page.wait_for_url(lambda url: url.startswith(f"{server}/?"), timeout=60_000)
+    wait_for_app(page, "home_A")
+    settings, _ = attnviz.from_query(query)
+    assert_drawn(chart_data(page, "home_A")["z"], attnviz.compute(settings).result.attention)
+    assert error_count(page) == 0
