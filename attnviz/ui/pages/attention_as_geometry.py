@@ -77,7 +77,7 @@ def keys_table(choice):
     Stops the page with a message when the table holds fewer than MIN_GEO_KEYS complete rows.
     """
     state = st.session_state
-    if TABLE not in state:  # a new session, back from another page, or reset
+    if TABLE not in state or BASE_KEY not in state:  # new session, back from a page, reset
         state[BASE_KEY] = (choice.keys, choice.values)
     keys, values = state[BASE_KEY]
     base = pd.DataFrame(np.hstack([keys, values]), columns=list(COLUMNS))
