@@ -171,6 +171,9 @@ def test_the_figure_holds_every_angle_and_length_as_frames(grid):
     assert [step["label"] for step in length["steps"]] == ["0.25", "0.5", "1", "2", "4"]
     assert (angle["active"], length["active"]) == (3, 2)
     assert all(step["method"] == "animate" for step in angle["steps"] + length["steps"])
+    # turning only changes numbers (drawn trace by trace); stretching shows other traces
+    assert {step["args"][1]["frame"]["redraw"] for step in angle["steps"]} == {False}
+    assert {step["args"][1]["frame"]["redraw"] for step in length["steps"]} == {True}
     data = s["data"]
     for frame in s["frames"][:GEO_ANGLES]:
         ai = int(frame["name"][1:])
@@ -179,16 +182,21 @@ def test_the_figure_holds_every_angle_and_length_as_frames(grid):
             if trace["type"] == "bar":
                 li = (index - first_block(data)) // BLOCK
                 np.testing.assert_allclose(numbers(trace["x"]), grid.weights[li, ai], atol=5e-5)
-            if trace["type"] == "table":
+            if data[index].get("name") == "numbers":  # the table: θ, q·k, q·k / √2, a
                 li = (index - first_block(data)) // BLOCK
-                cells = trace["cells"]["values"]
-                assert cells[0] == ["k1", "k2", "k3", "k4"]
-                np.testing.assert_allclose(
-                    [float(v) for v in cells[5]], grid.weights[li, ai], atol=5e-4
-                )
-                np.testing.assert_allclose(
-                    [float(v) for v in cells[3]], grid.scores[li, ai], atol=5e-4
-                )
+                theta, score, scaled, weight = table_columns(trace)
+                np.testing.assert_allclose(weight, grid.weights[li, ai], atol=5e-4)
+                np.testing.assert_allclose(score, grid.scores[li, ai], atol=5e-4)
+                np.testing.assert_allclose(scaled, grid.scaled_scores[li, ai], atol=5e-4)
+                q, K = grid.queries[li, ai], grid.keys
+                cos = K @ q / (np.linalg.norm(K, axis=1) * np.linalg.norm(q))
+                np.testing.assert_allclose(theta, np.degrees(np.arccos(cos)), atol=0.5)
+
+
+def table_columns(trace):
+    """(4, n) floats of the table's changing columns: θ in degrees, q·k, q·k / √2, a."""
+    text = [float(v.rstrip("°")) for v in trace["text"]]
+    return np.array(text).reshape(-1, 4).T
 
 
 def first_block(data):
@@ -231,10 +239,8 @@ def test_projector_mode_text_is_large_and_the_figure_stays_modest(grid):
     s = spec(geometry_figure(grid, text_px=20))
     assert s["layout"]["font"]["size"] >= 18
     assert all(sl["font"]["size"] >= 18 for sl in s["layout"]["sliders"])
-    tables = [t for t in s["data"] if t["type"] == "table"]
-    assert all(
-        t["cells"]["font"]["size"] >= 18 and t["header"]["font"]["size"] >= 18 for t in tables
-    )
+    texts = [t for t in s["data"] if t.get("mode") == "text"]  # labels, the table
+    assert len(texts) == 3 + 5 and all(t["textfont"]["size"] >= 18 for t in texts)
     six = geometry_grid((*DEFAULT_KEYS, (1, 1), (2, -2)), (*DEFAULT_VALUES, (1, 1), (-1, 1)))
     assert len(geometry_figure(six).to_json()) < 400_000  # every frame, at the most keys
 
@@ -292,3 +298,16 @@ def test_bad_link_values_are_replaced_with_a_warning(query, fragment, expect):
         assert any(fragment in w for w in warnings), warnings
     else:
         assert warnings == []
+
+
+def test_the_output_stays_inside_the_drawn_hull_of_the_values(grid):
+    edited = geometry_grid(DEFAULT_KEYS, [(1, 0), (0.2, 0.1), (-1, 0.5), (0, -1)])  # one inside
+    for g, n_corners in ((grid, 4), (edited, 3)):
+        s = spec(geometry_figure(g))
+        hull = next(t for t in s["data"] if t.get("fill") == "toself" and t.get("xaxis") == "x2")
+        corners = np.c_[numbers(hull["x"]), numbers(hull["y"])]
+        assert len(corners) == n_corners + 1  # closed; a value inside is not a corner
+        edges = np.diff(corners, axis=0)  # counter-clockwise: every output left of every edge
+        rel = g.outputs.reshape(-1, 1, 2) - corners[None, :-1]
+        cross = edges[None, :, 0] * rel[..., 1] - edges[None, :, 1] * rel[..., 0]
+        assert (cross >= -1e-9).all()

@@ -27,9 +27,15 @@ WEIGHT_COLOUR = FAMILIES["A"][2]
 GUIDE_COLOUR = "#9a9a9a"
 BLOCK = 5  # traces per query length: keys, query, weight bars, output, table
 DECIMALS = 4  # numbers sent in the frames: enough for the table's 3 decimals
-# What a slider step asks of Plotly.animate: jump to the frame now, and redraw (bars need it)
-ANIMATE = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
+# What a slider step asks of Plotly.animate: jump to the frame now. An angle step changes only
+# numbers, which Plotly redraws trace by trace (redraw=False: 3 to 4 times faster than a whole
+# redraw, measured); a length step shows other traces, which needs the whole figure redrawn.
+TURN = dict(mode="immediate", frame=dict(duration=0, redraw=False), transition=dict(duration=0))
+STRETCH = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
+# The table of numbers is text on a hidden pair of axes (not a Plotly table, which a frame that
+# is not fully redrawn would leave as it was): its columns' left edges, on an x axis of 0 to 7
 TABLE_HEADER = ("key", "|k|", "angle θ to q", "q·k = |q||k| cos θ", "q·k / √2", "weight a")
+COLUMN_X = (0.0, 0.7, 1.5, 2.9, 4.7, 5.9)
 
 
 def _round(values):
@@ -82,6 +88,28 @@ def _key_polygons(keys, weights, reach):
     return _round_none(xs, 3), _round_none(ys, 3)  # 3 decimals: drawn, not read
 
 
+def _convex_hull(points):
+    """(m + 1, 2) the corners of the convex hull of ``points`` (n, 2), closed (Andrew's
+    monotone chain)."""
+    pts = sorted({(float(x), float(y)) for x, y in points})
+    if len(pts) < 3:
+        return np.array(pts + pts[:1])
+
+    def turns_left(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]) > 0
+
+    def half(seq):
+        out = []
+        for p in seq:
+            while len(out) >= 2 and not turns_left(out[-2], out[-1], p):
+                out.pop()
+            out.append(p)
+        return out[:-1]
+
+    corners = half(pts) + half(pts[::-1])
+    return np.array([*corners, corners[0]])
+
+
 def _round_none(values, decimals=DECIMALS):
     return [None if v is None else round(float(v), decimals) for v in values]
 
@@ -94,14 +122,15 @@ def _per_length(grid, li, ai, names, reach):
     key_x, key_y = _key_polygons(grid.keys, w, reach)
     theta = np.degrees(np.arccos(np.clip(q @ grid.keys.T / (
         grid.lengths[li] * np.maximum(grid.key_lengths, 1e-300)), -1, 1)))  # fmt: skip
-    cells = [
-        list(names),
-        [f"{v:.2f}" for v in grid.key_lengths],
-        [f"{v:.0f}°" for v in theta],
-        [f"{v:.3f}" for v in grid.scores[li, ai]],
-        [f"{v:.3f}" for v in grid.scaled_scores[li, ai]],
-        [f"{v:.3f}" for v in w],
-    ]
+    columns = np.array(  # (4, n): the columns that change with the query
+        [
+            [f"{v:.0f}°" for v in theta],
+            [f"{v:.3f}" for v in grid.scores[li, ai]],
+            [f"{v:.3f}" for v in grid.scaled_scores[li, ai]],
+            [f"{v:.3f}" for v in w],
+        ]
+    )
+    n = len(names)
     return [
         dict(type="scatter", x=key_x, y=key_y, mode="lines", fill="toself",
              fillcolor=KEY_COLOUR, line=dict(color=KEY_COLOUR, width=1), opacity=0.85,
@@ -112,18 +141,17 @@ def _per_length(grid, li, ai, names, reach):
              textposition="outside", cliponaxis=False,
              hovertemplate="%{y}: a = %{x:.4f}<extra></extra>", showlegend=False),
         _arrow(*_round(grid.outputs[li, ai]), OUTPUT_COLOUR, 4, "output", axes="2"),
-        dict(type="table", cells=dict(values=cells)),
+        dict(type="scatter", name="numbers", mode="text", xaxis="x4", yaxis="y4",
+             x=list(COLUMN_X[2:]) * n, y=np.repeat(np.arange(n), 4).tolist(),
+             text=columns.T.ravel().tolist(), textposition="middle right", hoverinfo="skip",
+             showlegend=False),
     ]  # fmt: skip
 
 
 def _updates(traces):
     """What a frame changes of each trace: its numbers, not its style."""
-    keep = ("type", "x", "y", "text")
-    return [
-        {k: v for k, v in t.items() if k in keep}
-        | ({"cells": {"values": t["cells"]["values"]}} if "cells" in t else {})
-        for t in traces
-    ]
+    keep = ("type", "x", "y", "text")  # a table cell's text, its place never changes
+    return [{k: v for k, v in t.items() if k in keep} for t in traces]
 
 
 def _slider(steps, active, prefix, y, text_px):
@@ -152,36 +180,89 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
     names = key_names or [f"k{j + 1}" for j in range(n)]
     L, A = len(grid.lengths), len(grid.angles)
     reach = 1.15 * max(grid.lengths.max(), grid.key_lengths.max(), 1.0)
-    v_reach = 1.25 * max(np.linalg.norm(grid.values, axis=1).max(), 0.1)
+    v_reach = 1.4 * max(np.linalg.norm(grid.values, axis=1).max(), 0.1)
     circle = np.linspace(0, 2 * np.pi, 73)
     unit = np.radians(grid.angles[start_angle])
-    order = np.argsort(np.arctan2(grid.values[:, 1], grid.values[:, 0]))  # around the origin
-    hull = grid.values[np.append(order, order[0])]
+    hull = _convex_hull(grid.values)  # every weighted average of the values lies inside it
     fixed = [
-        dict(type="scatter", x=_round(np.cos(circle)), y=_round(np.sin(circle)), mode="lines",
-             line=dict(color=GUIDE_COLOUR, width=1, dash="dot"), hoverinfo="skip",
-             showlegend=False),  # |v| = 1
-        dict(type="scatter", x=_round([-reach * np.cos(unit), reach * np.cos(unit)]),
-             y=_round([-reach * np.sin(unit), reach * np.sin(unit)]), mode="lines",
-             line=dict(color=QUERY_COLOUR, width=1, dash="dash"), hoverinfo="skip",
-             opacity=0.5, showlegend=False),  # the query's direction: it changes with the angle
-        dict(type="scatter", x=_round(grid.keys[:, 0] * 1.12), y=_round(grid.keys[:, 1] * 1.12),
-             mode="text", text=[f"<b>{name}</b>" for name in names], hoverinfo="skip",
-             textfont=dict(color=KEY_COLOUR, size=text_px + 2), showlegend=False),
-        dict(type="scatter", x=_round(hull[:, 0]), y=_round(hull[:, 1]), xaxis="x2", yaxis="y2",
-             mode="lines", line=dict(color=VALUE_COLOUR, width=1, dash="dot"), hoverinfo="skip",
-             fill="toself", fillcolor="rgba(31, 120, 180, 0.07)", showlegend=False),
-        dict(type="scatter", x=_round(grid.values[:, 0] * 1.15),
-             y=_round(grid.values[:, 1] * 1.15), xaxis="x2", yaxis="y2", mode="text",
-             text=[f"v{j + 1}" for j in range(n)], hoverinfo="skip",
-             textfont=dict(color=VALUE_COLOUR, size=text_px), showlegend=False),
-        dict(type="scatter", x=[0], y=[0], mode="markers", marker=dict(color="#262730", size=5),
-             hoverinfo="skip", showlegend=False),  # the origin
-    ]  # fmt: skip
-    fixed += [
-        _arrow(*_round(v), VALUE_COLOUR, 2, f"v{j + 1}", axes="2", opacity=0.8)
-        for j, v in enumerate(grid.values)
-    ]
+        dict(
+            type="scatter",
+            x=_round(np.cos(circle)),
+            y=_round(np.sin(circle)),
+            mode="lines",
+            line=dict(color=GUIDE_COLOUR, width=1, dash="dot"),
+            hoverinfo="skip",
+            showlegend=False,
+        ),  # |v| = 1
+        dict(
+            type="scatter",
+            x=_round([-reach * np.cos(unit), reach * np.cos(unit)]),
+            y=_round([-reach * np.sin(unit), reach * np.sin(unit)]),
+            mode="lines",
+            line=dict(color=QUERY_COLOUR, width=1, dash="dash"),
+            hoverinfo="skip",
+            opacity=0.5,
+            showlegend=False,
+        ),  # the query's direction: it changes with the angle
+        dict(
+            type="scatter",
+            x=_round(grid.keys[:, 0] * 1.12),
+            y=_round(grid.keys[:, 1] * 1.12),
+            mode="text",
+            text=[f"<b>{name}</b>" for name in names],
+            hoverinfo="skip",
+            textfont=dict(color=KEY_COLOUR, size=text_px + 2),
+            showlegend=False,
+        ),
+        dict(
+            type="scatter",
+            x=_round(hull[:, 0]),
+            y=_round(hull[:, 1]),
+            xaxis="x2",
+            yaxis="y2",
+            mode="lines",
+            line=dict(color=VALUE_COLOUR, width=1, dash="dot"),
+            hoverinfo="skip",
+            fill="toself",
+            fillcolor="rgba(31, 120, 180, 0.07)",
+            showlegend=False,
+        ),
+        dict(
+            type="scatter",
+            x=_round(grid.values[:, 0] * 1.15),
+            y=_round(grid.values[:, 1] * 1.15),
+            xaxis="x2",
+            yaxis="y2",
+            mode="text",
+            text=[f"v{j + 1}" for j in range(n)],
+            hoverinfo="skip",
+            textfont=dict(color=VALUE_COLOUR, size=text_px),
+            showlegend=False,
+        ),
+        dict(
+            type="scatter",
+            x=[c for v in grid.values for c in (0, *_round(v[:1]), None)],
+            y=[c for v in grid.values for c in (0, *_round(v[1:]), None)],
+            xaxis="x2",
+            yaxis="y2",
+            mode="lines+markers",
+            line=dict(color=VALUE_COLOUR, width=2),
+            marker=dict(
+                symbol="arrow", size=[0, 10, 0] * n, angleref="previous", color=VALUE_COLOUR
+            ),
+            opacity=0.8,
+            hoverinfo="skip",
+            showlegend=False,
+        ),
+    ]  # fmt: skip  (few fixed traces: Plotly's work per slider step grows with the traces)
+    fixed.append(  # the table's header, and the columns that do not change: key, |k|
+        dict(type="scatter", mode="text", xaxis="x4", yaxis="y4", hoverinfo="skip",
+             x=list(COLUMN_X) + [COLUMN_X[0]] * n + [COLUMN_X[1]] * n,
+             y=[-1] * len(COLUMN_X) + list(range(n)) * 2,
+             text=[f"<b>{h}</b>" for h in TABLE_HEADER] + list(names)
+             + [f"{v:.2f}" for v in grid.key_lengths],
+             textposition="middle right", textfont=dict(size=text_px), showlegend=False)
+    )  # fmt: skip
     blocks = []
     for li in range(L):
         block = _per_length(grid, li, start_angle, names, reach)
@@ -189,14 +270,8 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
             trace["visible"] = li == start_length
         blocks += block
     for trace in blocks:
-        if trace["type"] == "table":
-            trace.update(
-                domain=dict(x=[0, 1], y=[0, 0.2]),
-                columnwidth=[1, 1, 1.6, 2.2, 1.6, 1.4],
-                header=dict(values=list(TABLE_HEADER), font=dict(size=text_px), align="left",
-                            fill=dict(color="#f0f0f0"), height=text_px * 2),
-            )  # fmt: skip
-            trace["cells"].update(font=dict(size=text_px), align="left", height=text_px * 1.7)
+        if trace.get("name") == "numbers":
+            trace["textfont"] = dict(size=text_px)
 
     first_block = len(fixed)
     block_traces = list(range(first_block, first_block + L * BLOCK))
@@ -218,21 +293,27 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
         frames.append(dict(name=f"l{li}", data=shown, traces=block_traces))
 
     angle_steps = [
-        dict(method="animate", label=f"{a:g}°", args=[[f"a{i}"], ANIMATE])
+        dict(method="animate", label=f"{a:g}°", args=[[f"a{i}"], TURN])
         for i, a in enumerate(grid.angles)
     ]
     length_steps = [
-        dict(method="animate", label=f"{v:g}", args=[[f"l{i}"], ANIMATE])
+        dict(method="animate", label=f"{v:g}", args=[[f"l{i}"], STRETCH])
         for i, v in enumerate(grid.lengths)
     ]
-    axis = dict(zeroline=True, zerolinecolor="#d0d0d0", gridcolor="#eeeeee", constrain="domain")
+    ticks = dict(
+        tickfont=dict(size=text_px), title_font=dict(size=text_px)
+    )  # the theme's are small
+    axis = dict(ticks, zeroline=True, zerolinecolor="#d0d0d0", gridcolor="#eeeeee",
+                constrain="domain")  # fmt: skip
     title_font = dict(size=text_px + 2, color=AXIS_TITLE_COLOUR)
+    titles = (("query q and keys k", 0), ("output Σ a_j v_j", 0.44), ("weights a", 0.76))
     fig = go.Figure(
         data=fixed + blocks,
         frames=frames,
         layout=dict(
             height=int(58 * text_px + 140),  # 836 px at 12 px text, 1300 px at 20 px
-            margin=dict(l=10, r=10, t=10 + 2 * text_px, b=10),
+            # room for the toolbar above the titles, and for a weight's text right of its bar
+            margin=dict(l=10, r=3 * text_px, t=36 + 2 * text_px, b=10),
             font=dict(size=text_px),
             plot_bgcolor="white",
             xaxis=dict(axis, domain=[0, 0.36], range=[-reach, reach], title="x"),
@@ -241,18 +322,20 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
             xaxis2=dict(axis, domain=[0.44, 0.66], anchor="y2", range=[-v_reach, v_reach]),
             yaxis2=dict(axis, domain=[0.5, 1], anchor="x2", range=[-v_reach, v_reach],
                         scaleanchor="x2"),
-            xaxis3=dict(domain=[0.76, 1], anchor="y3", range=[0, 1.12], title="softmax weight a",
-                        tickvals=[0, 0.5, 1], gridcolor="#eeeeee"),
-            yaxis3=dict(domain=[0.5, 1], anchor="x3", autorange="reversed",
+            xaxis3=dict(ticks, domain=[0.76, 1], anchor="y3", range=[0, 1.12],
+                        title="a = softmax(q·k / √2)", tickvals=[0, 0.5, 1], gridcolor="#eeeeee"),
+            yaxis3=dict(ticks, domain=[0.5, 1], anchor="x3", autorange="reversed",
                         categoryorder="array", categoryarray=list(names)),
+            xaxis4=dict(domain=[0, 1], anchor="y4", range=[-0.05, 7], visible=False,
+                        fixedrange=True),
+            yaxis4=dict(domain=[0, 0.2], anchor="x4", range=[max(n, 4) - 0.4, -1.6],
+                        visible=False, fixedrange=True),
+            shapes=[dict(type="line", xref="paper", yref="y4", x0=0, x1=1, y0=-0.5, y1=-0.5,
+                         line=dict(color=GUIDE_COLOUR, width=1))],
             annotations=[
-                dict(text="query q and keys k (the plane of d_k = 2)", x=0, y=1, xref="paper",
-                     yref="paper", yanchor="bottom", showarrow=False, font=title_font,
-                     xanchor="left"),
-                dict(text="output = Σ a_j v_j", x=0.55, y=1, xref="paper", yref="paper",
-                     yanchor="bottom", showarrow=False, font=title_font),
-                dict(text="weights a = softmax(q·k / √2)", x=0.88, y=1, xref="paper",
-                     yref="paper", yanchor="bottom", showarrow=False, font=title_font),
+                dict(text=text, x=x, y=1, xref="paper", yref="paper", xanchor="left",
+                     yanchor="bottom", showarrow=False, font=title_font)
+                for text, x in titles
             ],
             sliders=[
                 _slider(angle_steps, start_angle, "query angle: ", 0.44, text_px),
