@@ -236,8 +236,8 @@ def d_k_notice(pairs):
         f"{GEO_ROW_KEYS} random keys the largest weight averages "
         f"{pairs.top_weight.mean():.2f} without the division. Divided by √d_k the scores "
         f"spread ±{pairs.scaled_scores.std():.2f} whatever d_k, and the largest weight averages "
-        f"{pairs.top_weight_scaled.mean():.2f}: the division sets the query's length back to "
-        "what it is on the plane above."
+        f"{pairs.top_weight_scaled.mean():.2f}: dividing by √d_k is shortening the query back "
+        "to about the length of the plane's, where the softmax is neither flat nor one-hot."
     )
 
 
