@@ -4,27 +4,13 @@ softmax, and dividing by √d_k undoes the growth of q·k with dimension."""
 import streamlit as st
 
 from attnviz.ui import page_frame
-from attnviz.ui.pages.attention_as_geometry import (
-    PAGE_PARAMS,
-    alignment_notice,
-    cached_grid,
-    cached_pairs,
-    d_k_histogram,
-    d_k_notice,
-    d_k_slider,
-    geometry_chart,
-    keys_table,
-    length_beats_angle_notice,
-    length_notice,
-    start,
-    sync_url,
-)
+from attnviz.ui.pages import attention_as_geometry as geo
 from attnviz.ui.text import learning_goal
 
 page_frame(
     "Attention as geometry",
     icon="🧭",
-    page_params=PAGE_PARAMS,
+    page_params=geo.PAGE_PARAMS,
     uses=(),
     note="This page uses none of the sidebar's settings: its queries and keys are its own.",
 )
@@ -47,10 +33,10 @@ st.latex(
     r"q \cdot k_j = |q|\,|k_j| \cos\theta_j \qquad a_j = \mathrm{softmax}_j"
     r"\left(\frac{q \cdot k_j}{\sqrt{d_k}}\right) \qquad \text{output} = \sum_j a_j v_j"
 )
-choice = start()
+choice = geo.start()
 left, right = st.columns(2)
 with left:
-    choice = keys_table(choice)  # stops the page when it holds too few keys
+    choice = geo.keys_table(choice)  # stops the page when it holds too few keys
 right.markdown(
     "**Try it.** Drag the **angle** slider under the figure: the query turns and every number "
     "follows at once, in your browser. Then drag the **length** slider. Each key's arrow is as "
@@ -58,8 +44,8 @@ right.markdown(
     "(and v1, v2, …) from the top.\n\n"
     "Before you open each answer below, guess it from the figure."
 )
-grid = cached_grid(choice.keys, choice.values)
-geometry_chart(choice)
+grid = geo.cached_grid(choice.keys, choice.values)
+geo.geometry_chart(choice)
 st.caption(
     "Left: the query q (purple), the keys (orange) and the circle |v| = 1. Middle: the values "
     "(blue) and the output Σ a_j v_j (pink), a weighted average, so it stays inside the shape "
@@ -70,15 +56,15 @@ st.caption(
 
 st.header("What the figure shows")
 with st.expander("1. Turn the query all the way round: which key wins, and when?"):
-    alignment_notice(grid)
+    geo.alignment_notice(grid)
 with st.expander("2. Keep the angle, make the query longer: what happens to the bars?"):
-    length_notice(grid)
+    geo.length_notice(grid)
     st.latex(
         r"\mathrm{softmax}\left(\frac{\ell\, q \cdot k}{\sqrt{d_k}}\right) = \mathrm{softmax}"
         r"\left(\frac{q \cdot k / \sqrt{d_k}}{T}\right), \quad T = \frac{1}{\ell}"
     )
 with st.expander("3. Point the query straight at k2: does k2 win?"):
-    length_beats_angle_notice(grid)
+    geo.length_beats_angle_notice(grid)
 
 st.header("4. More dimensions: why divide by √d_k")
 st.markdown(
@@ -87,10 +73,10 @@ st.markdown(
 )
 left, right = st.columns([2, 3])
 with left:
-    choice = d_k_slider(choice)
-pairs = cached_pairs(choice.d_k)
+    choice = geo.d_k_slider(choice)
+pairs = geo.cached_pairs(choice.d_k)
 with right:
-    d_k_histogram(pairs)
+    geo.d_k_histogram(pairs)
 with left, st.expander("What changes with d_k?"):
-    d_k_notice(pairs)
-sync_url(choice)
+    geo.d_k_notice(pairs)
+geo.sync_url(choice)

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 from attnviz import AttentionInputError, self_attention
-from attnviz.charts.geometry import BLOCK, dot_product_histogram, geometry_figure
+from attnviz.charts.dot_products import dot_product_histogram
+from attnviz.charts.geometry import BLOCK, geometry_figure
 from attnviz.geometry_link import GeometryChoice, choice_from_query
+from attnviz.lessons.dot_products import random_pairs
 from attnviz.lessons.geometry import (
     DEFAULT_KEYS,
     DEFAULT_VALUES,
@@ -18,7 +20,6 @@ from attnviz.lessons.geometry import (
     length_beats_angle,
     peak_angles,
     query_vectors,
-    random_pairs,
     top_weights,
     winners,
 )

@@ -17,6 +17,7 @@ slider moves one thing and keeps the other where the student left it.
 import numpy as np
 import plotly.graph_objects as go
 
+from attnviz.charts.arrows import arrow, arrow_outlines, convex_hull, rounded
 from attnviz.charts.matrix import AXIS_TITLE_COLOUR, FAMILIES, TEXT_PX
 
 QUERY_COLOUR = FAMILIES["Q"][2]
@@ -26,7 +27,6 @@ OUTPUT_COLOUR = FAMILIES["O"][2]
 WEIGHT_COLOUR = FAMILIES["A"][2]
 GUIDE_COLOUR = "#9a9a9a"
 BLOCK = 5  # traces per query length: keys, query, weight bars, output, table
-DECIMALS = 4  # numbers sent in the frames: enough for the table's 3 decimals
 # What a slider step asks of Plotly.animate: jump to the frame now. An angle step changes only
 # numbers, which Plotly redraws trace by trace (redraw=False: 3 to 4 times faster than a whole
 # redraw, measured); a length step shows other traces, which needs the whole figure redrawn.
@@ -38,88 +38,12 @@ TABLE_HEADER = ("key", "|k|", "angle θ to q", "q·k = |q||k| cos θ", "q·k / �
 COLUMN_X = (0.0, 0.7, 1.5, 2.9, 4.7, 5.9)
 
 
-def _round(values):
-    return np.round(np.asarray(values, dtype=float), DECIMALS).tolist()
-
-
-def _arrow(x, y, colour, width, name, *, axes="", opacity=1.0, head=None, dash=None):
-    """A scatter trace drawing the arrow from (0, 0) to (x, y) on the axes ``axes`` ("" or "2")."""
-    head = 6 + 2 * width if head is None else head
-    return dict(
-        type="scatter",
-        x=[0, x],
-        y=[0, y],
-        xaxis=f"x{axes}",
-        yaxis=f"y{axes}",
-        mode="lines+markers",
-        name=name,
-        line=dict(color=colour, width=width, dash=dash),
-        marker=dict(symbol="arrow", size=[0, head], angleref="previous", color=colour),
-        opacity=opacity,
-        hovertemplate=f"{name} = (%{{x:.3f}}, %{{y:.3f}})<extra></extra>",
-        showlegend=False,
-    )
-
-
-def _key_polygons(keys, weights, reach):
-    """(x, y) of one filled arrow per key, from (0, 0) to k_j, as wide as its weight: the
-    outlines one after another, separated by None (one trace draws them all)."""
-    xs, ys = [], []
-    for k, a in zip(keys, weights, strict=True):
-        length = float(np.hypot(*k))
-        if length == 0:
-            continue  # a zero key has no direction: nothing to draw
-        along, across = k / length, np.array([-k[1], k[0]]) / length
-        half = reach * (0.008 + 0.045 * a)  # the shaft's half-width grows with the weight
-        head = min(reach * 0.09 + 2 * half, 0.6 * length)
-        base = k - head * along
-        points = [
-            half * across,
-            base + half * across,
-            base + 2.2 * half * across + 0.01 * reach * across,
-            k,
-            base - 2.2 * half * across - 0.01 * reach * across,
-            base - half * across,
-            -half * across,
-            half * across,
-        ]
-        xs += [p[0] for p in points] + [None]
-        ys += [p[1] for p in points] + [None]
-    return _round_none(xs, 3), _round_none(ys, 3)  # 3 decimals: drawn, not read
-
-
-def _convex_hull(points):
-    """(m + 1, 2) the corners of the convex hull of ``points`` (n, 2), closed (Andrew's
-    monotone chain)."""
-    pts = sorted({(float(x), float(y)) for x, y in points})
-    if len(pts) < 3:
-        return np.array(pts + pts[:1])
-
-    def turns_left(o, a, b):
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]) > 0
-
-    def half(seq):
-        out = []
-        for p in seq:
-            while len(out) >= 2 and not turns_left(out[-2], out[-1], p):
-                out.pop()
-            out.append(p)
-        return out[:-1]
-
-    corners = half(pts) + half(pts[::-1])
-    return np.array([*corners, corners[0]])
-
-
-def _round_none(values, decimals=DECIMALS):
-    return [None if v is None else round(float(v), decimals) for v in values]
-
-
 def _per_length(grid, li, ai, names, reach):
     """The traces of length ``li`` at angle ``ai``: query, keys, bars, output, table (dicts that
     also serve as frame updates)."""
     q = grid.queries[li, ai]
     w = grid.weights[li, ai]
-    key_x, key_y = _key_polygons(grid.keys, w, reach)
+    key_x, key_y = arrow_outlines(grid.keys, w, reach)
     theta = np.degrees(np.arccos(np.clip(q @ grid.keys.T / (
         grid.lengths[li] * np.maximum(grid.key_lengths, 1e-300)), -1, 1)))  # fmt: skip
     columns = np.array(  # (4, n): the columns that change with the query
@@ -135,12 +59,12 @@ def _per_length(grid, li, ai, names, reach):
         dict(type="scatter", x=key_x, y=key_y, mode="lines", fill="toself",
              fillcolor=KEY_COLOUR, line=dict(color=KEY_COLOUR, width=1), opacity=0.85,
              hoverinfo="skip", showlegend=False),
-        _arrow(*_round(q), QUERY_COLOUR, 5, "q", head=18),
-        dict(type="bar", orientation="h", x=_round(w), y=list(names), xaxis="x3", yaxis="y3",
+        arrow(*rounded(q), QUERY_COLOUR, 5, "q", head=18),
+        dict(type="bar", orientation="h", x=rounded(w), y=list(names), xaxis="x3", yaxis="y3",
              marker=dict(color=WEIGHT_COLOUR), text=[f"{v:.2f}" for v in w],
              textposition="outside", cliponaxis=False,
              hovertemplate="%{y}: a = %{x:.4f}<extra></extra>", showlegend=False),
-        _arrow(*_round(grid.outputs[li, ai]), OUTPUT_COLOUR, 4, "output", axes="2"),
+        arrow(*rounded(grid.outputs[li, ai]), OUTPUT_COLOUR, 4, "output", axes="2"),
         dict(type="scatter", name="numbers", mode="text", xaxis="x4", yaxis="y4",
              x=list(COLUMN_X[2:]) * n, y=np.repeat(np.arange(n), 4).tolist(),
              text=columns.T.ravel().tolist(), textposition="middle right", hoverinfo="skip",
@@ -183,12 +107,12 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
     v_reach = 1.4 * max(np.linalg.norm(grid.values, axis=1).max(), 0.1)
     circle = np.linspace(0, 2 * np.pi, 73)
     unit = np.radians(grid.angles[start_angle])
-    hull = _convex_hull(grid.values)  # every weighted average of the values lies inside it
+    hull = convex_hull(grid.values)  # every weighted average of the values lies inside it
     fixed = [
         dict(
             type="scatter",
-            x=_round(np.cos(circle)),
-            y=_round(np.sin(circle)),
+            x=rounded(np.cos(circle)),
+            y=rounded(np.sin(circle)),
             mode="lines",
             line=dict(color=GUIDE_COLOUR, width=1, dash="dot"),
             hoverinfo="skip",
@@ -196,8 +120,8 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
         ),  # |v| = 1
         dict(
             type="scatter",
-            x=_round([-reach * np.cos(unit), reach * np.cos(unit)]),
-            y=_round([-reach * np.sin(unit), reach * np.sin(unit)]),
+            x=rounded([-reach * np.cos(unit), reach * np.cos(unit)]),
+            y=rounded([-reach * np.sin(unit), reach * np.sin(unit)]),
             mode="lines",
             line=dict(color=QUERY_COLOUR, width=1, dash="dash"),
             hoverinfo="skip",
@@ -206,8 +130,8 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
         ),  # the query's direction: it changes with the angle
         dict(
             type="scatter",
-            x=_round(grid.keys[:, 0] * 1.12),
-            y=_round(grid.keys[:, 1] * 1.12),
+            x=rounded(grid.keys[:, 0] * 1.12),
+            y=rounded(grid.keys[:, 1] * 1.12),
             mode="text",
             text=[f"<b>{name}</b>" for name in names],
             hoverinfo="skip",
@@ -216,8 +140,8 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
         ),
         dict(
             type="scatter",
-            x=_round(hull[:, 0]),
-            y=_round(hull[:, 1]),
+            x=rounded(hull[:, 0]),
+            y=rounded(hull[:, 1]),
             xaxis="x2",
             yaxis="y2",
             mode="lines",
@@ -229,8 +153,8 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
         ),
         dict(
             type="scatter",
-            x=_round(grid.values[:, 0] * 1.15),
-            y=_round(grid.values[:, 1] * 1.15),
+            x=rounded(grid.values[:, 0] * 1.15),
+            y=rounded(grid.values[:, 1] * 1.15),
             xaxis="x2",
             yaxis="y2",
             mode="text",
@@ -241,8 +165,8 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
         ),
         dict(
             type="scatter",
-            x=[c for v in grid.values for c in (0, *_round(v[:1]), None)],
-            y=[c for v in grid.values for c in (0, *_round(v[1:]), None)],
+            x=[c for v in grid.values for c in (0, *rounded(v[:1]), None)],
+            y=[c for v in grid.values for c in (0, *rounded(v[1:]), None)],
             xaxis="x2",
             yaxis="y2",
             mode="lines+markers",
@@ -279,8 +203,8 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
     for ai in range(A):
         a = np.radians(grid.angles[ai])
         direction = dict(
-            x=_round([-reach * np.cos(a), reach * np.cos(a)]),
-            y=_round([-reach * np.sin(a), reach * np.sin(a)]),
+            x=rounded([-reach * np.cos(a), reach * np.cos(a)]),
+            y=rounded([-reach * np.sin(a), reach * np.sin(a)]),
         )
         data = [direction]
         for li in range(L):
@@ -343,35 +267,4 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
             ],
         ),
     )  # fmt: skip
-    return fig
-
-
-def dot_product_histogram(pairs, *, text_px=TEXT_PX):
-    """Histograms of q·k and q·k / √d_k for ``pairs`` (``lessons.geometry.RandomPairs``),
-    with dotted lines at ±√d_k: how far a typical unscaled score is from 0."""
-    from attnviz.charts.lines import SCALED_COLOUR, UNSCALED_COLOUR
-
-    d_k = pairs.d_k
-    reach = float(max(np.abs(pairs.scores).max(), np.abs(pairs.scaled_scores).max(), 3.0))
-    bins = dict(start=-reach, end=reach, size=2 * reach / 80)
-    fig = go.Figure(
-        [
-            go.Histogram(x=np.asarray(pairs.scores, np.float32), xbins=bins, name="q·k",
-                         marker_color=UNSCALED_COLOUR, opacity=0.6),
-            go.Histogram(x=np.asarray(pairs.scaled_scores, np.float32), xbins=bins,
-                         name="q·k / √d_k", marker_color=SCALED_COLOUR, opacity=0.6),
-        ]
-    )  # fmt: skip
-    for x in (-np.sqrt(d_k), np.sqrt(d_k)):
-        fig.add_vline(x=x, line=dict(color=UNSCALED_COLOUR, dash="dot", width=1.5))
-    fig.update_layout(
-        barmode="overlay",
-        height=int(14 * text_px + 200),
-        margin=dict(l=10, r=10, t=40 + text_px, b=10),
-        font=dict(size=text_px),
-        title=dict(text=f"{pairs.scores.size} random q·k at d_k = {d_k} (dotted: ±√d_k)", x=0),
-        xaxis=dict(title="score", range=[-reach, reach]),
-        yaxis=dict(title="pairs"),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=1, xanchor="right"),
-    )
     return fig

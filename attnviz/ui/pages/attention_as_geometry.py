@@ -15,9 +15,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz.charts.geometry import dot_product_histogram, geometry_figure
+from attnviz.charts.dot_products import dot_product_histogram
+from attnviz.charts.geometry import geometry_figure
 from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.geometry_link import QUERY_NAMES, choice_from_query, pairs_tuple
+from attnviz.lessons.dot_products import random_pairs
 from attnviz.lessons.geometry import (
     DEFAULT_KEYS,
     DEFAULT_VALUES,
@@ -25,7 +27,6 @@ from attnviz.lessons.geometry import (
     length_as_temperature,
     length_beats_angle,
     peak_angles,
-    random_pairs,
     top_weights,
 )
 from attnviz.limits import GEO_ROW_KEYS, MAX_D_K, MAX_GEO_COORD, MAX_GEO_KEYS, MIN_GEO_KEYS
