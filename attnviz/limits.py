@@ -56,3 +56,13 @@ GPT_D_MODELS = (12, 24, 36, 48)  # d_model offered: each divides by 1, 2, 3 and 
 MIN_GPT_STEPS = 10
 MAX_GPT_STEPS = 3000  # training steps of one run
 MAX_GPT_TRAIN_SECONDS = 20  # a run projected to take longer is refused (one run at a time)
+
+# Attention as geometry (pages/11_Attention_as_geometry.py): 2-D queries and keys as arrows.
+MIN_GEO_KEYS = 3  # keys (each with its value) in the page's table
+MAX_GEO_KEYS = 6
+MAX_GEO_COORD = 10.0  # largest |entry| of a key or value: the plane shows -10 .. 10 at most
+GEO_ANGLES = 36  # query angles on the figure's own slider: 0°, 10°, ..., 350°
+GEO_LENGTHS = (0.25, 0.5, 1.0, 2.0, 4.0)  # query lengths on its second slider, each doubling;
+# the figure holds every (angle, length): 36 x 5 frames of at most 6 keys, about 0.2 MB of JSON
+GEO_ROWS = 500  # random queries drawn at each d_k, each against GEO_ROW_KEYS random keys
+GEO_ROW_KEYS = 4  # so 2000 random q . k; at d_k = 512 the draw holds about 5 MB of float32

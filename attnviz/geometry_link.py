@@ -1,0 +1,196 @@
+"""What the "Attention as geometry" page lets the user choose, and its URL form. No Streamlit.
+
+The URL names start with ``geo_``: ``geo_keys`` and ``geo_values`` (2-D vectors, rows separated
+by ``;``, entries by ``,``: ``geo_keys=2,0;0,1;-2.6,1.5``), ``geo_dk`` (the d_k of the random
+pairs), and ``geo_angle`` (degrees) and ``geo_len``, where the figure's query starts. Bad values
+are replaced or clamped, with a warning; ``choice_from_query`` never raises.
+"""
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from attnviz.errors import AttentionInputError
+from attnviz.inputs import visible
+from attnviz.lessons.geometry import DEFAULT_KEYS, DEFAULT_VALUES, grid_angles
+from attnviz.limits import (
+    GEO_ANGLES,
+    GEO_LENGTHS,
+    MAX_D_K,
+    MAX_GEO_COORD,
+    MAX_GEO_KEYS,
+    MIN_GEO_KEYS,
+)
+from attnviz.own_numbers import format_matrix, parse_matrix
+
+DEFAULT_ANGLE = 30.0  # degrees: the query starts between k1 and k2, nearer k1
+DEFAULT_LENGTH = 1.0
+DEFAULT_D_K = 64
+# Values for keys past the defaults' four, when a link gives more keys than values
+EXTRA_VALUES = ((0.7, 0.7), (-0.7, -0.7))
+QUERY_NAMES = ("geo_keys", "geo_values", "geo_dk", "geo_angle", "geo_len")
+
+
+@dataclass(frozen=True)
+class GeometryChoice:
+    """The page's keys and values (tuples of (x, y)), where the query starts (an index into
+    the grid's angles and lengths) and the d_k of the random pairs. Small and hashable."""
+
+    keys: tuple = DEFAULT_KEYS
+    values: tuple = DEFAULT_VALUES
+    angle: int = round(DEFAULT_ANGLE * GEO_ANGLES / 360)
+    length: int = GEO_LENGTHS.index(DEFAULT_LENGTH)
+    d_k: int = DEFAULT_D_K
+
+    def to_query(self):
+        """{URL name: text}; the query's start only when it is not the default."""
+        query = {
+            "geo_keys": format_matrix(self.keys, row_sep=";", entry_sep=","),
+            "geo_values": format_matrix(self.values, row_sep=";", entry_sep=","),
+            "geo_dk": str(self.d_k),
+        }
+        default = GeometryChoice()
+        if self.angle != default.angle:
+            query["geo_angle"] = f"{grid_angles()[self.angle]:g}"
+        if self.length != default.length:
+            query["geo_len"] = f"{GEO_LENGTHS[self.length]:g}"
+        return query
+
+
+def pairs_tuple(M):
+    """A (n, 2) array as a tuple of (x, y) floats (hashable, for GeometryChoice)."""
+    return tuple((float(x), float(y)) for x, y in np.asarray(M, dtype=float))
+
+
+def _one(value):
+    if isinstance(value, (list, tuple)):
+        return value[-1] if value else ""
+    return str(value)
+
+
+def _quoted(raw, chars=40):
+    """Text from the link (or a message quoting it) safe inside a warning's `code span`."""
+    return visible(" ".join(str(raw)[:chars].replace("`", "'").split()))
+
+
+def _vectors(name, raw, warnings):
+    """(n, 2) array read from the link's ``name``, clamped; None (with a warning) if unusable."""
+    try:
+        M = parse_matrix(name, raw.replace(" ", ""))
+    except AttentionInputError as exc:
+        warnings.append(f"`{name}` in the link could not be read (`{_quoted(exc, 120)}`)")
+        return None
+    if M.shape[1] != 2:
+        warnings.append(f"`{name}` in the link has {M.shape[1]} numbers per vector, not 2 (x, y)")
+        return None
+    if np.abs(M).max() > MAX_GEO_COORD:
+        warnings.append(
+            f"`{name}` in the link has entries outside -{MAX_GEO_COORD:g} to "
+            f"{MAX_GEO_COORD:g}: they were clamped."
+        )
+        M = np.clip(M, -MAX_GEO_COORD, MAX_GEO_COORD)
+    return M
+
+
+def _nearest_angle(raw, warnings):
+    angles = grid_angles()
+    step = angles[1] - angles[0]
+    try:
+        degrees = float(raw)
+    except ValueError:
+        degrees = np.nan
+    if not np.isfinite(degrees):
+        warnings.append(
+            f"`geo_angle={_quoted(raw)}` is not a number: starting at {DEFAULT_ANGLE:g}°."
+        )
+        return GeometryChoice().angle
+    index = round((degrees % 360) / step) % len(angles)
+    if not np.isclose(degrees % 360, angles[index]) and not np.isclose(degrees % 360, 360):
+        warnings.append(
+            f"`geo_angle={_quoted(raw)}`: the query turns in {step:g}° steps from 0° to "
+            f"{angles[-1]:g}°, so it starts at {angles[index]:g}°."
+        )
+    return index
+
+
+def _nearest_length(raw, warnings):
+    offered = ", ".join(f"{v:g}" for v in GEO_LENGTHS)
+    try:
+        length = float(raw)
+    except ValueError:
+        length = np.nan
+    if not np.isfinite(length) or length <= 0:
+        warnings.append(
+            f"`geo_len={_quoted(raw)}` is not a length > 0: starting at {DEFAULT_LENGTH:g} "
+            f"(lengths offered: {offered})."
+        )
+        return GeometryChoice().length
+    index = int(np.argmin(np.abs(np.log(np.array(GEO_LENGTHS)) - np.log(length))))
+    if not np.isclose(length, GEO_LENGTHS[index]):
+        warnings.append(
+            f"`geo_len={_quoted(raw)}` is not one of the lengths offered ({offered}): "
+            f"starting at {GEO_LENGTHS[index]:g}."
+        )
+    return index
+
+
+def _d_k(raw, warnings):
+    try:
+        number = int(raw.strip())
+    except ValueError:
+        warnings.append(f"`geo_dk={_quoted(raw)}` is not a whole number: using {DEFAULT_D_K}.")
+        return DEFAULT_D_K
+    if not 1 <= number <= MAX_D_K:
+        clamped = min(max(number, 1), MAX_D_K)
+        warnings.append(f"`geo_dk={number}` is outside 1 to {MAX_D_K}: using {clamped}.")
+        return clamped
+    return number
+
+
+def choice_from_query(query):
+    """(GeometryChoice, warnings) from the URL's query mapping; never raises."""
+    warnings = []
+    keys = np.array(DEFAULT_KEYS)
+    if "geo_keys" in query:
+        found = _vectors("geo_keys", _one(query["geo_keys"]), warnings)
+        if found is not None and len(found) < MIN_GEO_KEYS:
+            warnings.append(
+                f"`geo_keys` in the link has {len(found)} keys; the page needs "
+                f"{MIN_GEO_KEYS} to {MAX_GEO_KEYS}"
+            )
+            found = None
+        if found is None:
+            warnings[-1] += ": using the default keys."
+        elif len(found) > MAX_GEO_KEYS:
+            warnings.append(
+                f"`geo_keys` in the link has {len(found)} keys (at most {MAX_GEO_KEYS}): using "
+                f"the first {MAX_GEO_KEYS}."
+            )
+            keys = found[:MAX_GEO_KEYS]
+        else:
+            keys = found
+    n = len(keys)
+    spare = np.array(DEFAULT_VALUES + EXTRA_VALUES)
+    values = spare[:n]
+    if "geo_values" in query:
+        found = _vectors("geo_values", _one(query["geo_values"]), warnings)
+        if found is None:
+            warnings[-1] += ": using the default values."
+        else:
+            if len(found) != n:
+                warnings.append(
+                    f"`geo_values` in the link has {len(found)} "
+                    f"value{'s' * (len(found) != 1)} for {n} keys: "
+                    + ("the extra ones are left out." if len(found) > n else
+                       "the missing ones are default values.")
+                )  # fmt: skip
+            values = np.vstack([found[:n], spare[len(found) : n]])
+    choice = GeometryChoice(keys=pairs_tuple(keys), values=pairs_tuple(values))
+    changes = {}
+    if "geo_angle" in query:
+        changes["angle"] = _nearest_angle(_one(query["geo_angle"]).strip(), warnings)
+    if "geo_len" in query:
+        changes["length"] = _nearest_length(_one(query["geo_len"]).strip(), warnings)
+    if "geo_dk" in query:
+        changes["d_k"] = _d_k(_one(query["geo_dk"]), warnings)
+    return replace(choice, **changes), warnings

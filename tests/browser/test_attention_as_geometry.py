@@ -1,0 +1,90 @@
+"""The geometry page in a browser: its own Plotly sliders turn and stretch the query, and the bars
+show the core's new weights, with no Streamlit rerun."""
+
+import re
+
+import numpy as np
+import pytest
+
+from attnviz import self_attention
+from attnviz.lessons.geometry import DEFAULT_KEYS, query_vectors
+from tools.browser import error_count, wait_for_run
+
+pytestmark = pytest.mark.browser
+
+CHART = ".st-key-geometry .js-plotly-plot"
+# Counts the script runs that start from now on: Streamlit sets data-test-script-state on the
+# app to "running" for each one.
+COUNT_RUNS = """() => {
+    window.geoRuns = 0;
+    const app = document.querySelector('[data-testid=stApp]');
+    new MutationObserver(() => {
+        if (app.getAttribute('data-test-script-state') === 'running') window.geoRuns += 1;
+    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+SHOWN_WEIGHTS = "gd => gd._fullData.filter(t => t.type === 'bar' && t.visible === true)[0].x"
+
+
+def core_weights(angle, length):
+    """The default keys' weights for the query at ``angle`` degrees and ``length``, from
+    self_attention on the 2-D vectors [q; k_1; ...], query 0 seeing only the keys."""
+    X = np.vstack([query_vectors([angle], [length])[0, 0], DEFAULT_KEYS])
+    mask = np.zeros((len(X), len(X)), dtype=bool)
+    mask[0, 1:] = True
+    return self_attention(X, np.eye(2), np.eye(2), np.eye(2), mask=mask).attention[0, 1:]
+
+
+def table_weights(chart):
+    """The weight column as the table's drawn text shows it (θ, q·k, q·k / √2, a per key)."""
+    texts = chart.evaluate(
+        "gd => Array.from(gd.querySelectorAll('.x4y4 .scatterlayer .trace'))"
+        ".at(-1).querySelectorAll('text').values().map(t => t.textContent).toArray()"
+    )
+    return [float(v) for v in texts[3::4]]
+
+
+def click_step(page, slider, label):
+    """Press the mouse on slider ``slider`` (0 angle, 1 length) where its step ``label`` is."""
+    chart = page.locator(CHART)
+    group = chart.locator(".slider-group").nth(slider)
+    step = group.locator(".slider-label", has_text=re.compile(f"^{re.escape(label)}$"))
+    rail = group.locator(".slider-rail-rect").bounding_box()
+    box = step.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, rail["y"] + rail["height"] / 2)
+
+
+def test_the_sliders_redraw_the_cores_weights_without_a_rerun(page, server, artifacts):
+    page.goto(f"{server}/Attention_as_geometry")
+    page.wait_for_selector(f"{CHART} .barlayer", timeout=90_000)
+    wait_for_run(page)
+    chart = page.locator(CHART)
+    chart.scroll_into_view_if_needed()
+    np.testing.assert_allclose(chart.evaluate(SHOWN_WEIGHTS), core_weights(30, 1), atol=5e-5)
+    page.evaluate(COUNT_RUNS)
+
+    click_step(page, 0, "120°")
+    page.wait_for_function(
+        f"() => {{ const gd = document.querySelector('{CHART}'); "
+        "return gd._fullLayout.sliders[0].active === 12; }"
+    )
+    np.testing.assert_allclose(chart.evaluate(SHOWN_WEIGHTS), core_weights(120, 1), atol=5e-5)
+    np.testing.assert_allclose(table_weights(chart), core_weights(120, 1), atol=5e-4)
+    click_step(page, 1, "4")  # the length slider keeps the angle where it is
+    page.wait_for_function(
+        f"() => {{ const gd = document.querySelector('{CHART}'); "
+        "return gd._fullLayout.sliders[1].active === 4; }"
+    )
+    np.testing.assert_allclose(chart.evaluate(SHOWN_WEIGHTS), core_weights(120, 4), atol=5e-5)
+    np.testing.assert_allclose(table_weights(chart), core_weights(120, 4), atol=5e-4)
+    page.wait_for_timeout(500)  # a rerun, had the slider caused one, would have started by now
+    assert page.evaluate("() => window.geoRuns") == 0
+    assert page.locator("[data-testid=stApp]").get_attribute("data-test-script-state") == (
+        "notRunning"
+    )
+    assert error_count(page) == 0
+    chart.screenshot(path=artifacts / "geometry-after-sliders.png")
+    # The counter does see a rerun: the d_k slider, a Streamlit widget, causes one
+    page.locator(".st-key-geo_dk input[type=range]").press("ArrowRight")
+    page.wait_for_function("() => window.geoRuns >= 1", timeout=60_000)
+    wait_for_run(page)
+    assert "geo_dk=65" in page.url
