@@ -34,7 +34,7 @@ MAX_PAGE_HEADS = 12  # heads the page offers (BERT-base has 12); each keeps its 
 MAX_GRID_CELLS = 800_000  # heads x n x n in the grid of heads: all 12 at n = 256, 3 at n = 512
 MAX_EDIT_CELLS = 4096  # d_model x d_k cells in one hand-edited W_Q or W_K table
 
-# Tiled attention page (pages/10_Tiled_attention.py).
+# Tiled attention page (pages/11_Tiled_attention.py).
 MAX_TILED_BLOCKS = 32  # blocks the page traces: each keeps an (n, d_v) running output
 
 # Your-own-numbers page (pages/2_Your_own_numbers.py): matrices typed, pasted or uploaded.
@@ -57,7 +57,7 @@ MIN_GPT_STEPS = 10
 MAX_GPT_STEPS = 3000  # training steps of one run
 MAX_GPT_TRAIN_SECONDS = 20  # a run projected to take longer is refused (one run at a time)
 
-# Attention as geometry (pages/11_Attention_as_geometry.py): 2-D queries and keys as arrows.
+# Attention as geometry (pages/10_Attention_as_geometry.py): 2-D queries and keys as arrows.
 MIN_GEO_KEYS = 3  # keys (each with its value) in the page's table
 MAX_GEO_KEYS = 6
 MAX_GEO_COORD = 10.0  # largest |entry| of a key or value: the plane shows -10 .. 10 at most

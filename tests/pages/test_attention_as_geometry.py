@@ -9,7 +9,7 @@ from attnviz.lessons.geometry import DEFAULT_KEYS, query_vectors
 from attnviz.limits import GEO_ANGLES, GEO_LENGTHS
 from tests.helpers import STEP, chart_specs, decode, notices, run, text_of
 
-GEO = "pages/11_Attention_as_geometry.py"
+GEO = "pages/10_Attention_as_geometry.py"
 TABLE = "geo_table"
 
 

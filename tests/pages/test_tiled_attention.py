@@ -9,7 +9,7 @@ from attnviz.limits import MAX_TILED_BLOCKS
 from attnviz.tiled import attention_memory
 from tests.helpers import assert_drawn, chart_specs, decode, heatmap_z, run, run_more
 
-TILE = "pages/10_Tiled_attention.py"
+TILE = "pages/11_Tiled_attention.py"
 
 
 TOL = {"rtol": 0, "atol": 1e-12}
