@@ -128,3 +128,28 @@ def trace_xy(spec, name):
         if trace.get("name") == name:
             return decode(trace["x"]).astype(float), decode(trace["y"]).astype(float)
     raise AssertionError(f"no trace {name!r}")
+
+
+# --- The multi-head and tiled pages' tests ---------------------------------------------------
+
+
+def traces_z(spec):
+    """Every heatmap trace's z, in trace order (the grid has one per head)."""
+    out = []
+    for trace in spec["data"]:
+        z = trace["z"]
+        out.append(decode(z).astype(float) if isinstance(z, dict) else np.array(z, dtype=float))
+    return out
+
+
+def texts(at, kind="markdown"):
+    """Every element of ``kind`` (markdown by default) of a run, joined by spaces."""
+    return " ".join(el.value for el in at.get(kind))
+
+
+def set_widget(at, kind, key, value):
+    """Set the ``kind`` widget under ``key`` to ``value``, rerun, and check no exception."""
+    getattr(at, kind)(key=key).set_value(value)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at

@@ -6,7 +6,15 @@ import pytest
 import attnviz
 from attnviz import Settings, multi_head_attention
 from attnviz.lessons.hand_built_heads import PRESETS, multi_head_weights
-from tests.helpers import assert_drawn, chart_specs, decode, heatmap_z, run
+from tests.helpers import (
+    assert_drawn,
+    chart_specs,
+    heatmap_z,
+    run,
+    set_widget,
+    texts,
+    traces_z,
+)
 
 MH = "pages/6_Multi_head.py"
 
@@ -15,26 +23,6 @@ TOL = {"rtol": 0, "atol": 1e-12}
 
 
 POSITIONS = {"positions": "on"}
-
-
-def traces_z(spec):
-    """Every heatmap trace's z, in trace order (the grid has one per head)."""
-    out = []
-    for trace in spec["data"]:
-        z = trace["z"]
-        out.append(decode(z).astype(float) if isinstance(z, dict) else np.array(z, dtype=float))
-    return out
-
-
-def texts(at, kind="markdown"):
-    return " ".join(el.value for el in at.get(kind))
-
-
-def set_widget(at, kind, key, value):
-    getattr(at, kind)(key=key).set_value(value)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def expected_heads(settings=None, h=2, d_k=None, d_v=None, head=None, W_head=None):

@@ -7,7 +7,16 @@ import attnviz
 from attnviz import Settings, tiled_attention
 from attnviz.limits import MAX_TILED_BLOCKS
 from attnviz.tiled import attention_memory
-from tests.helpers import assert_drawn, chart_specs, decode, heatmap_z, run, run_more
+from tests.helpers import (
+    assert_drawn,
+    chart_specs,
+    decode,
+    heatmap_z,
+    run,
+    run_more,
+    set_widget,
+    texts,
+)
 
 TILE = "pages/11_Tiled_attention.py"
 
@@ -16,26 +25,6 @@ TOL = {"rtol": 0, "atol": 1e-12}
 
 
 POSITIONS = {"positions": "on"}
-
-
-def traces_z(spec):
-    """Every heatmap trace's z, in trace order (the grid has one per head)."""
-    out = []
-    for trace in spec["data"]:
-        z = trace["z"]
-        out.append(decode(z).astype(float) if isinstance(z, dict) else np.array(z, dtype=float))
-    return out
-
-
-def texts(at, kind="markdown"):
-    return " ".join(el.value for el in at.get(kind))
-
-
-def set_widget(at, kind, key, value):
-    getattr(at, kind)(key=key).set_value(value)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def expected_tiled(settings=None, b=2):
