@@ -61,7 +61,7 @@ def main():
                 answer_two(page)
             if path == "Watch_a_head_learn":  # a trained run: a learned head, then generation
                 page.locator(".st-key-gpt_train button").click()
-                page.wait_for_selector("text=Trained ✓", timeout=300_000)
+                page.wait_for_selector(".st-key-gpt_checkpoints .js-plotly-plot", timeout=300_000)
                 wait_for_app(page)
             time.sleep(2)  # let Plotly finish drawing
             # Streamlit scrolls inside its main block: grow the window to the page's height.
