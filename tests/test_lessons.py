@@ -944,3 +944,29 @@ def test_no_lesson_module_reads_the_settings():
             elif isinstance(node, ast.Name | ast.Attribute):
                 name = node.id if isinstance(node, ast.Name) else node.attr
                 assert name not in {"Settings", "compute"}, (path.name, node.lineno)
+
+
+def test_no_quiz_question_divides_by_a_share_of_zero():
+    # Found by hypothesis: at T = 0.01 without scaling the masked keys held every bit of row 0's
+    # weight, so "rescale the allowed keys by their share" divided 0 by 0 (NaN in the reveal).
+    import warnings
+
+    example = compute(
+        Settings(
+            text="cat the the the the cat",
+            d_model=1,
+            d_k=2,
+            d_v=1,
+            seed=39123,
+            scale=False,
+            temperature=0.01,
+        )
+    )
+    mask = np.zeros((6, 6), dtype=bool)
+    mask[0, [0, 5]] = True
+    masked = lessons.reattend(example.result, mask=mask)
+    for seed in range(12):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a 0 / 0 would warn before it made a NaN
+            questions = lessons.quiz(masked, example.labels, seed)
+        assert all(q.kind != "masked_weight" for q in questions)

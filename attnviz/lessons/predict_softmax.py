@@ -134,7 +134,9 @@ def masked_weight(g, rng):
         return None
     plain = masked_softmax(r.scaled_scores, None, r.temperature)[1]  # (n, n) A without the mask
     share = np.where(r.mask, plain, 0).sum(axis=1)  # (n,) weight the allowed keys had
-    rows = np.flatnonzero((g.allowed >= 2) & (g.allowed < n) & (share < 1 - 1e-6))
+    # rows the mask changes, whose allowed keys kept a share to rescale (at a tiny temperature
+    # the masked keys can hold every bit of the weight: then there is nothing to divide)
+    rows = np.flatnonzero((g.allowed >= 2) & (g.allowed < n) & (share < 1 - 1e-6) & (share > 1e-3))
     if not rows.size:
         return None
     i = int(rng.choice(rows))
