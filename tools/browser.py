@@ -120,8 +120,9 @@ def free_port():
 
 
 @contextlib.contextmanager
-def streamlit_server(timeout=90):
-    """Start `streamlit run app.py` on a free loopback port; yield its base URL; stop it."""
+def streamlit_server(timeout=90, root=ROOT):
+    """Start `streamlit run app.py` of the checkout ``root`` on a free loopback port; yield its
+    base URL; stop it."""
     port = free_port()
     log = (ARTIFACTS / f"streamlit-{port}.log").open("w") if ARTIFACTS.is_dir() else None
     proc = subprocess.Popen(
@@ -142,7 +143,7 @@ def streamlit_server(timeout=90):
             "--server.fileWatcherType",
             "none",
         ],
-        cwd=ROOT,
+        cwd=root,
         stdout=log or subprocess.DEVNULL,
         stderr=subprocess.STDOUT,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
