@@ -91,7 +91,7 @@ class Settings:
         return self.all_tokens[:MAX_TOKENS]
 
     def to_query(self):
-        """The query-string form: {name: str}, the names DESIGN.md promises."""
+        """The query-string form: {name: str}, the names listed in the README (shared links)."""
         query = {"n": str(self.n)} if self.generated else {"tokens": self.text}
         query.update(
             d_model=str(self.d_model),
