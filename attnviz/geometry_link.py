@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from attnviz.errors import AttentionInputError
-from attnviz.inputs import visible
 from attnviz.lessons.geometry import DEFAULT_KEYS, DEFAULT_VALUES, grid_angles
 from attnviz.limits import (
     GEO_ANGLES,
@@ -22,6 +21,7 @@ from attnviz.limits import (
     MIN_GEO_KEYS,
 )
 from attnviz.own_numbers import format_matrix, parse_matrix
+from attnviz.settings import last_value, quoted
 
 DEFAULT_ANGLE = 30.0  # degrees: the query starts between k1 and k2, nearer k1
 DEFAULT_LENGTH = 1.0
@@ -62,23 +62,12 @@ def pairs_tuple(M):
     return tuple((float(x), float(y)) for x, y in np.asarray(M, dtype=float))
 
 
-def _one(value):
-    if isinstance(value, (list, tuple)):
-        return value[-1] if value else ""
-    return str(value)
-
-
-def _quoted(raw, chars=40):
-    """Text from the link (or a message quoting it) safe inside a warning's `code span`."""
-    return visible(" ".join(str(raw)[:chars].replace("`", "'").split()))
-
-
 def _vectors(name, raw, warnings):
     """(n, 2) array read from the link's ``name``, clamped; None (with a warning) if unusable."""
     try:
         M = parse_matrix(name, raw.replace(" ", ""))
     except AttentionInputError as exc:
-        warnings.append(f"`{name}` in the link could not be read (`{_quoted(exc, 120)}`)")
+        warnings.append(f"`{name}` in the link could not be read (`{quoted(exc, 120)}`)")
         return None
     if M.shape[1] != 2:
         warnings.append(f"`{name}` in the link has {M.shape[1]} numbers per vector, not 2 (x, y)")
@@ -101,13 +90,13 @@ def _nearest_angle(raw, warnings):
         degrees = np.nan
     if not np.isfinite(degrees):
         warnings.append(
-            f"`geo_angle={_quoted(raw)}` is not a number: starting at {DEFAULT_ANGLE:g}°."
+            f"`geo_angle={quoted(raw)}` is not a number: starting at {DEFAULT_ANGLE:g}°."
         )
         return GeometryChoice().angle
     index = round((degrees % 360) / step) % len(angles)
     if not np.isclose(degrees % 360, angles[index]) and not np.isclose(degrees % 360, 360):
         warnings.append(
-            f"`geo_angle={_quoted(raw)}`: the query turns in {step:g}° steps from 0° to "
+            f"`geo_angle={quoted(raw)}`: the query turns in {step:g}° steps from 0° to "
             f"{angles[-1]:g}°, so it starts at {angles[index]:g}°."
         )
     return index
@@ -121,14 +110,14 @@ def _nearest_length(raw, warnings):
         length = np.nan
     if not np.isfinite(length) or length <= 0:
         warnings.append(
-            f"`geo_len={_quoted(raw)}` is not a length > 0: starting at {DEFAULT_LENGTH:g} "
+            f"`geo_len={quoted(raw)}` is not a length > 0: starting at {DEFAULT_LENGTH:g} "
             f"(lengths offered: {offered})."
         )
         return GeometryChoice().length
     index = int(np.argmin(np.abs(np.log(np.array(GEO_LENGTHS)) - np.log(length))))
     if not np.isclose(length, GEO_LENGTHS[index]):
         warnings.append(
-            f"`geo_len={_quoted(raw)}` is not one of the lengths offered ({offered}): "
+            f"`geo_len={quoted(raw)}` is not one of the lengths offered ({offered}): "
             f"starting at {GEO_LENGTHS[index]:g}."
         )
     return index
@@ -138,7 +127,7 @@ def _d_k(raw, warnings):
     try:
         number = int(raw.strip())
     except ValueError:
-        warnings.append(f"`geo_dk={_quoted(raw)}` is not a whole number: using {DEFAULT_D_K}.")
+        warnings.append(f"`geo_dk={quoted(raw)}` is not a whole number: using {DEFAULT_D_K}.")
         return DEFAULT_D_K
     if not 1 <= number <= MAX_D_K:
         clamped = min(max(number, 1), MAX_D_K)
@@ -152,7 +141,7 @@ def choice_from_query(query):
     warnings = []
     keys = np.array(DEFAULT_KEYS)
     if "geo_keys" in query:
-        found = _vectors("geo_keys", _one(query["geo_keys"]), warnings)
+        found = _vectors("geo_keys", last_value(query["geo_keys"]), warnings)
         if found is not None and len(found) < MIN_GEO_KEYS:
             warnings.append(
                 f"`geo_keys` in the link has {len(found)} keys; the page needs "
@@ -173,7 +162,7 @@ def choice_from_query(query):
     spare = np.array(DEFAULT_VALUES + EXTRA_VALUES)
     values = spare[:n]
     if "geo_values" in query:
-        found = _vectors("geo_values", _one(query["geo_values"]), warnings)
+        found = _vectors("geo_values", last_value(query["geo_values"]), warnings)
         if found is None:
             warnings[-1] += ": using the default values."
         else:
@@ -188,9 +177,9 @@ def choice_from_query(query):
     choice = GeometryChoice(keys=pairs_tuple(keys), values=pairs_tuple(values))
     changes = {}
     if "geo_angle" in query:
-        changes["angle"] = _nearest_angle(_one(query["geo_angle"]).strip(), warnings)
+        changes["angle"] = _nearest_angle(last_value(query["geo_angle"]).strip(), warnings)
     if "geo_len" in query:
-        changes["length"] = _nearest_length(_one(query["geo_len"]).strip(), warnings)
+        changes["length"] = _nearest_length(last_value(query["geo_len"]).strip(), warnings)
     if "geo_dk" in query:
-        changes["d_k"] = _d_k(_one(query["geo_dk"]), warnings)
+        changes["d_k"] = _d_k(last_value(query["geo_dk"]), warnings)
     return replace(choice, **changes), warnings

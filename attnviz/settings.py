@@ -119,7 +119,7 @@ def short_float(x):
     return short if float(short) == x else repr(float(x))
 
 
-def _one(value):
+def last_value(value):
     """A query value may come as a list (repeated parameter): take the last one."""
     if isinstance(value, (list, tuple)):
         return value[-1] if value else ""
@@ -145,7 +145,7 @@ def from_query(query):
     for name, (low, high) in INT_RANGES.items():
         if name not in query:
             continue
-        raw = _one(query[name]).strip()
+        raw = last_value(query[name]).strip()
         try:
             number = int(raw)
         except ValueError:
@@ -164,7 +164,7 @@ def from_query(query):
     if "n" in values:
         values["generated"] = True
     if "tokens" in query:
-        text = _one(query["tokens"])
+        text = last_value(query["tokens"])
         if len(text) > MAX_TEXT_CHARS:
             warnings.append(
                 f"the text in the link is {len(text)} characters long (at most "
@@ -175,7 +175,7 @@ def from_query(query):
         if values.pop("generated", False):
             warnings.append("the link gives both `tokens` and `n`: using the `tokens` text.")
     if "temperature" in query:
-        raw = _one(query["temperature"]).strip()
+        raw = last_value(query["temperature"]).strip()
         try:
             t = float(raw)
         except ValueError:
@@ -202,7 +202,7 @@ def from_query(query):
     for name, allowed in CHOICES.items():
         if name not in query:
             continue
-        raw = _one(query[name]).strip().lower()
+        raw = last_value(query[name]).strip().lower()
         if raw in allowed:
             values[name] = allowed[raw]
         else:
@@ -215,10 +215,11 @@ def from_query(query):
     return replace(defaults, **values), warnings
 
 
-def quoted(raw):
-    """A value from the link for a warning's `code span`: cut to 40 characters, backticks made
-    quotes and line breaks spaces, so the warning renders as plain text whatever was typed."""
-    return visible(" ".join(str(raw)[:40].replace("`", "'").split()))
+def quoted(raw, chars=40):
+    """A value from the link for a warning's `code span`: cut to ``chars`` characters,
+    backticks made quotes, line breaks spaces and invisible characters written out, so the
+    warning renders as plain text whatever was typed."""
+    return visible(" ".join(str(raw)[:chars].replace("`", "'").split()))
 
 
 def _misspelt_names(query, known):
@@ -247,7 +248,7 @@ def read_present(query):
     """(projector mode on?, warnings) from the link's ``present`` (on or off; default off)."""
     if "present" not in query:
         return False, []
-    raw = _one(query["present"]).strip().lower()
+    raw = last_value(query["present"]).strip().lower()
     if raw in _ON_OFF:
         return _ON_OFF[raw], []
     return False, [f"`present={quoted(raw)}` in the link is not one of on, off: using off."]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from attnviz.errors import AttentionInputError
 from attnviz.limits import GPT_D_MODELS, MAX_GPT_STEPS, MAX_GPT_TEXT_CHARS, MIN_GPT_STEPS
+from attnviz.settings import last_value, quoted
 from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
 from attnviz.tiny_gpt.tasks import TASKS, make_task
 
@@ -77,18 +78,6 @@ def default_choice(task="previous", seed=0):
     return RunChoice(task=task, seed=seed, **TASK_DEFAULTS[task])
 
 
-def _one(value):
-    """A query value may come as a list (repeated parameter): take the last one."""
-    if isinstance(value, (list, tuple)):
-        return value[-1] if value else ""
-    return str(value)
-
-
-def _quoted(raw):
-    """A value from the link, safe inside a warning's `code span`."""
-    return " ".join(str(raw)[:40].replace("`", "'").split())
-
-
 def choice_from_query(query, seed=0):
     """(RunChoice, warnings) from the URL's query mapping; never raises.
 
@@ -96,10 +85,10 @@ def choice_from_query(query, seed=0):
     warning; a number out of range is clamped, with a warning.
     """
     warnings = []
-    task = _one(query.get("gpt_task", "previous")).strip().lower()
+    task = last_value(query.get("gpt_task", "previous")).strip().lower()
     if task not in TASKS:
         warnings.append(
-            f"`gpt_task={_quoted(task)}` in the link is not one of {', '.join(TASKS)}: "
+            f"`gpt_task={quoted(task)}` in the link is not one of {', '.join(TASKS)}: "
             "using previous."
         )
         task = "previous"
@@ -108,12 +97,12 @@ def choice_from_query(query, seed=0):
     for name, (field, low, high) in INT_RANGES.items():
         if name not in query:
             continue
-        raw = _one(query[name]).strip()
+        raw = last_value(query[name]).strip()
         try:
             number = int(raw)
         except ValueError:
             warnings.append(
-                f"`{name}={_quoted(raw)}` in the link is not a whole number: using "
+                f"`{name}={quoted(raw)}` in the link is not a whole number: using "
                 f"{getattr(choice, field)}."
             )
             continue
@@ -125,7 +114,7 @@ def choice_from_query(query, seed=0):
             number = clamped
         values[field] = number
     if "gpt_dmodel" in query:
-        raw = _one(query["gpt_dmodel"]).strip()
+        raw = last_value(query["gpt_dmodel"]).strip()
         try:
             number = int(raw)
         except ValueError:
@@ -139,21 +128,21 @@ def choice_from_query(query, seed=0):
                 else min(GPT_D_MODELS, key=lambda d: abs(d - number))
             )
             warnings.append(
-                f"`gpt_dmodel={_quoted(raw)}` in the link is not one of "
+                f"`gpt_dmodel={quoted(raw)}` in the link is not one of "
                 f"{', '.join(map(str, GPT_D_MODELS))}: using {near}."
             )
             values["d_model"] = near
     if "gpt_mlp" in query:
-        raw = _one(query["gpt_mlp"]).strip().lower()
+        raw = last_value(query["gpt_mlp"]).strip().lower()
         if raw in ("on", "off"):
             values["mlp"] = raw == "on"
         else:
             warnings.append(
-                f"`gpt_mlp={_quoted(raw)}` in the link is not on or off: using "
+                f"`gpt_mlp={quoted(raw)}` in the link is not on or off: using "
                 f"{'on' if choice.mlp else 'off'}."
             )
     if task == "text" and "gpt_text" in query:
-        text = _one(query["gpt_text"])
+        text = last_value(query["gpt_text"])
         if len(text) > MAX_GPT_TEXT_CHARS:
             warnings.append(
                 f"the text in the link is {len(text)} characters long (at most "
