@@ -25,6 +25,8 @@ MAX_SHARED_CACHE_MB = 250  # arrays every shared cache holds in all (attnviz/ui/
 MAX_JSON_NUMBERS = 200_000  # numbers in the step page's JSON download (about 4 MB, 0.4 s to
 # write); larger examples download as .npz (58 MB of JSON at the limits took 5 to 6 s)
 
+MAX_EDIT_VALUE = 100.0  # largest |X_ic| typed in "Change one number" (embeddings are ~1)
+
 # What the core accepts from code.
 MAX_CORE_N = 8192  # one float64 (n, n) matrix at this size is 512 MiB
 MAX_CORE_DIM = 8192

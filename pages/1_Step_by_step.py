@@ -5,9 +5,10 @@ import streamlit as st
 
 from attnviz import FORMULA
 from attnviz.charts.pipeline import pipeline_dot
-from attnviz.ui import dims, inspectors, page_setup, show_matrix, steps
+from attnviz.ui import dims, inspectors, page_setup, show_matrix, spread, steps
 from attnviz.ui.pages.step_by_step import (
     STEP_TITLES,
+    cached_spread,
     downloads,
     settings_caption,
     steps_shown,
@@ -15,8 +16,11 @@ from attnviz.ui.pages.step_by_step import (
 )
 from attnviz.ui.text import learning_goal, random_weights_note, step_header
 
-example = page_setup("Step by step", page_params=("step",))  # step=: projector mode
-r, labels, s = example.result, example.labels, example.settings
+PAGE = "Step by step"
+example = page_setup(PAGE, page_params=("step", "edit"))  # step=: projector mode; edit=: X_ic
+labels, s = example.labels, example.settings
+found = spread.current_spread(example.result, labels, PAGE, cached_spread(s))  # or None
+r = example.result if found is None else found.after  # every step below, with the edit
 n, d_model, d_k, d_v = r.n, r.d_model, r.d_k, r.d_v
 
 st.title("Self-attention, step by step")
@@ -35,6 +39,8 @@ if show(0) or show(1):  # the map of the whole computation, before its first ste
         )
     )
 st.caption(settings_caption(r, s))
+if found is not None:
+    spread.banner(PAGE, found, labels)
 click_S = click_S_scaled = click_A = None
 
 if show(0):
@@ -53,10 +59,13 @@ if show(1):
             else "No positions are added, so two equal tokens have equal rows."
         ),
     )
-    show_matrix(r.X, labels, dims(d_model), key="X", family="X", title="X")
+    X_outline = spread.outline(found, "X")
+    show_matrix(r.X, labels, dims(d_model), key="X", family="X", title="X", outline=X_outline)
+    spread.note(found, "X")
+    spread.edit_controls(PAGE, example.result, labels, found)
 titles = {L: STEP_TITLES[k] for k, L in ((2, "Q"), (3, "K"), (4, "V")) if show(k)}
 if titles:  # a query asks, a key advertises, a value is what is passed on
-    steps.projection_steps(r, labels, titles)
+    steps.projection_steps(r, labels, titles, found)
 if show(5):
     step_header(
         STEP_TITLES[5],
@@ -67,7 +76,7 @@ if show(5):
         "i's query and its key are different vectors, because W_Q ≠ W_K. **Click a cell** of "
         "S, S' or A to see its arithmetic.",
     )
-    click_S = steps.scores_matrix(r, labels)
+    click_S = steps.scores_matrix(r, labels, found)
 if show(6):
     step_header(
         STEP_TITLES[6],
@@ -79,7 +88,7 @@ if show(6):
         "S' is drawn on the colour range of S, so the division shows as paler colours."
         + ("" if s.scale else " **Scaling is off** in the sidebar, so S' = S."),
     )
-    click_S_scaled = steps.scaled_scores_matrix(r, labels)
+    click_S_scaled = steps.scaled_scores_matrix(r, labels, found)
 if show(7):
     notes = steps.softmax_notes(s)
     step_header(
@@ -89,7 +98,7 @@ if show(7):
         "Each row becomes probabilities over the keys: how much query i attends to key j. "
         + " ".join(notes),
     )
-    click_A = steps.softmax_matrices(r, labels, notes)
+    click_A = steps.softmax_matrices(r, labels, notes, found)
 if show(5) or show(6) or show(7):
     inspectors.cell_inspector(r, labels, click_S or click_S_scaled or click_A)
 if show(8):
@@ -100,7 +109,7 @@ if show(8):
         "Row i of the output is an average of the rows of V (the values), weighted by row i of "
         "A: a new, context-mixed vector for token i. **Click a cell** to see the sum.",
     )
-    inspectors.output_inspector(r, labels, steps.output_matrix(r, labels))
+    inspectors.output_inspector(r, labels, steps.output_matrix(r, labels, found))
 if show(9):
     st.header(STEP_TITLES[9])
     st.latex(FORMULA)

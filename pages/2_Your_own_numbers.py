@@ -5,7 +5,7 @@ import streamlit as st
 
 from attnviz import token_labels
 from attnviz.own_numbers import EXERCISE_SOURCE
-from attnviz.ui import dims, page_frame, show_matrix
+from attnviz.ui import dims, page_frame, show_matrix, spread
 from attnviz.ui.inspectors import cell_inspector, output_inspector
 from attnviz.ui.pages.your_own_numbers import (
     FIELDS,
@@ -26,10 +26,11 @@ from attnviz.ui.steps import (
 )
 from attnviz.ui.text import learning_goal
 
+PAGE = "Your own numbers"
 s = page_frame(
-    "Your own numbers",
+    PAGE,
     icon="✍️",
-    page_params=FIELDS,
+    page_params=(*FIELDS, "edit"),
     uses=("mask", "scale", "temperature"),
     note="This page uses only the **mask**, **scaling** and **temperature**: X and the weights "
     "are yours (the button \"The sidebar's example\" copies the sidebar's X and weights into "
@@ -55,7 +56,9 @@ if read is None:
 found, tokens = read
 labels = token_labels(tokens)  # unique row labels: "a (1)", "b", "a (2)"
 sync_url(texts, found)
-r = attend_to(found, s)  # stops with a message if a step overflows
+typed = attend_to(found, s)  # stops with a message if a step overflows
+edited = spread.current_spread(typed, labels, PAGE)  # one entry of X changed, or None
+r = typed if edited is None else edited.after
 n = r.n
 
 st.header("Every step from your numbers")
@@ -64,17 +67,28 @@ st.caption(
     f"scaling {'on' if s.scale else 'off'}, T = {s.temperature:g}. Hover a cell for its exact "
     "value; click a cell of Q, K, V, S, S', A or the output for its arithmetic."
 )
+if edited is not None:
+    spread.banner(PAGE, edited, labels)
 show_matrix(
-    r.X, labels, dims(r.d_model), key="X", family="X", title="X", col_title="embedding dimension"
+    r.X,
+    labels,
+    dims(r.d_model),
+    key="X",
+    family="X",
+    title="X",
+    col_title="embedding dimension",
+    outline=spread.outline(edited, "X"),
 )
-projection_steps(r, labels, {"Q": "Q = XW_Q", "K": "K = XW_K", "V": "V = XW_V"})
+spread.note(edited, "X")
+spread.edit_controls(PAGE, typed, labels, edited)
+projection_steps(r, labels, {"Q": "Q = XW_Q", "K": "K = XW_K", "V": "V = XW_V"}, edited)
 st.subheader("S = QKᵀ and S' = S / √d_k")
-click_S = scores_matrix(r, labels)
-click_S_scaled = scaled_scores_matrix(r, labels)
+click_S = scores_matrix(r, labels, edited)
+click_S_scaled = scaled_scores_matrix(r, labels, edited)
 st.subheader("A = softmax(S'), row by row")
-click_A = softmax_matrices(r, labels, softmax_notes(s))
+click_A = softmax_matrices(r, labels, softmax_notes(s), edited)
 cell_inspector(r, labels, click_S or click_S_scaled or click_A)
 st.subheader("Output = AV")
-output_inspector(r, labels, output_matrix(r, labels))
+output_inspector(r, labels, output_matrix(r, labels, edited))
 st.dataframe(dimension_table(r), hide_index=True, width="content")
 download_matrices(found, tokens)

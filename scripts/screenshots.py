@@ -2,7 +2,7 @@
 
 `python scripts/screenshots.py Masks_and_temperature inspector` takes only those (page names
 as in their URLs, Home for the home page, inspector for the cell inspector, projector for the
-step page in projector mode at 1280 x 720).
+step page in projector mode at 1280 x 720, spread for the step page with one entry of X changed).
 
 Starts `streamlit run app.py` on a free loopback port, opens each page in headless Chromium and
 writes docs/screenshots/<page>.png (the page from the top, at most MAX_HEIGHT pixels), plus the
@@ -80,6 +80,14 @@ def main():
             time.sleep(2)
             page.screenshot(path=OUT / "projector.png")
             print("wrote", OUT / "projector.png")
+        if not wanted or "spread" in wanted:  # one entry of X changed: what it reached
+            page.set_viewport_size({"width": WIDTH, "height": 1100})
+            page.goto(f"{url}/Step_by_step?edit=2,1,3.5")
+            wait_for_app(page, "A")
+            page.locator(".st-key-S").scroll_into_view_if_needed()
+            time.sleep(2)
+            page.screenshot(path=OUT / "spread.png")
+            print("wrote", OUT / "spread.png")
         if wanted and "inspector" not in wanted:
             browser.close()
             return

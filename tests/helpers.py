@@ -153,3 +153,22 @@ def set_widget(at, kind, key, value):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def outlined(spec):
+    """(rows, cols) bool of the cells a heatmap spec outlines (its shapes' path: a rectangle
+    "M{left},{top}H{right}V{bottom}H{left}Z" per run of cells), read back as the browser gets
+    it; shape from the heatmap's z."""
+    import re
+
+    rows, cols = heatmap_z(spec).shape
+    cells = np.zeros((rows, cols), dtype=bool)
+    paths = {shape["path"] for shape in spec["layout"].get("shapes", [])}
+    for path in paths:
+        for left, top, right, bottom in re.findall(
+            r"M(-?[\d.]+),(-?[\d.]+)H(-?[\d.]+)V(-?[\d.]+)H-?[\d.]+Z", path
+        ):
+            r0, r1 = round(float(top) + 0.5), round(float(bottom) + 0.5)
+            c0, c1 = round(float(left) + 0.5), round(float(right) + 0.5)
+            cells[r0:r1, c0:c1] = True
+    return cells

@@ -43,7 +43,9 @@ COLOURBAR_PX = 40  # the colour bar: its gap to the plot, its bar and tick marks
 TEXT_PX = 12  # cell numbers, tick labels and axis titles, in pixels
 PRESENT_TEXT_PX = 20  # the same in projector mode: readable from the back of a room
 AXIS_TITLE_COLOUR = "#262730"  # dark on white: axis titles are read, not decoration
-MASKED_COLOUR = "#c8c8c8"  # a masked cell: no weight by construction, not a small weight
+MASKED_COLOUR = "#c8c8c8"
+OUTLINE_COLOUR = "#111111"  # the outline of a cell an edit changed (over a white one)
+OUTLINE_PX = 2  # a masked cell: no weight by construction, not a small weight
 
 # One colour per matrix family, the same on every page, in the pipeline diagram and the step
 # headers (the titles' colour; the cells keep their value scale): (row title, column title,
@@ -165,6 +167,7 @@ def matrix_heatmap(
     rotate_labels=None,
     value_range=None,
     mask=None,
+    outline=None,
     text_px=TEXT_PX,
 ):
     """Heatmap of ``M`` (rows, cols), row 0 on top, one row per label.
@@ -184,6 +187,9 @@ def matrix_heatmap(
         mask: (rows, cols) bool, True where query i may see key j; the other cells are drawn
             grey, marked "masked" in a legend, with no number: a weight that is 0 by
             construction, not a small one.
+        outline: (rows, cols) bool or None: the cells to outline (those an edit changed),
+            drawn as one path of rectangles, a run of neighbours in a row as one, with a
+            legend entry; on a matrix drawn in blocks, every block holding such a cell.
         text_px: the size in pixels of the cell numbers, tick labels and axis titles
             (PRESENT_TEXT_PX in projector mode).
         selectable: add a nearly transparent marker at every cell centre, so that a click
@@ -320,6 +326,32 @@ def matrix_heatmap(
                 name="cells",
             )
         )
+    shapes = []
+    if outline is not None:
+        outline = np.asarray(outline, dtype=bool)
+        if outline.shape != (n_rows, n_cols):
+            raise ValueError(f"outline must be {n_rows}x{n_cols} like the matrix")
+        if reduced:
+            outline = block_mean(outline.astype(float), row_spans, col_spans) > 0
+        shapes = outline_shapes(outline)
+        if shapes:
+            traces.append(
+                dict(
+                    type="scatter",
+                    x=[None],
+                    y=[None],
+                    mode="markers",
+                    marker=dict(
+                        size=text_px,
+                        symbol="square-open",
+                        color=OUTLINE_COLOUR,
+                        line=dict(width=2),
+                    ),
+                    name="changed by your edit",
+                    showlegend=True,
+                    hoverinfo="skip",
+                )
+            )
     row_px = ROW_PX * text_px / TEXT_PX  # rows grow with the text: a number fits in its cell
     title_px = TITLE_PX + 2 * (text_px - TEXT_PX)  # room for a larger title in projector mode
     tick_font = dict(size=int(min(text_px, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
@@ -336,7 +368,7 @@ def matrix_heatmap(
         title_px,
     )
     axis_title = dict(size=max(text_px, 14), color=AXIS_TITLE_COLOUR)
-    legend_px = 2 * text_px + 12 if masked.any() else 0  # room under the plot for the legend
+    legend_px = 2 * text_px + 12 if masked.any() or shapes else 0  # room for the legend
     bottom += legend_px
     layout = dict(
         # The title sits at the very top, above the key axis's labels and title (drawn on top
@@ -373,8 +405,33 @@ def matrix_heatmap(
         hoverdistance=-1,  # hover and click reach the nearest cell centre: the cell under the mouse
         clickmode="event+select",
         dragmode=False,
+        shapes=shapes,
     )
     return go.Figure(data=traces, layout=layout)  # one validation of the whole figure: fast
+
+
+def outline_path(cells):
+    """An SVG path, in the heatmap's data coordinates, of a rectangle around each run of
+    neighbouring True cells of each row of ``cells`` (rows, cols); "" if there are none."""
+    parts = []
+    for r, row in enumerate(np.asarray(cells, dtype=bool)):
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], row.astype(np.int8), [0]))))
+        for start, stop in zip(edges[::2], edges[1::2], strict=True):
+            top, bottom, left, right = r - 0.5, r + 0.5, start - 0.5, stop - 0.5
+            parts.append(f"M{left},{top}H{right}V{bottom}H{left}Z")
+    return "".join(parts)
+
+
+def outline_shapes(cells):
+    """Plotly shapes that outline ``cells``: a white line under a dark one, so the outline
+    shows on the darkest and the palest colours alike; [] when no cell is True."""
+    path = outline_path(cells)
+    if not path:
+        return []
+    return [
+        dict(type="path", path=path, xref="x", yref="y", line=dict(color=c, width=w))
+        for c, w in (("white", OUTLINE_PX + 2), (OUTLINE_COLOUR, OUTLINE_PX))
+    ]
 
 
 def selected_cell(selection):

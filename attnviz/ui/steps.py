@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from attnviz.ui import spread
 from attnviz.ui.inspectors import projection_inspector
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import step_header
@@ -26,10 +27,11 @@ PROJECTIONS = {
 SHOWN_ROW_SUMS = 20  # the row sums listed one by one; the smallest and largest are always given
 
 
-def projection_step(result, labels, title, L, sub, role):
+def projection_step(result, labels, title, L, sub, role, found=None):
     """Step "L = XW_L" for L in Q, K, V: its header, then W_L (d_model, d_sub) on the left and
     L (n, d_sub) on the right, clickable. ``sub`` is "k" or "v"; ``role`` says what row i of L
-    is. Returns (L, i, c) for the cell (i, c) of L just clicked, else None."""
+    is; ``found`` an edit's Spread (its changed cells outlined) or None. Returns (L, i, c) for
+    the cell (i, c) of L just clicked, else None."""
     W, M = getattr(result, f"W_{L}"), getattr(result, L)
     d_model, width = W.shape
     step_header(
@@ -62,16 +64,18 @@ def projection_step(result, labels, title, L, sub, role):
             family=L,
             value_name=f"{L}_ic",
             selectable=True,
+            outline=spread.outline(found, L),
         )
+    spread.note(found, L)
     return None if click is None else (L, *click)
 
 
-def projection_steps(result, labels, titles):
+def projection_steps(result, labels, titles, found=None):
     """The steps Q = XW_Q, K = XW_K, V = XW_V under ``titles`` ({"Q": title, ...}: those given
     are drawn, in projector mode one), then the projection inspector, on the cell of Q, K or V
-    just clicked."""
+    just clicked. ``found``: an edit's Spread, or None."""
     clicks = [
-        projection_step(result, labels, titles[L], L, *PROJECTIONS[L])
+        projection_step(result, labels, titles[L], L, *PROJECTIONS[L], found)
         for L in PROJECTIONS
         if L in titles
     ]
@@ -84,9 +88,10 @@ def score_range(result):
     return float(np.max(np.abs(result.scores))) or 1.0
 
 
-def scores_matrix(result, labels):
-    """S = QK^T (n, n), clickable: returns the (i, j) just clicked, else None."""
-    return show_matrix(
+def scores_matrix(result, labels, found=None):
+    """S = QK^T (n, n), clickable (cells an edit changed outlined, with ``found`` its Spread):
+    returns the (i, j) just clicked, else None."""
+    click = show_matrix(
         result.scores,
         labels,
         labels,
@@ -96,13 +101,16 @@ def scores_matrix(result, labels):
         value_name="S_ij",
         selectable=True,
         value_range=score_range(result),
+        outline=spread.outline(found, "scores"),
     )
+    spread.note(found, "scores")
+    return click
 
 
-def scaled_scores_matrix(result, labels):
+def scaled_scores_matrix(result, labels, found=None):
     """S' = S / sqrt(d_k) (n, n) on S's colour range, masked keys grey; clickable: returns the
-    (i, j) just clicked, else None."""
-    return show_matrix(
+    (i, j) just clicked, else None. ``found``: an edit's Spread, or None."""
+    click = show_matrix(
         result.scaled_scores,
         labels,
         labels,
@@ -113,7 +121,10 @@ def scaled_scores_matrix(result, labels):
         selectable=True,
         value_range=score_range(result),
         mask=result.mask,
+        outline=spread.outline(found, "scaled_scores"),
     )
+    spread.note(found, "scaled_scores")
+    return click
 
 
 def attention_latex(result):
@@ -145,9 +156,10 @@ def softmax_notes(settings):
     return notes
 
 
-def softmax_matrices(result, labels, notes):
+def softmax_matrices(result, labels, notes, found=None):
     """A (n, n), clickable, under the logits (folded away, drawn only when ``notes`` say the
-    softmax sees more than S'), then A's row sums. Returns the (i, j) of A just clicked."""
+    softmax sees more than S'), then A's row sums. Returns the (i, j) of A just clicked.
+    ``found``: an edit's Spread (the cells of A it changed outlined), or None."""
     r = result
     if notes:
         with st.expander("The logits that fed the softmax (S' / T, −∞ where masked)"):
@@ -163,7 +175,9 @@ def softmax_matrices(result, labels, notes):
         kind="probability",
         selectable=True,
         mask=r.mask,
+        outline=spread.outline(found, "attention"),
     )
+    spread.note(found, "attention")
     sums = r.row_sums
     st.markdown(
         f"**Row sums:** {', '.join(f'{v:.3f}' for v in sums[:SHOWN_ROW_SUMS])}"
@@ -173,9 +187,10 @@ def softmax_matrices(result, labels, notes):
     return click
 
 
-def output_matrix(result, labels):
-    """Output = AV (n, d_v), clickable: returns the (i, c) just clicked, else None."""
-    return show_matrix(
+def output_matrix(result, labels, found=None):
+    """Output = AV (n, d_v), clickable: returns the (i, c) just clicked, else None.
+    ``found``: an edit's Spread, or None."""
+    click = show_matrix(
         result.output,
         labels,
         dims(result.d_v),
@@ -184,7 +199,10 @@ def output_matrix(result, labels):
         family="O",
         value_name="Output_ic",
         selectable=True,
+        outline=spread.outline(found, "output"),
     )
+    spread.note(found, "output")
+    return click
 
 
 def dimension_table(result):

@@ -14,6 +14,7 @@ from tests.helpers import (
     chart_specs,
     expected,
     heatmap_z,
+    outlined,
     run,
     run_more,
     text_of,
@@ -242,3 +243,92 @@ def test_a_bad_step_in_the_link_is_said_and_replaced(raw):
     at = run(STEP, {"present": "on", "step": raw})
     assert any(f"`step={raw}`" in w.value for w in at.warning)
     assert not at.exception
+
+
+# --- change one number of X and watch it spread --------------------------------------------------
+
+CHART_FIELDS = {  # chart key -> the step it draws
+    "X": "X",
+    "Q": "Q",
+    "K": "K",
+    "V": "V",
+    "S": "scores",
+    "S_scaled": "scaled_scores",
+    "A": "attention",
+    "output": "output",
+}
+
+
+def plain_steps(X, r):
+    """Every step from X with the result's weights, written out with numpy (no mask)."""
+    Q, K, V = X @ r.W_Q, X @ r.W_K, X @ r.W_V
+    S = Q @ K.T
+    e = np.exp(S / np.sqrt(r.d_k) - (S / np.sqrt(r.d_k)).max(axis=1, keepdims=True))
+    A = e / e.sum(axis=1, keepdims=True)
+    return dict(X=X, Q=Q, K=K, V=V, scores=S, scaled_scores=S / np.sqrt(r.d_k), attention=A,
+                output=A @ V)  # fmt: skip
+
+
+def assert_outlines_what_changed(specs, old, new, tol=1e-9):
+    for key, field in CHART_FIELDS.items():
+        before, after = old[field], new[field]
+        moved = np.abs(after - before) > tol * max(1.0, np.abs(before).max())
+        np.testing.assert_array_equal(outlined(specs[key]), moved, err_msg=key)
+        assert_drawn(heatmap_z(specs[key]), after, err_msg=key)
+
+
+@pytest.mark.parametrize(("i", "c", "value"), [(2, 1, 3.5), (0, 7, -0.25), (5, 0, 0.0)])
+def test_an_edit_of_x_in_the_link_outlines_exactly_the_cells_that_changed(i, c, value):
+    r = expected().result
+    X = np.array(r.X)
+    X[i, c] = value
+    at = run(STEP, {"edit": f"{i},{c},{value:g}"})
+    assert_outlines_what_changed(chart_specs(at), plain_steps(r.X, r), plain_steps(X, r))
+    assert at.query_params["edit"] == f"{i},{c},{value:g}"
+    assert f"You changed X\\[{i}\\, {c}\\]" in text_of(at)
+
+
+def test_typing_a_new_value_spreads_it_and_one_click_undoes_it():
+    at = run(STEP)
+    assert not any(spec["layout"].get("shapes") for spec in chart_specs(at).values())
+    at.selectbox(key="attnviz_edit_i").set_value(3).run()
+    at.selectbox(key="attnviz_edit_c").set_value(2).run()
+    at.number_input(key="attnviz_edit_value").set_value(4.0).run()
+    assert at.query_params["edit"] == "3,2,4"
+    specs = chart_specs(at)
+    assert outlined(specs["X"]).sum() == 1 and outlined(specs["X"])[3, 2]
+    assert outlined(specs["K"])[3].all() and not outlined(specs["K"])[:3].any()
+    assert "how far one number of one token reaches" in text_of(at)
+    assert "renormalised as a whole" in text_of(at)
+    at.button(key="attnviz_edit_undo_banner").click().run()
+    assert "edit" not in at.query_params
+    assert not any(spec["layout"].get("shapes") for spec in chart_specs(at).values())
+    assert at.number_input(key="attnviz_edit_value").value == expected().result.X[3, 2]
+
+
+BAD_EDITS = [
+    ("1,2", "not token,dimension,value"),
+    ("9,0,1", "X has 6 rows"),
+    ("0,0,1e9", "from -100 to 100"),
+]
+
+
+@pytest.mark.parametrize(("raw", "said"), BAD_EDITS)
+def test_a_bad_edit_in_the_link_is_said_and_x_is_shown_as_computed(raw, said):
+    at = run(STEP, {"edit": raw})
+    assert any(said in w.value for w in at.warning)
+    assert "edit" not in at.query_params
+    assert not chart_specs(at)["A"]["layout"].get("shapes")
+
+
+def test_the_edit_stays_through_the_projectors_steps_and_a_change_of_tokens_that_keeps_it():
+    at = run(STEP, {"present": "on", "step": "5", "edit": "1,0,2"})
+    assert outlined(chart_specs(at)["S"])[1].all()
+    at.button(key="step_next").click().run()
+    assert outlined(chart_specs(at)["S_scaled"])[:, 1].all()
+    assert at.query_params["edit"] == "1,0,2"
+    at = run_more(at, text="a b")  # X still has a row 1 and a column 0: the edit stays
+    assert outlined(chart_specs(at)["S_scaled"])[1].all()
+    at = run_more(at, text="a")  # no row 1 any more: undone, and said
+    assert "edit" not in at.query_params
+    assert "was undone" in text_of(at)

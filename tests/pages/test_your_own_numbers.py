@@ -12,7 +12,7 @@ from attnviz.export import all_steps_npz
 from attnviz.limits import MAX_OWN_N
 from attnviz.own_numbers import EXERCISE, NAMES, format_matrix
 from attnviz.ui.pages.your_own_numbers import matrices_npz
-from tests.helpers import STEP, assert_drawn, chart_specs, heatmap_z, run, run_more
+from tests.helpers import STEP, assert_drawn, chart_specs, heatmap_z, outlined, run, run_more
 
 OWN = "pages/2_Your_own_numbers.py"
 BOX = "attnviz_own_"
@@ -287,3 +287,28 @@ def test_the_default_exercise_credits_its_source():
     at = run(OWN)
     text = " ".join(md.value for md in at.markdown)
     assert "R. Karim" in text and "turn scaling off" in text
+
+
+def test_one_entry_of_your_x_changed_outlines_what_it_moved_and_new_boxes_undo_it():
+    """The integer exercise, X[0, 2] from 1 to 3: the exercise's W_Q has a 0 in row 2, so one
+    column of query 0 stays still, and the page says why."""
+    at = run(OWN)
+    at.selectbox(key="attnviz_edit_c").set_value(2).run()
+    at.number_input(key="attnviz_edit_value").set_value(3.0).run()
+    assert at.query_params["edit"] == "0,2,3"
+    X = np.array(EXERCISE["X"], dtype=float)
+    X[0, 2] = 3.0
+    A_old, out_old = reference(EXERCISE["X"], EXERCISE["W_Q"], EXERCISE["W_K"], EXERCISE["W_V"])
+    A_new, out_new = reference(X, EXERCISE["W_Q"], EXERCISE["W_K"], EXERCISE["W_V"])
+    specs = chart_specs(at)
+    for key, old, new in (("A", A_old, A_new), ("output", out_old, out_new)):
+        np.testing.assert_array_equal(outlined(specs[key]), np.abs(new - old) > 1e-9, key)
+        assert_drawn(heatmap_z(specs[key]), new)
+    Q_moved = np.abs(X @ np.array(EXERCISE["W_Q"]) - np.array(EXERCISE["X"]) @ EXERCISE["W_Q"])
+    np.testing.assert_array_equal(outlined(specs["Q"]), Q_moved > 1e-9)
+    assert not outlined(specs["Q"]).all(axis=1)[0]  # W_Q's row 2 has a 0
+    assert any("row 2 of W\\_Q is not 0" in m.value for m in at.markdown)
+    type_into(at, X="1 0 1 0\n0 2 0 2\n1 1 1 1\n2 2 2 2")  # four rows: the edit still fits
+    assert outlined(chart_specs(at)["X"])[0, 2]
+    at.button(key="attnviz_edit_undo_picker").click().run()
+    assert "edit" not in at.query_params and not chart_specs(at)["X"]["layout"].get("shapes")

@@ -11,10 +11,11 @@ import numpy as np
 import streamlit as st
 
 from attnviz.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
+from attnviz.lessons.spread import spread
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
 from attnviz.settings import quoted
-from attnviz.ui.frame import cached_example, is_present
+from attnviz.ui.frame import cached_example, is_present, shared_cache
 from attnviz.ui.text import step_header
 
 
@@ -27,6 +28,17 @@ def settings_caption(result, settings):
         "any of them in the sidebar and every number below is recomputed. Hover a cell for its "
         "exact value."
     )
+
+
+@shared_cache(max_entries=16)
+def _spread(settings, edit):
+    example = cached_example(settings)
+    return spread(example.result, edit, example.labels)
+
+
+def cached_spread(settings):
+    """How the page makes an edit's Spread: once per (settings, edit) for every session."""
+    return lambda result, edit, labels: _spread(settings, edit)
 
 
 def _export(settings, kind):

@@ -1,0 +1,196 @@
+"""Change one number of X and watch it spread: the picker, the undo, the link's ``edit=`` and
+the sentence under each step. The numbers come from ``attnviz.lessons.spread``.
+
+The edit is kept in ``st.session_state`` per page (not in widgets, whose state goes when the
+projector's one-step view hides them) and in the URL as ``edit=i,c,value``: token i, embedding
+dimension c, the new X_ic. A page draws its steps from ``spread.after`` and outlines
+``spread.cells``; one edit at a time.
+"""
+
+import numpy as np
+import streamlit as st
+
+from attnviz.errors import AttentionInputError
+from attnviz.lessons.spread import Edit, spread
+from attnviz.limits import MAX_EDIT_VALUE
+from attnviz.settings import last_value, quoted, short_float
+from attnviz.ui.text import md_escape
+
+EDIT_PARAM = "edit"  # the URL parameter: edit=i,c,value
+STATE = "attnviz.edit"  # {page: Edit or None}
+WIDGET = "attnviz_edit_"
+
+
+def parse_edit(raw, shape):
+    """(Edit or None, warning or None) from the link's ``edit=i,c,value`` for an X of
+    ``shape`` (n, d_model)."""
+    n, d_model = shape
+    parts = str(raw).split(",")
+    try:
+        i, c, value = int(parts[0]), int(parts[1]), float(parts[2])
+        if len(parts) != 3:
+            raise ValueError
+    except (ValueError, IndexError):
+        return None, (
+            f"`edit={quoted(raw)}` in the link is not token,dimension,value (e.g. `edit=1,0,2.5`): "
+            "X is shown as computed."
+        )
+    if not (0 <= i < n and 0 <= c < d_model):
+        return None, (
+            f"`edit={quoted(raw)}` in the link names X[{i}, {c}], but X has {n} rows and "
+            f"{d_model} columns: X is shown as computed."
+        )
+    if not (np.isfinite(value) and abs(value) <= MAX_EDIT_VALUE):
+        return None, (
+            f"`edit={quoted(raw)}` in the link: the new value must be a number from "
+            f"{-MAX_EDIT_VALUE:g} to {MAX_EDIT_VALUE:g}. X is shown as computed."
+        )
+    return Edit(i, c, value), None
+
+
+def _edits():
+    return st.session_state.setdefault(STATE, {})
+
+
+def current_spread(result, labels, page, make=None):
+    """The Spread of this page's edit on ``result`` (AttentionResult), or None when there is
+    none (or it no longer fits X, which is said). ``make(result, edit, labels)`` computes it
+    (default ``lessons.spread.spread``; a page passes a cached one). Keeps the URL's
+    ``edit=`` in step."""
+    edits = _edits()
+    if page not in edits:  # a new session (or first visit): the link's edit, if any
+        raw = st.query_params.get(EDIT_PARAM)
+        edit, warning = (None, None) if raw is None else parse_edit(last_value(raw), result.X.shape)
+        if warning:
+            st.warning(warning, icon="⚠️")
+        edits[page] = edit
+    edit = edits[page]
+    n, d_model = result.X.shape
+    if edit is not None and not (edit.i < n and edit.c < d_model):
+        st.info(  # not a caption: projector mode hides captions
+            md_escape(
+                f"Your change of X[{edit.i}, {edit.c}] was undone: X now has {n} rows and "
+                f"{d_model} columns."
+            ),
+            icon="↩",
+        )
+        edit = edits[page] = None
+    found = None
+    if edit is not None and edit.value != result.X[edit.i, edit.c]:
+        try:
+            found = (make or spread)(result, edit, labels)
+        except AttentionInputError as exc:
+            st.error(f"Your change of X[{edit.i}, {edit.c}]: {exc}. It was undone.", icon="🚫")
+            edits[page] = None
+    want = None if found is None else f"{edit.i},{edit.c},{short_float(edit.value)}"
+    if want is None and EDIT_PARAM in st.query_params:
+        del st.query_params[EDIT_PARAM]
+    elif want is not None and st.query_params.get(EDIT_PARAM) != want:
+        st.query_params[EDIT_PARAM] = want
+    return found
+
+
+def _set(page, edit, X=None):
+    """Store ``edit`` (or None); with X, put the picked cell's own value back in the box."""
+    _edits()[page] = edit
+    if X is not None:
+        i, c = st.session_state[WIDGET + "i"], st.session_state[WIDGET + "c"]
+        st.session_state[WIDGET + "value"] = float(X[i, c])
+
+
+def _typed(page, X):
+    i, c = st.session_state[WIDGET + "i"], st.session_state[WIDGET + "c"]
+    value = float(st.session_state[WIDGET + "value"])
+    _set(page, None if value == X[i, c] else Edit(i, c, value))
+
+
+def undo_button(page, X, where):
+    """One click back to X as computed; ``where`` tells the buttons of one page apart."""
+    st.button(
+        "↩ Undo the change",
+        key=WIDGET + f"undo_{where}",
+        on_click=_set,
+        args=(page, None, X),
+    )
+
+
+def banner(page, found, labels):
+    """Above every step while an edit is on: what was changed, and one click to undo it."""
+    e = found.edit
+    left, right = st.columns([5, 1], vertical_alignment="center")
+    left.info(
+        md_escape(f"You changed X[{e.i}, {e.c}] (token ")
+        + f"**{md_escape(labels[e.i])}**"
+        + md_escape(
+            f", dimension {e.c}) from {found.before.X[e.i, e.c]:.6g} to {e.value:.6g}. Every "
+            "number below is computed with it, and the cells that changed are "
+        )
+        + "**outlined**.",
+        icon="✏️",
+    )
+    with right:
+        undo_button(page, found.before.X, "banner")
+
+
+def edit_controls(page, result, labels, found):
+    """The picker: token i, dimension c and the new X_ic (applied on Enter). ``result`` is
+    without the edit; ``found`` the current Spread or None."""
+    state = st.session_state
+    X = result.X
+    n, d_model = X.shape
+    if found is not None:  # the boxes show the edit in force (also after a visit elsewhere)
+        state[WIDGET + "i"], state[WIDGET + "c"] = found.edit.i, found.edit.c
+        state[WIDGET + "value"] = float(found.edit.value)
+    else:
+        state.setdefault(WIDGET + "i", 0)
+        state.setdefault(WIDGET + "c", 0)
+        if state[WIDGET + "i"] >= n or state[WIDGET + "c"] >= d_model:
+            state[WIDGET + "i"] = state[WIDGET + "c"] = 0
+        state[WIDGET + "value"] = float(X[state[WIDGET + "i"], state[WIDGET + "c"]])
+    st.subheader("Change one number and watch it spread")
+    st.markdown(
+        "Pick one entry of X, type a new value and press Enter: every step is computed again "
+        "and each cell that changed is outlined, so you can see how far one number of one "
+        "token reaches."
+    )
+    a, b, c, d = st.columns([3, 2, 2, 2], vertical_alignment="bottom")
+    a.selectbox(
+        "Token i (row of X)",
+        range(n),
+        format_func=lambda i: labels[i],
+        key=WIDGET + "i",
+        on_change=_set,
+        args=(page, None, X),
+    )
+    b.selectbox(
+        "Dimension c (column)",
+        range(d_model),
+        key=WIDGET + "c",
+        on_change=_set,
+        args=(page, None, X),
+    )
+    c.number_input(
+        "New value of X_ic",
+        min_value=-MAX_EDIT_VALUE,
+        max_value=MAX_EDIT_VALUE,
+        step=0.5,
+        format="%.4f",
+        key=WIDGET + "value",
+        on_change=_typed,
+        args=(page, X),
+    )
+    with d:
+        if found is not None:
+            undo_button(page, X, "picker")
+
+
+def outline(found, field):
+    """The cells of ``field`` to outline (bool array), or None without an edit."""
+    return None if found is None else found.cells[field]
+
+
+def note(found, field):
+    """The sentence under a step on what the edit changed there, and why (nothing without an
+    edit). Shown as text in projector mode too: it is the lesson."""
+    if found is not None:
+        st.markdown(f"✏️ {md_escape(found.lines[field])}")
