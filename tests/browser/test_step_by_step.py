@@ -13,6 +13,7 @@ from tools.browser import (
     error_count,
     hover_cell,
     wait_for_app,
+    wait_for_chart,
     wait_for_rows,
 )
 
@@ -123,3 +124,29 @@ def test_masked_cells_show_no_number(page, server):
     )
     assert len([c for c in cells if c]) == 21  # numbers only on the 21 cells a query may see
     assert "masked" in page.locator(".st-key-A .legend").text_content()
+
+
+def test_a_typed_entry_of_x_outlines_what_it_reached_and_undo_takes_it_back(page, server):
+    """Token 0, dimension 0 of X set to 2: its cell in X, row 0 of K and every row of A are
+    outlined in the browser (one rectangle per row run), the link holds the edit; undo."""
+    page.goto(f"{server}/Step_by_step")
+    wait_for_app(page, "A")
+    box = page.locator(".st-key-attnviz_edit_value input")
+    box.fill("2")
+    box.press("Enter")
+    wait_for_chart(page, "A", "(gd.layout.shapes || []).length === 2")
+    paths = {
+        key: page.locator(f".st-key-{key} .js-plotly-plot").evaluate(
+            "gd => gd.layout.shapes[1].path"
+        )
+        for key in ("X", "K", "A")
+    }
+    assert paths["X"] == "M-0.5,-0.5H0.5V0.5H-0.5Z"  # the one cell typed
+    assert paths["K"] == "M-0.5,-0.5H3.5V0.5H-0.5Z"  # row 0 of K, its 4 columns
+    assert paths["A"].count("M") == 6  # every row of A: each sees key 0
+    assert "edit=0%2C0%2C2" in page.url or "edit=0,0,2" in page.url
+    assert page.locator(".st-key-A .shapelayer path").count() == 2  # drawn: white, then dark
+    page.locator(".st-key-attnviz_edit_undo_banner button").click()
+    wait_for_chart(page, "A", "!(gd.layout.shapes || []).length")
+    assert "edit=" not in page.url
+    assert error_count(page) == 0
