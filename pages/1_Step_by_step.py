@@ -5,7 +5,7 @@ import streamlit as st
 
 from attnviz import FORMULA
 from attnviz.charts.pipeline import pipeline_dot
-from attnviz.ui import dims, inspectors, page_setup, show_matrix, spread, steps
+from attnviz.ui import dims, page_setup, show_matrix, spread, steps
 from attnviz.ui.pages.step_by_step import (
     STEP_TITLES,
     cached_spread,
@@ -41,7 +41,6 @@ if show(0) or show(1):  # the map of the whole computation, before its first ste
 st.caption(settings_caption(r, s))
 if found is not None:
     spread.banner(PAGE, found, labels)
-click_S = click_S_scaled = click_A = None
 
 if show(0):
     worked_example_view()
@@ -66,8 +65,9 @@ if show(1):
 titles = {L: STEP_TITLES[k] for k, L in ((2, "Q"), (3, "K"), (4, "V")) if show(k)}
 if titles:  # a query asks, a key advertises, a value is what is passed on
     steps.projection_steps(r, labels, titles, found)
+headers = {}  # S, S' and A with the cell inspector: one part of the page (a fragment)
 if show(5):
-    step_header(
+    headers["S"] = lambda: step_header(
         STEP_TITLES[5],
         r"S = QK^T, \quad S_{ij} = q_i \cdot k_j",
         rf"S \in \mathbb{{R}}^{{{n} \times {n}}}",
@@ -76,9 +76,8 @@ if show(5):
         "i's query and its key are different vectors, because W_Q ≠ W_K. **Click a cell** of "
         "S, S' or A to see its arithmetic.",
     )
-    click_S = steps.scores_matrix(r, labels, found)
 if show(6):
-    step_header(
+    headers["S_scaled"] = lambda: step_header(
         STEP_TITLES[6],
         r"S' = \frac{QK^T}{\sqrt{d_k}}",
         rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {d_k**0.5:.4g}" if s.scale else r"\text{scaling is off}",
@@ -88,19 +87,17 @@ if show(6):
         "S' is drawn on the colour range of S, so the division shows as paler colours."
         + ("" if s.scale else " **Scaling is off** in the sidebar, so S' = S."),
     )
-    click_S_scaled = steps.scaled_scores_matrix(r, labels, found)
+notes = steps.softmax_notes(s)
 if show(7):
-    notes = steps.softmax_notes(s)
-    step_header(
+    headers["A"] = lambda: step_header(
         STEP_TITLES[7],
         steps.attention_latex(r),
         rf"A \in \mathbb{{R}}^{{{n} \times {n}}}",
         "Each row becomes probabilities over the keys: how much query i attends to key j. "
         + " ".join(notes),
     )
-    click_A = steps.softmax_matrices(r, labels, notes, found)
-if show(5) or show(6) or show(7):
-    inspectors.cell_inspector(r, labels, click_S or click_S_scaled or click_A)
+if headers:
+    steps.score_steps(r, labels, headers, notes, found)
 if show(8):
     step_header(
         STEP_TITLES[8],
@@ -109,7 +106,7 @@ if show(8):
         "Row i of the output is an average of the rows of V (the values), weighted by row i of "
         "A: a new, context-mixed vector for token i. **Click a cell** to see the sum.",
     )
-    inspectors.output_inspector(r, labels, steps.output_matrix(r, labels, found))
+    steps.output_step(r, labels, found)
 if show(9):
     st.header(STEP_TITLES[9])
     st.latex(FORMULA)

@@ -6,7 +6,6 @@ import streamlit as st
 from attnviz import token_labels
 from attnviz.own_numbers import EXERCISE_SOURCE
 from attnviz.ui import dims, page_frame, show_matrix, spread
-from attnviz.ui.inspectors import cell_inspector, output_inspector
 from attnviz.ui.pages.your_own_numbers import (
     FIELDS,
     attend_to,
@@ -17,11 +16,9 @@ from attnviz.ui.pages.your_own_numbers import (
 )
 from attnviz.ui.steps import (
     dimension_table,
-    output_matrix,
+    output_step,
     projection_steps,
-    scaled_scores_matrix,
-    scores_matrix,
-    softmax_matrices,
+    score_steps,
     softmax_notes,
 )
 from attnviz.ui.text import learning_goal
@@ -82,13 +79,13 @@ show_matrix(
 spread.note(edited, "X")
 spread.edit_controls(PAGE, typed, labels, edited)
 projection_steps(r, labels, {"Q": "Q = XW_Q", "K": "K = XW_K", "V": "V = XW_V"}, edited)
-st.subheader("S = QKᵀ and S' = S / √d_k")
-click_S = scores_matrix(r, labels, edited)
-click_S_scaled = scaled_scores_matrix(r, labels, edited)
-st.subheader("A = softmax(S'), row by row")
-click_A = softmax_matrices(r, labels, softmax_notes(s), edited)
-cell_inspector(r, labels, click_S or click_S_scaled or click_A)
+headers = {
+    "S": lambda: st.subheader("S = QKᵀ and S' = S / √d_k"),
+    "S_scaled": lambda: None,  # under the same subheader
+    "A": lambda: st.subheader("A = softmax(S'), row by row"),
+}
+score_steps(r, labels, headers, softmax_notes(s), edited)
 st.subheader("Output = AV")
-output_inspector(r, labels, output_matrix(r, labels, edited))
+output_step(r, labels, edited)
 st.dataframe(dimension_table(r), hide_index=True, width="content")
 download_matrices(found, tokens)

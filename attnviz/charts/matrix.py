@@ -43,6 +43,8 @@ COLOURBAR_PX = 40  # the colour bar: its gap to the plot, its bar and tick marks
 TEXT_PX = 12  # cell numbers, tick labels and axis titles, in pixels
 PRESENT_TEXT_PX = 20  # the same in projector mode: readable from the back of a room
 AXIS_TITLE_COLOUR = "#262730"  # dark on white: axis titles are read, not decoration
+FONT_FAMILY = '"Source Sans", sans-serif'  # Streamlit's body font
+TEXT_COLOUR = "#31333F"  # Streamlit's body text
 MASKED_COLOUR = "#c8c8c8"
 OUTLINE_COLOUR = "#111111"  # the outline of a cell an edit changed (over a white one)
 OUTLINE_PX = 2  # a masked cell: no weight by construction, not a small weight
@@ -355,7 +357,7 @@ def matrix_heatmap(
     row_px = ROW_PX * text_px / TEXT_PX  # rows grow with the text: a number fits in its cell
     title_px = TITLE_PX + 2 * (text_px - TEXT_PX)  # room for a larger title in projector mode
     tick_font = dict(size=int(min(text_px, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
-    tick = dict(tickmode="array", showgrid=False, zeroline=False, tickfont=tick_font)
+    tick = dict(tickmode="array", ticks="", showgrid=False, zeroline=False, tickfont=tick_font)
     row_ticks, col_ticks = _ticks(row_labels, row_spans), _ticks(col_labels, col_spans)
     rotated = cols_drawn > 6 if rotate_labels is None else bool(rotate_labels)
     left, right, top, bottom = heatmap_margins(
@@ -375,7 +377,7 @@ def matrix_heatmap(
         # of the plot): in the middle of the margin it would overlap a centred axis title.
         title=dict(
             text=escape_label(title),
-            font=dict(size=max(text_px + 4, 16), color=colour_of_family),
+            font=dict(size=max(text_px + 4, 16), color=colour_of_family, weight=600),
             x=0,
             xanchor="left",
             y=1,
@@ -401,6 +403,7 @@ def matrix_heatmap(
             autorange="reversed",
         ),
         legend=dict(orientation="h", x=0, y=0, yanchor="top", font=dict(size=text_px)),
+        font=dict(family=FONT_FAMILY, color=TEXT_COLOUR),  # the app's, without a template
         hovermode="closest",
         hoverdistance=-1,  # hover and click reach the nearest cell centre: the cell under the mouse
         clickmode="event+select",

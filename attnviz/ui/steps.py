@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.ui import spread
-from attnviz.ui.inspectors import projection_inspector
+from attnviz.ui.inspectors import cell_inspector, output_inspector, projection_inspector
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import step_header
 
@@ -70,6 +70,7 @@ def projection_step(result, labels, title, L, sub, role, found=None):
     return None if click is None else (L, *click)
 
 
+@st.fragment  # a click on a cell, or the inspector's selectors, rerun this part only
 def projection_steps(result, labels, titles, found=None):
     """The steps Q = XW_Q, K = XW_K, V = XW_V under ``titles`` ({"Q": title, ...}: those given
     are drawn, in projector mode one), then the projection inspector, on the cell of Q, K or V
@@ -203,6 +204,32 @@ def output_matrix(result, labels, found=None):
     )
     spread.note(found, "output")
     return click
+
+
+@st.fragment  # a click on a cell, or the inspector's selectors, rerun this part only
+def score_steps(result, labels, headers, notes=(), found=None):
+    """S, S' and A, each under its header, then the cell inspector on the cell just clicked.
+
+    ``headers`` {"S": draw, "S_scaled": draw, "A": draw}: a function that draws the step's
+    header, for each step to show (in projector mode one); ``notes`` the sentences on what the
+    softmax sees (``softmax_notes``); ``found`` an edit's Spread, or None.
+    """
+    clicks = []
+    for key, chart in (
+        ("S", lambda: scores_matrix(result, labels, found)),
+        ("S_scaled", lambda: scaled_scores_matrix(result, labels, found)),
+        ("A", lambda: softmax_matrices(result, labels, notes, found)),
+    ):
+        if key in headers:
+            headers[key]()
+            clicks.append(chart())
+    cell_inspector(result, labels, next((c for c in clicks if c is not None), None))
+
+
+@st.fragment  # a click on a cell, or the inspector's selectors, rerun this part only
+def output_step(result, labels, found=None):
+    """Output = AV, then the output inspector on the cell just clicked."""
+    output_inspector(result, labels, output_matrix(result, labels, found))
 
 
 def dimension_table(result):

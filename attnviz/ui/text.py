@@ -18,11 +18,10 @@ def md_escape(text):
 
 
 def step_header(title, formula, shape, meaning):
-    """A step's title, its formula (left) and live shape (right), and what it means."""
+    """A step's title, its formula and live shape (one KaTeX block: each block costs the
+    browser a render of its own), and what it means."""
     st.header(title)
-    left, right = st.columns([3, 2])
-    left.latex(formula)
-    right.latex(shape)
+    st.latex(rf"{formula} \qquad\qquad {shape}")
     st.markdown(meaning)
 
 
