@@ -11,6 +11,19 @@ import streamlit as st
 from attnviz.inspector import output_cell, projection_cell, score_cell
 from attnviz.ui.text import md_escape
 
+MAX_STATIC_ROWS = 16  # an inspector's table up to this many rows is static HTML (st.table)
+
+
+def numbers_table(container, table):
+    """Draw a DataFrame of numbers in ``container``: up to MAX_STATIC_ROWS rows as a static
+    table (cheap for the browser to show: the page updates faster), longer ones in a
+    scrolling grid. Numbers to 6 significant digits."""
+    if len(table) <= MAX_STATIC_ROWS:
+        numeric = table.select_dtypes("number").columns
+        container.table(table.style.format("{:.6g}", subset=numeric))
+    else:
+        container.dataframe(table, width="stretch", height=400)
+
 
 def _index_select(label, n_options, labels, key, clicked):
     """A selectbox over 0..n_options-1 shown by label; a click or a stale value resets it.
@@ -60,7 +73,7 @@ def cell_inspector(result, labels, clicked=None):
         {"q_i": cell.q_i, "k_j": cell.k_j, "q_i × k_j": cell.products},
         index=pd.Index(range(result.d_k), name="dimension c"),
     )
-    left.dataframe(table, width="stretch", height=min(38 + 35 * result.d_k, 400))
+    numbers_table(left, table)
     right.latex(score_cell_latex(cell, result.d_k))
     if cell.allowed and cell.row_sum > 0:
         right.caption(
@@ -127,7 +140,7 @@ def projection_inspector(result, labels, clicked=None):
         index=pd.Index(range(result.d_model), name="dimension d"),
     )
     left, right = st.columns([3, 2])
-    left.dataframe(table, width="stretch", height=min(38 + 35 * result.d_model, 400))
+    numbers_table(left, table)
     bias = "" if cell.bias is None else rf" + (b_{L})_{{{c}}}"
     right.latex(
         rf"{L}_{{{i},{c}}} = \sum_d X_{{{i},d}}\,(W_{L})_{{d,{c}}}{bias} = {cell.value:.6g}"
@@ -152,7 +165,7 @@ def output_inspector(result, labels, clicked=None):
         {"key token j": labels, "A_ij": cell.A_i, "V_jc": cell.V_c, "A_ij × V_jc": cell.terms}
     )
     left, right = st.columns([3, 2])
-    left.dataframe(table, width="stretch", height=min(38 + 35 * result.n, 400))
+    numbers_table(left, table)
     right.latex(
         rf"\mathrm{{Output}}_{{{i},{c}}} = \sum_j A_{{{i},j}} V_{{j,{c}}} = {cell.O_ic:.6g}"
     )

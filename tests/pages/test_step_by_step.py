@@ -82,8 +82,8 @@ def test_changed_settings_change_the_numbers():
 
 
 def table_with(at, column):
-    """The one table (DataFrame) of the run that has ``column``."""
-    (table,) = [df.value for df in at.dataframe if column in df.value.columns]
+    """The one table (DataFrame, in a grid or static) of the run that has ``column``."""
+    (table,) = [df.value for df in [*at.dataframe, *at.table] if column in df.value.columns]
     return table
 
 
