@@ -5,24 +5,13 @@ import streamlit as st
 from attnviz import token_labels
 from attnviz.ui import page_frame
 from attnviz.ui.pages.real_model import (
-    head_picker,
-    head_summary,
-    heads_in_words,
     model_run,
     pretrained_model,
-    queries_and_keys,
     reading_notes,
-    same_as_forward_pass,
-    scores_and_attention,
     sentence_for_model,
     word_pieces,
 )
-from attnviz.ui.pages.real_model_summaries import (
-    PAIR_PARAMS,
-    compare_pair,
-    layer_summaries,
-    pair_sentences,
-)
+from attnviz.ui.pages.real_model_summaries import PAIR_PARAMS, chosen_head, layer_summaries
 from attnviz.ui.text import learning_goal
 
 settings = page_frame(  # the sidebar's toy example is not needed here
@@ -60,26 +49,9 @@ reading_notes(run, model, where)
 st.header("1. Word pieces")
 word_pieces(run)
 
-st.header("2. All 72 heads")
-st.markdown(
-    "Each thumbnail is one head's attention matrix A for this sentence (row i: how query i "
-    "spreads its weight over the keys j). Layers go down, heads across. **Click a head** (or "
-    "choose it below) to open it step by step. What the numbers say:"
-)
-heads_in_words(run.stats)
-layer, head = head_picker(run, labels)
+chosen_head(model, run, labels)  # sections 2 to 5: picking a head reruns them alone
 
-r = run.head(model, layer, head)  # recomputed from the layer's input X: see section 4
-st.header(f"3. Layer {layer}, head {head}, step by step")
-head_summary(run.stats, layer, head)
-queries_and_keys(r, labels, layer, head)
-scores_and_attention(r, labels, layer, head)
-
-st.header("4. The lessons' formula, with learned weights")
-st.latex(r"A = \mathrm{softmax}\left(\frac{(XW_Q^h + b_Q^h)(XW_K^h + b_K^h)^T}{\sqrt{d_k}}\right)")
-same_as_forward_pass(r, run, layer, head)
-
-st.header("5. Each layer at a glance: the heads' average and attention rollout")
+st.header("6. Each layer at a glance: the heads' average and attention rollout")
 st.markdown(
     "These weights were learned from text, not drawn at random as on the earlier pages: the "
     "patterns come from training. Two summaries of a layer: the mean of its heads, and attention "
@@ -87,11 +59,3 @@ st.markdown(
     "path mixed in, to follow the weights from the input word pieces up to that layer."
 )
 layer_summaries(run, labels)
-
-st.header("6. Compare two sentences")
-st.markdown(
-    "A classic pair: a reader takes “it” to be the animal when it is too tired and the street "
-    "when it is too wide. Does attention follow? Edit either sentence, pick a word both share, "
-    "and see which heads move that word's weight most."
-)
-compare_pair(model, *pair_sentences(), layer, head)

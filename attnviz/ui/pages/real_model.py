@@ -22,8 +22,8 @@ from attnviz.ui.text import md_escape, step_header
 
 RUNS_KEPT = 6  # sentences kept per server (a page shows 3: its own and the pair compared);
 # each run at MAX_MODEL_TOKENS pieces is about 6 MB
-PENDING_KEY = "model.pending_head"  # (layer, head) clicked in the grid, applied on the rerun
-GRID_CLICK_KEY = "model.grid_click"  # the last grid click seen, so that only a new one counts
+PENDING_KEY = "model.pending_head"  # (layer, head) to show: clicked in the grid or a ranking
+GRID_KEY = "model_grid"  # the grid's chart, whose selection is the head clicked
 
 
 def progress_tqdm(container):
@@ -186,19 +186,20 @@ def grid_chart(run, labels, selected):
     n_layers, n_heads = stats.shape
     hover = [[_hover_lines(stats, layer, h) for h in range(n_heads)] for layer in range(n_layers)]
     fig = model_grid(run.attention, labels, selected=selected, head_hover=hover)
-    event = st.plotly_chart(
+    st.plotly_chart(
         fig,
-        key="model_grid",
-        on_select="rerun",
+        key=GRID_KEY,
+        on_select=_grid_clicked,  # before the rerun the click causes: the radios follow it
         selection_mode="points",
         config={"displaylogo": False, "toImageButtonOptions": {"filename": "attnviz-heads"}},
     )
-    clicked = grid_selected_head(event.selection)
-    new = clicked is not None and clicked != st.session_state.get(GRID_CLICK_KEY)
-    st.session_state[GRID_CLICK_KEY] = clicked
-    if new and clicked != selected:
+
+
+def _grid_clicked():
+    """The grid's selection changed: the head clicked is shown on this rerun."""
+    clicked = grid_selected_head(st.session_state[GRID_KEY].selection)
+    if clicked is not None:
         st.session_state[PENDING_KEY] = clicked
-        st.rerun()
 
 
 OWN_TEXT_KEY = "model_own_text"  # toggle: type a sentence here instead of the sidebar's

@@ -1,5 +1,6 @@
 """The Real model page's summaries: each layer's heads averaged, attention rollout, and one word's
-attention compared between two sentences (the math is in ``attnviz.model.summaries``).
+attention compared between two sentences (the math is in ``attnviz.model.summaries``); and
+``chosen_head``, the part of the page that picking a head reruns (a fragment).
 
 Kept apart from ``real_model`` (the model, its runs and one head step by step), which is
 already past 300 lines. Every number in the prose is computed from the runs drawn.
@@ -25,7 +26,16 @@ from attnviz.model.summaries import (
 )
 from attnviz.ui.frame import is_present
 from attnviz.ui.matrix import show_chart, show_matrix
-from attnviz.ui.pages.real_model import PENDING_KEY, model_run
+from attnviz.ui.pages.real_model import (
+    PENDING_KEY,
+    head_picker,
+    head_summary,
+    heads_in_words,
+    model_run,
+    queries_and_keys,
+    same_as_forward_pass,
+    scores_and_attention,
+)
 from attnviz.ui.text import md_escape
 
 SUMMARY_LAYER_KEY = "model_summary_layer"
@@ -347,3 +357,37 @@ def compare_pair(model, first, second, layer, head):
                     value_name="A_ij",
                     rotate_labels=True,
                 )
+
+
+@st.fragment  # a head picked (radios, a click in the grid, a ranked head's button) reruns this
+def chosen_head(model, run, labels):
+    """Sections 2 to 5 of the page, one part of it: every head, the chosen one step by step,
+    the formula with learned weights, and two sentences compared on it."""
+    st.header("2. All 72 heads")
+    st.markdown(
+        "Each thumbnail is one head's attention matrix A for this sentence (row i: how query i "
+        "spreads its weight over the keys j). Layers go down, heads across. **Click a head** (or "
+        "choose it below) to open it step by step. What the numbers say:"
+    )
+    heads_in_words(run.stats)
+    layer, head = head_picker(run, labels)
+
+    r = run.head(model, layer, head)  # recomputed from the layer's input X: see section 4
+    st.header(f"3. Layer {layer}, head {head}, step by step")
+    head_summary(run.stats, layer, head)
+    queries_and_keys(r, labels, layer, head)
+    scores_and_attention(r, labels, layer, head)
+
+    st.header("4. The lessons' formula, with learned weights")
+    st.latex(
+        r"A = \mathrm{softmax}\left(\frac{(XW_Q^h + b_Q^h)(XW_K^h + b_K^h)^T}{\sqrt{d_k}}\right)"
+    )
+    same_as_forward_pass(r, run, layer, head)
+
+    st.header("5. Compare two sentences")
+    st.markdown(
+        "A classic pair: a reader takes “it” to be the animal when it is too tired and the "
+        "street when it is too wide. Does attention follow? Edit either sentence, pick a word "
+        "both share, and see which heads move that word's weight most."
+    )
+    compare_pair(model, *pair_sentences(), layer, head)
