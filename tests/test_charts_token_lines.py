@@ -16,29 +16,13 @@ from attnviz.charts.token_lines import (
     token_lines,
 )
 from attnviz.limits import MAX_LINE_TOKENS, TOP_LINES_PER_QUERY
-from tests.helpers import decode
+from tests.helpers import assert_lines_drawn, decode, drawn_lines
 
 EPS = 1e-9
 
 
 def spec_of(fig):
     return json.loads(fig.to_json())
-
-
-def drawn(spec):
-    """{(i, j): (opacity, width)} of every line segment, read back from the figure's traces;
-    fails if a segment is not query (x = 0) -> key (x = 1) or is drawn twice."""
-    lines = {}
-    for trace in spec["data"]:
-        if trace["mode"] != "lines":
-            continue
-        x, y = decode(trace["x"]).astype(float), decode(trace["y"]).astype(float)
-        assert len(x) % 3 == 0 and np.isnan(x[2::3]).all() and np.isnan(y[2::3]).all()
-        assert (x[0::3] == 0).all() and (x[1::3] == 1).all()
-        for i, j in zip(y[0::3].astype(int), y[1::3].astype(int), strict=True):
-            assert (i, j) not in lines, f"line {i} -> {j} drawn twice"
-            lines[i, j] = (trace["opacity"], trace["line"]["width"])
-    return lines
 
 
 def markers(spec, name):
@@ -55,7 +39,7 @@ def softmax_rows(rng, n, sharpness=2.0):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_each_line_has_the_opacity_and_width_of_its_weight(seed):
     A = softmax_rows(np.random.default_rng(seed), 9)
-    lines = drawn(spec_of(token_lines(A, [f"t{i}" for i in range(9)])))
+    lines = drawn_lines(spec_of(token_lines(A, [f"t{i}" for i in range(9)])))
     for i in range(9):
         for j in range(9):
             if A[i, j] < STEP / 2 - EPS:
@@ -65,13 +49,14 @@ def test_each_line_has_the_opacity_and_width_of_its_weight(seed):
                 assert abs(opacity - A[i, j]) <= STEP / 2 + EPS
                 assert width == pytest.approx(opacity * LINE_MAX_PX)
     assert lines  # the test saw lines
+    assert_lines_drawn(spec_of(token_lines(A, [f"t{i}" for i in range(9)])), A)  # the helper
 
 
 def test_one_trace_per_rounded_weight_not_one_per_line():
     A = np.random.default_rng(3).uniform(size=(MAX_LINE_TOKENS, MAX_LINE_TOKENS))
     spec = spec_of(token_lines(A, [f"t{i}" for i in range(MAX_LINE_TOKENS)]))
     line_traces = [t for t in spec["data"] if t["mode"] == "lines"]
-    assert len(drawn(spec)) == np.count_nonzero(A >= STEP / 2)  # 16,000 lines ...
+    assert len(drawn_lines(spec)) == np.count_nonzero(A >= STEP / 2)  # 16,000 lines ...
     assert len(line_traces) == LEVELS  # ... in 20 traces
     opacities = [t["opacity"] for t in line_traces]
     assert len(set(opacities)) == len(opacities)
@@ -81,7 +66,7 @@ def test_masked_cells_never_draw_a_line():
     n = 5
     A = np.full((n, n), 1 / n)  # a weight in every cell, even the masked ones
     mask = np.tril(np.ones((n, n), dtype=bool))
-    lines = drawn(spec_of(token_lines(A, list("abcde"), mask=mask)))
+    lines = drawn_lines(spec_of(token_lines(A, list("abcde"), mask=mask)))
     assert set(lines) == {(i, j) for i in range(n) for j in range(i + 1)}
     note = lines_note(A, mask=mask)
     assert "The 10 masked cells draw no line." in note and "15 lines are drawn" in note
@@ -91,7 +76,7 @@ def test_a_repeated_token_is_two_positions_and_its_lines_go_to_the_right_one():
     labels = ["the (1)", "cat", "the (2)"]
     A = np.array([[0, 0, 1.0], [0.5, 0.5, 0], [1.0, 0, 0]])
     spec = spec_of(token_lines(A, labels))
-    assert set(drawn(spec)) == {(0, 2), (1, 0), (1, 1), (2, 0)}
+    assert set(drawn_lines(spec)) == {(0, 2), (1, 0), (1, 1), (2, 0)}
     for name, x in (("queries", 0), ("keys", 1)):
         trace = markers(spec, name)
         assert list(trace["text"]) == labels  # one marker per position, in order
@@ -104,9 +89,9 @@ def test_a_repeated_token_is_two_positions_and_its_lines_go_to_the_right_one():
 def test_a_selected_token_shows_only_its_lines_and_stands_out(side, index):
     A = softmax_rows(np.random.default_rng(4), 6, sharpness=0.5)  # every weight over 0.025
     assert A.min() > STEP / 2
-    lines = drawn(spec_of(token_lines(A, list("abcdef"))))
+    lines = drawn_lines(spec_of(token_lines(A, list("abcdef"))))
     assert len(lines) == 36
-    only = drawn(spec_of(token_lines(A, list("abcdef"), selected=(side, index))))
+    only = drawn_lines(spec_of(token_lines(A, list("abcdef"), selected=(side, index))))
     expected = {(index, j) for j in range(6)} if side == "query" else {(i, index) for i in range(6)}
     assert set(only) == expected
     assert all(only[cell] == lines[cell] for cell in only)  # the same opacity and width
@@ -136,7 +121,7 @@ def test_above_the_limit_each_query_draws_exactly_its_top_k_lines():
     n = MAX_LINE_TOKENS + 2
     A = top_heavy(n, TOP_LINES_PER_QUERY + 4, rng)
     spec = spec_of(token_lines(A, [f"t{i}" for i in range(n)]))
-    lines = drawn(spec)
+    lines = drawn_lines(spec)
     for i in range(n):
         mine = {j for (row, j) in lines if row == i}
         assert mine == set(np.argsort(-A[i])[:TOP_LINES_PER_QUERY])
@@ -152,7 +137,7 @@ def test_at_the_limit_every_weight_draws():
     rng = np.random.default_rng(6)
     A = top_heavy(MAX_LINE_TOKENS, TOP_LINES_PER_QUERY + 4, rng)
     spec = spec_of(token_lines(A, [f"t{i}" for i in range(MAX_LINE_TOKENS)]))
-    assert len(drawn(spec)) == MAX_LINE_TOKENS * (TOP_LINES_PER_QUERY + 4)
+    assert len(drawn_lines(spec)) == MAX_LINE_TOKENS * (TOP_LINES_PER_QUERY + 4)
     assert spec["layout"]["meta"]["top_k"] is None
     assert "largest weights can draw" not in lines_note(A)
 
@@ -162,7 +147,7 @@ def test_the_note_counts_the_weights_too_small_to_draw():
     note = lines_note(A)
     assert "A weight under 0.025 draws no line: here 3 of the 9 weights." in note
     assert "6 lines are drawn." in note
-    assert len(drawn(spec_of(token_lines(A, list("abc"))))) == 6
+    assert len(drawn_lines(spec_of(token_lines(A, list("abc"))))) == 6
 
 
 def test_labels_are_escaped_and_reach_the_hover_only_as_data():

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from attnviz.ui.attention_view import show_attention
 from attnviz.ui.inspectors import projection_inspector
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import step_header
@@ -146,13 +147,14 @@ def softmax_notes(settings):
 
 
 def softmax_matrices(result, labels, notes):
-    """A (n, n), clickable, under the logits (folded away, drawn only when ``notes`` say the
-    softmax sees more than S'), then A's row sums. Returns the (i, j) of A just clicked."""
+    """A (n, n) as a heatmap (clickable) or as token lines, under the logits (folded away,
+    drawn only when ``notes`` say the softmax sees more than S'), then A's row sums. Returns
+    the (i, j) of A just clicked in the heatmap."""
     r = result
     if notes:
         with st.expander("The logits that fed the softmax (S' / T, −∞ where masked)"):
             show_matrix(r.logits, labels, labels, key="logits", title="logits", family="S")
-    click = show_matrix(
+    click = show_attention(
         r.attention,
         labels,
         labels,
