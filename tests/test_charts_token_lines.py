@@ -129,8 +129,8 @@ def test_above_the_limit_each_query_draws_exactly_its_top_k_lines():
     held = sum(A[i, j] for i, j in lines) / n
     note = lines_note(A)
     assert f"With {n} tokens (more than {MAX_LINE_TOKENS})" in note
-    assert f"only each query's {TOP_LINES_PER_QUERY} largest weights can draw a line" in note
-    assert f"{n * TOP_LINES_PER_QUERY} lines are drawn, holding {held:.1%}" in note
+    assert f"only each query's {TOP_LINES_PER_QUERY} largest weights can draw a line." in note
+    assert f"{n * TOP_LINES_PER_QUERY} lines are drawn, holding {held:.1%} of all" in note
 
 
 def test_at_the_limit_every_weight_draws():
@@ -148,6 +148,9 @@ def test_the_note_counts_the_weights_too_small_to_draw():
     assert "A weight under 0.025 draws no line: here 3 of the 9 weights." in note
     assert "6 lines are drawn." in note
     assert len(drawn_lines(spec_of(token_lines(A, list("abc"))))) == 6
+    alone = lines_note(A, selected=("key", 0))
+    assert "2 lines are drawn: the key's own." in alone  # 0.97 and 0.5; 0.024 draws none
+    assert len(drawn_lines(spec_of(token_lines(A, list("abc"), selected=("key", 0))))) == 2
 
 
 def test_labels_are_escaped_and_reach_the_hover_only_as_data():

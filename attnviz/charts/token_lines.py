@@ -85,14 +85,12 @@ def line_levels(A, mask=None, selected=None):
     return levels
 
 
-def lines_note(A, *, mask=None):
-    """What the token lines of ``A`` draw, in sentences with this matrix's numbers (markdown
-    with no labels in it)."""
+def lines_note(A, *, mask=None, selected=None):
+    """What ``token_lines(A, mask=mask, selected=selected)`` draws, in sentences with this
+    matrix's numbers (markdown with no labels in it)."""
     A = np.asarray(A, dtype=float)
     n = A.shape[0]
     allowed = np.ones(A.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
-    levels = line_levels(A, mask)
-    drawn = int(np.count_nonzero(levels))
     small = int(np.count_nonzero(allowed & (np.floor(np.clip(A, 0, 1) / STEP + 0.5) == 0)))
     parts = [
         f"A line joins query i (left) to key j (right); its opacity is A_ij rounded to the "
@@ -104,13 +102,17 @@ def lines_note(A, *, mask=None):
         parts.append(f"The {int((~allowed).sum())} masked cells draw no line.")
     k = top_k(n)
     if k is not None:
-        total = float(A[allowed].sum())
-        held = float(A[levels > 0].sum())
-        share = f", holding {held / total:.1%} of all the weight" if total > 0 else ""
         parts.append(
             f"With {n} tokens (more than {MAX_LINE_TOKENS}), only each query's {k} largest "
-            f"weights can draw a line: {drawn} lines are drawn{share}."
+            "weights can draw a line."
         )
+    levels = line_levels(A, mask, selected)
+    drawn = int(np.count_nonzero(levels))
+    if selected is not None:
+        parts.append(f"{drawn} lines are drawn: the {selected[0]}'s own.")
+    elif k is not None and A[allowed].sum() > 0:
+        held = float(A[levels > 0].sum()) / float(A[allowed].sum())
+        parts.append(f"{drawn} lines are drawn, holding {held:.1%} of all the weight.")
     else:
         parts.append(f"{drawn} lines are drawn.")
     parts.append("Hover a token for its largest weights; click it to see only its lines.")

@@ -98,4 +98,4 @@ def show_token_lines(A, labels, *, key, mask=None, title=""):
         width="content",
         config=config,
     )
-    st.caption(lines_note(A, mask=mask))
+    st.caption(lines_note(A, mask=mask, selected=alone))
