@@ -246,6 +246,18 @@ def test_a_switches_to_token_lines_in_its_place_and_back():
     assert_drawn(heatmap_z(chart_specs(at)["A"]), expected(text=text, d_k=3).result.attention)
 
 
+def test_the_view_chosen_for_a_is_kept_across_pages():
+    at = run("app.py")
+    at.switch_page(STEP)
+    at.run().segmented_control(key="A_view").set_value("Token lines").run()
+    at.switch_page("pages/3_Why_scale.py")
+    at.run()
+    at.switch_page(STEP)
+    at.run()
+    assert not at.exception
+    assert "A_lines" in chart_specs(at) and "A" not in chart_specs(at)
+
+
 def test_token_lines_leave_out_masked_keys():
     at = run(STEP, mask="causal")
     at.segmented_control(key="A_view").set_value("Token lines").run()
