@@ -8,8 +8,8 @@ with two markers, and its lines go to the position, not to the word. What is dra
 * a line from query i to key j whose opacity is A_ij rounded to the nearest multiple of STEP
   (0.05), and whose width is that rounded weight times LINE_MAX_PX (A_ij = 1: opaque,
   LINE_MAX_PX wide); a weight under half a step (0.025) rounds to 0 and draws no line;
-* one Scatter trace per rounded weight (at most LEVELS = 20 line traces), its segments split by
-  NaN gaps: n = 128 tokens draws 20 traces, not 16,384;
+* one Scatter trace per rounded weight, its segments split by NaN gaps: at most LEVELS = 20
+  line traces (and two of markers) whatever n, not one per line (16,384 at n = 128);
 * no line for a masked cell (``mask`` False), whatever its value;
 * above MAX_LINE_TOKENS tokens, only each query's TOP_LINES_PER_QUERY largest weights (see
   ``line_levels``); ``lines_note`` says so with the numbers, for the page to show.
