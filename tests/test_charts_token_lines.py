@@ -212,3 +212,15 @@ def test_height_grows_with_n_and_projector_text_is_larger():
 )
 def test_selected_token_reads_the_clicked_marker(selection, expected):
     assert selected_token(selection, 4) == expected
+
+
+def test_labels_too_small_to_print_are_left_to_the_hover_and_the_note_says_so():
+    def queries(n):
+        A = np.full((n, n), 1 / n)
+        return markers(spec_of(token_lines(A, [f"t{i}" for i in range(n)])), "queries")
+
+    assert queries(200)["mode"] == "markers+text"
+    assert queries(400)["mode"] == "markers"  # 2300 px / 400 rows: labels of 4 px
+    assert queries(400)["customdata"][7][0] == "t7 (row 7)"
+    assert "400 labels do not fit: hover a marker" in lines_note(np.full((400, 400), 1 / 400))
+    assert "labels do not fit" not in lines_note(np.full((200, 200), 1 / 200))

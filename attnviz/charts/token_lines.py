@@ -43,7 +43,7 @@ LINE_COLOUR = "#6b4400"  # a dark shade of the attention family's colour: faint 
 TOKEN_COLOUR = "#555555"
 ROW_PX = 34  # the room of one token at TEXT_PX; grows with the text (projector mode)
 PLOT_PX = 420  # the width between the two columns at TEXT_PX; grows with the text
-MAX_HEIGHT = 2400  # past this, rows get closer and labels smaller
+MAX_ROWS_PX = 2300  # the rows' height at most: past it, rows get closer and labels smaller
 MIN_LABEL_PX = 7  # a label that would be drawn smaller is left to the hover
 HOVER_WEIGHTS = 3  # the hover of a token lists this many of its largest weights
 TITLE_PX = 34  # the title's room at TEXT_PX
@@ -54,6 +54,13 @@ def top_k(n):
     """How many lines each query may draw at most with ``n`` tokens: None (all) up to
     MAX_LINE_TOKENS, else TOP_LINES_PER_QUERY."""
     return None if n <= MAX_LINE_TOKENS else min(TOP_LINES_PER_QUERY, n)
+
+
+def row_sizes(n, text_px=TEXT_PX):
+    """(row_px, label_px): the height of one token's row and the size of its label, in pixels;
+    a label_px under MIN_LABEL_PX is not printed (the hover still names the token)."""
+    row_px = min(ROW_PX * text_px / TEXT_PX, MAX_ROWS_PX / max(n, 1))
+    return row_px, int(min(text_px, row_px * 0.75))
 
 
 def line_levels(A, mask=None, selected=None):
@@ -85,9 +92,9 @@ def line_levels(A, mask=None, selected=None):
     return levels
 
 
-def lines_note(A, *, mask=None, selected=None):
-    """What ``token_lines(A, mask=mask, selected=selected)`` draws, in sentences with this
-    matrix's numbers (markdown with no labels in it)."""
+def lines_note(A, *, mask=None, selected=None, text_px=TEXT_PX):
+    """What ``token_lines(A, mask=mask, selected=selected, text_px=text_px)`` draws, in
+    sentences with this matrix's numbers (markdown with no labels in it)."""
     A = np.asarray(A, dtype=float)
     n = A.shape[0]
     allowed = np.ones(A.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
@@ -115,6 +122,8 @@ def lines_note(A, *, mask=None, selected=None):
         parts.append(f"{drawn} lines are drawn, holding {held:.1%} of all the weight.")
     else:
         parts.append(f"{drawn} lines are drawn.")
+    if row_sizes(n, text_px)[1] < MIN_LABEL_PX:
+        parts.append(f"{n} labels do not fit: hover a marker to read its token.")
     parts.append("Hover a token for its largest weights; click it to see only its lines.")
     return " ".join(parts)
 
@@ -233,8 +242,7 @@ def token_lines(A, labels, *, selected=None, mask=None, text_px=TEXT_PX, title="
     scale = text_px / TEXT_PX
     title_px = round(TITLE_PX * scale) if title else 0
     top = title_px + round(text_px * 2.2)  # the title, then "query i" / "key j" above the plot
-    row_px = min(ROW_PX * scale, (MAX_HEIGHT - top - 10) / max(n, 1))
-    label_px = int(min(text_px, row_px * 0.75))
+    row_px, label_px = row_sizes(n, text_px)
     show_text = label_px >= MIN_LABEL_PX
     shown = [html.unescape(escape_label(label, MAX_LABEL_CHARS)) for label in labels]
     widest = max((matrix.text_px(label, label_px) for label in shown), default=0)

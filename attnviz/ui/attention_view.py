@@ -71,14 +71,8 @@ def show_token_lines(A, labels, *, key, mask=None, title=""):
     alone = st.session_state.get(ONE_TOKEN + key)
     if alone is not None and not alone[1] < n:  # fewer tokens than when it was clicked
         alone = st.session_state[ONE_TOKEN + key] = None
-    fig = token_lines(
-        A,
-        labels,
-        selected=alone,
-        mask=mask,
-        text_px=PRESENT_TEXT_PX if is_present() else TEXT_PX,
-        title=title,
-    )
+    text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
+    fig = token_lines(A, labels, selected=alone, mask=mask, text_px=text_px, title=title)
     if alone is not None:
         side, index = alone
         left, right = st.columns([4, 1], vertical_alignment="center")
@@ -98,4 +92,4 @@ def show_token_lines(A, labels, *, key, mask=None, title=""):
         width="content",
         config=config,
     )
-    st.caption(lines_note(A, mask=mask, selected=alone))
+    st.caption(lines_note(A, mask=mask, selected=alone, text_px=text_px))
