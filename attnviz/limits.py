@@ -36,6 +36,10 @@ MAX_PAGE_HEADS = 12  # heads the page offers (BERT-base has 12); each keeps its 
 MAX_GRID_CELLS = 800_000  # heads x n x n in the grid of heads: all 12 at n = 256, 3 at n = 512
 MAX_EDIT_CELLS = 4096  # d_model x d_k cells in one hand-edited W_Q or W_K table
 
+# Token lines (attnviz/charts/token_lines.py): the attention matrix as lines from query to key.
+MAX_LINE_TOKENS = 128  # up to this many tokens every weight of at least half a step can draw
+TOP_LINES_PER_QUERY = 8  # beyond it, only each query's this many largest weights can draw
+
 # Tiled attention page (pages/11_Tiled_attention.py).
 MAX_TILED_BLOCKS = 32  # blocks the page traces: each keeps an (n, d_v) running output
 

@@ -2,7 +2,8 @@
 
 `python scripts/screenshots.py Masks_and_temperature inspector` takes only those (page names
 as in their URLs, Home for the home page, inspector for the cell inspector, projector for the
-step page in projector mode at 1280 x 720, spread for the step page with one entry of X changed).
+step page in projector mode at 1280 x 720, spread for the step page with one entry of X changed,
+token_lines for the step page's A as token lines at 1280 x 720).
 
 Starts `streamlit run app.py` on a free loopback port, opens each page in headless Chromium and
 writes docs/screenshots/<page>.png (the page from the top, at most MAX_HEIGHT pixels), plus the
@@ -22,6 +23,7 @@ from attnviz import Settings, compute, lessons  # noqa: E402
 from tools.browser import (  # noqa: E402
     cell_centre,
     launch_chromium,
+    show_view,
     streamlit_server,
     wait_for_app,
 )
@@ -88,6 +90,17 @@ def main():
             time.sleep(2)
             page.screenshot(path=OUT / "spread.png")
             print("wrote", OUT / "spread.png")
+        if not wanted or "token_lines" in wanted:  # A as token lines, at 1280 x 720
+            page.set_viewport_size({"width": 1280, "height": 720})
+            page.goto(f"{url}/Step_by_step")
+            wait_for_app(page, "A")
+            show_view(page, "A", "Token lines")
+            page.get_by_role("heading", name="7. Softmax attention matrix A").evaluate(
+                "h => h.scrollIntoView({block: 'start'})"  # the step's header, then the lines
+            )
+            time.sleep(2)
+            page.screenshot(path=OUT / "token_lines.png")
+            print("wrote", OUT / "token_lines.png")
         if wanted and "inspector" not in wanted:
             browser.close()
             return

@@ -172,3 +172,46 @@ def outlined(spec):
             c0, c1 = round(float(left) + 0.5), round(float(right) + 0.5)
             cells[r0:r1, c0:c1] = True
     return cells
+
+
+# --- Token lines (attnviz.charts.token_lines) ---------------------------------------------------
+
+
+def drawn_lines(spec):
+    """{(i, j): (opacity, width)} of every line of a token-lines figure spec, read back from its
+    traces; fails if a segment is not query (x = 0) -> key (x = 1) or is drawn twice."""
+    lines = {}
+    for trace in spec["data"]:
+        if trace.get("mode") != "lines":
+            continue
+        x, y = decode(trace["x"]).astype(float), decode(trace["y"]).astype(float)
+        assert len(x) % 3 == 0 and np.isnan(x[2::3]).all() and np.isnan(y[2::3]).all()
+        assert (x[0::3] == 0).all() and (x[1::3] == 1).all()
+        for i, j in zip(y[0::3].astype(int), y[1::3].astype(int), strict=True):
+            assert (i, j) not in lines, f"line {i} -> {j} drawn twice"
+            lines[int(i), int(j)] = (trace["opacity"], trace["line"]["width"])
+    return lines
+
+
+def assert_lines_drawn(spec, A, mask=None, atol=1e-9):
+    """The lines of ``spec`` are A's: every allowed weight of at least half a step (0.025) has
+    one, its opacity A_ij within half a step and its width proportional to the opacity; a
+    smaller or masked weight has none (``atol``: how far A may be from the drawn numbers)."""
+    from attnviz.charts.token_lines import LINE_MAX_PX, STEP
+
+    weights = np.asarray(A, dtype=float)
+    allowed = np.ones(weights.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    lines = drawn_lines(spec)
+    for (i, j), (opacity, width) in lines.items():
+        assert allowed[i, j], f"masked cell ({i}, {j}) has a line"
+        assert abs(opacity - weights[i, j]) <= STEP / 2 + atol, (i, j, opacity, weights[i, j])
+        assert abs(width - opacity * LINE_MAX_PX) <= 1e-9
+    must = allowed & (weights >= STEP / 2 + atol)
+    missing = [
+        (int(i), int(j)) for i, j in zip(*np.nonzero(must), strict=True) if (i, j) not in lines
+    ]
+    assert not missing, f"weights of at least {STEP / 2} without a line: {missing}"
+    assert not [cell for cell in lines if weights[cell] < STEP / 2 - atol], (
+        "a small weight has a line"
+    )
+    return lines

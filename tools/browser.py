@@ -13,6 +13,7 @@ then Debian's ``/usr/bin/chromium`` (``apt-get install chromium``; tests/run.sh 
         page.goto(f"{url}/Step_by_step")
         wait_for_app(page, "A")          # the chart under key "A" is drawn, the run is over
         chart_data(page, "A")["z"]       # what it shows
+        show_view(page, "A", "Token lines")  # A's token lines instead (token_lines_data)
 
 Waiting: ``wait_for_run`` waits for the end of the script run (Streamlit's own
 ``data-test-script-state`` on the app, not its "Running..." widget, which shows only after
@@ -262,6 +263,52 @@ def hover_cell(page, key, i, j):
     x, y = cell_centre(page, key, i, j)
     page.mouse.move(x, y)
     return (x, y), page.locator(f".st-key-{key} .hoverlayer").text_content(timeout=10_000)
+
+
+def show_view(page, key, view):
+    """Switch the attention chart under ``key`` to ``view`` ("Heatmap" or "Token lines") and
+    wait for it to be drawn (the lines under ``{key}_lines``) and the run to be over."""
+    page.locator(f".st-key-{key}_view button", has_text=view).click()
+    drawn = f".st-key-{key}_lines .js-plotly-plot .scatterlayer .trace"
+    page.wait_for_selector(drawn if view == "Token lines" else f".st-key-{key} .heatmaplayer")
+    wait_for_run(page)
+
+
+def token_lines_data(page, key):
+    """What the token lines under ``{key}_lines`` draw: {"data": [the line traces as Plotly
+    holds them: x, y (NaN between segments), opacity, line width], "segments": [the number of
+    segments in each line trace's SVG path, in the same order], "selected": the token shown
+    alone (["query", i], ["key", j]) or None}."""
+    return page.locator(f".st-key-{key}_lines .js-plotly-plot").evaluate(
+        """gd => {
+            const lines = gd._fullData.filter(t => t.mode === "lines");
+            const moves = path => (path.getAttribute("d").match(/M/g) || []).length;
+            const segments = t => Array.from(  // Plotly draws each segment as its own path
+                gd.querySelectorAll(`.trace${t.uid} path.js-line`), moves
+            ).reduce((a, b) => a + b, 0);
+            return {
+                data: lines.map(t => ({mode: t.mode, x: Array.from(t.x), y: Array.from(t.y),
+                                       opacity: t.opacity, line: {width: t.line.width}})),
+                segments: lines.map(segments),
+                selected: gd._fullLayout.meta.selected,
+            };
+        }"""
+    )
+
+
+def token_centre(page, key, side, i):
+    """Page coordinates of token ``i``'s marker, ``side`` "query" (left) or "key" (right), in
+    the token lines under ``{key}_lines``."""
+    plot = page.locator(f".st-key-{key}_lines .js-plotly-plot")
+    plot.scroll_into_view_if_needed()
+    return plot.evaluate(
+        """(gd, a) => {
+            const L = gd._fullLayout, box = gd.getBoundingClientRect();
+            return [box.left + L._size.l + L.xaxis.l2p(a[0]),
+                    box.top + L._size.t + L.yaxis.l2p(a[1])];
+        }""",
+        [0 if side == "query" else 1, i],
+    )
 
 
 def error_count(page):

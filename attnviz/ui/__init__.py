@@ -4,6 +4,7 @@ A few shared pieces, named by what they are:
 
     frame        the sidebar, the menu of pages, page_setup and the cached example
     matrix       show_matrix (a heatmap with its CSV and the clicked cell), show_chart
+    attention_view  show_attention: A as a heatmap or as token lines, a switch between them
     inspectors   the cell inspectors: the arithmetic behind one cell
     steps        every step's matrices (the step page and Your own numbers draw them)
     spread       change one number of X: the picker, the outlines, the sentences
@@ -14,6 +15,7 @@ and one module per page in ``attnviz.ui.pages``, named after its page script: th
 """
 
 from attnviz.ui import inspectors, spread, steps
+from attnviz.ui.attention_view import show_attention
 from attnviz.ui.frame import link_query, page_frame, page_setup, shared_settings
 from attnviz.ui.matrix import dims, show_matrix
 
@@ -24,6 +26,7 @@ __all__ = [
     "page_frame",
     "page_setup",
     "shared_settings",
+    "show_attention",
     "show_matrix",
     "spread",
     "steps",

@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.ui import spread
+from attnviz.ui.attention_view import show_attention
 from attnviz.ui.inspectors import cell_inspector, output_inspector, projection_inspector
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import step_header
@@ -158,14 +159,15 @@ def softmax_notes(settings):
 
 
 def softmax_matrices(result, labels, notes, found=None):
-    """A (n, n), clickable, under the logits (folded away, drawn only when ``notes`` say the
-    softmax sees more than S'), then A's row sums. Returns the (i, j) of A just clicked.
-    ``found``: an edit's Spread (the cells of A it changed outlined), or None."""
+    """A (n, n) as a heatmap (clickable) or as token lines, under the logits (folded away,
+    drawn only when ``notes`` say the softmax sees more than S'), then A's row sums. Returns
+    the (i, j) of A just clicked in the heatmap. ``found``: an edit's Spread (the cells of A
+    it changed outlined in the heatmap), or None."""
     r = result
     if notes:
         with st.expander("The logits that fed the softmax (S' / T, −∞ where masked)"):
             show_matrix(r.logits, labels, labels, key="logits", title="logits", family="S")
-    click = show_matrix(
+    click = show_attention(
         r.attention,
         labels,
         labels,

@@ -8,6 +8,7 @@ from attnviz import Settings, multi_head_attention
 from attnviz.lessons.hand_built_heads import PRESETS, multi_head_weights
 from tests.helpers import (
     assert_drawn,
+    assert_lines_drawn,
     chart_specs,
     heatmap_z,
     run,
@@ -298,6 +299,17 @@ def test_open_another_head_and_inspect_it():
     latex = texts(at, "latex")
     assert f"{r.scores[2, 4]:.6g}" in latex and f"{r.attention[2, 4]:.6g}" in latex
     assert "W_Q and W_K columns 4 to 7" in texts(at)
+
+
+def test_the_opened_heads_a_switches_to_token_lines():
+    at = set_widget(run(MH, mask="causal"), "selectbox", "mh_open", 1)
+    at = set_widget(at, "segmented_control", "mh_head_A_view", "Token lines")
+    specs = chart_specs(at)
+    assert "mh_head_A" not in specs
+    r = expected_heads(Settings(mask="causal")).heads[1]
+    lines = assert_lines_drawn(specs["mh_head_A_lines"], r.attention, mask=r.mask)
+    assert lines and all(j <= i for i, j in lines)
+    assert "mh_head_S" in specs  # the scores beside it stay a heatmap
 
 
 def test_fewer_heads_reset_stale_head_choices():

@@ -24,6 +24,7 @@ from attnviz.ui.text import md_escape
 from tests.helpers import (
     STEP,
     TIMEOUT,
+    assert_lines_drawn,
     chart_specs,
     decode,
     heatmap_z,
@@ -143,6 +144,20 @@ def test_choosing_a_layer_and_head_redraws_them(model):
     trace = model.run("the cat sat on the mat")
     assert_head_drawn(at, trace, 3, 7)
     assert not np.allclose(heatmap_z(chart_specs(at)["model_A"]), before)
+
+
+def test_the_chosen_heads_a_switches_to_token_lines(model):
+    at = run_more(run(PAGE), text="Hello, hello world")
+    at.radio(key="model_layer").set_value(2)
+    at.segmented_control(key="model_A_view").set_value("Token lines")
+    at.run()
+    assert not at.exception
+    specs = chart_specs(at)
+    assert "model_A" not in specs and "model_S" in specs
+    A = model.run("Hello, hello world").layers[2].heads[0].attention
+    assert_lines_drawn(specs["model_A_lines"], A, atol=ATOL)
+    keys = next(t for t in specs["model_A_lines"]["data"] if t.get("name") == "keys")
+    assert keys["text"] == ["[CLS]", "hello (1)", ",", "hello (2)", "world", "[SEP]"]
 
 
 def test_a_click_in_the_grid_opens_that_head(model):

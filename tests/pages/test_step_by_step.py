@@ -6,12 +6,15 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from attnviz.charts.token_lines import lines_note
 from tests.helpers import (
     ROOT,
     STEP,
     TIMEOUT,
     assert_drawn,
+    assert_lines_drawn,
     chart_specs,
+    drawn_lines,
     expected,
     heatmap_z,
     outlined,
@@ -212,6 +215,56 @@ def test_the_worked_example_quotes_the_cores_numbers():
     assert f"({r.output[0, 0]:.3f}, {r.output[0, 1]:.3f})" in text
     assert r.scores[0, 1] != r.scores[1, 0]  # the asymmetry the text points out
     assert "S is not symmetric" in text
+
+
+# --- A as token lines ---------------------------------------------------------------------------
+
+
+def test_a_switches_to_token_lines_in_its_place_and_back():
+    text = "the cat saw the dog"
+    at = run(STEP, text=text)
+    at.segmented_control(key="A_view").set_value("Token lines").run()
+    specs = chart_specs(at)
+    r = expected(text=text).result
+    assert "A" not in specs  # the lines take the heatmap's place: one chart of A, not two
+    lines = assert_lines_drawn(specs["A_lines"], r.attention)
+    queries = next(t for t in specs["A_lines"]["data"] if t.get("name") == "queries")
+    assert queries["text"] == ["the (1)", "cat", "saw", "the (2)", "dog"]
+    assert any(c.value == lines_note(r.attention) for c in at.caption)
+    # a token picked in the chart (what a click leaves behind) shows only its lines
+    at.session_state["attnviz.lines.A"] = ("query", 3)
+    at.run()
+    alone = drawn_lines(chart_specs(at)["A_lines"])
+    assert set(alone) == {cell for cell in lines if cell[0] == 3} and alone
+    assert "Only the lines of query **the \\(2\\)** (row 3)" in text_of(at)
+    at.button(key="A_all").click().run()
+    assert drawn_lines(chart_specs(at)["A_lines"]) == lines
+    assert "Only the lines" not in text_of(at)
+    # the choice stays with new settings; switching back draws the heatmap again
+    at = run_more(at, d_k=3)
+    assert "A_lines" in chart_specs(at) and "A" not in chart_specs(at)
+    at.segmented_control(key="A_view").set_value("Heatmap").run()
+    assert_drawn(heatmap_z(chart_specs(at)["A"]), expected(text=text, d_k=3).result.attention)
+
+
+def test_the_view_chosen_for_a_is_kept_across_pages():
+    at = run("app.py")
+    at.switch_page(STEP)
+    at.run().segmented_control(key="A_view").set_value("Token lines").run()
+    at.switch_page("pages/3_Why_scale.py")
+    at.run()
+    at.switch_page(STEP)
+    at.run()
+    assert not at.exception
+    assert "A_lines" in chart_specs(at) and "A" not in chart_specs(at)
+
+
+def test_token_lines_leave_out_masked_keys():
+    at = run(STEP, mask="causal")
+    at.segmented_control(key="A_view").set_value("Token lines").run()
+    r = expected(mask="causal").result
+    lines = assert_lines_drawn(chart_specs(at)["A_lines"], r.attention, mask=r.mask)
+    assert all(j <= i for i, j in lines)
 
 
 # --- projector mode ----------------------------------------------------------------------------

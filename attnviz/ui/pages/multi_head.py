@@ -15,6 +15,7 @@ from attnviz.lessons.hand_built_heads import PRESETS, multi_head_weights, replac
 from attnviz.lessons.head_rules import RULES, disagreement, rule_counts
 from attnviz.limits import MAX_D_K, MAX_D_V, MAX_EDIT_CELLS, MAX_GRID_CELLS, MAX_PAGE_HEADS
 from attnviz.multihead import multi_head_attention
+from attnviz.ui.attention_view import show_attention
 from attnviz.ui.inspectors import cell_inspector
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import md_escape
@@ -428,7 +429,7 @@ def open_head(mh, labels):
             selectable=True,
         )
     with right:
-        click_A = show_matrix(
+        click_A = show_attention(
             r.attention,
             labels,
             labels,

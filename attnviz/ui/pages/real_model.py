@@ -15,6 +15,7 @@ from attnviz.limits import MAX_MODEL_TOKENS, MAX_TEXT_CHARS
 from attnviz.model.bert import head_attention
 from attnviz.model.head_stats import PATTERNS, HeadStats, describe, head_stats, strongest_pattern
 from attnviz.model.pretrained import MODEL_ID, ModelLoadError, load_pretrained
+from attnviz.ui.attention_view import show_attention
 from attnviz.ui.frame import clear_shared_caches, release_freed_memory, shared_cache
 from attnviz.ui.inspectors import cell_inspector
 from attnviz.ui.matrix import dims, show_matrix
@@ -322,13 +323,13 @@ def scores_and_attention(r, labels, layer, head):
         "No mask: in an encoder every word piece sees every other one. **Click a cell** of S, S' "
         "or A to see its arithmetic below.",
     )
-    matrices = [
-        ("model_S", r.scores, "S = QK^T", "S_ij", "signed"),
-        ("model_S_scaled", r.scaled_scores, "S' = S / √d_k", "S'_ij", "signed"),
-        ("model_A", r.attention, "A = softmax(S')", "A_ij", "probability"),
+    matrices = [  # A with its switch to token lines
+        (show_matrix, "model_S", r.scores, "S = QK^T", "S_ij", "signed"),
+        (show_matrix, "model_S_scaled", r.scaled_scores, "S' = S / √d_k", "S'_ij", "signed"),
+        (show_attention, "model_A", r.attention, "A = softmax(S')", "A_ij", "probability"),
     ]
     clicks = [
-        show_matrix(
+        show(
             M,
             labels,
             labels,
@@ -339,7 +340,7 @@ def scores_and_attention(r, labels, layer, head):
             kind=kind,
             selectable=True,
         )
-        for key, M, t, v, kind in matrices
+        for show, key, M, t, v, kind in matrices
     ]
     cell_inspector(r, labels, next((c for c in clicks if c is not None), None))
 
