@@ -17,7 +17,7 @@ d_k the run types), under the same chart keys, with the same d_k box in the side
 click on S, one line of text naming the cell: nothing else. Its times are what any Streamlit
 page showing these charts costs here; a page at 1.0x its floor spends nothing on the rest.
 
-``--against PATH`` adds another checkout (e.g. a worktree of an older commit) served side by
+``--against PATH [PATH ...]`` adds other checkouts (e.g. a worktree of an older commit) served side by
 side. Every round visits each server in turn, in a rotating order, each visit in a fresh
 browser context; the table gives medians, and each page's median divided by the floor's (the
 ratio is what to compare: the machine is shared and absolute times drift).
@@ -131,7 +131,9 @@ def visit(browser, url, query, n_charts, d_k):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--against", metavar="PATH", help="another checkout, side by side")
+    parser.add_argument(
+        "--against", metavar="PATH", nargs="+", default=[], help="other checkouts, side by side"
+    )
     parser.add_argument("--n", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
@@ -150,8 +152,8 @@ def main():
         )
         servers = {"floor": (Path(floor_root), "")}
         servers["this checkout"] = (ROOT, "/Step_by_step")
-        if args.against:
-            servers[f"{Path(args.against).name}"] = (Path(args.against), "/Step_by_step")
+        for other in args.against:
+            servers[Path(other).name] = (Path(other), "/Step_by_step")
         browser = launch_chromium(p)
         times = {name: [] for name in servers}
         with contextlib.ExitStack() as stack:
