@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attnviz import FORMULA
-from attnviz.charts.pipeline import pipeline_dot
+from attnviz.charts.pipeline import pipeline_svg
 from attnviz.ui import link_query, page_setup, show_matrix
 from attnviz.ui.frame import lesson_pages
 from attnviz.ui.text import learning_goal, md_escape, random_weights_note
@@ -33,8 +33,8 @@ st.markdown(
     "a pronoun can look for a noun without nouns looking for pronouns."
 )
 st.subheader("The pipeline, with the sidebar's sizes")
-st.graphviz_chart(
-    pipeline_dot(
+st.image(
+    pipeline_svg(
         r.n,
         r.d_model,
         r.d_k,
@@ -42,7 +42,9 @@ st.graphviz_chart(
         scale=s.scale,
         masked=r.mask is not None,
         temperature=s.temperature,
-    )
+    ),
+    width="stretch",
+    alt="The pipeline: X to Q, K, V, to S = QKᵀ, to S', to A = softmax, to the output AV",
 )
 st.latex(FORMULA)
 

@@ -17,8 +17,8 @@ d_k the run types), under the same chart keys, with the same d_k box in the side
 click on S, one line of text naming the cell: nothing else. Its times are what any Streamlit
 page showing these charts costs here; a page at 1.0x its floor spends nothing on the rest.
 
-``--against PATH [PATH ...]`` adds other checkouts (e.g. a worktree of an older commit) served side by
-side. Every round visits each server in turn, in a rotating order, each visit in a fresh
+``--against PATH [PATH ...]`` adds other checkouts (e.g. a worktree of an older commit) served
+side by side. Every round visits each server in turn, in a rotating order, each visit in a fresh
 browser context; the table gives medians, and each page's median divided by the floor's (the
 ratio is what to compare: the machine is shared and absolute times drift).
 
