@@ -255,3 +255,33 @@ def test_projector_mode_draws_only_the_settings_a_page_uses():
     at = run("pages/7_Real_model.py", {"present": "on"})
     assert not at.sidebar.get("number_input")  # d_model, d_k, seed, T: not used there
     assert widget_by_key(at, "attnviz_text").value == "the cat sat on the mat"
+
+
+def test_a_heatmaps_datarevision_changes_exactly_when_what_it_draws_does():
+    """show_matrix's figures carry no template and a datarevision digest of their inputs: the
+    same inputs give the same revision (Plotly keeps what it drew), any change a new one."""
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from attnviz.ui.matrix import drawn_once
+
+    M, labels = np.arange(6.0).reshape(2, 3), ["a", "b"]
+
+    def revision(*inputs):
+        fig = go.Figure()
+        drawn_once(fig, *inputs)
+        assert fig.to_plotly_json()["layout"].get("template") is None
+        return fig.layout.datarevision
+
+    base = revision(M, labels, {"mask": np.ones((2, 3), bool), "title": "A"})
+    assert base == revision(M.copy(), list(labels), {"title": "A", "mask": np.ones((2, 3), bool)})
+    changed = M.copy()
+    changed[1, 2] += 1e-12
+    for other in [
+        revision(changed, labels, {"mask": np.ones((2, 3), bool), "title": "A"}),
+        revision(M, ["a", "c"], {"mask": np.ones((2, 3), bool), "title": "A"}),
+        revision(M, labels, {"mask": np.eye(2, 3, dtype=bool), "title": "A"}),
+        revision(M, labels, {"mask": np.ones((2, 3), bool), "title": "B"}),
+        revision(M.reshape(3, 2), labels, {"mask": np.ones((2, 3), bool), "title": "A"}),
+    ]:
+        assert other != base

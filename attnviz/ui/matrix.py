@@ -6,6 +6,7 @@ saves any chart as a PNG.
 
 import hashlib
 
+import numpy as np
 import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
@@ -20,15 +21,30 @@ def dims(d, prefix=""):
     return [f"{prefix}{c}" for c in range(d)]
 
 
-def drawn_once(fig):
+def drawn_once(fig, *inputs):
     """Let Plotly draw ``fig`` once, not twice: Streamlit hands Plotly a copy of every new
     figure right after mounting it, and Plotly redraws whatever it sees as new. With no
     template (the heatmaps set every style they use; the page draws them with ``theme=None``)
-    and a ``datarevision`` that changes exactly when the figure does, the copy is seen as
-    what is already drawn (measured in notes/browser-performance.md: the second draw of a
-    chart from 12-21 ms to 2-4 ms)."""
+    and a ``datarevision`` that changes exactly when the figure does (a digest of everything
+    the figure is made from, ``inputs``), the copy is seen as what is already drawn (measured
+    in notes/browser-performance.md: the second draw of a chart from 12-21 ms to 2-4 ms)."""
+    digest = hashlib.blake2b(digest_size=8)
+
+    def feed(value):  # arrays by their bytes, dicts in key order, the rest by repr
+        if isinstance(value, np.ndarray):
+            digest.update(f"{value.dtype}{value.shape}".encode())
+            digest.update(np.ascontiguousarray(value).tobytes())
+        elif isinstance(value, dict):
+            for name in sorted(value):
+                digest.update(name.encode())
+                feed(value[name])
+        else:
+            digest.update(repr(value).encode())
+
+    for value in inputs:
+        feed(value)
     fig.layout.template = None
-    fig.layout.datarevision = hashlib.blake2b(fig.to_json().encode(), digest_size=8).hexdigest()
+    fig.layout.datarevision = digest.hexdigest()
 
 
 def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_args):
@@ -45,7 +61,7 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
         selectable = False
     chart_args.setdefault("text_px", PRESENT_TEXT_PX if is_present() else TEXT_PX)
     fig = matrix_heatmap(M, row_labels, col_labels, selectable=selectable, **chart_args)
-    drawn_once(fig)
+    drawn_once(fig, np.asarray(M), list(row_labels), list(col_labels), selectable, chart_args)
     config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"attnviz-{key}"}}
     if selectable:
         event = st.plotly_chart(
