@@ -90,16 +90,25 @@ def current_spread(result, labels, page, make=None):
     return found
 
 
+def _picked(X):
+    """The (i, c) the selectors hold, as indices into X: a selector's state can be the label
+    it showed, or out of range, after X changed (a new sentence, an upload): then 0."""
+    n, d_model = X.shape
+    i, c = (st.session_state.get(WIDGET + name) for name in ("i", "c"))
+    i = i if isinstance(i, int) and 0 <= i < n else 0
+    c = c if isinstance(c, int) and 0 <= c < d_model else 0
+    return i, c
+
+
 def _set(page, edit, X=None):
     """Store ``edit`` (or None); with X, put the picked cell's own value back in the box."""
     _edits()[page] = edit
     if X is not None:
-        i, c = st.session_state[WIDGET + "i"], st.session_state[WIDGET + "c"]
-        st.session_state[WIDGET + "value"] = float(X[i, c])
+        st.session_state[WIDGET + "value"] = float(X[_picked(X)])
 
 
 def _typed(page, X):
-    i, c = st.session_state[WIDGET + "i"], st.session_state[WIDGET + "c"]
+    i, c = _picked(X)
     value = float(st.session_state[WIDGET + "value"])
     _set(page, None if value == X[i, c] else Edit(i, c, value))
 
@@ -142,10 +151,7 @@ def edit_controls(page, result, labels, found):
         state[WIDGET + "i"], state[WIDGET + "c"] = found.edit.i, found.edit.c
         state[WIDGET + "value"] = float(found.edit.value)
     else:
-        state.setdefault(WIDGET + "i", 0)
-        state.setdefault(WIDGET + "c", 0)
-        if state[WIDGET + "i"] >= n or state[WIDGET + "c"] >= d_model:
-            state[WIDGET + "i"] = state[WIDGET + "c"] = 0
+        state[WIDGET + "i"], state[WIDGET + "c"] = _picked(X)
         state[WIDGET + "value"] = float(X[state[WIDGET + "i"], state[WIDGET + "c"]])
     st.subheader("Change one number and watch it spread")
     st.markdown(

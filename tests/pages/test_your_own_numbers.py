@@ -312,3 +312,15 @@ def test_one_entry_of_your_x_changed_outlines_what_it_moved_and_new_boxes_undo_i
     assert outlined(chart_specs(at)["X"])[0, 2]
     at.button(key="attnviz_edit_undo_picker").click().run()
     assert "edit" not in at.query_params and not chart_specs(at)["X"]["layout"].get("shapes")
+
+
+def test_the_edit_picker_survives_new_matrices_with_fewer_rows_and_columns():
+    at = run(OWN)
+    at.selectbox(key="attnviz_edit_i").set_value(2).run()
+    at.selectbox(key="attnviz_edit_c").set_value(3).run()
+    at.number_input(key="attnviz_edit_value").set_value(5.0).run()
+    assert at.query_params["edit"] == "2,3,5"
+    type_into(at, X="1 0\n0 1", W_Q="1 0\n0 1", W_K="1 0\n0 1", W_V="1 0\n0 1")
+    assert "edit" not in at.query_params
+    assert at.selectbox(key="attnviz_edit_i").value == 0
+    assert at.number_input(key="attnviz_edit_value").value == 1.0  # X[0, 0] of the new X
