@@ -301,15 +301,9 @@ def matrix_heatmap(
             )
         )
         traces.append(
-            dict(
-                type="scatter",
-                x=[None],
-                y=[None],
-                mode="markers",
-                marker=dict(size=text_px, symbol="square", color=MASKED_COLOUR),
-                name="masked: this query may not see this key",
-                showlegend=True,
-                hoverinfo="skip",
+            legend_entry(
+                "masked: this query may not see this key",
+                dict(size=text_px, symbol="square", color=MASKED_COLOUR),
             )
         )
     if selectable:
@@ -338,20 +332,9 @@ def matrix_heatmap(
         shapes = outline_shapes(outline)
         if shapes:
             traces.append(
-                dict(
-                    type="scatter",
-                    x=[None],
-                    y=[None],
-                    mode="markers",
-                    marker=dict(
-                        size=text_px,
-                        symbol="square-open",
-                        color=OUTLINE_COLOUR,
-                        line=dict(width=2),
-                    ),
-                    name="changed by your edit",
-                    showlegend=True,
-                    hoverinfo="skip",
+                legend_entry(
+                    "changed by your edit",
+                    dict(size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line_width=2),
                 )
             )
     row_px = ROW_PX * text_px / TEXT_PX  # rows grow with the text: a number fits in its cell
@@ -411,6 +394,20 @@ def matrix_heatmap(
         shapes=shapes,
     )
     return go.Figure(data=traces, layout=layout)  # one validation of the whole figure: fast
+
+
+def legend_entry(name, marker):
+    """A legend entry with no data: a marker and what it means."""
+    return dict(
+        type="scatter",
+        x=[None],
+        y=[None],
+        mode="markers",
+        marker=marker,
+        name=name,
+        showlegend=True,
+        hoverinfo="skip",
+    )
 
 
 def outline_path(cells):

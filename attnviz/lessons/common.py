@@ -23,13 +23,12 @@ def row_entropy(A):
     return -(A * logs).sum(axis=1)
 
 
-def reattend(result, *, mask=_KEEP, scale=_KEEP, temperature=_KEEP):
-    """Attention on the same X, weights and biases as ``result``, with some settings changed.
-
-    ``mask`` may be None (no mask) or an (n, n) bool array; settings not given keep their value.
+def reattend(result, *, X=_KEEP, mask=_KEEP, scale=_KEEP, temperature=_KEEP):
+    """Attention with the weights and biases of ``result``, and its X and settings unless
+    given: ``X`` (n, d_model) another input; ``mask`` None (no mask) or an (n, n) bool array.
     """
     return self_attention(
-        result.X,
+        result.X if X is _KEEP else X,
         result.W_Q,
         result.W_K,
         result.W_V,

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import self_attention
 from attnviz.errors import AttentionInputError
+from attnviz.lessons.common import reattend
 
 # A cell "changed" when it moved by more than this, relative to max(1, the step's largest
 # |entry|): far above floating-point rounding (about 1e-16), far below what any edit shows.
@@ -61,18 +61,7 @@ def edit_embedding(result, edit):
         raise AttentionInputError(f"the new value of X[{edit.i}, {edit.c}] must be a number")
     X = np.array(result.X)  # a writeable copy, (n, d_model)
     X[edit.i, edit.c] = edit.value
-    return self_attention(
-        X,
-        result.W_Q,
-        result.W_K,
-        result.W_V,
-        mask=result.mask,
-        scale=result.scale,
-        temperature=result.temperature,
-        b_Q=result.b_Q,
-        b_K=result.b_K,
-        b_V=result.b_V,
-    )
+    return reattend(result, X=X)
 
 
 def changed(new, old, tol=CHANGE_TOLERANCE):
