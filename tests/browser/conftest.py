@@ -30,12 +30,22 @@ def server(artifacts):
         yield url
 
 
-@pytest.fixture
-def page(browser):
-    """A new page; ``page.dialogs`` lists the message of every dialog (alert) it opened."""
+@pytest.fixture(scope="package")
+def context(browser):
+    """One browser context for the tests of this folder: its pages share the HTTP and code
+    caches (Streamlit's and Plotly's scripts load once, not once a test: about 5 s each),
+    while each page is a Streamlit session of its own (a session is a page's connection)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context):
+    """A new page, its own Streamlit session; ``page.dialogs`` lists the message of every
+    dialog (alert) it opened."""
     page = context.new_page()
     page.dialogs = []
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
     yield page
-    context.close()
+    page.close()

@@ -1,4 +1,5 @@
-"""Every page opens by its URL, and the sidebar's menu links keep the settings."""
+"""Every page opens by its URL (its first visit on a server), and the sidebar's menu links keep
+the settings."""
 
 from pathlib import Path
 from urllib.parse import urlencode
@@ -24,25 +25,35 @@ READY = {
 HEATMAP = ".js-plotly-plot .heatmaplayer"
 
 
+@pytest.fixture(scope="module")
+def fresh_server():
+    """A server of this file's own: each page below is opened first here by its deep link.
+
+    One server for all the pages, not one each: starting a server and importing the app took
+    about 5 of the 11 s of each page's test. Home, the first, is the server's first request."""
+    with streamlit_server() as url:
+        yield url
+
+
 @pytest.mark.parametrize("path", PAGE_PATHS)
-def test_every_page_opens_by_its_url_on_a_fresh_server(page, artifacts, path):
+def test_every_page_opens_by_its_url_as_its_first_visit(page, artifacts, fresh_server, path):
     query = {"tokens": "a b c a", "d_k": "3", "seed": "5", "mask": "causal"}
-    with streamlit_server() as url:  # a fresh server whose first request is this deep link
-        page.goto(f"{url}/{path}?{urlencode(query)}")
-        page.wait_for_selector(READY.get(path, HEATMAP), timeout=90_000)
-        wait_for_app(page)
-        assert error_count(page) == 0
-        page.screenshot(path=artifacts / f"page-{path or 'home'}.png")
-        key = "A" if path else "home_A"
-        if page.locator(f".st-key-{key}").count():
-            settings, _ = attnviz.from_query(query)
-            expected = attnviz.compute(settings).result.attention
-            mask = np.tri(4, dtype=bool)  # the causal mask: masked cells are drawn without a number
-            if path == "Your_own_numbers":  # its own matrices, with the sidebar's mask
-                mats = (np.array(EXERCISE[name], float) for name in NAMES)
-                mask = np.tri(3, dtype=bool)
-                expected = attnviz.self_attention(*mats, mask=mask).attention
-            assert_drawn(chart_data(page, key)["z"], expected, mask=mask)
+    # this page's first visit on the server, in a session of its own
+    page.goto(f"{fresh_server}/{path}?{urlencode(query)}")
+    page.wait_for_selector(READY.get(path, HEATMAP), timeout=90_000)
+    wait_for_app(page)
+    assert error_count(page) == 0
+    page.screenshot(path=artifacts / f"page-{path or 'home'}.png")
+    key = "A" if path else "home_A"
+    if page.locator(f".st-key-{key}").count():
+        settings, _ = attnviz.from_query(query)
+        expected = attnviz.compute(settings).result.attention
+        mask = np.tri(4, dtype=bool)  # the causal mask: masked cells are drawn without a number
+        if path == "Your_own_numbers":  # its own matrices, with the sidebar's mask
+            mats = (np.array(EXERCISE[name], float) for name in NAMES)
+            mask = np.tri(3, dtype=bool)
+            expected = attnviz.self_attention(*mats, mask=mask).attention
+        assert_drawn(chart_data(page, key)["z"], expected, mask=mask)
 
 
 def test_the_sidebar_menu_names_home_and_its_links_keep_the_settings(page, server):
