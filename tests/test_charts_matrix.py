@@ -13,7 +13,7 @@ from attnviz.charts import (
     matrix_heatmap,
     selected_cell,
 )
-from attnviz.charts.matrix import FAMILIES, block_mean, blocks
+from attnviz.charts.matrix import FAMILIES, MAX_COLS_WITH_TEXT, block_mean, blocks
 from tests.helpers import decode
 
 
@@ -133,6 +133,11 @@ def test_values_printed_only_on_small_matrices():
     small = matrix_heatmap(np.zeros((3, 3)), list("abc"), list("abc"))
     assert big.data[0].text is None
     assert small.data[0].text is not None
+    wide = np.zeros((2, MAX_COLS_WITH_TEXT + 1))  # few cells, but too narrow for a number
+    assert matrix_heatmap(wide, ["a", "b"], ["t"] * wide.shape[1]).data[0].text is None
+    fits = np.zeros((2, 13))  # 13 columns: numbers at 12 px, not at the projector's 20 px
+    assert matrix_heatmap(fits, ["a", "b"], ["t"] * 13).data[0].text is not None
+    assert matrix_heatmap(fits, ["a", "b"], ["t"] * 13, text_px=20).data[0].text is None
 
 
 def test_selectable_adds_one_marker_per_cell_carrying_the_hover():

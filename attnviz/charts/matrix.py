@@ -25,6 +25,8 @@ from attnviz.inputs import visible
 SIGNED_COLORSCALE = "RdBu_r"
 PROBABILITY_COLORSCALE = "Viridis"
 MAX_CELLS_WITH_TEXT = 400  # print values on the cells when the matrix has at most this many
+MAX_COLS_WITH_TEXT = 20  # ... and at most this many columns at TEXT_PX (fewer for larger
+# text): at 32 columns the numbers of neighbouring cells ran into each other
 MAX_LABEL_CHARS = 16  # tick labels longer than this are cut (the hover shows them whole)
 MAX_DRAWN = 96  # rows or columns drawn; a larger matrix is averaged in blocks
 MAX_SELECTABLE = 32  # click-to-inspect markers up to this many rows and columns
@@ -279,7 +281,7 @@ def matrix_heatmap(
         heatmap["hoverinfo"] = "skip"  # the markers on top carry the hover
     elif customdata is not None:
         heatmap["customdata"] = customdata
-    if M.size <= MAX_CELLS_WITH_TEXT:
+    if M.size <= MAX_CELLS_WITH_TEXT and cols_drawn <= MAX_COLS_WITH_TEXT * TEXT_PX / text_px:
         cells = [[_format(v) for v in row] for row in M]  # a masked logit shows −∞
         if hidden is not None:
             for i, j in zip(*np.nonzero(hidden), strict=True):
