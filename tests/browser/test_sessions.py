@@ -21,7 +21,7 @@ from tools.browser import (
 
 pytestmark = pytest.mark.browser
 
-SESSIONS = 3
+SESSIONS = 2  # two sessions side by side show they stay apart; benchmarks/load.py runs 20
 WORDS = ["cat", "dog", "sun", "sea", "tree", "rain", "moon", "star"]
 MAX_MB_PER_SESSION = 50  # the server's growth per session; about 0.3 MB in benchmarks/load.py
 
