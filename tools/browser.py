@@ -297,18 +297,9 @@ def token_lines_data(page, key):
 
 
 def token_centre(page, key, side, i):
-    """Page coordinates of token ``i``'s marker, ``side`` "query" (left) or "key" (right), in
-    the token lines under ``{key}_lines``."""
-    plot = page.locator(f".st-key-{key}_lines .js-plotly-plot")
-    plot.scroll_into_view_if_needed()
-    return plot.evaluate(
-        """(gd, a) => {
-            const L = gd._fullLayout, box = gd.getBoundingClientRect();
-            return [box.left + L._size.l + L.xaxis.l2p(a[0]),
-                    box.top + L._size.t + L.yaxis.l2p(a[1])];
-        }""",
-        [0 if side == "query" else 1, i],
-    )
+    """Page coordinates of token ``i``'s marker, ``side`` "query" (left, x = 0) or "key"
+    (right, x = 1), in the token lines under ``{key}_lines`` (token i at y = i)."""
+    return cell_centre(page, f"{key}_lines", i, 0 if side == "query" else 1)
 
 
 def error_count(page):
