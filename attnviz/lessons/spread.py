@@ -179,8 +179,9 @@ def spread_lines(before, after, edit, labels, cells=None):
             )
         elif field == "attention":
             lines[field] = (
-                f"A: each row is a softmax over its row of S', so a row whose column {i} (the "
-                f"key of {token}) or whose query changed is renormalised as a whole ({where})."
+                f"A: row j of A is made from row j of S' alone, and its softmax divides by the "
+                f"sum of the whole row, so a row whose column {i} (the key of {token}) or whose "
+                f"query changed is renormalised as a whole ({where})."
                 + (
                     f" Rows that may not see key {i} (the mask) keep their weights."
                     if before.mask is not None and not before.mask[:, i].all()
