@@ -20,7 +20,6 @@ from attnviz.inputs import (
     token_embeddings,
     token_labels,
     tokenize,
-    visible,
 )
 from attnviz.limits import (
     MAX_D_K,
@@ -32,6 +31,7 @@ from attnviz.limits import (
     MAX_TOKENS,
     MIN_TEMPERATURE,
 )
+from attnviz.links.readers import last_value, quoted
 from attnviz.masking import causal_mask
 
 DEFAULT_TEXT = "the cat sat on the mat"
@@ -117,13 +117,6 @@ def short_float(x):
     """The shortest text that reads back as exactly ``x``: "1", "0.5", "0.123456789"."""
     short = f"{x:g}"
     return short if float(short) == x else repr(float(x))
-
-
-def last_value(value):
-    """A query value may come as a list (repeated parameter): take the last one."""
-    if isinstance(value, (list, tuple)):
-        return value[-1] if value else ""
-    return str(value)
 
 
 def from_query(query):
@@ -213,13 +206,6 @@ def from_query(query):
             )
     warnings += _misspelt_names(query, KNOWN_NAMES)
     return replace(defaults, **values), warnings
-
-
-def quoted(raw, chars=40):
-    """A value from the link for a warning's `code span`: cut to ``chars`` characters,
-    backticks made quotes, line breaks spaces and invisible characters written out, so the
-    warning renders as plain text whatever was typed."""
-    return visible(" ".join(str(raw)[:chars].replace("`", "'").split()))
 
 
 def _misspelt_names(query, known):
