@@ -19,7 +19,7 @@ MAX_SEED = 2**32 - 1  # seeds are unsigned 32-bit integers
 MIN_TEMPERATURE = 0.01  # softmax temperature range offered by the app
 MAX_TEMPERATURE = 100.0
 MAX_TEXT_CHARS = 20_000  # characters in the text box / URL `tokens`
-MAX_SHARED_CACHE_MB = 250  # arrays every shared cache holds in all (attnviz/ui/frame.py):
+MAX_SHARED_CACHE_MB = 250  # arrays every shared cache holds in all (attnviz/ui/cache.py):
 # 10 examples at the limits, or thousands of small ones; with Streamlit itself (about 330 MB)
 # a server stays well under Community Cloud's 1 GB whatever the number of links opened
 MAX_JSON_NUMBERS = 200_000  # numbers in the step page's JSON download (about 4 MB, 0.4 s to
@@ -40,7 +40,7 @@ MAX_EDIT_CELLS = 4096  # d_model x d_k cells in one hand-edited W_Q or W_K table
 MAX_LINE_TOKENS = 128  # up to this many tokens every weight of at least half a step can draw
 TOP_LINES_PER_QUERY = 8  # beyond it, only each query's this many largest weights can draw
 
-# Tiled attention page (pages/11_Tiled_attention.py).
+# Tiled attention page (pages/19_Tiled_attention.py).
 MAX_TILED_BLOCKS = 32  # blocks the page traces: each keeps an (n, d_v) running output
 
 # Your-own-numbers page (pages/2_Your_own_numbers.py): matrices typed, pasted or uploaded.

@@ -180,39 +180,6 @@ def test_all_the_links_warnings_are_in_one_box():
     assert "100 names in the link" in text and "`d_k=0`" in text and "`scale=maybe`" in text
 
 
-def test_the_shared_caches_are_bounded_in_entries_and_share_one_budget(monkeypatch):
-    import numpy as np
-
-    from attnviz.ui import frame
-
-    monkeypatch.setattr(frame, "MAX_SHARED_CACHE_MB", 1)
-    frame.clear_shared_caches()
-    calls = []
-
-    @frame.shared_cache(max_entries=4)
-    def make(k):
-        calls.append(k)
-        return (np.zeros(50_000),)  # 0.4 MB each: two fit in 1 MB, three do not
-
-    @frame.shared_cache(max_entries=3)
-    def small(k):
-        calls.append(("small", k))
-        return k
-
-    for k in range(10):
-        make(k)
-        small(k)
-    assert frame.shared_cache_bytes() <= 1e6
-    make(9)
-    assert calls.count(9) == 1  # the latest is kept: no recomputation
-    make(0)
-    assert calls.count(0) == 2  # the oldest went
-    small(9)
-    small(6)
-    assert calls.count(("small", 9)) == 1 and calls.count(("small", 6)) == 2  # 3 entries kept
-    frame.clear_shared_caches()
-
-
 def test_streamlits_clear_cache_message_leaves_the_shared_examples():
     # Any browser can send "clear cache"; Streamlit then empties cache_data and cache_resource
     # for every user. The examples are kept elsewhere.

@@ -30,7 +30,8 @@ from attnviz.lessons.geometry import (
     top_weights,
 )
 from attnviz.limits import GEO_ROW_KEYS, MAX_D_K, MAX_GEO_COORD, MAX_GEO_KEYS, MIN_GEO_KEYS
-from attnviz.ui.frame import is_present, shared_cache
+from attnviz.ui.cache import shared_cache
+from attnviz.ui.frame import is_present
 from attnviz.ui.matrix import CHART_CONFIG
 from attnviz.ui.text import notice
 

@@ -20,7 +20,8 @@ from attnviz.lessons import (
     temperature_effect,
     temperature_sweep,
 )
-from attnviz.ui.frame import cached_example, follow, shared_cache
+from attnviz.ui.cache import shared_cache
+from attnviz.ui.frame import cached_example, follow
 from attnviz.ui.matrix import dims, show_chart, show_matrix
 from attnviz.ui.text import md_escape, notice
 

@@ -12,7 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import lessons
-from attnviz.ui.frame import cached_example, shared_cache
+from attnviz.ui.cache import shared_cache
+from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import md_escape, notice
 

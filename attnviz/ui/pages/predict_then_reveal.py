@@ -15,7 +15,8 @@ import streamlit as st
 
 from attnviz import lessons
 from attnviz.charts.lines import vector_bars
-from attnviz.ui.frame import cached_example, shared_cache
+from attnviz.ui.cache import shared_cache
+from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import show_chart
 from attnviz.ui.text import md_escape
 

@@ -16,7 +16,7 @@ from attnviz.model.bert import head_attention
 from attnviz.model.head_stats import PATTERNS, HeadStats, describe, head_stats, strongest_pattern
 from attnviz.model.pretrained import MODEL_ID, ModelLoadError, load_pretrained
 from attnviz.ui.attention_view import show_attention
-from attnviz.ui.frame import clear_shared_caches, release_freed_memory, shared_cache
+from attnviz.ui.cache import clear_shared_caches, release_freed_memory, shared_cache
 from attnviz.ui.inspectors import cell_inspector
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import md_escape, step_header

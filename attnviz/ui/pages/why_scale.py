@@ -19,7 +19,8 @@ from attnviz.lessons import (
     scaling_contrast,
     softmax_gradient_norm,
 )
-from attnviz.ui.frame import cached_example, shared_cache
+from attnviz.ui.cache import shared_cache
+from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import show_chart, show_matrix
 from attnviz.ui.text import notice
 
