@@ -12,6 +12,7 @@ from attnviz.ui.pages.step_by_step import (
     downloads,
     settings_caption,
     steps_shown,
+    summary_view,
     worked_example_view,
 )
 from attnviz.ui.text import learning_goal, random_weights_note, step_header
@@ -116,4 +117,5 @@ if show(9):
 if show(10):
     st.header(STEP_TITLES[10])
     st.dataframe(steps.dimension_table(r), hide_index=True, width="content")
+    summary_view(r)
 downloads(example)

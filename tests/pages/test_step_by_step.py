@@ -65,6 +65,9 @@ def test_dimension_table_has_the_live_sizes():
         "A": "6 × 6",
         "Output": "6 × 5",
     }
+    summary = next(md.value for md in at.markdown if md.value.startswith("| concept |"))
+    assert "| Query weights | $W_Q$ | $d_{model} \\times d_k$ | 10 × 3 |" in summary
+    assert "| Attention output | $\\mathrm{Output} = AV$ | $n \\times d_v$ | 6 × 5 |" in summary
 
 
 def test_changed_settings_change_the_numbers():

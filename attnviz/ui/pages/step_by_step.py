@@ -12,6 +12,7 @@ import streamlit as st
 
 from attnviz.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
 from attnviz.lessons.spread import spread
+from attnviz.lessons.summary import summary_rows
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
 from attnviz.settings import quoted
@@ -195,3 +196,16 @@ def worked_example_view():
         f"scores are equal, so its weights are ({A[1, 0]:.1f}, {A[1, 1]:.1f}) and its output "
         f"({out[1, 0]:g}, {out[1, 1]:g}) is the plain average."
     )
+
+
+def summary_view(result):
+    """The course module's Summary as a cheat sheet: concept, formula, shape (symbols and the
+    live sizes) and meaning of every step from X to the output (``lessons.summary``). Its
+    text is the lesson's own, no token in it; the formulas render as KaTeX."""
+    st.subheader("Summary: the whole computation on one page")
+    lines = ["| concept | formula | shape | here | meaning |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {row.concept} | ${row.formula}$ | ${row.symbols}$ | {row.sizes} | {row.meaning} |"
+        for row in summary_rows(result)
+    ]
+    st.markdown("\n".join(lines))
