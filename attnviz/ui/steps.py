@@ -109,6 +109,18 @@ def scores_matrix(result, labels, found=None):
     return click
 
 
+def scaled_formula(result):
+    """S' as the result computed it: "S' = S / √d_k", or "S' = S (scaling off)"."""
+    return "S' = S / √d_k" if result.scale else "S' = S (scaling off)"
+
+
+def scaled_latex(result):
+    """S''s formula in LaTeX as the result computed it: the division only when scaling is on."""
+    if result.scale:
+        return r"S' = \frac{QK^T}{\sqrt{d_k}}"
+    return r"S' = S = QK^T \quad (\text{scaling off})"
+
+
 def scaled_scores_matrix(result, labels, found=None):
     """S' = S / sqrt(d_k) (n, n) on S's colour range, masked keys grey; clickable: returns the
     (i, j) just clicked, else None. ``found``: an edit's Spread, or None."""
@@ -117,7 +129,7 @@ def scaled_scores_matrix(result, labels, found=None):
         labels,
         labels,
         key="S_scaled",
-        title="S' = S / √d_k (on the colour range of S)",
+        title=f"{scaled_formula(result)} (on the colour range of S)",
         family="S",
         value_name="S'_ij",
         selectable=True,

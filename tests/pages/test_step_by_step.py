@@ -45,6 +45,7 @@ def test_step_page_draws_every_step_with_its_shape_and_values():
     labels = ["the (1)", "cat", "sat", "on", "the (2)", "mat"]
     assert specs["A"]["layout"]["yaxis"]["ticktext"] == labels
     assert specs["A"]["layout"]["yaxis"]["autorange"] == "reversed"
+    assert html.unescape(specs["S_scaled"]["layout"]["title"]["text"]).startswith("S' = S / √d_k")
     latex = " ".join(el.value for el in at.latex)
     for shape in (r"6 \times 8", r"6 \times 4", r"6 \times 6"):
         assert shape in latex
@@ -85,6 +86,12 @@ def test_changed_settings_change_the_numbers():
     assert np.isnan(S_scaled[~seen]).all()  # and is drawn masked elsewhere
     assert "logits" in specs  # the -inf logits are shown when a mask is on
     assert at.query_params["mask"] == "causal" and at.query_params["scale"] == "off"
+    # scaling off: S' = S in its title and formula, no division left
+    assert html.unescape(specs["S_scaled"]["layout"]["title"]["text"]).startswith(
+        "S' = S (scaling off)"
+    )
+    (six,) = [el.value for el in at.latex if el.value.strip("$\n").startswith("S'")]
+    assert "scaling off" in six and "sqrt" not in six.split(r"\qquad")[0]
 
 
 def table_with(at, column):
