@@ -216,11 +216,14 @@ def test_the_page_says_the_weights_are_random_and_untrained():
 
 
 def test_the_worked_example_quotes_the_cores_numbers():
-    from attnviz.lessons.worked_example import worked_example
+    from attnviz import Settings
+    from attnviz.lessons.worked_example import TOKENS, worked_example
 
     r = worked_example()
     text = text_of(run(STEP))
-    assert f"= **{r.scores[0, 1]:g}**" in text and f"S(sat, cat) = **{r.scores[1, 0]:g}**" in text
+    assert f"= **{r.scores[0, 1]:g}**" in text and f"S(ran, dog) = **{r.scores[1, 0]:g}**" in text
+    assert not set(TOKENS) & set(Settings().tokens)  # its vectors are not the sentence's
+    assert "(q_dog ≠ k_dog, q_ran ≠ k_ran)" in text  # step 0 shows q and k, no W
     assert f"({r.attention[0, 0]:.3f}, {r.attention[0, 1]:.3f})" in text
     assert f"({r.output[0, 0]:.3f}, {r.output[0, 1]:.3f})" in text
     assert r.scores[0, 1] != r.scores[1, 0]  # the asymmetry the text points out
@@ -292,6 +295,15 @@ def test_projector_mode_shows_one_step_with_previous_and_next():
     at.button(key="step_back").click().run()
     at.button(key="step_back").click().run()
     assert at.query_params["step"] == "5"
+
+
+def test_the_projectors_step_count_is_the_number_of_steps_the_page_has():
+    every = [h.value for h in run(STEP).header if h.value[:1].isdigit()]  # normal mode: all
+    at = run(STEP, {"present": "on", "step": str(len(every) - 1)})
+    assert next(h.value for h in at.header) == every[-1]
+    said = " ".join(md.value for md in at.markdown)
+    assert f"**{len(every)} / {len(every)}:** {every[-1]}" in said
+    assert at.button(key="step_next").disabled
 
 
 def test_projector_mode_off_shows_every_step_and_drops_step_from_the_link():
