@@ -124,19 +124,27 @@ def scaled_latex(result):
 def scaled_scores_matrix(result, labels, found=None):
     """S' = S / sqrt(d_k) (n, n) on S's colour range, masked keys grey; clickable: returns the
     (i, j) just clicked, else None. ``found``: an edit's Spread, or None."""
-    click = show_matrix(
-        result.scaled_scores,
-        labels,
-        labels,
-        key="S_scaled",
-        title=f"{scaled_formula(result)} (on the colour range of S)",
-        family="S",
-        value_name="S'_ij",
-        selectable=True,
-        value_range=score_range(result),
-        mask=result.mask,
-        outline=spread.outline(found, "scaled_scores"),
-    )
+    main, side = spread.beside(found, result.n)
+    with main:
+        click = show_matrix(
+            result.scaled_scores,
+            labels,
+            labels,
+            key="S_scaled",
+            title=f"{scaled_formula(result)} (on the colour range of S)",
+            family="S",
+            value_name="S'_ij",
+            selectable=True,
+            value_range=score_range(result),
+            mask=result.mask,
+            outline=spread.outline(found, "scaled_scores"),
+        )
+    if side is not None:
+        with side:
+            spread.delta_view(
+                found, "scaled_scores", labels, labels, key="S_scaled_delta", title="S'",
+                mask=result.mask,
+            )  # fmt: skip
     spread.note(found, "scaled_scores")
     return click
 
@@ -179,19 +187,26 @@ def softmax_matrices(result, labels, notes, found=None):
     if notes:
         with st.expander("The logits that fed the softmax (S' / T, −∞ where masked)"):
             show_matrix(r.logits, labels, labels, key="logits", title="logits", family="S")
-    click = show_attention(
-        r.attention,
-        labels,
-        labels,
-        key="A",
-        title=attention_formula(r),
-        family="A",
-        value_name="A_ij",
-        kind="probability",
-        selectable=True,
-        mask=r.mask,
-        outline=spread.outline(found, "attention"),
-    )
+    main, side = spread.beside(found, r.n)
+    with main:
+        click = show_attention(
+            r.attention,
+            labels,
+            labels,
+            key="A",
+            title=attention_formula(r),
+            family="A",
+            value_name="A_ij",
+            kind="probability",
+            selectable=True,
+            mask=r.mask,
+            outline=spread.outline(found, "attention"),
+        )
+    if side is not None:
+        with side:
+            spread.delta_view(
+                found, "attention", labels, labels, key="A_delta", title="A", mask=r.mask
+            )
     spread.note(found, "attention")
     sums = r.row_sums
     st.markdown(
@@ -205,17 +220,24 @@ def softmax_matrices(result, labels, notes, found=None):
 def output_matrix(result, labels, found=None):
     """Output = AV (n, d_v), clickable: returns the (i, c) just clicked, else None.
     ``found``: an edit's Spread, or None."""
-    click = show_matrix(
-        result.output,
-        labels,
-        dims(result.d_v),
-        key="output",
-        title="Output = AV",
-        family="O",
-        value_name="Output_ic",
-        selectable=True,
-        outline=spread.outline(found, "output"),
-    )
+    main, side = spread.beside(found, result.n)
+    with main:
+        click = show_matrix(
+            result.output,
+            labels,
+            dims(result.d_v),
+            key="output",
+            title="Output = AV",
+            family="O",
+            value_name="Output_ic",
+            selectable=True,
+            outline=spread.outline(found, "output"),
+        )
+    if side is not None:
+        with side:
+            spread.delta_view(
+                found, "output", labels, dims(result.d_v), key="output_delta", title="Output"
+            )
     spread.note(found, "output")
     return click
 

@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz.charts.token_lines import lines_note
+from attnviz.ui.text import md_escape
 from tests.helpers import (
     ROOT,
     STEP,
@@ -358,7 +359,13 @@ def test_an_edit_of_x_in_the_link_outlines_exactly_the_cells_that_changed(i, c, 
     X = np.array(r.X)
     X[i, c] = value
     at = run(STEP, {"edit": f"{i},{c},{value:g}"})
-    assert_outlines_what_changed(chart_specs(at), plain_steps(r.X, r), plain_steps(X, r))
+    specs, old, new = chart_specs(at), plain_steps(r.X, r), plain_steps(X, r)
+    assert_outlines_what_changed(specs, old, new)
+    for key, field in (("S_scaled", "scaled_scores"), ("A", "attention"), ("output", "output")):
+        D = heatmap_z(specs[f"{key}_delta"])  # how much: after - before, beside the outline
+        np.testing.assert_allclose(D, new[field] - old[field], atol=1e-6, err_msg=key)
+    r_, c_ = np.unravel_index(np.argmax(np.abs(new["output"] - old["output"])), r.output.shape)
+    assert md_escape(f"the largest moves are at ({r_}, {c_}) by") in text_of(at)
     assert at.query_params["edit"] == f"{i},{c},{value:g}"
     assert f"You changed X\\[{i}\\, {c}\\]" in text_of(at)
 
