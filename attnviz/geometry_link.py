@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.lessons.geometry import DEFAULT_KEYS, DEFAULT_VALUES, grid_angles
 from attnviz.limits import (
     GEO_ANGLES,

@@ -11,7 +11,7 @@ from collections import Counter
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError, check_positive_int
+from attnviz.checks import AttentionInputError, check_positive_int
 from attnviz.limits import MAX_D_K, MAX_D_MODEL, MAX_D_V, MAX_SEED, MAX_TOKENS
 
 _EMBEDDING_STREAM = 1  # separate random streams, so changing d_k never changes X

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import AttentionResult, self_attention
-from attnviz.errors import (
+from attnviz.checks import (
     AttentionInputError,
     as_matrix,
     as_vector,
     check_positive_int,
     float_dtype,
 )
+from attnviz.core import AttentionResult, self_attention
 from attnviz.limits import MAX_CORE_DIM
 from attnviz.results import freeze_arrays
 

@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 import attnviz
 from attnviz import own_numbers
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.export import all_steps_json, all_steps_npz
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_FILE_BYTES, MAX_OWN_N, MAX_OWN_TEXT_CHARS
 from attnviz.own_numbers import check_shapes, format_matrix, parse_matrix, read_file

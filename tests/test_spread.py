@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from attnviz.charts.matrix import matrix_heatmap, outline_path
+from attnviz.checks import AttentionInputError
 from attnviz.core import self_attention
-from attnviz.errors import AttentionInputError
 from attnviz.lessons.spread import (
     CHANGE_TOLERANCE,
     STEPS,

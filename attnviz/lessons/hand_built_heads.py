@@ -31,7 +31,7 @@ solved), d_model >= 2 and d_k >= 2 (room for one (sin, cos) pair).
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError, as_matrix, check_positive_int
+from attnviz.checks import AttentionInputError, as_matrix, check_positive_int
 from attnviz.inputs import check_seed, projection_weights, sinusoidal_positions
 from attnviz.limits import MAX_D_K, MAX_D_MODEL, MAX_D_V, MAX_HEADS
 

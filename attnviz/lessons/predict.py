@@ -22,7 +22,7 @@ would not show its rule clearly (a tie, a row already one-hot to rounding) is le
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.inputs import check_seed
 from attnviz.lessons.predict_question import Bars, Given, Question, Table
 from attnviz.lessons.predict_scaling import scaling_effect, scaling_spread

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.lessons.common import reattend
 
 # A cell "changed" when it moved by more than this, relative to max(1, the step's largest

@@ -8,7 +8,7 @@ that opens the same link gets the run already trained. The URL names start with 
 
 from dataclasses import dataclass, replace
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.limits import GPT_D_MODELS, MAX_GPT_STEPS, MAX_GPT_TEXT_CHARS, MIN_GPT_STEPS
 from attnviz.settings import last_value, quoted
 from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS

@@ -10,7 +10,7 @@ dimension c, the new X_ic. A page draws its steps from ``spread.after`` and outl
 import numpy as np
 import streamlit as st
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.lessons.spread import Edit, spread
 from attnviz.limits import MAX_EDIT_VALUE
 from attnviz.settings import last_value, quoted, short_float

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.charts.head_grid import head_grid
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.lessons.hand_built_heads import PRESETS, multi_head_weights, replace_head
 from attnviz.lessons.head_rules import RULES, disagreement, rule_counts
 from attnviz.limits import MAX_D_K, MAX_D_V, MAX_EDIT_CELLS, MAX_GRID_CELLS, MAX_PAGE_HEADS

@@ -21,7 +21,7 @@ import streamlit as st
 
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.training import checkpoint_figure, loss_chart, next_token_chart
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.limits import (
     GPT_D_MODELS,
     MAX_GPT_STEPS,

@@ -11,7 +11,7 @@ import streamlit as st
 
 from attnviz import lessons
 from attnviz.charts.lines import BAND_SE, gradient_chart, saturation_chart, variance_chart
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.lessons import (
     DEFAULT_D_KS,
     DEFAULT_FACTORS,

@@ -15,8 +15,8 @@ from urllib.parse import urlencode
 import numpy as np
 import streamlit as st
 
+from attnviz.checks import AttentionInputError
 from attnviz.core import self_attention
-from attnviz.errors import AttentionInputError
 from attnviz.inputs import generated_tokens, tokenize
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS, MAX_TEXT_CHARS
 from attnviz.masking import causal_mask
