@@ -10,7 +10,7 @@ import functools
 import numpy as np
 import streamlit as st
 
-from attnviz.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
+from attnviz.files.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
 from attnviz.lessons.spread import spread
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS

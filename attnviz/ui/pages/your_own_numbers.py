@@ -17,10 +17,7 @@ import streamlit as st
 
 from attnviz.checks import AttentionInputError
 from attnviz.core import self_attention
-from attnviz.inputs import generated_tokens, tokenize
-from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS, MAX_TEXT_CHARS
-from attnviz.masking import causal_mask
-from attnviz.own_numbers import (
+from attnviz.files.own_numbers import (
     EXERCISE,
     EXERCISE_SOURCE,
     EXERCISE_TOKENS,
@@ -30,6 +27,9 @@ from attnviz.own_numbers import (
     parse_matrix,
     read_file,
 )
+from attnviz.inputs import generated_tokens, tokenize
+from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS, MAX_TEXT_CHARS
+from attnviz.masking import causal_mask
 from attnviz.ui.frame import SETTINGS_KEY, cached_example
 from attnviz.ui.text import md_escape
 
