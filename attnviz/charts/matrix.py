@@ -18,7 +18,7 @@ import unicodedata
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.inputs import visible
+from attnviz.text import visible
 
 # Colour-blind-safe scales: a diverging scale centred at 0 for signed matrices, a sequential one
 # from 0 to 1 for probabilities.
