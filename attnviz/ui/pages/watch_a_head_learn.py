@@ -29,15 +29,15 @@ from attnviz.limits import (
     MAX_GPT_TRAIN_SECONDS,
     MIN_GPT_STEPS,
 )
-from attnviz.tiny_gpt import forward, generate, init_params, next_token_probs, train
-from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
-from attnviz.tiny_gpt.report import checkpoint_report, compare_scaling, scaling_sentences
-from attnviz.tiny_gpt.settings import (
+from attnviz.links.tiny_gpt import (
     QUERY_NAMES,
     TASK_DEFAULTS,
     RunChoice,
     choice_from_query,
 )
+from attnviz.tiny_gpt import forward, generate, init_params, next_token_probs, train
+from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
+from attnviz.tiny_gpt.report import checkpoint_report, compare_scaling, scaling_sentences
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, TASKS
 from attnviz.tiny_gpt.training import BATCH_SIZE, EVAL_SIZE, SMOOTHING, TrainingTooSlowError
 from attnviz.ui.matrix import CHART_CONFIG, show_chart

@@ -21,7 +21,7 @@ from attnviz.limits import (
     MAX_GEO_KEYS,
     MIN_GEO_KEYS,
 )
-from attnviz.settings import last_value, quoted
+from attnviz.links.readers import last_value, quoted
 
 DEFAULT_ANGLE = 30.0  # degrees: the query starts between k1 and k2, nearer k1
 DEFAULT_LENGTH = 1.0
