@@ -4,7 +4,7 @@ No Streamlit."""
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.lines import SCALED_COLOUR, UNSCALED_COLOUR
+from attnviz.charts.line_charts import SCALED_COLOUR, UNSCALED_COLOUR
 from attnviz.charts.matrix import TEXT_PX
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.charts.head_grid import head_grid
-from attnviz.charts.lines import SCALED_COLOUR, UNSCALED_COLOUR
+from attnviz.charts.line_charts import SCALED_COLOUR, UNSCALED_COLOUR
 from attnviz.charts.matrix import MAX_LABEL_CHARS, escape_label
 
 TARGET_COLOUR = "#555555"

@@ -128,7 +128,7 @@ class Spread:
     lines: dict
 
 
-def spread(before, edit, labels):
+def spread_of_edit(before, edit, labels):
     """The Spread of ``edit`` on ``before`` (an AttentionResult); ``labels`` (n,) name the rows."""
     after = edit_embedding(before, edit)
     cells = changed_cells(before, after)

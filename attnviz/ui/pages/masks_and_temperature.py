@@ -9,7 +9,7 @@ Widget keys: ``attnviz_lesson_mask`` (the mode), ``attnviz_lesson_padding``,
 import numpy as np
 import streamlit as st
 
-from attnviz.charts.lines import temperature_chart
+from attnviz.charts.line_charts import temperature_chart
 from attnviz.lessons import (
     DEFAULT_TEMPERATURES,
     MASK_MODES,

@@ -11,7 +11,7 @@ import numpy as np
 from attnviz.checks import AttentionInputError
 from attnviz.core import masked_softmax
 from attnviz.lessons.common import TIE_TOLERANCE
-from attnviz.lessons.predict_question import Question, Table, bars
+from attnviz.lessons.predict.question import Question, Table, bars
 
 
 def _flipped(r):
