@@ -31,8 +31,8 @@ from attnviz.lessons.geometry import (
 from attnviz.limits import GEO_ROW_KEYS, MAX_D_K, MAX_GEO_COORD, MAX_GEO_KEYS, MIN_GEO_KEYS
 from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.frame import is_present
 from attnviz.ui.matrix import CHART_CONFIG
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import notice
 
 PAGE_PARAMS = QUERY_NAMES

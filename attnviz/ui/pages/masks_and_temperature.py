@@ -21,8 +21,9 @@ from attnviz.lessons import (
     temperature_sweep,
 )
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.frame import cached_example, follow
+from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import dims, show_chart, show_matrix
+from attnviz.ui.sidebar import follow
 from attnviz.ui.text import md_escape, notice
 
 MODE_NAMES = {

@@ -24,7 +24,6 @@ from attnviz.model.summaries import (
     shares,
     strongest_shared_links,
 )
-from attnviz.ui.frame import is_present
 from attnviz.ui.matrix import show_chart, show_matrix
 from attnviz.ui.pages.real_model import (
     PENDING_KEY,
@@ -36,6 +35,7 @@ from attnviz.ui.pages.real_model import (
     same_as_forward_pass,
     scores_and_attention,
 )
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
 SUMMARY_LAYER_KEY = "model_summary_layer"

@@ -16,7 +16,8 @@ from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
 from attnviz.settings import quoted
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.frame import cached_example, is_present
+from attnviz.ui.frame import cached_example
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import step_header
 
 

@@ -30,7 +30,8 @@ from attnviz.files.own_numbers import (
 from attnviz.inputs import generated_tokens, tokenize
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS, MAX_TEXT_CHARS
 from attnviz.masking import causal_mask
-from attnviz.ui.frame import SETTINGS_KEY, cached_example
+from attnviz.ui.frame import cached_example
+from attnviz.ui.sidebar import SETTINGS_KEY
 from attnviz.ui.text import md_escape
 
 FIELDS = (*NAMES, "labels")  # the text boxes, and the URL parameters of this page
