@@ -8,7 +8,7 @@ through ``customdata``, never inside a hover template.
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.matrix import AXIS_TITLE_COLOUR, MAX_LABEL_CHARS, TEXT_PX, escape_label
+from attnviz.charts.style import AXIS_TITLE_COLOUR, MAX_LABEL_CHARS, TEXT_PX, escape_label
 
 PAIR_COLOURS = ("#1b9e77", "#d95f02")  # teal and orange: apart for every kind of colour vision
 

@@ -11,7 +11,7 @@ docs/performance.md). No Streamlit here; the page draws it with ``st.html``.
 
 import html
 
-from attnviz.charts.matrix import FAMILIES, FONT_FAMILY
+from attnviz.charts.style import FAMILIES, FONT_FAMILY
 
 WIDTH, HEIGHT = 1100, 250  # the viewBox: the SVG scales to the width of the page
 BOX_H = 62

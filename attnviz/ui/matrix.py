@@ -10,7 +10,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
-from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.ui.sidebar import is_present
 
 CHART_CONFIG = {"displaylogo": False}

@@ -35,7 +35,7 @@ WIDGET = "attnviz_"  # widget keys: WIDGET + a Settings field name, e.g. "attnvi
 PRESENT_KEY = "attnviz.present"  # projector mode, kept across pages like the settings
 PRESENT_WIDGET = "attnviz_present"
 # Projector mode: body text larger, headers too, captions and downloads out of the way. The
-# charts' own text is sized by the chart builders (charts.matrix.PRESENT_TEXT_PX).
+# charts' own text is sized by the chart builders (charts.style.PRESENT_TEXT_PX).
 PRESENT_CSS = """<style>
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li,
 [data-testid="stMainBlockContainer"] td, [data-testid="stMainBlockContainer"] th {

@@ -17,7 +17,7 @@ import streamlit as st
 
 from attnviz.charts.dot_products import dot_product_histogram
 from attnviz.charts.geometry import geometry_figure
-from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.lessons.dot_products import random_pairs
 from attnviz.lessons.geometry import (
     DEFAULT_KEYS,

@@ -13,8 +13,8 @@ import numpy as np
 import streamlit as st
 
 from attnviz import token_labels
-from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.paired_bars import paired_bars
+from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.limits import MAX_MODEL_TOKENS
 from attnviz.model.summaries import (
     align,
