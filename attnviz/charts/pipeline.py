@@ -2,7 +2,7 @@
 
     X -> Q, K, V -> S = QKᵀ -> S' = S / √d_k -> A = softmax(S') -> output = AV
 
-Each matrix is a box in its family's colour (``charts.matrix.FAMILIES``, the same as the
+Each matrix is a box in its family's colour (``charts.style.FAMILIES``, the same as the
 charts' titles); each arrow says what is done. The graph never changes shape, so its boxes
 sit at fixed places: plain SVG that the browser shows as it shows text (a layout engine such as
 Graphviz's, run in the browser, cost a page update about a quarter of a second, measured in
