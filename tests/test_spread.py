@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from attnviz.charts.matrix import matrix_heatmap, outline_path
+from attnviz.checks import AttentionInputError
 from attnviz.core import self_attention
-from attnviz.errors import AttentionInputError
 from attnviz.lessons.spread import (
     CHANGE_TOLERANCE,
     STEPS,
@@ -18,7 +18,7 @@ from attnviz.lessons.spread import (
     edit_embedding,
     largest_moves,
     reachable_cells,
-    spread,
+    spread_of_edit,
 )
 from attnviz.masking import causal_mask
 from tests.helpers import outlined
@@ -84,7 +84,7 @@ def test_a_zero_row_of_w_keeps_its_projection_column_still_and_the_text_says_why
     W_Q = np.array(before.W_Q)
     W_Q[2, 0] = 0.0  # entry (i, 0) of Q does not see X_i2
     before = self_attention(before.X, W_Q, before.W_K, before.W_V)
-    found = spread(before, Edit(1, 2, 3.0), [f"t{k}" for k in range(5)])
+    found = spread_of_edit(before, Edit(1, 2, 3.0), [f"t{k}" for k in range(5)])
     assert not found.cells["Q"][1, 0] and found.cells["Q"][1, 1:].all()
     assert "row 2 of W_Q is not 0" in found.lines["Q"]
     assert "W_K" not in found.lines["K"].split("(")[-1]  # K's row moved everywhere: no remark
@@ -110,7 +110,7 @@ def test_an_edit_outside_x_or_not_finite_is_refused():
 def test_the_sentences_count_the_cells_that_changed():
     n = 4
     before = random_result(n=n, mask=causal_mask(n))
-    found = spread(before, Edit(2, 0, 5.0), ["a", "b", "c", "d"])
+    found = spread_of_edit(before, Edit(2, 0, 5.0), ["a", "b", "c", "d"])
     lines = found.lines
     assert "from" in lines["X"] and "to 5" in lines["X"] and "embedding of c" in lines["X"]
     count = int(found.cells["attention"].sum())
@@ -150,7 +150,7 @@ def test_delta_is_after_minus_before_and_names_the_largest_moves(mask):
     n = 5
     before = random_result(n=n, mask=None if mask is None else causal_mask(n), temperature=1.5)
     labels = [f"t{k}" for k in range(n)]
-    found = spread(before, Edit(2, 1, 4.0), labels)
+    found = spread_of_edit(before, Edit(2, 1, 4.0), labels)
     A_before = found.before.attention
     A_after = found.after.attention  # the core's; its after - before, cell by cell:
     np.testing.assert_array_equal(delta(found.before, found.after, "attention"), A_after - A_before)
@@ -175,6 +175,6 @@ def test_delta_is_after_minus_before_and_names_the_largest_moves(mask):
 
 def test_a_masked_logit_moves_by_zero_not_nan():
     before = random_result(n=4, mask=causal_mask(4))
-    found = spread(before, Edit(0, 0, 3.0), list("abcd"))
+    found = spread_of_edit(before, Edit(0, 0, 3.0), list("abcd"))
     D = delta(found.before, found.after, "logits")
     assert np.isfinite(D).all() and (D[~causal_mask(4)] == 0).all()
