@@ -199,14 +199,14 @@ def rotary_table(exp, labels):
     )
     worst = max(rot.spread_by_offset.values())
     groups = []
-    for offset in rot.spread_by_offset:
+    for offset in sorted(rot.spread_by_offset, key=lambda o: (abs(o), o)):
         at = np.flatnonzero(rot.offsets == offset)
         where = ", ".join(f"({m}, {n})" for m, n in rot.pairs[at])
         groups.append(f"offset {offset}: {where} all give {rot.scores[at[0]]:.4g}")
     notice(
         md_escape(
             f"q = the query of {labels[0]}, k = the key of {labels[j]} (d_k = {r.d_k}; plain "
-            f"q · k = {rot.plain:.4g}). "
+            f"q · k = {rot.plain:.4g}). Same offset, same score: "
             + "; ".join(groups)
             + f". The largest difference within one offset is {worst:.1e} "
             "(rounding): the score depends on how far apart the two tokens are, not on where "
