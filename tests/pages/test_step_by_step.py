@@ -68,8 +68,10 @@ def test_dimension_table_has_the_live_sizes():
         "Output": "6 × 5",
     }
     summary = next(md.value for md in at.markdown if md.value.startswith("| concept |"))
-    assert "| Query weights | $W_Q$ | $d_{model} \\times d_k$ = 10 × 3 |" in summary
-    assert "| Attention output | $\\mathrm{Output} = AV$ | $n \\times d_v$ = 6 × 5 |" in summary
+    assert "| Query weights | $W_Q$ | $d_{model} \\times d_k = 10 \\times 3$ |" in summary
+    assert (
+        "| Attention output | $\\mathrm{Output} = AV$ | $n \\times d_v = 6 \\times 5$ |" in summary
+    )
 
 
 def test_changed_settings_change_the_numbers():
@@ -89,7 +91,7 @@ def test_changed_settings_change_the_numbers():
     assert at.query_params["mask"] == "causal" and at.query_params["scale"] == "off"
     # scaling off: S' = S in its title and formula, no division left
     assert html.unescape(specs["S_scaled"]["layout"]["title"]["text"]).startswith(
-        "S' = S (scaling off)"
+        "S' = S (scaling off;"
     )
     (six,) = [el.value for el in at.latex if el.value.strip("$\n").startswith("S'")]
     assert "scaling off" in six and "sqrt" not in six.split(r"\qquad")[0]
