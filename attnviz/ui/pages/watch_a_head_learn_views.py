@@ -117,15 +117,18 @@ def scaling_comparison(choice, run, report):
     area = st.empty()
     unscaled = finished_run(choice, scale=False)
     if unscaled is None:
-        st.markdown(
-            "Train the same model again with **S' = S** instead of S / √d_k: the same random "
-            "start, the same batches, only the division left out."
-        )
-        pressed = st.button("Train without scaling", key="gpt_train_unscaled")
+        offer = st.empty()  # the offer goes once the run is trained
+        with offer.container():
+            st.markdown(
+                "Train the same model again with **S' = S** instead of S / √d_k: the same "
+                "random start, the same batches, only the division left out."
+            )
+            pressed = st.button("Train without scaling", key="gpt_train_unscaled")
         if not (pressed or autotrain(choice)):
             return
         st.session_state.pop(AUTOTRAIN, None)
         unscaled = trained_run(choice, False, area)
+        offer.empty()
     show_chart(
         loss_chart(
             {SCALED: run.losses, UNSCALED: unscaled.losses},
