@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from attnviz.charts.model_grid import grid_selected_head, model_grid
+from attnviz.charts.words import figure_name, figure_text
 from attnviz.limits import MAX_MODEL_TOKENS, MAX_TEXT_CHARS
 from attnviz.model.bert import head_attention
 from attnviz.model.head_stats import PATTERNS, HeadStats, describe, head_stats, strongest_pattern
@@ -18,7 +19,7 @@ from attnviz.model.pretrained import MODEL_ID, ModelLoadError, load_pretrained
 from attnviz.ui.attention_view import show_attention
 from attnviz.ui.cache import clear_shared_caches, release_freed_memory, shared_cache
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.matrix import chart_words, dims, show_matrix
 from attnviz.ui.text import md_escape, step_header
 
 RUNS_KEPT = 6  # sentences kept per server (a page shows 3: its own and the pair compared);
@@ -193,7 +194,9 @@ def grid_chart(run, labels, selected):
         on_select=_grid_clicked,  # before the rerun the click causes: the radios follow it
         selection_mode="points",
         config={"displaylogo": False, "toImageButtonOptions": {"filename": "attnviz-heads"}},
+        alt=figure_name(fig),
     )
+    chart_words("Every head", figure_text(fig))
 
 
 def _grid_clicked():

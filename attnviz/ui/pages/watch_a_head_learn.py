@@ -21,6 +21,7 @@ import streamlit as st
 
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.training import checkpoint_figure, loss_chart, next_token_chart
+from attnviz.charts.words import figure_name, figure_text
 from attnviz.errors import AttentionInputError
 from attnviz.limits import (
     GPT_D_MODELS,
@@ -40,7 +41,7 @@ from attnviz.tiny_gpt.settings import (
 )
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, TASKS
 from attnviz.tiny_gpt.training import BATCH_SIZE, EVAL_SIZE, SMOOTHING, TrainingTooSlowError
-from attnviz.ui.matrix import CHART_CONFIG, show_chart
+from attnviz.ui.matrix import CHART_CONFIG, chart_words, show_chart
 from attnviz.ui.text import md_escape, notice
 
 PAGE_PARAMS = QUERY_NAMES
@@ -346,7 +347,9 @@ def heads_over_training(report, run):
         fig,
         key="gpt_checkpoints",
         config=dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-gpt-heads"}),
+        alt=figure_name(fig),
     )
+    chart_words("Every head at every checkpoint", figure_text(fig))
     st.caption(
         f"{len(report.steps)} checkpoints, from step 0 (random weights) to step {run.steps}. "
         "The slider moves in your browser: nothing is recomputed. Each panel's title names the "
