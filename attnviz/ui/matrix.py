@@ -10,9 +10,10 @@ import numpy as np
 import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
-from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX, axis_titles
+from attnviz.charts.matrix import axis_titles
+from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.words import figure_name, figure_text, matrix_name, matrix_text, plain
-from attnviz.ui.frame import is_present
+from attnviz.ui.sidebar import is_present
 
 CHART_CONFIG = {"displaylogo": False}
 
