@@ -7,7 +7,7 @@ import pytest
 
 import attnviz
 from attnviz.charts import matrix_heatmap
-from attnviz.charts.lines import variance_chart
+from attnviz.charts.line_charts import variance_chart
 from attnviz.charts.words import (
     MAX_ROWS_DESCRIBED,
     TOP_ENTRIES,
