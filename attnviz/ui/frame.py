@@ -37,9 +37,9 @@ PAGES_DIR = Path(__file__).resolve().parents[2] / "pages"
 HOME = ("app.py", "Home")  # (path relative to the app, label) of the entry script
 
 
-# Every page, for every reader (WCAG 2.1 AA): captions dark enough to read (Streamlit's grey
-# at 60 % opacity is 3.9:1 on white; this one 7:1), and display formulas that wrap at their relations and
-# operators instead of scrolling sideways in a box that a keyboard cannot reach.
+# Every page, for every reader (WCAG 2.1 AA): captions dark enough to read (Streamlit's grey at
+# 60 % opacity is 3.9:1 on white; this one 7:1), and display formulas that wrap at their
+# relations and operators instead of scrolling sideways in a box that a keyboard cannot reach.
 READABLE_CSS = """<style>
 [data-testid="stCaptionContainer"] { color: #55565f; opacity: 1; }
 .katex-display { overflow: visible !important; }
