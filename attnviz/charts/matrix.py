@@ -176,9 +176,9 @@ def matrix_heatmap(
     row_title = default_rows if row_title is None else row_title
     col_title = default_cols if col_title is None else col_title
     hidden = None  # cells masked by ``mask`` (their values stay in the hover)
+    values = M
     if mask is not None:
         hidden = ~np.asarray(mask, dtype=bool)
-        values = M
         M = np.where(hidden, -np.inf, M)  # drawn like a masked logit: grey, no number
     if len(row_labels) != n_rows or len(col_labels) != n_cols:
         raise ValueError(
@@ -192,8 +192,49 @@ def matrix_heatmap(
         block = f"{row_spans[0][1]}×{col_spans[0][1]}"
         title = f"{title} (each cell: the mean of a {block} block)"
     selectable = selectable and is_selectable((n_rows, n_cols))
+    names = (row_title.split(" ")[0], col_title.split(" ")[0], value_name)
+    customdata, hover = _hover(M, values, hidden, row_labels, col_labels, names, reduced)
+    heatmap, bound = _cells(M, kind, value_range, hover, text_px)
+    if selectable:
+        heatmap["hoverinfo"] = "skip"  # the markers on top carry the hover
+    elif customdata is not None:
+        heatmap["customdata"] = customdata
+    _numbers(heatmap, M, hidden, text_px)
+    masked = np.isneginf(M)
+    traces = [heatmap, *_masked_layer(masked, heatmap, text_px)]
+    if selectable:
+        traces.append(_selection_layer(M.shape, customdata, hover))
+    shapes = []
+    if outline is not None:
+        shapes = _outline(outline, (n_rows, n_cols), row_spans, col_spans, reduced)
+        if shapes:
+            traces.append(
+                legend_entry(
+                    "changed by your edit",
+                    dict(size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line_width=2),
+                )
+            )
+    layout = _axes(
+        M.shape,
+        (_ticks(row_labels, row_spans), _ticks(col_labels, col_spans)),
+        (row_title, col_title),
+        title,
+        colour_of_family,
+        rotate=rotate_labels,
+        bar_chars=colourbar_label_chars(bound, kind),
+        text_px=text_px,
+        legend=masked.any() or bool(shapes),
+    )
+    layout["shapes"] = shapes
+    return go.Figure(data=traces, layout=layout)  # one validation of the whole figure: fast
+
+
+def _hover(M, values, hidden, row_labels, col_labels, names, reduced):
+    """(customdata or None, hovertemplate) of the drawn cells ``M``: whole labels and exact
+    values (``values`` for a cell ``hidden`` by a mask, said to be masked) up to
+    MAX_LABELLED_CELLS cells, else the tick labels and the drawn (mean) value."""
+    row_name, col_name, value_name = names
     rows_drawn, cols_drawn = M.shape
-    row_name, col_name = row_title.split(" ")[0], col_title.split(" ")[0]
     if not reduced and M.size <= MAX_LABELLED_CELLS:  # whole labels and exact values
         customdata = np.empty((rows_drawn, cols_drawn, 3), dtype=object)
         rows = [f"{escape_label(label)} (row {i})" for i, label in enumerate(row_labels)]
@@ -208,12 +249,19 @@ def matrix_heatmap(
             f"{row_name}: %{{customdata[0]}}<br>{col_name}: %{{customdata[1]}}<br>"
             f"{value_name} = %{{customdata[2]}}<extra></extra>"
         )
-    else:  # large: the hover reads the tick labels (Plotly shows a tick's text for %{y})
-        customdata = None
-        hover = (
-            f"{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>"
-            f"{'mean ' if reduced else ''}{value_name} = %{{z:.6g}}<extra></extra>"
-        )
+        return customdata, hover
+    # large: the hover reads the tick labels (Plotly shows a tick's text for %{y})
+    hover = (
+        f"{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>"
+        f"{'mean ' if reduced else ''}{value_name} = %{{z:.6g}}<extra></extra>"
+    )
+    return None, hover
+
+
+def _cells(M, kind, value_range, hover, text_px):
+    """(the heatmap trace of the drawn cells ``M``, the colour scale's bound): float32 values
+    (-inf as NaN), a probability scale from 0 to 1 or a signed one from -bound to bound."""
+    rows_drawn, cols_drawn = M.shape
     masked = np.isneginf(M)
     big = np.finfo(np.float32).max  # float32 on the wire: larger values are drawn at its limit
     z = np.where(masked, np.nan, np.clip(M, -big, big)).astype(np.float32)
@@ -239,92 +287,103 @@ def matrix_heatmap(
         ygap=1 if rows_drawn <= 48 else 0,
         **colour,
     )
-    if selectable:
-        heatmap["hoverinfo"] = "skip"  # the markers on top carry the hover
-    elif customdata is not None:
-        heatmap["customdata"] = customdata
-    if M.size <= MAX_CELLS_WITH_TEXT and cols_drawn <= MAX_COLS_WITH_TEXT * TEXT_PX / text_px:
+    return heatmap, bound
+
+
+def _numbers(heatmap, M, hidden, text_px):
+    """Print each cell's value on it (a masked logit shows −∞, a cell hidden by the mask
+    nothing), when the matrix is small enough for the numbers to fit."""
+    if M.size <= MAX_CELLS_WITH_TEXT and M.shape[1] <= MAX_COLS_WITH_TEXT * TEXT_PX / text_px:
         cells = [[_format(v) for v in row] for row in M]  # a masked logit shows −∞
         if hidden is not None:
             for i, j in zip(*np.nonzero(hidden), strict=True):
                 cells[i][j] = ""  # masked by the mask given: grey, no number
         heatmap.update(text=cells, texttemplate="%{text}", textfont=dict(size=text_px))
-    traces = [heatmap]
-    if masked.any():  # grey cells under the NaN ones, and a legend entry that names them
-        traces.append(
-            dict(
-                type="heatmap",
-                z=np.where(masked, 1.0, np.nan).astype(np.float32),
-                x=heatmap["x"],
-                y=heatmap["y"],
-                colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
-                showscale=False,
-                hoverinfo="skip",
-                xgap=heatmap["xgap"],
-                ygap=heatmap["ygap"],
-            )
-        )
-        traces.append(
-            legend_entry(
-                "masked: this query may not see this key",
-                dict(size=text_px, symbol="square", color=MASKED_COLOUR),
-            )
-        )
-    if selectable:
-        jj, ii = np.meshgrid(np.arange(cols_drawn), np.arange(rows_drawn))
-        traces.append(
-            dict(
-                type="scatter",
-                x=jj.ravel().astype(np.int32),
-                y=ii.ravel().astype(np.int32),
-                mode="markers",
-                marker=dict(size=14, symbol="square", opacity=0.01),
-                customdata=customdata.reshape(-1, 3),
-                hovertemplate=hover,  # the markers carry the hover: they sit on top
-                hoverlabel=dict(bgcolor="white", bordercolor="#555", font_color="#111"),
-                showlegend=False,
-                name="cells",
-            )
-        )
-    shapes = []
-    if outline is not None:
-        outline = np.asarray(outline, dtype=bool)
-        if outline.shape != (n_rows, n_cols):
-            raise ValueError(f"outline must be {n_rows}x{n_cols} like the matrix")
-        if reduced:
-            outline = block_mean(outline.astype(float), row_spans, col_spans) > 0
-        shapes = outline_shapes(outline)
-        if shapes:
-            traces.append(
-                legend_entry(
-                    "changed by your edit",
-                    dict(size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line_width=2),
-                )
-            )
+
+
+def _masked_layer(masked, heatmap, text_px):
+    """[] or, when a cell is ``masked`` (-inf), the traces that show it: grey cells under the
+    NaN ones, and a legend entry that names them."""
+    if not masked.any():
+        return []
+    grey = dict(
+        type="heatmap",
+        z=np.where(masked, 1.0, np.nan).astype(np.float32),
+        x=heatmap["x"],
+        y=heatmap["y"],
+        colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
+        showscale=False,
+        hoverinfo="skip",
+        xgap=heatmap["xgap"],
+        ygap=heatmap["ygap"],
+    )
+    entry = legend_entry(
+        "masked: this query may not see this key",
+        dict(size=text_px, symbol="square", color=MASKED_COLOUR),
+    )
+    return [grey, entry]
+
+
+def _selection_layer(shape, customdata, hover):
+    """A nearly transparent marker at every cell centre, carrying the hover and the clicks."""
+    rows_drawn, cols_drawn = shape
+    jj, ii = np.meshgrid(np.arange(cols_drawn), np.arange(rows_drawn))
+    return dict(
+        type="scatter",
+        x=jj.ravel().astype(np.int32),
+        y=ii.ravel().astype(np.int32),
+        mode="markers",
+        marker=dict(size=14, symbol="square", opacity=0.01),
+        customdata=customdata.reshape(-1, 3),
+        hovertemplate=hover,  # the markers carry the hover: they sit on top
+        hoverlabel=dict(bgcolor="white", bordercolor="#555", font_color="#111"),
+        showlegend=False,
+        name="cells",
+    )
+
+
+def _outline(outline, shape, row_spans, col_spans, reduced):
+    """The shapes outlining the True cells of ``outline`` (the matrix's ``shape``); on a matrix
+    drawn in blocks, every block holding such a cell."""
+    outline = np.asarray(outline, dtype=bool)
+    n_rows, n_cols = shape
+    if outline.shape != (n_rows, n_cols):
+        raise ValueError(f"outline must be {n_rows}x{n_cols} like the matrix")
+    if reduced:
+        outline = block_mean(outline.astype(float), row_spans, col_spans) > 0
+    return outline_shapes(outline)
+
+
+def _axes(shape, ticks, axis_titles, title, title_colour, *, rotate, bar_chars, text_px, legend):
+    """The layout: the title at the very top, the key axis on top with its labels (turned by
+    45 degrees past 6 columns unless ``rotate`` says), the query axis read downwards,
+    margins that hold every label, and room for a legend under the plot when there is one."""
+    rows_drawn, cols_drawn = shape
+    row_ticks, col_ticks = ticks
+    row_title, col_title = axis_titles
     row_px = ROW_PX * text_px / TEXT_PX  # rows grow with the text: a number fits in its cell
     title_px = TITLE_PX + 2 * (text_px - TEXT_PX)  # room for a larger title in projector mode
     tick_font = dict(size=int(min(text_px, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
     tick = dict(tickmode="array", ticks="", showgrid=False, zeroline=False, tickfont=tick_font)
-    row_ticks, col_ticks = _ticks(row_labels, row_spans), _ticks(col_labels, col_spans)
-    rotated = cols_drawn > 6 if rotate_labels is None else bool(rotate_labels)
+    rotated = cols_drawn > 6 if rotate is None else bool(rotate)
     left, right, top, bottom = heatmap_margins(
         [html.unescape(t) for t in row_ticks],
         [html.unescape(t) for t in col_ticks],
         tick_font["size"],
         rotated,
         bool(title),
-        colourbar_label_chars(bound, kind),
+        bar_chars,
         title_px,
     )
     axis_title = dict(size=max(text_px, 14), color=AXIS_TITLE_COLOUR)
-    legend_px = 2 * text_px + 12 if masked.any() or shapes else 0  # room for the legend
+    legend_px = 2 * text_px + 12 if legend else 0  # room for the legend
     bottom += legend_px
-    layout = dict(
+    return dict(
         # The title sits at the very top, above the key axis's labels and title (drawn on top
         # of the plot): in the middle of the margin it would overlap a centred axis title.
         title=dict(
             text=escape_label(title),
-            font=dict(size=max(text_px + 4, 16), color=colour_of_family, weight=600),
+            font=dict(size=max(text_px + 4, 16), color=title_colour, weight=600),
             x=0,
             xanchor="left",
             y=1,
@@ -355,9 +414,7 @@ def matrix_heatmap(
         hoverdistance=-1,  # hover and click reach the nearest cell centre: the cell under the mouse
         clickmode="event+select",
         dragmode=False,
-        shapes=shapes,
     )
-    return go.Figure(data=traces, layout=layout)  # one validation of the whole figure: fast
 
 
 def legend_entry(name, marker):
