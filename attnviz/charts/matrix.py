@@ -8,29 +8,26 @@ axis' tick text), never as part of a ``hovertemplate``.
 
 A matrix larger than a screen can show (more than ``MAX_DRAWN`` rows or columns) is drawn at
 reduced resolution: each drawn cell is the mean of a block of cells, and the title says so.
-Values go to the browser as float32 (Plotly sends numpy arrays as typed binary buffers).
+Values go to the browser as float32 (Plotly sends numpy arrays as typed binary buffers). The
+title, axes and margins are ``matrix_layout``; colours, families and text sizes ``style``.
 """
 
-import html
 import math
 
 import numpy as np
 import plotly.graph_objects as go
 
+from attnviz.charts.matrix_layout import colourbar_label_chars, matrix_layout
 from attnviz.charts.style import (
-    AXIS_TITLE_COLOUR,
     FAMILIES,
-    FONT_FAMILY,
     MASKED_COLOUR,
     MAX_LABEL_CHARS,
     OUTLINE_COLOUR,
     OUTLINE_PX,
     PROBABILITY_COLORSCALE,
     SIGNED_COLORSCALE,
-    TEXT_COLOUR,
     TEXT_PX,
     escape_label,
-    text_px,
 )
 
 MAX_CELLS_WITH_TEXT = 400  # print values on the cells when the matrix has at most this many
@@ -39,17 +36,6 @@ MAX_COLS_WITH_TEXT = 20  # ... and at most this many columns at TEXT_PX (fewer f
 MAX_DRAWN = 96  # rows or columns drawn; a larger matrix is averaged in blocks
 MAX_SELECTABLE = 32  # click-to-inspect markers up to this many rows and columns
 MAX_LABELLED_CELLS = 32 * 32  # hover with whole labels (customdata) up to this many cells
-ROW_PX = 34  # height of one row of a small heatmap, in pixels
-MAX_HEIGHT = 1000
-TITLE_PX = 30  # room for a heatmap's title above its top axis
-# Margins, in pixels, that hold the axis titles, the tick labels and the colour bar, so that
-# Plotly's automargin never has to grow them: a growing margin makes Plotly draw the whole
-# chart a second time (measured: about a third of the browser's drawing time on the step page).
-# The estimates err on the large side; where one is short, automargin still fixes the layout.
-Y_TITLE_PX = 56  # the row axis's title, its distance to the labels and the tick mark
-TOP_PX = 60  # the column axis's title and its distance to the plot (labels on one row)
-ROTATED_TOP_PX = 28  # the same above labels turned by 45 degrees
-COLOURBAR_PX = 40  # the colour bar: its gap to the plot, its bar and tick marks
 
 
 def _format(value, exact=False):
@@ -59,34 +45,6 @@ def _format(value, exact=False):
     if exact:
         return f"{value:.6g}"
     return f"{value:.2f}" if abs(value) < 100 else f"{value:.3g}"
-
-
-def colourbar_label_chars(bound, kind):
-    """How many characters the colour bar's longest tick label has (e.g. "−0.005", "0.2")."""
-    if kind == "probability":
-        return 3
-    if bound >= 1000:
-        return 6  # "−500k", "−1.5M"
-    if bound >= 1:
-        return len(str(int(bound))) + 3  # "−6.5", "−40"
-    return 3 + max(1, -math.floor(math.log10(bound)) + 1) if bound > 0 else 4  # "−0.005"
-
-
-def heatmap_margins(row_ticks, col_ticks, tick_size, rotated, titled, bar_chars, title_px=TITLE_PX):
-    """(l, r, t, b) pixels that hold every label of the chart (see ``text_px``)."""
-    widest = max((text_px(label, tick_size) for label in row_ticks), default=0)
-    tallest = max((text_px(label, tick_size) for label in col_ticks), default=0)
-    top = TOP_PX
-    if rotated:  # a label turned by 45 degrees rises by sin 45 of its width and height
-        top = max(TOP_PX, ROTATED_TOP_PX + math.ceil(0.71 * (tallest + tick_size)))
-    right = COLOURBAR_PX + text_px("0" * bar_chars, 12)
-    top += max(0, tick_size - TEXT_PX)  # the key axis's title grows with the text
-    return Y_TITLE_PX + widest, right, top + (title_px if titled else -TITLE_PX), 12
-
-
-def heatmap_height(n_rows, row_px=ROW_PX):
-    """A figure height (px) that gives every row room for its label, at most MAX_HEIGHT."""
-    return int(min(max(row_px * n_rows + 140, 260), MAX_HEIGHT))
 
 
 def is_selectable(shape):
@@ -214,7 +172,7 @@ def matrix_heatmap(
                     dict(size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line_width=2),
                 )
             )
-    layout = _axes(
+    layout = matrix_layout(
         M.shape,
         (_ticks(row_labels, row_spans), _ticks(col_labels, col_spans)),
         (row_title, col_title),
@@ -352,69 +310,6 @@ def _outline(outline, shape, row_spans, col_spans, reduced):
     if reduced:
         outline = block_mean(outline.astype(float), row_spans, col_spans) > 0
     return outline_shapes(outline)
-
-
-def _axes(shape, ticks, axis_titles, title, title_colour, *, rotate, bar_chars, text_px, legend):
-    """The layout: the title at the very top, the key axis on top with its labels (turned by
-    45 degrees past 6 columns unless ``rotate`` says), the query axis read downwards,
-    margins that hold every label, and room for a legend under the plot when there is one."""
-    rows_drawn, cols_drawn = shape
-    row_ticks, col_ticks = ticks
-    row_title, col_title = axis_titles
-    row_px = ROW_PX * text_px / TEXT_PX  # rows grow with the text: a number fits in its cell
-    title_px = TITLE_PX + 2 * (text_px - TEXT_PX)  # room for a larger title in projector mode
-    tick_font = dict(size=int(min(text_px, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
-    tick = dict(tickmode="array", ticks="", showgrid=False, zeroline=False, tickfont=tick_font)
-    rotated = cols_drawn > 6 if rotate is None else bool(rotate)
-    left, right, top, bottom = heatmap_margins(
-        [html.unescape(t) for t in row_ticks],
-        [html.unescape(t) for t in col_ticks],
-        tick_font["size"],
-        rotated,
-        bool(title),
-        bar_chars,
-        title_px,
-    )
-    axis_title = dict(size=max(text_px, 14), color=AXIS_TITLE_COLOUR)
-    legend_px = 2 * text_px + 12 if legend else 0  # room for the legend
-    bottom += legend_px
-    return dict(
-        # The title sits at the very top, above the key axis's labels and title (drawn on top
-        # of the plot): in the middle of the margin it would overlap a centred axis title.
-        title=dict(
-            text=escape_label(title),
-            font=dict(size=max(text_px + 4, 16), color=title_colour, weight=600),
-            x=0,
-            xanchor="left",
-            y=1,
-            yref="container",
-            yanchor="top",
-            pad=dict(t=8),
-        ),
-        height=heatmap_height(rows_drawn, row_px) + (title_px if title else 0) + legend_px,
-        margin=dict(l=left, r=right, t=top, b=bottom),
-        xaxis=dict(
-            tick,
-            title=dict(text=escape_label(col_title), font=axis_title),
-            tickvals=list(range(cols_drawn)),
-            ticktext=col_ticks,
-            side="top",
-            tickangle=-45 if rotated else 0,
-        ),
-        yaxis=dict(
-            tick,
-            title=dict(text=escape_label(row_title), font=axis_title),
-            tickvals=list(range(rows_drawn)),
-            ticktext=row_ticks,
-            autorange="reversed",
-        ),
-        legend=dict(orientation="h", x=0, y=0, yanchor="top", font=dict(size=text_px)),
-        font=dict(family=FONT_FAMILY, color=TEXT_COLOUR),  # the app's, without a template
-        hovermode="closest",
-        hoverdistance=-1,  # hover and click reach the nearest cell centre: the cell under the mouse
-        clickmode="event+select",
-        dragmode=False,
-    )
 
 
 def legend_entry(name, marker):
