@@ -19,12 +19,11 @@ from attnviz.limits import (
     MAX_TOKENS,
     MIN_TEMPERATURE,
 )
+from attnviz.links.shared import from_query, read_present
 from attnviz.settings import (
     EMBEDDINGS,
     MASKS,
     SETTING_NAMES,
-    from_query,
-    read_present,
     shown_temperature,
 )
 

@@ -13,7 +13,7 @@ import streamlit as st
 from attnviz.checks import AttentionInputError
 from attnviz.lessons.spread import Edit, delta, delta_line, spread_of_edit
 from attnviz.limits import MAX_EDIT_VALUE
-from attnviz.settings import last_value, quoted, short_float
+from attnviz.links.readers import last_value, quoted, short_float
 from attnviz.ui.matrix import show_matrix
 from attnviz.ui.text import md_escape
 
