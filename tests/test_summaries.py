@@ -15,6 +15,7 @@ from attnviz.model.summaries import (
     strongest_shared_links,
     with_residual,
 )
+from tests.helpers import need_model_files
 
 TIRED = "The animal didn't cross the street because it was too tired."
 WIDE = "The animal didn't cross the street because it was too wide."
@@ -77,6 +78,7 @@ def reference_distance(tokens_a, tokens_b, row_a, row_b):
 
 @pytest.fixture(scope="module")
 def pair():
+    need_model_files()
     model = attnviz.load_pretrained()
     return model.run(TIRED), model.run(WIDE)
 

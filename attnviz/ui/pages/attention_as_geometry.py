@@ -33,7 +33,7 @@ from attnviz.limits import GEO_ROW_KEYS, MAX_D_K, MAX_GEO_COORD, MAX_GEO_KEYS, M
 from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.matrix import CHART_CONFIG, chart_words
-from attnviz.ui.sidebar import is_present
+from attnviz.ui.sidebar import is_present, url_query
 from attnviz.ui.text import notice
 
 PAGE_PARAMS = QUERY_NAMES
@@ -55,7 +55,7 @@ def start():
     had to change, shown until the student changes something), else as last left."""
     state = st.session_state
     if URL_KEY not in state:
-        url_choice, warnings = choice_from_query(st.query_params.to_dict())
+        url_choice, warnings = choice_from_query(url_query())
         state[URL_KEY] = (url_choice, warnings)
         state[CHOICE_KEY] = url_choice
     url_choice, warnings = state[URL_KEY]

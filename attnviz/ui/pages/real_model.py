@@ -79,6 +79,7 @@ def pretrained_model():
     """The model, loaded on first use per server; stops the page with the fix if it can't load."""
     slot = _MODEL_SLOT
     if slot["model"] is None:
+        failed = None
         with st.spinner(f"Loading {MODEL_ID} (once per server)…"):
             progress = st.empty()  # the download's progress bars, cleared when done
             with slot["lock"]:  # another session may be loading it: wait for that
@@ -87,13 +88,12 @@ def pretrained_model():
                         tqdm_class = progress_tqdm(progress.container())
                         slot["model"] = load_pretrained(tqdm_class=tqdm_class)
                     except ModelLoadError as exc:
-                        progress.empty()
-                        st.error(f"The real model could not be loaded. {exc}", icon="🚫")
-                        st.info(
-                            "Every other page works without it. After the fix, reload this page."
-                        )
-                        st.stop()
+                        failed = exc
             progress.empty()
+        if failed is not None:  # stopped outside the spinner, which st.stop() left spinning
+            st.error(f"The real model is not available: {failed}", icon="🚫")
+            st.info("Every other page works without it. After the fix, reload this page.")
+            st.stop()
     return slot["model"]
 
 
