@@ -15,6 +15,7 @@ from attnviz.model.summaries import (
     strongest_shared_links,
     with_residual,
 )
+from tests.helpers import need_model_files
 
 TIRED = "The animal didn't cross the street because it was too tired."
 WIDE = "The animal didn't cross the street because it was too wide."
@@ -71,6 +72,7 @@ def reference_distance(shared, n_a, n_b, row_a, row_b):
 
 @pytest.fixture(scope="module")
 def model():
+    need_model_files()
     return attnviz.load_pretrained()
 
 

@@ -14,6 +14,8 @@ from attnviz.ui.pages.real_model_summaries import (
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, heatmap_z, run
 
+pytestmark = pytest.mark.usefixtures("model_files")  # skipped without the model's files
+
 PAGE = "pages/7_Real_model.py"
 ATOL = 1e-6
 PAIR_CHARTS = {"model_pair_bars"}
@@ -231,6 +233,10 @@ def test_an_empty_or_identical_pair_draws_no_comparison():
 def test_pair_from_query():
     assert pair_from_query({}) == (DEFAULT_PAIR, [])
     (a, b), warnings = pair_from_query({"model_a": ["x", "y"], "model_b": "z"})
-    assert (a, b, warnings) == ("y", "z", [])
+    assert (a, b, warnings) == (
+        "y",
+        "z",
+        ["`model_a` appears 2 times in the link: using the last, `y`."],
+    )
     (a, _), warnings = pair_from_query({"model_a": "é" * (MAX_PAIR_CHARS + 1)})
     assert len(a) == MAX_PAIR_CHARS and "the first 200 are used" in warnings[0]

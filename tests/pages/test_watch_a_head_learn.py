@@ -171,7 +171,7 @@ def test_bad_link_values_give_warnings_not_a_traceback():
     warnings = texts(at, "warning")
     assert "`gpt_layers=7` in the link is outside 1 to 2: using 2." in warnings
     assert "`gpt_dmodel=abc` in the link is not one of 12, 24, 36, 48: using 24." in warnings
-    assert "`gpt_mlp=1` in the link is not on or off: using off." in warnings
+    assert "`gpt_mlp=1` in the link is not one of on, off: using off." in warnings
     assert at.query_params["gpt_layers"] == "2" and at.query_params["gpt_task"] == "sort"
     at = run(PAGE, {"gpt_task": "text", "gpt_text": "ab"})
     assert "cannot be used" in texts(at, "warning") and not at.error

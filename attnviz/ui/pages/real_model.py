@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from attnviz.charts.model_grid import grid_selected_head, model_grid
+from attnviz.charts.words import figure_name, figure_text
 from attnviz.limits import MAX_MODEL_TOKENS, MAX_TEXT_CHARS
 from attnviz.model.bert import head_attention
 from attnviz.model.head_stats import PATTERNS, HeadStats, describe, head_stats, strongest_pattern
@@ -18,7 +19,7 @@ from attnviz.model.pretrained import MODEL_ID, ModelLoadError, load_pretrained
 from attnviz.ui.attention_view import show_attention
 from attnviz.ui.cache import clear_shared_caches, release_freed_memory, shared_cache
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.matrix import chart_words, dims, show_matrix
 from attnviz.ui.text import md_escape, step_header
 
 RUNS_KEPT = 6  # sentences kept per server (a page shows 3: its own and the pair compared);
@@ -78,6 +79,7 @@ def pretrained_model():
     """The model, loaded on first use per server; stops the page with the fix if it can't load."""
     slot = _MODEL_SLOT
     if slot["model"] is None:
+        failed = None
         with st.spinner(f"Loading {MODEL_ID} (once per server)…"):
             progress = st.empty()  # the download's progress bars, cleared when done
             with slot["lock"]:  # another session may be loading it: wait for that
@@ -86,13 +88,12 @@ def pretrained_model():
                         tqdm_class = progress_tqdm(progress.container())
                         slot["model"] = load_pretrained(tqdm_class=tqdm_class)
                     except ModelLoadError as exc:
-                        progress.empty()
-                        st.error(f"The real model could not be loaded. {exc}", icon="🚫")
-                        st.info(
-                            "Every other page works without it. After the fix, reload this page."
-                        )
-                        st.stop()
+                        failed = exc
             progress.empty()
+        if failed is not None:  # stopped outside the spinner, which st.stop() left spinning
+            st.error(f"The real model is not available: {failed}", icon="🚫")
+            st.info("Every other page works without it. After the fix, reload this page.")
+            st.stop()
     return slot["model"]
 
 
@@ -193,7 +194,9 @@ def grid_chart(run, labels, selected):
         on_select=_grid_clicked,  # before the rerun the click causes: the radios follow it
         selection_mode="points",
         config={"displaylogo": False, "toImageButtonOptions": {"filename": "attnviz-heads"}},
+        alt=figure_name(fig),
     )
+    chart_words("Every head", figure_text(fig))
 
 
 def _grid_clicked():

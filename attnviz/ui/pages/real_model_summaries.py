@@ -15,7 +15,8 @@ import streamlit as st
 from attnviz import token_labels
 from attnviz.charts.paired_bars import paired_bars
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.limits import MAX_MODEL_TOKENS
+from attnviz.limits import MAX_MODEL_TOKENS, MAX_PAIR_CHARS
+from attnviz.links.real_model import DEFAULT_PAIR, PAIR_PARAMS, pair_from_query
 from attnviz.model.summaries import (
     align,
     head_mean,
@@ -36,23 +37,17 @@ from attnviz.ui.pages.real_model import (
     scores_and_attention,
     values_and_output,
 )
-from attnviz.ui.sidebar import is_present
+from attnviz.ui.sidebar import is_present, url_query
 from attnviz.ui.text import md_escape
 
 SUMMARY_LAYER_KEY = "model_summary_layer"
 
-PAIR_PARAMS = ("model_a", "model_b")  # URL parameters: the two sentences
 PAIR_KEYS = ("model_pair_a", "model_pair_b")  # their text boxes
 PAIR_KEPT = "model.pair"  # the two sentences, kept while the page is not shown
 PAIR_URL = "model.pair_url"  # ((first, second) read from the link, its warnings)
 WORD_KEY = "model_pair_word"
 ALL_ROWS_KEY = "model_pair_all_rows"
-DEFAULT_PAIR = (
-    "The animal didn't cross the street because it was too tired.",
-    "The animal didn't cross the street because it was too wide.",
-)
 DEFAULT_WORD = "it"
-MAX_PAIR_CHARS = 200  # characters in one sentence of the pair: one line each
 RANKED_SHOWN = 8  # heads in the table of differences
 OPEN_BUTTONS = 4  # of which this many get a button that opens the head
 SIDE_BY_SIDE_N = 10  # two n x n heatmaps fit side by side, numbers readable, up to this n
@@ -152,34 +147,6 @@ def summary_run(model, run, labels):
 # Two sentences, one word -------------------------------------------------------------------------
 
 
-def pair_from_query(query):
-    """((first, second), warnings) from a link's parameters (``{name: value}``).
-
-    A missing value is the classic sentence; an empty one too, with a warning; one longer
-    than MAX_PAIR_CHARS is cut there, with a warning.
-    """
-    sentences, warnings = [], []
-    for number, (name, default) in enumerate(zip(PAIR_PARAMS, DEFAULT_PAIR, strict=True), 1):
-        value = query.get(name)
-        if isinstance(value, list | tuple):
-            value = value[-1] if value else None
-        if value is None:
-            sentences.append(default)
-            continue
-        value = str(value)
-        if not value.strip():
-            warnings.append(f"{name} (sentence {number}) is empty: the classic sentence is used.")
-            value = default
-        elif len(value) > MAX_PAIR_CHARS:
-            warnings.append(
-                f"{name} (sentence {number}) has {len(value)} characters: the first "
-                f"{MAX_PAIR_CHARS} are used (the limit)."
-            )
-            value = value[:MAX_PAIR_CHARS]
-        sentences.append(value)
-    return tuple(sentences), warnings
-
-
 def _sync_pair_url(pair):
     """The URL holds each sentence that is not the classic one."""
     for name, value, default in zip(PAIR_PARAMS, pair, DEFAULT_PAIR, strict=True):
@@ -198,7 +165,7 @@ def pair_sentences():
     """
     state = st.session_state
     if PAIR_KEPT not in state:
-        pair, warnings = pair_from_query(st.query_params.to_dict())
+        pair, warnings = pair_from_query(url_query())
         state[PAIR_KEPT], state[PAIR_URL] = pair, (pair, warnings)
     for key, value in zip(PAIR_KEYS, state[PAIR_KEPT], strict=True):
         if key not in state:  # a new session, or back from another page

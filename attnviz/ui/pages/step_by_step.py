@@ -15,7 +15,7 @@ from attnviz.lessons.spread import spread_of_edit
 from attnviz.lessons.summary import summary_rows
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
-from attnviz.settings import quoted
+from attnviz.links.readers import quoted
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
 from attnviz.ui.sidebar import is_present

@@ -41,6 +41,7 @@ from attnviz.tiny_gpt.report import checkpoint_report
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, TASKS
 from attnviz.tiny_gpt.training import BATCH_SIZE, TrainingTooSlowError
 from attnviz.ui.matrix import CHART_CONFIG
+from attnviz.ui.sidebar import url_query
 from attnviz.ui.text import md_escape
 
 PAGE_PARAMS = QUERY_NAMES
@@ -127,7 +128,7 @@ def choices(seed):
     """
     state = st.session_state
     if URL_KEY not in state:
-        url_choice, warnings = choice_from_query(st.query_params.to_dict(), seed)
+        url_choice, warnings = choice_from_query(url_query(), seed)
         state[URL_KEY] = (url_choice, warnings)
         state[CHOICE_KEY] = url_choice
     kept = state[CHOICE_KEY]
