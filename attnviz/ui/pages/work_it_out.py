@@ -1,0 +1,277 @@
+"""The Work it out page's views: the exercise's controls, its givens, a box per blank checked as
+the student types, hints one at a time, the score, and the PDFs.
+
+A session keeps the choice (level, seed, whether e^x is given: ``ExerciseChoice``), the typed
+texts (``ex_ans_<blank>``) and how many hints each blank shows (``ex.hints.<blank>``): never
+arrays. The exercise itself lives in the shared cache, keyed by the choice. A new session starts
+from the URL (``ex_level``, ``ex_seed``, ``ex_exp``: ``attnviz.links.work_it_out``), and the
+URL follows the controls. Widget keys start with ``ex_``. The PDFs are made on click, from the
+choice (``st.download_button`` with a callable), never kept.
+"""
+
+import contextlib
+import functools
+import secrets
+
+import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
+
+from attnviz.exercises import LEVELS, SOFTMAX_LEVELS, check, make_exercise
+from attnviz.exercises.exercise import exp_table_math
+from attnviz.exercises.notation import Math
+from attnviz.exercises.pdf import class_set_pdf, worksheet_pdf
+from attnviz.limits import MAX_ANSWER_CHARS, MAX_CLASS_SET, MAX_SEED
+from attnviz.links.work_it_out import NAMES, ExerciseChoice, choice_from_query
+from attnviz.own_numbers import format_matrix
+from attnviz.ui.cache import shared_cache
+from attnviz.ui.text import md_escape
+
+PAGE_PARAMS = NAMES
+CHOICE_KEY = "ex.choice"  # the ExerciseChoice in force, kept across pages
+URL_KEY = "ex.url"  # (ExerciseChoice read from the URL, its warnings)
+LEVEL, SEED, EXP = "ex_level_pick", "ex_seed_pick", "ex_exp_pick"  # widget keys
+ANSWER = "ex_ans_"  # + a blank's key: the text typed in its box
+HINTS = "ex.hints."  # + a blank's key: how many of its hints are shown
+CLASS_N = "ex_class_n"
+NEW_SEEDS = 1_000_000  # "New exercise" draws a seed below this: short to print and to type
+DEFAULT_CLASS = 30
+
+
+@shared_cache(max_entries=64)
+def cached_exercise(choice):
+    """The exercise of ``choice``, once per choice per server (a few KB of arrays)."""
+    return make_exercise(choice.level, choice.seed, choice.exp_given)
+
+
+def _forget_answers():
+    """Clear every typed answer and hint count (a new exercise starts blank)."""
+    state = st.session_state
+    for key in [k for k in state if str(k).startswith((ANSWER, HINTS))]:
+        del state[key]
+
+
+def _new_exercise():
+    st.session_state[SEED] = secrets.randbelow(NEW_SEEDS)
+    _forget_answers()
+
+
+def start():
+    """The choice in force: from the URL in a new session (a warning for every value that had
+    to change, shown until the student changes something), else as last left."""
+    state = st.session_state
+    if URL_KEY not in state:
+        url_choice, warnings = choice_from_query(
+            {name: st.query_params.get_all(name) for name in st.query_params}
+        )
+        state[URL_KEY] = (url_choice, warnings)
+        state[CHOICE_KEY] = url_choice
+    url_choice, warnings = state[URL_KEY]
+    if warnings and state[CHOICE_KEY] == url_choice:
+        st.warning(
+            "Some of the link's values could not be used as they are:\n"
+            + "\n".join(f"- {warning}" for warning in warnings),
+            icon="⚠️",
+        )
+    return state[CHOICE_KEY]
+
+
+def controls(choice):
+    """Level, seed, e^x given or not, New exercise; return the ExerciseChoice they hold."""
+    state = st.session_state
+    for key, value in ((LEVEL, choice.level), (SEED, choice.seed), (EXP, choice.exp_given)):
+        if key not in state:
+            state[key] = value
+    st.radio(
+        "Level",
+        list(LEVELS),
+        format_func=lambda k: f"{k}. {LEVELS[k]}",
+        key=LEVEL,
+        horizontal=True,
+        on_change=_forget_answers,
+    )
+    left, middle, right = st.columns([2, 2, 3], vertical_alignment="bottom")
+    left.number_input(
+        "Seed",
+        0,
+        MAX_SEED,
+        step=1,
+        key=SEED,
+        on_change=_forget_answers,
+        help="Same level and seed, same numbers: on screen, on paper, for everyone.",
+    )
+    middle.button("🎲 New exercise", key="ex_new", on_click=_new_exercise)
+    softmax = state[LEVEL] in SOFTMAX_LEVELS
+    right.toggle(
+        "Give me a table of eˣ",
+        key=EXP,
+        on_change=_forget_answers,
+        disabled=not softmax,
+        help="Levels 2, 4 and 5 take e to a power. On: the sheet lists the powers of e you "
+        "need (and a few you don't). Off: you work them out with a calculator.",
+    )
+    new = ExerciseChoice(int(state[LEVEL]), int(state[SEED]), bool(state[EXP]) and softmax)
+    state[CHOICE_KEY] = new
+    return new
+
+
+def sync_url(choice):
+    """Write the exercise into the URL (the sidebar's settings stay as they are)."""
+    want = choice.to_query()
+    current = st.query_params.to_dict()
+    for name in PAGE_PARAMS:
+        if name not in want and name in current:
+            del st.query_params[name]
+        elif name in want and current.get(name) != want[name]:
+            st.query_params[name] = want[name]
+
+
+def segments_markdown(segments):
+    """A hint (str and Math segments) as markdown: text escaped, formulas as $LaTeX$."""
+    return " ".join(f"${s.latex}$" if isinstance(s, Math) else md_escape(s) for s in segments)
+
+
+def show_exercise(ex):
+    """The task, the givens, the formulas and (when given) the powers of e."""
+    st.subheader(f"Level {ex.level}: {ex.title}")
+    st.caption(
+        f"{ex.label}. Rows and columns are numbered from 1, as on paper (the inspectors on the "
+        "other pages count from 0)."
+    )
+    st.markdown(f"**Task.** {md_escape(ex.task)}")
+    for g, column in zip(ex.givens, st.columns(len(ex.givens)), strict=True):
+        column.latex(f"{g.name.latex} = {g.matrix.latex}")  # side by side; stacked on a phone
+        if g.note:
+            column.caption(md_escape(f"{g.what}: {g.note}."))
+    with st.expander("The formulas you need", expanded=True):
+        columns = st.columns(2)
+        for k, f in enumerate(ex.formulas):
+            columns[k % 2].latex(f.latex)
+    if ex.exp_table:
+        st.markdown("**Powers of e** (given; not every one is needed)")
+        st.latex(r" \qquad ".join(m.latex for m in exp_table_math(ex.exp_table)))
+
+
+def _more_hint(key):
+    st.session_state[HINTS + key] = st.session_state.get(HINTS + key, 0) + 1
+
+
+def show_blank(k, blank):
+    """One blank: its name, the box, right or wrong at once, and its hints one at a time.
+    Returns True when the box holds a right answer."""
+    state = st.session_state
+    name, box, verdict_col = st.columns([3, 2, 5], vertical_alignment="center")
+    name.markdown(f"**{k}.** ${blank.name.latex} =$")
+    text = box.text_input(
+        f"Answer {k}",
+        key=ANSWER + blank.key,
+        label_visibility="collapsed",
+        placeholder="a number",
+        max_chars=MAX_ANSWER_CHARS,
+    )
+    verdict = check(blank.expected, blank.tolerance, text)
+    if verdict.state == "right":
+        verdict_col.markdown(f":green[✓ {md_escape(verdict.message)}]")
+    elif verdict.state == "wrong":
+        verdict_col.markdown(f":red[✗ {md_escape(verdict.message)}]")
+    elif verdict.state == "unreadable":
+        verdict_col.markdown(f":orange[? {md_escape(verdict.message)}]")
+    else:
+        verdict_col.caption(md_escape(f"Counts as right {blank.tolerance.describe()}."))
+    if verdict.note:
+        verdict_col.caption(md_escape(verdict.note))
+    shown = min(state.get(HINTS + blank.key, 0), len(blank.hints))
+    for hint in blank.hints[:shown]:
+        st.markdown(f"💡 {segments_markdown(hint)}")
+    tried = verdict.state in ("wrong", "unreadable") or shown  # a wrong answer offers hints
+    if tried and not verdict.right and shown < len(blank.hints):
+        st.button(
+            f"Hint {shown + 1} of {len(blank.hints)}",
+            key=f"ex_hint_{blank.key}",
+            on_click=_more_hint,
+            args=(blank.key,),
+            type="tertiary",
+        )
+    return verdict.right
+
+
+def show_blanks(ex):
+    """Every blank, then the score."""
+    st.markdown(
+        "Type each answer and press Enter: it is checked at once, within the tolerance beside "
+        "it. A wrong answer offers hints, one step at a time (never the answer itself)."
+    )
+    right = sum(show_blank(k, b) for k, b in enumerate(ex.blanks, start=1))
+    total = len(ex.blanks)
+    st.progress(right / total, text=f"Score: {right} of {total} right")
+    if right == total:
+        st.success(f"All {total} right. Try the next level, or press New exercise.", icon="🎉")
+    return right
+
+
+def show_key(ex):
+    """The worked answers, as on the key's page of the PDF (the inspectors' sums)."""
+    with st.expander("The answer key (every step worked)"):
+        for k, b in enumerate(ex.blanks, start=1):
+            st.latex(rf"\text{{{k}.}}\quad {b.working.latex}")
+
+
+def inspect_link(ex):
+    """A link to Your own numbers with this exercise's X and weights: every cell inspectable."""
+    r = ex.result
+    query = {
+        name: format_matrix(M, row_sep=";", entry_sep=",")
+        for name, M in (("X", r.X), ("W_Q", r.W_Q), ("W_K", r.W_K), ("W_V", r.W_V))
+    }
+    query["mask"] = "causal" if r.mask is not None else "none"
+    query.update(scale="on", temperature="1")
+    with contextlib.suppress(StreamlitPageNotFoundError):  # AppTest runs one page alone
+        st.page_link(
+            "pages/2_Your_own_numbers.py",
+            label="See every step of these numbers, with the cell inspectors →",
+            query_params=query,
+        )
+
+
+def downloads(choice):
+    """The worksheet, a class set and (when there) the cheat sheet, each made on click."""
+    level, seed, exp_given = choice.level, choice.seed, choice.exp_given
+    st.download_button(
+        "⬇ Download worksheet (PDF)",
+        data=functools.partial(worksheet_pdf, level, seed, exp_given),
+        file_name=f"attnviz-worksheet-level{level}-seed{seed}.pdf",
+        mime="application/pdf",
+        key="ex_pdf",
+        on_click="ignore",
+        help="This exercise with blanks and room to write, the formulas, and a second page: "
+        "the answer key with every step worked.",
+    )
+    st.markdown(
+        "**A class set**: one worksheet per student, each its own seed, the keys at the end."
+    )
+    left, right = st.columns([1, 2], vertical_alignment="bottom")
+    count = left.number_input(
+        f"Students (1 to {MAX_CLASS_SET})",
+        1,
+        MAX_CLASS_SET,
+        value=DEFAULT_CLASS,
+        step=1,
+        key=CLASS_N,
+    )
+    last = (seed + count - 1) % (MAX_SEED + 1)
+    right.download_button(
+        f"⬇ Class set of {count} (PDF)",
+        data=functools.partial(class_set_pdf, level, seed, count, exp_given),
+        file_name=f"attnviz-class-set-level{level}-seeds{seed}-{last}.pdf",
+        mime="application/pdf",
+        key="ex_class_pdf",
+        on_click="ignore",
+    )
+    st.caption(
+        f"Seeds {seed} to {last}, level {level}: {count} worksheets, then their {count} keys."
+        + (
+            f" {MAX_CLASS_SET} is the most one PDF holds: for a larger class, download a "
+            f"second set starting at seed {(last + 1) % (MAX_SEED + 1)}."
+            if count >= MAX_CLASS_SET
+            else f" At most {MAX_CLASS_SET} in one PDF."
+        )
+    )
