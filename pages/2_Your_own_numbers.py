@@ -4,7 +4,7 @@ computed from them."""
 import streamlit as st
 
 from attnviz import token_labels
-from attnviz.own_numbers import EXERCISE_SOURCE
+from attnviz.files.own_numbers import EXERCISE_SOURCE
 from attnviz.ui import dims, page_frame, show_matrix, spread
 from attnviz.ui.pages.your_own_numbers import (
     FIELDS,

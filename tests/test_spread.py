@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from attnviz.charts.matrix import matrix_heatmap, outline_path
+from attnviz.checks import AttentionInputError
 from attnviz.core import self_attention
-from attnviz.errors import AttentionInputError
 from attnviz.lessons.spread import (
     CHANGE_TOLERANCE,
     STEPS,
@@ -15,7 +15,7 @@ from attnviz.lessons.spread import (
     changed_cells,
     edit_embedding,
     reachable_cells,
-    spread,
+    spread_of_edit,
 )
 from attnviz.masking import causal_mask
 from tests.helpers import outlined
@@ -81,7 +81,7 @@ def test_a_zero_row_of_w_keeps_its_projection_column_still_and_the_text_says_why
     W_Q = np.array(before.W_Q)
     W_Q[2, 0] = 0.0  # entry (i, 0) of Q does not see X_i2
     before = self_attention(before.X, W_Q, before.W_K, before.W_V)
-    found = spread(before, Edit(1, 2, 3.0), [f"t{k}" for k in range(5)])
+    found = spread_of_edit(before, Edit(1, 2, 3.0), [f"t{k}" for k in range(5)])
     assert not found.cells["Q"][1, 0] and found.cells["Q"][1, 1:].all()
     assert "row 2 of W_Q is not 0" in found.lines["Q"]
     assert "W_K" not in found.lines["K"].split("(")[-1]  # K's row moved everywhere: no remark
@@ -107,7 +107,7 @@ def test_an_edit_outside_x_or_not_finite_is_refused():
 def test_the_sentences_count_the_cells_that_changed():
     n = 4
     before = random_result(n=n, mask=causal_mask(n))
-    found = spread(before, Edit(2, 0, 5.0), ["a", "b", "c", "d"])
+    found = spread_of_edit(before, Edit(2, 0, 5.0), ["a", "b", "c", "d"])
     lines = found.lines
     assert "from" in lines["X"] and "to 5" in lines["X"] and "embedding of c" in lines["X"]
     count = int(found.cells["attention"].sum())

@@ -18,7 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.charts.arrows import arrow, arrow_outlines, convex_hull, rounded
-from attnviz.charts.matrix import AXIS_TITLE_COLOUR, FAMILIES, TEXT_PX
+from attnviz.charts.style import AXIS_TITLE_COLOUR, FAMILIES, TEXT_PX
 
 QUERY_COLOUR = FAMILIES["Q"][2]
 KEY_COLOUR = FAMILIES["K"][2]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.lessons.common import reattend
 
 # A cell "changed" when it moved by more than this, relative to max(1, the step's largest
@@ -128,7 +128,7 @@ class Spread:
     lines: dict
 
 
-def spread(before, edit, labels):
+def spread_of_edit(before, edit, labels):
     """The Spread of ``edit`` on ``before`` (an AttentionResult); ``labels`` (n,) name the rows."""
     after = edit_embedding(before, edit)
     cells = changed_cells(before, after)

@@ -10,8 +10,8 @@ dimension c, the new X_ic. A page draws its steps from ``spread.after`` and outl
 import numpy as np
 import streamlit as st
 
-from attnviz.errors import AttentionInputError
-from attnviz.lessons.spread import Edit, spread
+from attnviz.checks import AttentionInputError
+from attnviz.lessons.spread import Edit, spread_of_edit
 from attnviz.limits import MAX_EDIT_VALUE
 from attnviz.settings import last_value, quoted, short_float
 from attnviz.ui.text import md_escape
@@ -55,7 +55,7 @@ def _edits():
 def current_spread(result, labels, page, make=None):
     """The Spread of this page's edit on ``result`` (AttentionResult), or None when there is
     none (or it no longer fits X, which is said). ``make(result, edit, labels)`` computes it
-    (default ``lessons.spread.spread``; a page passes a cached one). Keeps the URL's
+    (default ``lessons.spread.spread_of_edit``; a page passes a cached one). Keeps the URL's
     ``edit=`` in step."""
     edits = _edits()
     if page not in edits:  # a new session (or first visit): the link's edit, if any
@@ -78,7 +78,7 @@ def current_spread(result, labels, page, make=None):
     found = None
     if edit is not None and edit.value != result.X[edit.i, edit.c]:
         try:
-            found = (make or spread)(result, edit, labels)
+            found = (make or spread_of_edit)(result, edit, labels)
         except AttentionInputError as exc:
             st.error(f"Your change of X[{edit.i}, {edit.c}]: {exc}. It was undone.", icon="🚫")
             edits[page] = None

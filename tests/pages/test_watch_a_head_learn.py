@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import streamlit as st
 
+from attnviz.links.tiny_gpt import RunChoice, default_choice
 from attnviz.tiny_gpt import forward, init_params, next_token_logits, train
-from attnviz.tiny_gpt.settings import RunChoice, default_choice
 from attnviz.ui.pages import watch_a_head_learn as page
 from tests.helpers import chart_specs, decode, run
 

@@ -7,10 +7,10 @@ import re
 import numpy as np
 
 import attnviz
-from attnviz import own_numbers
-from attnviz.export import all_steps_npz
+from attnviz.files import own_numbers
+from attnviz.files.export import all_steps_npz
+from attnviz.files.own_numbers import EXERCISE, NAMES, format_matrix
 from attnviz.limits import MAX_OWN_N
-from attnviz.own_numbers import EXERCISE, NAMES, format_matrix
 from attnviz.ui.pages.your_own_numbers import matrices_npz
 from tests.helpers import STEP, assert_drawn, chart_specs, heatmap_z, outlined, run, run_more
 
@@ -206,8 +206,8 @@ def test_the_whole_link_counts_toward_its_limit_not_only_the_matrices():
     # same link they do not, so they stay out of it and the caption says how long it would be.
     from urllib.parse import urlencode
 
+    from attnviz.files.own_numbers import format_matrix
     from attnviz.limits import MAX_OWN_URL_CHARS
-    from attnviz.own_numbers import format_matrix
 
     def link_part(n):  # what the page writes for an (n, 4) X and identity weights
         X = 0.1234567 * (np.arange(n)[:, None] + np.arange(1, 5))

@@ -13,8 +13,8 @@ import numpy as np
 import streamlit as st
 
 from attnviz import token_labels
-from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.paired_bars import paired_bars
+from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.limits import MAX_MODEL_TOKENS
 from attnviz.model.summaries import (
     align,
@@ -24,7 +24,6 @@ from attnviz.model.summaries import (
     shares,
     strongest_shared_links,
 )
-from attnviz.ui.frame import is_present
 from attnviz.ui.matrix import show_chart, show_matrix
 from attnviz.ui.pages.real_model import (
     PENDING_KEY,
@@ -36,6 +35,7 @@ from attnviz.ui.pages.real_model import (
     same_as_forward_pass,
     scores_and_attention,
 )
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
 SUMMARY_LAYER_KEY = "model_summary_layer"

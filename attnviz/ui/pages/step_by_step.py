@@ -10,13 +10,14 @@ import functools
 import numpy as np
 import streamlit as st
 
-from attnviz.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
-from attnviz.lessons.spread import spread
+from attnviz.files.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
+from attnviz.lessons.spread import spread_of_edit
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
 from attnviz.settings import quoted
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.frame import cached_example, is_present
+from attnviz.ui.frame import cached_example
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import step_header
 
 
@@ -34,7 +35,7 @@ def settings_caption(result, settings):
 @shared_cache(max_entries=16)
 def _spread(settings, edit):
     example = cached_example(settings)
-    return spread(example.result, edit, example.labels)
+    return spread_of_edit(example.result, edit, example.labels)
 
 
 def cached_spread(settings):

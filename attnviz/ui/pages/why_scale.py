@@ -10,8 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import lessons
-from attnviz.charts.lines import BAND_SE, gradient_chart, saturation_chart, variance_chart
-from attnviz.errors import AttentionInputError
+from attnviz.charts.line_charts import BAND_SE, gradient_chart, saturation_chart, variance_chart
+from attnviz.checks import AttentionInputError
 from attnviz.lessons import (
     DEFAULT_D_KS,
     DEFAULT_FACTORS,

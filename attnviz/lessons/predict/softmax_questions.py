@@ -9,10 +9,10 @@ settings with ``masked_softmax``, and a question whose rule the numbers would no
 
 import numpy as np
 
+from attnviz.checks import AttentionInputError
 from attnviz.core import masked_softmax
-from attnviz.errors import AttentionInputError
 from attnviz.lessons.masks import argmax_limit
-from attnviz.lessons.predict_question import Question, Table, bars, exact_tolerance, numbers
+from attnviz.lessons.predict.question import Question, Table, bars, exact_tolerance, numbers
 from attnviz.limits import MIN_TEMPERATURE
 from attnviz.masking import causal_mask
 
