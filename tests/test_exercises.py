@@ -148,7 +148,7 @@ def test_hints_go_one_step_at_a_time_and_never_start_with_the_answer(level, seed
 
 
 def test_the_last_hint_of_a_score_lists_the_inspectors_products():
-    from attnviz.inspector import score_cell
+    from attnviz.lessons.cell_arithmetic import score_cell
 
     ex = make_exercise(1, 9)
     b = next(b for b in ex.blanks if b.key.startswith("S_"))

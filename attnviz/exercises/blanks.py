@@ -1,6 +1,7 @@
 r"""The blanks of an exercise: what to compute, the core's number, its tolerance, its hints and
 the worked line of the key. Every number is read from an ``AttentionResult`` through the
-inspector's cells (``attnviz.inspector``): nothing is computed again here, only shown.
+inspector's cells (``attnviz.lessons.cell_arithmetic``): nothing is computed again here,
+only shown.
 
 A hint is a tuple of segments (``str`` text and ``notation.Math``); hints go one step at a
 time, from the formula to the terms of its sum, and none of them is the answer.
@@ -27,7 +28,7 @@ from attnviz.exercises.notation import (
     total,
     vector,
 )
-from attnviz.inspector import output_cell, projection_cell, score_cell
+from attnviz.lessons.cell_arithmetic import output_cell, projection_cell, score_cell
 
 NEAR = Tolerance(absolute=0.01)  # sums of products, scaled scores, weights, outputs
 EXP = Tolerance(relative=0.02)  # e to a power and sums of them: a calculator's digits vary

@@ -47,11 +47,12 @@ EXP_PLACES = 4  # decimals of the e^x table
 
 @dataclass(frozen=True)
 class Given:
-    """A matrix the exercise starts from: its ``name`` (Math), the ``matrix`` (Math) and a
-    ``note`` in words (how it was rounded, or where it comes from)."""
+    """A matrix the exercise starts from: its ``name`` (Math), the ``matrix`` (Math), ``what``
+    it is in words and a ``note`` (how it was rounded), both plain text."""
 
     name: Math
     matrix: Math
+    what: str = ""
     note: str = ""
 
 
@@ -76,8 +77,8 @@ class Exercise:
         return f"Level {self.level} · seed {self.seed}"
 
 
-def _given(letter, M, places=4, note=""):
-    return Given(sym(letter), matrix(M, places), note)
+def _given(letter, M, places=4):
+    return Given(sym(letter), matrix(M, places), letter)
 
 
 F_SCORE = seq(
@@ -192,6 +193,7 @@ def _level_3(r, i, _j, _):
         Given(
             seq(Math(rf"\text{{row {i + 1} of }}", f'"row {i + 1} of "'), sym("A")),
             matrix(r.attention[i : i + 1], A_PLACES),
+            f"row {i + 1} of A",
             f"rounded to {A_PLACES} decimals",
         ),
         _given("V", r.V),
@@ -231,7 +233,7 @@ def _level_5(r, _i, _j, exp_given):
 def _exp_table(r, rows):
     """((x, e^x), ...) for every power S'_ij - m_i the rows need (e^x from the inspector's
     cells), with as many near misses (x ± 0.25) so the table does not tell the powers; sorted."""
-    from attnviz.inspector import score_cell
+    from attnviz.lessons.cell_arithmetic import score_cell
 
     found = {}
     for a in rows:

@@ -20,9 +20,9 @@ from attnviz.exercises import LEVELS, SOFTMAX_LEVELS, check, make_exercise
 from attnviz.exercises.exercise import exp_table_math
 from attnviz.exercises.notation import Math
 from attnviz.exercises.pdf import class_set_pdf, worksheet_pdf
+from attnviz.files.own_numbers import format_matrix
 from attnviz.limits import MAX_ANSWER_CHARS, MAX_CLASS_SET, MAX_SEED
 from attnviz.links.work_it_out import NAMES, ExerciseChoice, choice_from_query
-from attnviz.own_numbers import format_matrix
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.text import md_escape
 
