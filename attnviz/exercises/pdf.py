@@ -5,7 +5,7 @@ sheet looks the same on every machine. Bounded: a class set holds at most MAX_CL
 """
 
 from attnviz.exercises.exercise import make_exercise
-from attnviz.exercises.worksheet import class_set_source, worksheet_source
+from attnviz.exercises.worksheet import cheat_sheet_source, class_set_source, worksheet_source
 from attnviz.limits import MAX_CLASS_SET, MAX_SEED
 
 
@@ -33,3 +33,13 @@ def class_set_pdf(level, first_seed, count, exp_given=False):
         raise ValueError(f"a class set holds 1 to {MAX_CLASS_SET} worksheets (got {count})")
     exercises = [make_exercise(level, s, exp_given) for s in class_seeds(first_seed, count)]
     return compile_pdf(class_set_source(exercises))
+
+
+def cheat_sheet_pdf(level, seed, exp_given=False):
+    """The course module's Summary on one page, with the live sizes of (level, seed)'s
+    example (``lessons.summary.summary_rows`` of its result)."""
+    from attnviz.lessons.summary import summary_rows
+
+    ex = make_exercise(level, seed, exp_given)
+    label = f"attnviz · sizes from Work it out, {ex.label.lower()}"
+    return compile_pdf(cheat_sheet_source(summary_rows(ex.result), label))

@@ -122,3 +122,59 @@ def class_set_source(exercises):
     sheets = "#pagebreak()\n".join(worksheet_body(ex) for ex in exercises)
     keys = "#pagebreak()\n".join(key_body(ex) for ex in exercises)
     return PREAMBLE + sheets + "#pagebreak()\n" + keys
+
+
+CHEAT_PREAMBLE = r"""
+#set document(title: "attnviz: self-attention on one page", author: "attnviz")
+#set page(paper: "a4", flipped: true, margin: (x: 1.5cm, y: 1.2cm))
+#set text(size: 12pt, lang: "en")
+#set par(justify: false)
+#let muted(body) = text(fill: luma(100), size: 8.5pt, body)
+#show math.equation.where(block: true): set align(left)
+#show math.equation.where(block: true): set block(above: 0.3em, below: 0.3em)
+"""
+
+
+def cheat_sheet_source(rows, label):
+    """The course module's Summary on one landscape page: a row per concept (``rows``, the
+    ``SummaryRow`` of ``lessons.summary``: concept, LaTeX formula and shape, live sizes,
+    meaning), under the complete formula; ``label`` says where the live sizes come from."""
+    from attnviz.exercises.latex_typst import to_typst
+
+    cells = []
+    for row in rows:
+        sizes = " × ".join(str(x) for x in row.shape)
+        cells += [
+            f"[*{typst_text(row.concept)}*]",
+            f"[$ {to_typst(row.formula)} $]",  # display style (a block: commas are fine)
+            f"[${to_typst(row.symbols)}$ #muted[{typst_text(f'(here {sizes})')}]]",
+            f"[{typst_text(row.meaning)}]",
+        ]
+    header = ", ".join(f"[*{typst_text(h)}*]" for h in ("Concept", "Formula", "Shape", "Meaning"))
+    formula = to_typst(
+        r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^T}"
+        r"{\sqrt{d_k}}\right) V"
+    )
+    return (
+        CHEAT_PREAMBLE
+        + "#grid(columns: (1fr, auto), align: (left + bottom, right + bottom), "
+        + f'text(size: 16pt, weight: "bold", {typst_string("Self-attention on one page")}), '
+        + f"muted({typst_string(label)}))\n"
+        + "#line(length: 100%, stroke: 0.6pt)\n"
+        + f"#align(center, block(inset: (y: 0.3em), text(size: 15pt, $ {formula} $)))\n"
+        + "#table(columns: (auto, auto, auto, 1fr), inset: (x: 0.55em, y: 0.62em), "
+        + "align: (left + horizon, left + horizon, left + horizon, left + horizon), "
+        + "stroke: (x, y) => (bottom: 0.4pt + luma(180), top: if y == 0 { 0.8pt }), "
+        + "fill: (x, y) => if y == 0 { luma(235) }, "
+        + header
+        + ", "
+        + ", ".join(cells)
+        + ")\n"
+        + "#v(0.4em) #muted["
+        + typst_text(
+            "Rows are queries (i), columns keys (j). M, where it appears, is the mask: 0 where "
+            "query i may see key j, −∞ where it may not. The sizes in parentheses are this "
+            "exercise's own."
+        )
+        + "]\n"
+    )
