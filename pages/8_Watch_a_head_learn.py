@@ -24,6 +24,7 @@ settings = page_frame(
     icon="🏋️",
     page_params=PAGE_PARAMS,
     note="This page uses only the **seed**: the task and the model's sizes are chosen on the page.",
+    uses=("seed",),
 )
 
 st.title("Watch a head learn: a tiny GPT, trained here")

@@ -117,7 +117,7 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
             line=dict(color=GUIDE_COLOUR, width=1, dash="dot"),
             hoverinfo="skip",
             showlegend=False,
-        ),  # |v| = 1
+        ),  # the unit circle
         dict(
             type="scatter",
             x=rounded([-reach * np.cos(unit), reach * np.cos(unit)]),

@@ -65,6 +65,16 @@ def test_the_page_opens_on_random_weights_and_says_so():
     assert at.query_params["tokens"] == "the cat sat on the mat"  # the sidebar's stay
 
 
+def test_projector_mode_shows_only_the_seed_in_the_sidebar():
+    at = run(PAGE, {"present": "on"})
+    shown = {
+        w.key
+        for kind in ("text_area", "number_input", "toggle", "selectbox", "radio")
+        for w in at.sidebar.get(kind)
+    }
+    assert shown == {"attnviz_present", "attnviz_seed"}
+
+
 def test_train_draws_the_loss_the_checkpoint_slider_scaling_and_generation():
     at = click(run(PAGE, SHORT), "gpt_train")
     expected = expected_run(RunChoice(steps=STEPS))

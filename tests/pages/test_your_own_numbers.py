@@ -74,6 +74,9 @@ def test_typed_numbers_are_used_with_the_sidebars_mask_scaling_and_temperature()
     assert specs["A"]["layout"]["yaxis"]["ticktext"] == ["a (1)", "b", "a (2)", "c"]
     assert at.query_params["X"] == "0.5,-1;2,0;1,1;0,3"
     assert at.query_params["labels"] == "a b a c"
+    subheaders = [h.value for h in at.subheader]  # they say what was computed
+    assert "S = QKᵀ and S' = S (scaling off)" in subheaders
+    assert "A = softmax(S' / 0.5 + M), row by row" in subheaders
 
 
 def test_bad_entries_are_all_named_and_what_was_typed_stays():

@@ -70,8 +70,8 @@ def layer_summaries(run, labels):
     """A layer picker, then its heads' average and the rollout through it, side by side."""
     n_layers, n_heads = run.config.n_layers, run.config.n_heads
     st.latex(
-        r"\bar A_l = \frac{1}{H}\sum_{h=1}^{H} A_l^h, \quad "
-        r"\tilde A_l = 0.5\,\bar A_l + 0.5\,I \ \text{(rows rescaled to sum to 1)}, \quad "
+        r"\bar A_l = \frac{1}{H}\sum_{h=0}^{H-1} A_l^h, \quad "
+        r"\tilde A_l = 0.5\,\bar A_l + 0.5\,I, \quad "
         r"R_l = \tilde A_l\,\tilde A_{l-1} \cdots \tilde A_0"
     )
     layer = st.radio(
