@@ -12,8 +12,15 @@ import pytest
 from attnviz.exercises import make_exercise
 from attnviz.exercises.latex_typst import to_typst
 from attnviz.exercises.notation import shown, typst_text
-from attnviz.exercises.pdf import class_seeds, class_set_pdf, compile_pdf, worksheet_pdf
+from attnviz.exercises.pdf import (
+    cheat_sheet_pdf,
+    class_seeds,
+    class_set_pdf,
+    compile_pdf,
+    worksheet_pdf,
+)
 from attnviz.exercises.worksheet import PREAMBLE, class_set_source
+from attnviz.lessons.summary import summary_rows
 from attnviz.limits import MAX_CLASS_SET, MAX_SEED
 
 
@@ -97,3 +104,15 @@ def test_the_summarys_latex_becomes_typst_math_and_the_unknown_is_refused():
     for bad in (r"\input{x}", r"\frac{a}", "a}", "{a", r"#x", '"x"', r"\mathbb{Z}"):
         with pytest.raises(ValueError):
             to_typst(bad)
+
+
+def test_the_cheat_sheet_is_the_summary_on_one_page_with_the_exercises_sizes():
+    ex = make_exercise(4, 5)
+    (text,) = pages_text(cheat_sheet_pdf(4, 5))  # one page
+    flat = " ".join(text.split())
+    rows = summary_rows(ex.result)
+    assert rows[0].concept == "Input embedding" and rows[-1].concept == "Attention output"
+    for row in rows:
+        assert row.concept in flat and " ".join(row.meaning.split()) in flat
+        assert f"(here {row.sizes})" in flat
+    assert "level 4 · seed 5" in flat and "softmax" in flat

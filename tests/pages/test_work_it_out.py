@@ -37,7 +37,11 @@ def test_the_link_opens_its_exercise_and_the_url_keeps_it():
     assert at.query_params["ex_level"] == "2" and at.query_params["ex_seed"] == "7"
     assert f"Score: 0 of {len(ex.blanks)} right" in str(at.get("progress")[0].proto)
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels == ["⬇ Download worksheet (PDF)", "⬇ Class set of 30 (PDF)"]
+    assert labels == [
+        "⬇ Download worksheet (PDF)",
+        "⬇ Cheat sheet: the Summary on one page (PDF)",
+        "⬇ Class set of 30 (PDF)",
+    ]
 
 
 def test_right_and_wrong_at_once_then_hints_one_at_a_time():

@@ -19,7 +19,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 from attnviz.exercises import LEVELS, SOFTMAX_LEVELS, check, make_exercise
 from attnviz.exercises.exercise import exp_table_math
 from attnviz.exercises.notation import Math
-from attnviz.exercises.pdf import class_set_pdf, worksheet_pdf
+from attnviz.exercises.pdf import cheat_sheet_pdf, class_set_pdf, worksheet_pdf
 from attnviz.files.own_numbers import format_matrix
 from attnviz.limits import MAX_ANSWER_CHARS, MAX_CLASS_SET, MAX_SEED
 from attnviz.links.work_it_out import NAMES, ExerciseChoice, choice_from_query
@@ -233,9 +233,10 @@ def inspect_link(ex):
 
 
 def downloads(choice):
-    """The worksheet, a class set and (when there) the cheat sheet, each made on click."""
+    """The worksheet, the cheat sheet and a class set, each made on click from the choice."""
     level, seed, exp_given = choice.level, choice.seed, choice.exp_given
-    st.download_button(
+    left, right = st.columns(2)
+    left.download_button(
         "⬇ Download worksheet (PDF)",
         data=functools.partial(worksheet_pdf, level, seed, exp_given),
         file_name=f"attnviz-worksheet-level{level}-seed{seed}.pdf",
@@ -244,6 +245,16 @@ def downloads(choice):
         on_click="ignore",
         help="This exercise with blanks and room to write, the formulas, and a second page: "
         "the answer key with every step worked.",
+    )
+    right.download_button(
+        "⬇ Cheat sheet: the Summary on one page (PDF)",
+        data=functools.partial(cheat_sheet_pdf, level, seed, exp_given),
+        file_name="attnviz-cheat-sheet.pdf",
+        mime="application/pdf",
+        key="ex_cheat_pdf",
+        on_click="ignore",
+        help="The course module's Summary: each concept from X to the output with its "
+        "formula, its shape (with this exercise's sizes) and what it means.",
     )
     st.markdown(
         "**A class set**: one worksheet per student, each its own seed, the keys at the end."
