@@ -216,5 +216,7 @@ def test_a_verdict_says_right_wrong_or_why_not_never_raises():
     assert check(1.5, NEAR, None).state == "empty"
     assert check(1.5, NEAR, "e^2").state == "unreadable"
     assert check(0.2865, EXP, "0.29").right
+    assert check(3, EXACT, "3.5").message.startswith("Not yet: 3.5 is not exactly the answer.")
+    assert check(3, EXACT, "3").message == "Right: 3 is exactly 3."
     for junk in ("\x00", "١٢", "1.5.5", "--1", "∞", "\u202e1"):  # never an exception
         assert check(1.5, NEAR, junk).state in ("unreadable", "wrong", "right")

@@ -26,6 +26,14 @@ class Tolerance:
         room = max(self.absolute, self.relative * abs(expected))
         return abs(value - expected) <= room + 1e-12
 
+    def of(self, expected):
+        """'within ±0.01 of 1.5', 'within 2 % of 0.2865', 'exactly 3' (``expected`` a number,
+        or words: 'within ±0.01 of the answer', 'exactly the answer')."""
+        what = expected if isinstance(expected, str) else shown(expected, 6)
+        if not (self.absolute or self.relative):
+            return f"exactly {what}"
+        return f"within {self.describe().removeprefix('within ')} of {what}"
+
     def describe(self):
         """'±0.01', 'within 2 %', 'exactly' (what the page and the sheet print)."""
         if self.relative and self.absolute:
@@ -174,13 +182,12 @@ def check(expected, tolerance, text):
     if tolerance.allows(reading.value, expected):
         return Verdict(
             "right",
-            f"Right: {shown(reading.value, 6)} is within {tolerance.describe()} of "
-            f"{shown(expected, 6)}.",
+            f"Right: {shown(reading.value, 6)} is {tolerance.of(expected)}.",
             reading.note,
         )
     return Verdict(
         "wrong",
-        f"Not yet: {shown(reading.value, 6)} is not within {tolerance.describe()} of the "
-        "answer. Check your sums, or take a hint.",
+        f"Not yet: {shown(reading.value, 6)} is not {tolerance.of('the answer')}. Check your "
+        "sums, or take a hint.",
         reading.note,
     )
