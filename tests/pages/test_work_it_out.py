@@ -3,6 +3,7 @@ hints one at a time after a wrong answer, the score, bad input and bad links, Ne
 and a session that keeps only its choice and typed text."""
 
 import dataclasses
+from urllib.parse import parse_qs
 
 import numpy as np
 
@@ -36,6 +37,10 @@ def test_the_link_opens_its_exercise_and_the_url_keeps_it():
     assert ex.givens[0].matrix.latex in latex  # Q as the sheet prints it
     assert at.query_params["ex_level"] == "2" and at.query_params["ex_seed"] == "7"
     assert f"Score: 0 of {len(ex.blanks)} right" in str(at.get("progress")[0].proto)
+    link = next(m.value for m in at.markdown if "Your_own_numbers?" in m.value)
+    query = parse_qs(link.split("?", 1)[1].rstrip(")"))
+    X = [[float(x) for x in row.split(",")] for row in query["X"][0].split(";")]
+    np.testing.assert_array_equal(X, ex.result.X)  # the exercise's own X, to inspect there
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == [
         "⬇ Download worksheet (PDF)",

@@ -9,12 +9,11 @@ URL follows the controls. Widget keys start with ``ex_``. The PDFs are made on c
 choice (``st.download_button`` with a callable), never kept.
 """
 
-import contextlib
 import functools
 import secrets
+from urllib.parse import urlencode
 
 import streamlit as st
-from streamlit.errors import StreamlitPageNotFoundError
 
 from attnviz.exercises import LEVELS, SOFTMAX_LEVELS, check, make_exercise
 from attnviz.exercises.exercise import exp_table_math
@@ -216,20 +215,20 @@ def show_key(ex):
 
 
 def inspect_link(ex):
-    """A link to Your own numbers with this exercise's X and weights: every cell inspectable."""
+    """A link to Your own numbers with this exercise's X and weights, every cell inspectable
+    there. In a new tab (a new session), so that page reads the matrices from the link even
+    when this session has been there before."""
     r = ex.result
     query = {
         name: format_matrix(M, row_sep=";", entry_sep=",")
         for name, M in (("X", r.X), ("W_Q", r.W_Q), ("W_K", r.W_K), ("W_V", r.W_V))
     }
-    query["mask"] = "causal" if r.mask is not None else "none"
-    query.update(scale="on", temperature="1")
-    with contextlib.suppress(StreamlitPageNotFoundError):  # AppTest runs one page alone
-        st.page_link(
-            "pages/2_Your_own_numbers.py",
-            label="See every step of these numbers, with the cell inspectors →",
-            query_params=query,
-        )
+    query |= {"mask": "causal" if r.mask is not None else "none", "scale": "on"}
+    query |= {"temperature": "1", "positions": "off"}
+    st.markdown(
+        f"[See every step of these numbers, with the cell inspectors, on Your own numbers ↗]"
+        f"(Your_own_numbers?{urlencode(query)})"
+    )
 
 
 def downloads(choice):
