@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.exercises import blanks as bl
+from attnviz.exercises import softmax_blanks as sb
 from attnviz.exercises.draw import draw
 from attnviz.exercises.notation import (
     Math,
@@ -169,10 +170,10 @@ def _level_1(r, i, j, _):
 def _softmax_row(r, i, exp_given):
     """Blanks for row i of S', m_i, the powers of e (unless given), their sum and row i of A."""
     keys = [j for j in range(r.n) if r.mask is None or r.mask[i, j]]
-    out = [bl.scaled_blank(r, i, j) for j in keys] + [bl.max_blank(r, i)]
+    out = [bl.scaled_blank(r, i, j) for j in keys] + [sb.max_blank(r, i)]
     if not exp_given:
-        out += [bl.exp_blank(r, i, j) for j in keys]
-    out += [bl.sum_blank(r, i)] + [bl.weight_blank(r, i, j) for j in range(r.n)]
+        out += [sb.exp_blank(r, i, j) for j in keys]
+    out += [sb.sum_blank(r, i)] + [sb.weight_blank(r, i, j) for j in range(r.n)]
     return out
 
 
@@ -220,8 +221,8 @@ def _level_5(r, _i, _j, exp_given):
     blanks = []
     for a in range(r.n):  # row by row, as by hand: S'_a, m_a, the sum, A_a
         blanks += [bl.scaled_blank(r, a, b) for b in range(r.n)]
-        blanks += [bl.max_blank(r, a), bl.sum_blank(r, a)]
-        blanks += [bl.weight_blank(r, a, b) for b in range(r.n)]
+        blanks += [sb.max_blank(r, a), sb.sum_blank(r, a)]
+        blanks += [sb.weight_blank(r, a, b) for b in range(r.n)]
     task = (
         f"Row by row: every scaled score (d_k = {r.d_k}), the row's largest and its sum of "
         "powers of e, then the whole attention matrix A. Each row of A sums to 1: use it "
