@@ -237,7 +237,7 @@ def shape_blanks(result, what):
     return tuple(
         Blank(
             key=f"shape_{what}_{part}",
-            name=seq(text_in_math(f"{part} of "), label),
+            name=seq(Math(rf"\text{{{part} of }}", f'"{part} of"'), label),
             expected=float(value),
             tolerance=EXACT,
             hints=(general, hint, sizes),

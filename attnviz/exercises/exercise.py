@@ -42,7 +42,7 @@ LEVELS = {  # level -> its name
     5: "A full small A",
 }
 SOFTMAX_LEVELS = (2, 4, 5)  # levels where e^x may be given
-A_PLACES = 3  # decimals of A when it is given (level 3)
+A_PLACES = 4  # decimals of A when it is given (level 3): as the key and the hints show it
 EXP_PLACES = 4  # decimals of the e^x table
 
 
