@@ -79,10 +79,14 @@ def test_bad_answers_get_a_message_never_an_error():
         ("e^2", "is a formula"),
         ("99999999", "far larger"),
         ("1,500", "could be"),
+        ("<b>1</b> $x$", "is not a number"),
     ):
         answer(at, b, typed)
         assert words in markdown(at), typed
         assert not at.error and not at.exception
+    shown_text = markdown(at)
+    assert r"“\<b\>1\<\/b\> \$x\$” is not a number" in shown_text  # typed text is text
+    assert "<b>" not in shown_text
     answer(at, b, shown(b.expected, 3).replace(".", ","))
     text = markdown(at)
     assert "✓ Right" in text and "decimal comma" in text
