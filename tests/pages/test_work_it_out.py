@@ -147,3 +147,20 @@ def test_a_session_keeps_its_choice_and_typed_text_never_arrays():
     assert state["ex.choice"] == ExerciseChoice(5, 2, False)
     assert not [k for k, v in state.items() if _holds_an_array(v)]
     assert state[ANSWER + ex.blanks[0].key] == "7"
+
+
+def test_typed_answers_and_hints_survive_a_visit_to_another_page():
+    at = run("app.py")
+    at.switch_page(PAGE)
+    at.run()
+    ex = make_exercise(1, 0)
+    answer(at, ex.blanks[0], "2,5")
+    at.button(key=f"ex_hint_{ex.blanks[0].key}").click()
+    at.run()
+    at.switch_page("pages/9_Predict_then_reveal.py")
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception
+    assert at.text_input(key=ANSWER + ex.blanks[0].key).value == "2,5"  # nothing typed is lost
+    assert len([m for m in at.markdown if m.value.startswith("💡")]) == 1

@@ -2,11 +2,13 @@
 the student types, hints one at a time, the score, and the PDFs.
 
 A session keeps the choice (level, seed, whether e^x is given: ``ExerciseChoice``), the typed
-texts (``ex_ans_<blank>``) and how many hints each blank shows (``ex.hints.<blank>``): never
-arrays. The exercise itself lives in the shared cache, keyed by the choice. A new session starts
-from the URL (``ex_level``, ``ex_seed``, ``ex_exp``: ``attnviz.links.work_it_out``), and the
-URL follows the controls. Widget keys start with ``ex_``. The PDFs are made on click, from the
-choice (``st.download_button`` with a callable), never kept.
+texts (the boxes ``ex_ans_<blank>``, copied into ``ex.typed`` so that they survive a visit to
+another page, which drops a widget's own state) and how many hints each blank shows
+(``ex.hints.<blank>``): never arrays. The exercise itself lives in the shared cache, keyed by
+the choice. A new session starts from the URL (``ex_level``, ``ex_seed``, ``ex_exp``:
+``attnviz.links.work_it_out``), and the URL follows the controls. Widget keys start with
+``ex_``. The PDFs are made on click, from the choice (``st.download_button`` with a
+callable), never kept.
 """
 
 import functools
@@ -31,6 +33,7 @@ URL_KEY = "ex.url"  # (ExerciseChoice read from the URL, its warnings)
 LEVEL, SEED, EXP = "ex_level_pick", "ex_seed_pick", "ex_exp_pick"  # widget keys
 ANSWER = "ex_ans_"  # + a blank's key: the text typed in its box
 HINTS = "ex.hints."  # + a blank's key: how many of its hints are shown
+TYPED = "ex.typed"  # {blank's key: text typed}: kept across pages (a widget's own state is not)
 CLASS_N = "ex_class_n"
 NEW_SEEDS = 1_000_000  # "New exercise" draws a seed below this: short to print and to type
 DEFAULT_CLASS = 30
@@ -47,6 +50,7 @@ def _forget_answers():
     state = st.session_state
     for key in [k for k in state if str(k).startswith((ANSWER, HINTS))]:
         del state[key]
+    state[TYPED] = {}
 
 
 def _new_exercise():
@@ -160,6 +164,9 @@ def show_blank(k, blank):
     state = st.session_state
     name, box, verdict_col = st.columns([3, 2, 5], vertical_alignment="center")
     name.markdown(f"**{k}.** ${blank.name.latex} =$")
+    typed = state.setdefault(TYPED, {})
+    if ANSWER + blank.key not in state and blank.key in typed:  # back from another page
+        state[ANSWER + blank.key] = typed[blank.key]
     text = box.text_input(
         f"Answer {k}",
         key=ANSWER + blank.key,
@@ -167,6 +174,7 @@ def show_blank(k, blank):
         placeholder="a number",
         max_chars=MAX_ANSWER_CHARS,
     )
+    typed[blank.key] = text
     verdict = check(blank.expected, blank.tolerance, text)
     if verdict.state == "right":
         verdict_col.markdown(f":green[✓ {md_escape(verdict.message)}]")
