@@ -35,6 +35,7 @@ ANSWER = "ex_ans_"  # + a blank's key: the text typed in its box
 HINTS = "ex.hints."  # + a blank's key: how many of its hints are shown
 TYPED = "ex.typed"  # {blank's key: text typed}: kept across pages (a widget's own state is not)
 CLASS_N = "ex_class_n"
+CLASS_KEPT = "ex.class_n"  # the class set's size, kept across pages
 NEW_SEEDS = 1_000_000  # "New exercise" draws a seed below this: short to print and to type
 DEFAULT_CLASS = 30
 
@@ -267,14 +268,11 @@ def downloads(choice):
         "**A class set**: one worksheet per student, each its own seed, the keys at the end."
     )
     left, right = st.columns([1, 2], vertical_alignment="bottom")
-    count = left.number_input(
-        f"Students (1 to {MAX_CLASS_SET})",
-        1,
-        MAX_CLASS_SET,
-        value=DEFAULT_CLASS,
-        step=1,
-        key=CLASS_N,
-    )
+    state = st.session_state
+    if CLASS_N not in state:  # a new session, or back from another page
+        state[CLASS_N] = state.get(CLASS_KEPT, DEFAULT_CLASS)
+    count = left.number_input(f"Students (1 to {MAX_CLASS_SET})", 1, MAX_CLASS_SET, key=CLASS_N)
+    state[CLASS_KEPT] = count
     last = (seed + count - 1) % (MAX_SEED + 1)
     right.download_button(
         f"⬇ Class set of {count} (PDF)",
