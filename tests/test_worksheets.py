@@ -116,3 +116,11 @@ def test_the_cheat_sheet_is_the_summary_on_one_page_with_the_exercises_sizes():
         assert row.concept in flat and " ".join(row.meaning.split()) in flat
         assert f"(here {row.sizes})" in flat
     assert "level 4 · seed 5" in flat and "softmax" in flat
+
+
+def test_every_level_with_and_without_the_table_of_powers_compiles():
+    exercises = [make_exercise(lv, s, s % 2 == 1) for lv in range(1, 6) for s in (20, 21)]
+    reader = pypdf.PdfReader(io.BytesIO(compile_pdf(class_set_source(exercises))))
+    assert len(reader.pages) == 2 * len(exercises)  # a page each, then a key each
+    last = reader.pages[len(exercises) - 1].extract_text()
+    assert exercises[-1].label in last and exercises[-1].title in last
