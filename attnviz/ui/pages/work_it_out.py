@@ -25,6 +25,7 @@ from attnviz.files.own_numbers import format_matrix
 from attnviz.limits import MAX_ANSWER_CHARS, MAX_CLASS_SET, MAX_SEED
 from attnviz.links.work_it_out import NAMES, ExerciseChoice, choice_from_query
 from attnviz.ui.cache import shared_cache
+from attnviz.ui.sidebar import url_query
 from attnviz.ui.text import md_escape
 
 PAGE_PARAMS = NAMES
@@ -64,9 +65,7 @@ def start():
     to change, shown until the student changes something), else as last left."""
     state = st.session_state
     if URL_KEY not in state:
-        url_choice, warnings = choice_from_query(
-            {name: st.query_params.get_all(name) for name in st.query_params}
-        )
+        url_choice, warnings = choice_from_query(url_query())
         state[URL_KEY] = (url_choice, warnings)
         state[CHOICE_KEY] = url_choice
     url_choice, warnings = state[URL_KEY]
