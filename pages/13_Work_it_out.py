@@ -20,13 +20,7 @@ learning_goal(
     "to compute a score, a row of softmax weights and a row of the output by hand, and to "
     "know each number is right before you go on."
 )
-st.markdown(
-    "Each exercise is small on purpose: 2 to 4 tokens, matrices of whole numbers and halves "
-    "(level 3's row of A is rounded to 4 decimals), and √d_k = 2 wherever you scale. Pick a "
-    "level, work on paper or in your head, and type each number. "
-    "Every expected number is the one the core computes (the same `self_attention` as on "
-    "every other page); the hints are the cell inspectors' own sums, one step at a time."
-)
+ex.intro()
 choice = ex.start()
 choice = ex.controls(choice)
 exercise = ex.cached_exercise(choice)

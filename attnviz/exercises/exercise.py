@@ -184,7 +184,7 @@ def _qk(r):
 def _level_2(r, i, _, exp_given):
     task = (
         f"Scale row {i + 1} of the scores (d_k = {r.d_k}), then take its softmax: row {i + 1} of "
-        "A. Keep 4 decimals in the steps."
+        f"A. Keep {bl.PLACES} decimals in the steps."
     )
     return task, _qk(r), (F_SCORE, F_SCALE, F_MAX, F_SOFTMAX), _softmax_row(r, i, exp_given)
 
@@ -212,7 +212,7 @@ def _level_4(r, i, _j, exp_given):
     blanks = _softmax_row(r, i, exp_given) + [bl.output_blank(r, i, c) for c in range(r.d_v)]
     task = (
         f"With the causal mask (query {i + 1} sees keys 1 to {i + 1} only) and d_k = {r.d_k}: "
-        f"row {i + 1} of S', of A, then of the output. Keep 4 decimals in the steps."
+        f"row {i + 1} of S', of A, then of the output. Keep {bl.PLACES} decimals in the steps."
     )
     return task, givens, (F_SCALE, F_MASK, F_SOFTMAX, F_OUTPUT), blanks
 

@@ -12,13 +12,15 @@ callable), never kept.
 """
 
 import functools
+import math
 import secrets
 from urllib.parse import urlencode
 
 import streamlit as st
 
 from attnviz.exercises import LEVELS, SOFTMAX_LEVELS, check, make_exercise
-from attnviz.exercises.exercise import exp_table_math
+from attnviz.exercises.draw import SIZES
+from attnviz.exercises.exercise import A_PLACES, exp_table_math
 from attnviz.exercises.notation import Math
 from attnviz.exercises.pdf import cheat_sheet_pdf, class_set_pdf, worksheet_pdf
 from attnviz.files.own_numbers import format_matrix
@@ -58,6 +60,21 @@ def _forget_answers():
 def _new_exercise():
     st.session_state[SEED] = secrets.randbelow(NEW_SEEDS)
     _forget_answers()
+
+
+def intro():
+    """What every exercise is like, its numbers read from the drawing's own sizes."""
+    tokens = [n for sizes in SIZES.values() for n in sizes[0]]
+    scaled = {d for level in SOFTMAX_LEVELS for d in SIZES[level][2]}
+    root = ", ".join(f"{math.sqrt(d):g}" for d in sorted(scaled))
+    st.markdown(
+        f"Each exercise is small on purpose: {min(tokens)} to {max(tokens)} tokens, matrices of "
+        f"whole numbers and halves (level 3's row of A is rounded to {A_PLACES} decimals), and "
+        f"√d_k = {root} wherever you scale. Pick a level, work on paper or in your head, and "
+        "type each number. Every expected number is the one the core computes (the same "
+        "`self_attention` as on every other page); the hints are the cell inspectors' own "
+        "sums, one step at a time."
+    )
 
 
 def start():
