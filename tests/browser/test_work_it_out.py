@@ -14,9 +14,9 @@ pytestmark = pytest.mark.browser
 
 
 def test_fill_an_exercise_take_a_hint_and_download_its_worksheet(page, server):
-    ex = make_exercise(1, 3)
+    ex = make_exercise(3, 1)  # 5 blanks: a light page
     blank = ex.blanks[0]
-    page.goto(f"{server}/Work_it_out?ex_level=1&ex_seed=3")
+    page.goto(f"{server}/Work_it_out?ex_level=3&ex_seed=1")
     box = page.locator(f".st-key-ex_ans_{blank.key} input")
     box.wait_for(timeout=90_000)
     wait_for_run(page)
@@ -28,7 +28,7 @@ def test_fill_an_exercise_take_a_hint_and_download_its_worksheet(page, server):
     page.wait_for_selector("text=💡", timeout=60_000)
     wait_for_run(page)
     main = page.locator("[data-testid=stMain]")
-    assert f"Row {ex.i + 1} of X times column 1 of W_Q" in main.inner_text()
+    assert "A product of an (a × b) and a (b × c) matrix is a × c." in main.inner_text()
     box.fill(shown(blank.expected, 6))
     box.press("Enter")
     page.wait_for_selector("text=✓ Right", timeout=60_000)
@@ -38,7 +38,8 @@ def test_fill_an_exercise_take_a_hint_and_download_its_worksheet(page, server):
         page.get_by_role("button", name="⬇ Download worksheet (PDF)").click()
     pdf = download.value.path().read_bytes()
     texts = [p.extract_text() for p in pypdf.PdfReader(io.BytesIO(pdf)).pages]
-    assert "Level 1 · seed 3" in texts[0] and "Answer key" in texts[1]
-    assert shown(blank.expected, 4).replace("-", "−") in texts[1]
-    assert download.value.suggested_filename == "attnviz-worksheet-level1-seed3.pdf"
+    assert "Level 3 · seed 1" in texts[0] and "Answer key" in texts[1]
+    for b in ex.blanks:
+        assert shown(b.expected, 4).replace("-", "−") in texts[1]
+    assert download.value.suggested_filename == "attnviz-worksheet-level3-seed1.pdf"
     assert error_count(page) == 0
