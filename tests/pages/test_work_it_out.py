@@ -8,6 +8,7 @@ from urllib.parse import parse_qs
 import numpy as np
 
 from attnviz.exercises import make_exercise
+from attnviz.exercises.exercise import exp_table_math
 from attnviz.exercises.notation import shown
 from attnviz.links.work_it_out import ExerciseChoice
 from attnviz.ui.pages.work_it_out import ANSWER, SEED
@@ -97,6 +98,8 @@ def test_every_right_answer_scores_them_all():
     ex = make_exercise(2, 4, exp_given=True)
     assert not any(b.key.startswith("e_") for b in ex.blanks)
     assert "Powers of e" in markdown(at)
+    latex = [el.value for el in at.latex]
+    assert all(m.latex in latex for m in exp_table_math(ex.exp_table))  # each e^x, as printed
     for b in ex.blanks:
         at.text_input(key=ANSWER + b.key).input(shown(b.expected, 6))
     at.run()

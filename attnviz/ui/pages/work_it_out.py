@@ -168,7 +168,9 @@ def show_exercise(ex):
             columns[k % 2].latex(f.latex)
     if ex.exp_table:
         st.markdown("**Powers of e** (given; not every one is needed)")
-        st.latex(r" \qquad ".join(m.latex for m in exp_table_math(ex.exp_table)))
+        columns = st.columns(4)
+        for k, m in enumerate(exp_table_math(ex.exp_table)):
+            columns[k % 4].latex(m.latex)
 
 
 def _more_hint(key):
