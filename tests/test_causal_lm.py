@@ -33,8 +33,8 @@ def reference():
 
 
 @pytest.fixture(scope="module")
-def lm():
-    return load_causal_lm()
+def lm(causal_lm):
+    return causal_lm
 
 
 @pytest.fixture(scope="module")

@@ -76,10 +76,13 @@ class GeneratedToken:
 
 @dataclass(frozen=True, eq=False)
 class Generation:
-    """The prompt's run and the tokens generated after it, one at a time."""
+    """The prompt's run and the tokens generated after it, one at a time; ``cache`` holds the
+    keys and values of them all, ``next_logits`` (vocab,) the scores of the token to come."""
 
-    run: CausalRun
+    run: object  # a CausalRun (or any object with token_ids)
     steps: tuple
+    cache: KVCache
+    next_logits: np.ndarray
 
     @property
     def token_ids(self):
@@ -152,13 +155,18 @@ class CausalLM:
         """``steps`` tokens after ``run``'s prompt, each from the last one's logits -> Generation.
 
         Each token's probabilities are ``next_token_probabilities(logits, temperature, top_k)``;
-        ``rule`` "likeliest" takes the most probable, "sample" draws with ``seed``.
+        ``rule`` "likeliest" takes the most probable, "sample" draws with ``seed`` (the draw at
+        position t uses the generator seeded [seed, t], so a longer generation extends a shorter).
         """
-        rng = np.random.default_rng(seed)
-        logits, cache, done = run.logits[-1], run.cache, []
+        start = Generation(run=run, steps=(), cache=run.cache, next_logits=run.logits[-1])
+        return self.extend(start, steps, temperature=temperature, top_k=top_k, rule=rule, seed=seed)
+
+    def extend(self, generation, steps, *, temperature=1.0, top_k=None, rule="likeliest", seed=0):
+        """``generation`` with ``steps`` more tokens (see ``generate``)."""
+        logits, cache, done = generation.next_logits, generation.cache, list(generation.steps)
         for _ in range(steps):
             p = next_token_probabilities(logits, temperature, top_k)
-            token_id = pick(p, rule, rng)
+            token_id = pick(p, rule, np.random.default_rng([seed, cache.length]))
             top_ids, top_p = top(p, 10)
             out: Forward = self.step(token_id, cache)
             done.append(
@@ -177,7 +185,7 @@ class CausalLM:
                 )
             )
             logits, cache = out.logits[0], out.cache
-        return Generation(run=run, steps=tuple(done))
+        return Generation(run=generation.run, steps=tuple(done), cache=cache, next_logits=logits)
 
     def head(self, run, layer, head):
         """Head ``head`` of block ``layer`` over ``run``'s prompt, step by step -> HeadSteps."""
