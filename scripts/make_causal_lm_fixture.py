@@ -59,9 +59,7 @@ def main():
     arrays = {
         "prompts": np.array(PROMPTS),
         "model_sha256": np.array(digest),
-        "versions": np.array(
-            f"torch {torch.__version__}, transformers {transformers.__version__}"
-        ),
+        "versions": np.array(f"torch {torch.__version__}, transformers {transformers.__version__}"),
     }
     for i, prompt in enumerate(PROMPTS):
         ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]

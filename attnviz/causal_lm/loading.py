@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from attnviz.causal_lm.hf_folder import FILES
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 
 MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 ENV = "ATTNVIZ_CAUSAL_LM"

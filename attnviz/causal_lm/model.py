@@ -16,7 +16,7 @@ from attnviz.causal_lm.loading import MODEL_ID
 from attnviz.causal_lm.sampling import next_token_probabilities, pick, top
 from attnviz.causal_lm.tokens import token_text
 from attnviz.causal_lm.weights import ModelWeights
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.results import freeze_arrays
 
 

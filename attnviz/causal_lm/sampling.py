@@ -4,8 +4,8 @@ largest logits), and the pick: the most likely token, or a draw with a seed."""
 
 import numpy as np
 
+from attnviz.checks import AttentionInputError
 from attnviz.core import masked_softmax
-from attnviz.errors import AttentionInputError
 
 
 def next_token_probabilities(logits, temperature=1.0, top_k=None):
