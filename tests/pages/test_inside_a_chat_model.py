@@ -72,7 +72,7 @@ def test_one_more_and_link_warnings(lm, prompt_run):
     at = run(PAGE, {"temperature": "hot", "top_k": "99999", "head": "12"})
     text = "\n".join(w.value for w in at.warning)
     assert "temperature=hot" in text and "top_k=99999" in text and "head=12" in text
-    [one_more] = [b for b in at.button if b.key == "chat.one_more"]
+    [one_more] = [b for b in at.button if b.key == "chat_one_more"]
     one_more.click().run()
     assert not at.exception
     shown = at.dataframe[1].value
@@ -87,7 +87,7 @@ def test_one_more_and_link_warnings(lm, prompt_run):
 def test_empty_prompts(lm, prompt, message):
     at = run(PAGE, {"prompt": prompt} if prompt else {})
     if not prompt:
-        at.text_area(key="chat.prompt").set_value("").run()
+        at.text_area(key="chat_prompt").set_value("").run()
     assert message in "\n".join(w.value for w in at.warning)
     assert "chat_next" not in chart_specs(at)
 

@@ -26,15 +26,15 @@ from attnviz.ui.cache import clear_shared_caches, release_freed_memory, shared_c
 from attnviz.ui.text import md_escape
 
 KEYS = {  # ChatChoices field -> widget key
-    "prompt": "chat.prompt",
-    "temperature": "chat.temperature",
-    "top_k": "chat.top_k",
-    "pick": "chat.pick",
-    "generate": "chat.generate",
-    "layer": "chat.layer",
-    "head": "chat.head",
+    "prompt": "chat_prompt",
+    "temperature": "chat_temperature",
+    "top_k": "chat_top_k",
+    "pick": "chat_pick",
+    "generate": "chat_generate",
+    "layer": "chat_layer",
+    "head": "chat_head",
 }
-WARNINGS_KEY = "chat.link_warnings"
+WARNINGS_KEY = "chat_link_warnings"
 RUNS_KEPT = 4  # prompts kept per server: each about 12 MB at 64 tokens
 GENERATIONS_KEPT = 8  # generations kept: one per length, so "one more" reuses the last
 TOP_SHOWN = 10

@@ -9,7 +9,7 @@ from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.pages.inside_a_chat_model import KEYS, chat_generation, display_tokens
 from attnviz.ui.text import md_escape
 
-STEP_KEY = "chat.step"  # which generated token is opened (1 = the first)
+STEP_KEY = "chat_step"  # which generated token is opened (1 = the first)
 
 
 def _one_more():
@@ -28,12 +28,12 @@ def generate_controls():
     steps = left.slider("Tokens generated", 0, MAX_CHAT_GENERATED, key=KEYS["generate"])
     middle.button(
         "Generate one more",
-        key="chat.one_more",
+        key="chat_one_more",
         on_click=_one_more,
         disabled=steps >= MAX_CHAT_GENERATED,
         help=f"At most {MAX_CHAT_GENERATED} tokens.",
     )
-    right.button("Clear", key="chat.clear", on_click=_clear, disabled=steps == 0)
+    right.button("Clear", key="chat_clear", on_click=_clear, disabled=steps == 0)
     return steps
 
 
@@ -51,10 +51,11 @@ def generation_section(model, run, text, temperature, top_k, pick, layer, head):
         generation = chat_generation(model, text, temperature, top_k, pick, steps)
     new = [s.token for s in generation.steps]
     st.markdown(
-        f"The prompt continues as: **{md_escape(''.join(new))}**  \n"
-        f"({steps} tokens, each by {'the likeliest' if pick == 'likeliest' else 'a draw'}, "
-        f"T = {temperature:g}{f', top-k = {top_k}' if top_k else ''})."
+        f"The prompt continues with {steps} tokens, each "
+        f"{'the likeliest' if pick == 'likeliest' else 'drawn'} at T = {temperature:g}"
+        f"{f', top-k = {top_k}' if top_k else ''}:"
     )
+    st.code("".join(new), language=None, wrap_lines=True)  # as typed: no markup
     labels = display_tokens([*run.tokens, *new])
     st.dataframe(
         {
