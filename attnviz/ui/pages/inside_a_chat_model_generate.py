@@ -118,16 +118,16 @@ def cache_view(model, run, generation, number, labels, layer, head):
     with left:
         show_matrix(
             step.q[layer, head][None, :], [labels[t]], dims(c.d_head), key="chat_step_q",
-            title=f"q: the one new query row (head {head})", family="Q",
+            title=f"q: the one new row of Q (head {head})", family="Q",
         )  # fmt: skip
         show_matrix(
             K_all[: t + 1], labels[: t + 1], dims(c.d_head), key="chat_step_k",
-            title=f"K of key/value head {g}: rows 0 to {t - 1} from the cache, row {t} new",
+            title=f"K, key/value head {g}: rows 0–{t - 1} cached, {t} new",
             family="K", outline=outline,
         )  # fmt: skip
     with right:
         show_matrix(
             V_all[: t + 1], labels[: t + 1], dims(c.d_head), key="chat_step_v",
-            title=f"V of key/value head {g}: rows 0 to {t - 1} from the cache, row {t} new",
+            title=f"V, key/value head {g}: rows 0–{t - 1} cached, {t} new",
             family="V", outline=outline,
         )  # fmt: skip

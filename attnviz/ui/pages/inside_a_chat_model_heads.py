@@ -49,7 +49,8 @@ def grid_section(model, run, labels, layer, head):
         f"{c.n_heads} queries, {c.n_kv_heads} keys and values per block). Every A is zero above "
         "its diagonal: the causal mask."
     )
-    fig = model_grid(run.attention, labels, selected=(layer, head))
+    # 30 tiles high leave no room for the tokens beside each: the hover names each head
+    fig = model_grid(run.attention, [""] * run.n, selected=(layer, head))
     st.plotly_chart(fig, key="chat_grid", config={"displaylogo": False})
     findings(run)
 
