@@ -314,3 +314,25 @@ def test_nan_weights_are_refused_naming_the_tensor(tmp_path):
 def test_load_errors_are_attention_input_errors():
     assert issubclass(CausalLMLoadError, AttentionInputError)
     assert issubclass(CausalLMLoadError, ValueError)
+
+
+def test_head_scores_find_previous_first_and_induction_heads():
+    from attnviz.causal_lm.findings import head_scores, induction_pairs
+
+    ids = np.array([7, 8, 9, 7, 8])  # 7 8 9 7 8: after the second 7 comes 8 again
+    queries, keys = induction_pairs(ids)
+    assert queries.tolist() == [3, 4] and keys.tolist() == [1, 2]
+    n = len(ids)
+    previous = np.eye(n, k=-1)
+    previous[0, 0] = 1
+    first = np.zeros((n, n))
+    first[:, 0] = 1
+    induction = np.eye(n, k=-1)
+    induction[0, 0] = 1
+    induction[3], induction[4] = np.eye(n)[1], np.eye(n)[2]
+    A = np.stack([previous, first, induction])[None]  # (1 layer, 3 heads, n, n)
+    scores = head_scores(A, ids)
+    assert scores.top("previous") == [(0, 0, 1.0), (0, 2, 0.5)]
+    assert scores.top("first") == [(0, 1, 1.0)]
+    assert scores.top("induction") == [(0, 2, 1.0)] and scores.induction_queries == 2
+    assert np.isnan(head_scores(A[..., :3, :3], ids[:3]).induction).all()  # no repeat
