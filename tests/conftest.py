@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, need_model_files
 
 
 @pytest.fixture
@@ -16,3 +16,9 @@ def causal_lm():
     from attnviz.causal_lm import load_causal_lm
 
     return load_causal_lm()
+
+
+@pytest.fixture
+def model_files():
+    """The real model's files: skipped (failed under CI) without them, with how to install them."""
+    need_model_files()
