@@ -87,7 +87,9 @@ def stored_matrix(tensor):
     if kind in ("Q4_1", "Q8_0"):
         return BlockQuantized.from_gguf_blocks(tensor.data, shape, kind)
     values = gguf.dequantize(tensor.data, tensor.tensor_type)  # F32, F16 and every other type
-    return Dense(np.ascontiguousarray(values.reshape(shape), dtype=np.float32))
+    # a copy: an F32 tensor comes back as a view of the mapped file, which would keep all of
+    # the file's pages (98 MB) mapped and counted in the server's memory
+    return Dense(np.array(values.reshape(shape), dtype=np.float32, copy=True))
 
 
 def read_gguf(path, progress=None):

@@ -74,6 +74,7 @@ def chat_model():
                     _SLOT["model"] = load_causal_lm(
                         progress=progress, tqdm_class=progress_tqdm(box.container())
                     )
+                    release_freed_memory()  # the reading's temporaries, back to the system
                 except CausalLMLoadError as exc:
                     box.empty()
                     st.error(f"The chat model could not be loaded. {exc}", icon="🚫")
