@@ -3,6 +3,7 @@ and a server's memory with this model and MiniLM both loaded. Prints the figures
 docs/performance.md.
 
     python benchmarks/causal_lm.py            # in this process: quantised, then dense float32
+    python benchmarks/causal_lm.py --modes quantised
     python benchmarks/causal_lm.py --server   # a `streamlit run` on 127.0.0.1: both pages
 
 Each in-process measurement runs in a fresh subprocess (so RSS is that of one model alone).
@@ -38,21 +39,26 @@ load = time.perf_counter() - t
 after_load = rss()
 text = " word" * 32  # 32 tokens
 assert lm.count_tokens(text) == 32
-forwards = []
+forwards, cpu = [], []
 for _ in range(3):
-    t = time.perf_counter(); run = lm.run(text); forwards.append(time.perf_counter() - t)
-t = time.perf_counter(); generation = lm.generate(run, 8); tokens = (time.perf_counter() - t) / 8
+    t, c = time.perf_counter(), time.process_time()
+    run = lm.run(text)
+    forwards.append(time.perf_counter() - t)
+    cpu.append(time.process_time() - c)
+t, c = time.perf_counter(), time.process_time()
+generation = lm.generate(run, 8)
+tokens, token_cpu = (time.perf_counter() - t) / 8, (time.process_time() - c) / 8
 print(json.dumps({
     "mode": sys.argv[2], "load_s": load, "weights_mb": lm.weights.nbytes / 1e6,
     "rss_after_load_mb": after_load, "forward_32_s": statistics.median(forwards),
-    "token_s": tokens,
+    "token_s": tokens, "forward_cpu_s": statistics.median(cpu), "token_cpu_s": token_cpu,
     "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
 }))
 """
 
 
-def in_process():
-    for mode in ("quantised", "dense"):
+def in_process(modes):
+    for mode in modes:
         out = subprocess.run(
             [sys.executable, "-c", CHILD, str(ROOT), mode],
             capture_output=True,
@@ -65,7 +71,8 @@ def in_process():
             f"{mode:9s}: load {figures['load_s']:.1f} s, weights {figures['weights_mb']:.0f} MB,"
             f" RSS after loading {figures['rss_after_load_mb']:.0f} MB (peak "
             f"{figures['peak_rss_mb']:.0f} MB), 32-token forward {figures['forward_32_s']:.2f} s"
-            f" (median of 3), a generated token {figures['token_s']:.2f} s (mean of 8)"
+            f" (median of 3; CPU {figures['forward_cpu_s']:.2f} s), a generated token "
+            f"{figures['token_s']:.2f} s (mean of 8; CPU {figures['token_cpu_s']:.2f} s)"
         )
 
 
@@ -113,5 +120,6 @@ def server():
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", action="store_true")
+    parser.add_argument("--modes", nargs="+", default=["quantised", "dense"])
     args = parser.parse_args()
-    server() if args.server else in_process()
+    server() if args.server else in_process(args.modes)
