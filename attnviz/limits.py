@@ -80,3 +80,10 @@ MAX_CHAT_GENERATED = 32  # tokens generated after it, one at a time through the 
 MAX_CHAT_TOP_K = 1000  # the largest top-k offered (0 in a link: every token)
 MIN_CHAT_TEMPERATURE = 0.1
 MAX_CHAT_TEMPERATURE = 5.0
+
+# Work it out (pages/13_Work_it_out.py, attnviz/exercises/): exercises made for hand computation.
+EX_LEVELS = 5  # levels 1 (one score) to 5 (a full small A)
+MAX_EX_TRIES = 5000  # draws from the seed before an exercise whose every answer is easy by hand
+MAX_ANSWER_CHARS = 40  # characters of one typed answer
+MAX_ANSWER_MAGNITUDE = 1_000_000  # a typed |answer| past this is refused (every answer is < 100)
+MAX_CLASS_SET = 60  # worksheets (each its own seed) in one class-set PDF: a class of 60
