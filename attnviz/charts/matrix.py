@@ -76,6 +76,15 @@ def _ticks(labels, spans):
     return [f"{start}–{stop - 1}" for start, stop in spans]
 
 
+def axis_titles(family, row_title=None, col_title=None):
+    """(row title, column title): those given, else the family's, else "row i", "column j"."""
+    default_rows, default_cols, _ = FAMILIES.get(family, ("row i", "column j", None))
+    return (
+        default_rows if row_title is None else row_title,
+        default_cols if col_title is None else col_title,
+    )
+
+
 def matrix_heatmap(
     M,
     row_labels,
@@ -130,9 +139,8 @@ def matrix_heatmap(
     """
     M = np.asarray(M, dtype=float)
     n_rows, n_cols = M.shape
-    default_rows, default_cols, colour_of_family = FAMILIES.get(family, ("row i", "column j", None))
-    row_title = default_rows if row_title is None else row_title
-    col_title = default_cols if col_title is None else col_title
+    row_title, col_title = axis_titles(family, row_title, col_title)
+    colour_of_family = FAMILIES.get(family, (None, None, None))[2]
     hidden = None  # cells masked by ``mask`` (their values stay in the hover)
     values = M
     if mask is not None:

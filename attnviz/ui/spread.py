@@ -184,9 +184,17 @@ def beside(found, n):
     return tuple(st.columns(2)) if n <= SIDE_BY_SIDE_N else (st.container(), st.container())
 
 
+DELTA_AXES = {  # (row title, column title) of each step's Δ heatmap, as on the step's own
+    "scaled_scores": ("query (row i)", "key (column j)"),
+    "attention": ("query (row i)", "key (column j)"),
+    "output": ("output of token i (row i)", "d_v dimension c"),
+}
+
+
 def delta_view(found, field, row_labels, col_labels, *, key, title, mask=None):
     """How much the edit moved ``field``: Δ = after − before as a heatmap on a scale centred
     at 0 (masked cells grey), then the sentence naming the largest moves and why."""
+    row_title, col_title = DELTA_AXES[field]
     show_matrix(
         delta(found.before, found.after, field),
         row_labels,
@@ -196,5 +204,7 @@ def delta_view(found, field, row_labels, col_labels, *, key, title, mask=None):
         value_name="Δ",
         kind="signed",
         mask=mask,
+        row_title=row_title,
+        col_title=col_title,
     )
     st.markdown(md_escape(delta_line(found, field, row_labels)))

@@ -79,6 +79,8 @@ def assert_head_drawn(at, trace, layer, head):
         "model_S": r.scores,
         "model_S_scaled": r.scaled_scores,
         "model_A": r.attention,
+        "model_V": r.V,  # the step by step goes on to V and AV
+        "model_AV": r.output,
     }.items():
         np.testing.assert_allclose(heatmap_z(specs[key]), M, atol=ATOL, err_msg=key)
     layout = specs["model_grid"]["layout"]
@@ -122,6 +124,7 @@ def test_default_reads_the_sidebar_sentence(model):
     assert "is **0: the same numbers to the last bit**" in text
     captions = " ".join(c.value for c in at.caption)
     assert "reads the sidebar's sentence" in captions and "gt\\-all\\-minilm" in captions
+    assert "site-packages" not in captions and "tests/" not in text and ".py" not in text
     assert at.query_params["tokens"] == "the cat sat on the mat"
 
 

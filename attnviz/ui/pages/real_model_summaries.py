@@ -35,6 +35,7 @@ from attnviz.ui.pages.real_model import (
     queries_and_keys,
     same_as_forward_pass,
     scores_and_attention,
+    values_and_output,
 )
 from attnviz.ui.sidebar import is_present, url_query, write_page_params
 from attnviz.ui.text import md_escape
@@ -124,6 +125,25 @@ def layer_summaries(run, labels):
         )
 
 
+SUMMARY_TEXT_KEY = "model_summary_text"
+SUMMARY_TEXTS = ("the sidebar's sentence", "sentence 1 of §5", "sentence 2 of §5")
+
+
+def summary_run(model, run, labels):
+    """Which sentence section 6 summarises: the sidebar's (``run``, ``labels``) or one of the
+    pair just compared in section 5 (its run cached by ``model_run``). Returns (run, labels)."""
+    choice = st.radio("Sentence to summarise", SUMMARY_TEXTS, key=SUMMARY_TEXT_KEY, horizontal=True)
+    index = SUMMARY_TEXTS.index(choice)
+    pair = st.session_state.get(PAIR_KEPT, DEFAULT_PAIR)
+    if index == 0 or not pair[index - 1].strip():
+        if index:
+            st.warning(f"Sentence {index} of §5 is empty: the sidebar's sentence is shown.")
+        return run, labels
+    st.markdown(md_escape(f"Summarised: “{pair[index - 1]}”"))
+    other = model_run(model, pair[index - 1])
+    return other, token_labels(other.tokens)
+
+
 # Two sentences, one word -------------------------------------------------------------------------
 
 
@@ -161,39 +181,42 @@ def pair_sentences():
 
 def _word_choice(alignment, labels_a):
     """A select box of the pieces both sentences share; returns the chosen one's position in
-    sentence 1. Starts at "it" (or the first shared word) and keeps the choice while offered."""
+    sentence 1. Starts at "it" (or the first shared word) and keeps the choice while offered;
+    when an edit takes the chosen word out of one sentence, says which word replaced it."""
     shared = [i for i, _ in alignment.shared()]
     options = [labels_a[i] for i in shared]
-    if st.session_state.get(WORD_KEY) not in options:
+    before = st.session_state.get(WORD_KEY)
+    if before not in options:
         tokens = alignment.tokens_a
         words = [i for i in shared if tokens[i] not in ("[CLS]", "[SEP]")] or shared
         default = next((i for i in shared if tokens[i] == DEFAULT_WORD), words[0])
         st.session_state[WORD_KEY] = labels_a[default]
+        if before is not None:
+            st.info(
+                f"“{md_escape(before)}” is no longer a word piece both sentences share, so "
+                f"the word compared is now “{md_escape(labels_a[default])}”.",
+                icon="🔁",
+            )
     chosen = st.selectbox(
         "The word whose attention is compared (a word piece both sentences share)",
         options,
         key=WORD_KEY,
     )
-    middle = f"{_words(alignment.middle_a)} / {_words(alignment.middle_b)}"
+    places = [a + " / " + b for a, b in _differing(alignment)]
     st.caption(
-        f"The sentences are lined up by their first {alignment.prefix} and last "
-        f"{alignment.suffix} word pieces, which they share; what lies between ({md_escape(middle)})"
-        " counts as one key. A word there cannot be compared."
+        f"The sentences are lined up word piece by word piece (Python's difflib): "
+        f"{len(shared)} pieces match; each place where they differ ("
+        + md_escape("; ".join(places))
+        + ") counts as one key. A word there cannot be compared."
     )
     return shared[options.index(chosen)]
 
 
-def _words(pieces):
-    """Word pieces as one short text: at most 6, "(nothing)" for none."""
-    text = " ".join(pieces[:6]) + (" …" if len(pieces) > 6 else "")
-    return text or "(nothing)"
-
-
-def _slot_labels(alignment, labels_a):
-    """A label for each slot of a lined-up row: the shared pieces, and "a / b" for the middle."""
-    middle = f"{_words(alignment.middle_a)} / {_words(alignment.middle_b)}"
-    start = alignment.n_a - alignment.suffix
-    return [*labels_a[: alignment.prefix], middle, *labels_a[start:]]
+def _differing(alignment):
+    """[(text of a, text of b)]: each place where the sentences differ, as short texts."""
+    return [
+        (" ".join(a) or "(nothing)", " ".join(b) or "(nothing)") for a, b in alignment.differing()
+    ]
 
 
 def _open_head(layer, head):
@@ -280,10 +303,10 @@ def compare_pair(model, first, second, layer, head):
     query = _word_choice(alignment, labels[0])
     word = f"“{md_escape(labels[0][query])}”"
     diff = pair_difference(runs[0].attention, runs[1].attention, alignment, query)
-    if alignment.prefix == alignment.n_a == alignment.n_b:
+    if alignment.identical:
         st.info("The two sentences have the same word pieces: every head reads them alike.")
         return
-    slot_labels = _slot_labels(alignment, labels[0])
+    slot_labels = alignment.slot_labels(labels[0])
     _ranking(diff, runs, labels, word)
     _shared_links(diff, runs, labels, word)
 
@@ -340,6 +363,7 @@ def chosen_head(model, run, labels):
     head_summary(run.stats, layer, head)
     queries_and_keys(r, labels, layer, head)
     scores_and_attention(r, labels, layer, head)
+    values_and_output(r, labels, layer, head, run.config.n_heads)
 
     st.header("4. The lessons' formula, with learned weights")
     st.latex(
