@@ -37,7 +37,7 @@ from attnviz.ui.pages.real_model import (
     scores_and_attention,
     values_and_output,
 )
-from attnviz.ui.sidebar import is_present, url_query
+from attnviz.ui.sidebar import is_present, url_query, write_page_params
 from attnviz.ui.text import md_escape
 
 SUMMARY_LAYER_KEY = "model_summary_layer"
@@ -149,12 +149,8 @@ def summary_run(model, run, labels):
 
 def _sync_pair_url(pair):
     """The URL holds each sentence that is not the classic one."""
-    for name, value, default in zip(PAIR_PARAMS, pair, DEFAULT_PAIR, strict=True):
-        if value == default:
-            if name in st.query_params:
-                del st.query_params[name]
-        elif st.query_params.get(name) != value:
-            st.query_params[name] = value
+    want = {name: v for name, v, d in zip(PAIR_PARAMS, pair, DEFAULT_PAIR, strict=True) if v != d}
+    write_page_params(PAIR_PARAMS, want)
 
 
 def pair_sentences():
