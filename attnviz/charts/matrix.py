@@ -13,6 +13,7 @@ Values go to the browser as float32 (Plotly sends numpy arrays as typed binary b
 
 import html
 import math
+import re
 import unicodedata
 
 import numpy as np
@@ -25,8 +26,7 @@ from attnviz.inputs import visible
 SIGNED_COLORSCALE = "RdBu_r"
 PROBABILITY_COLORSCALE = "Viridis"
 MAX_CELLS_WITH_TEXT = 400  # print values on the cells when the matrix has at most this many
-MAX_COLS_WITH_TEXT = 20  # ... and at most this many columns at TEXT_PX (fewer for larger
-# text): at 32 columns the numbers of neighbouring cells ran into each other
+# (and when the widest of them fits a cell's width in pixels: see ``numbers_fit``)
 MAX_LABEL_CHARS = 16  # tick labels longer than this are cut (the hover shows them whole)
 MAX_DRAWN = 96  # rows or columns drawn; a larger matrix is averaged in blocks
 MAX_SELECTABLE = 32  # click-to-inspect markers up to this many rows and columns
@@ -44,6 +44,11 @@ ROTATED_TOP_PX = 28  # the same above labels turned by 45 degrees
 COLOURBAR_PX = 40  # the colour bar: its gap to the plot, its bar and tick marks
 TEXT_PX = 12  # cell numbers, tick labels and axis titles, in pixels
 PRESENT_TEXT_PX = 20  # the same in projector mode: readable from the back of a room
+# The width (px) the main column gives a chart at 1280 x 720: 1280 less Streamlit's padding
+# (80 px each side), with the sidebar open (300 px) or collapsed (projector mode). A chart in a
+# page column gets its share of it.
+SCREEN_WIDTH_PX = 820
+PRESENT_WIDTH_PX = 1120
 AXIS_TITLE_COLOUR = "#262730"  # dark on white: axis titles are read, not decoration
 FONT_FAMILY = '"Source Sans", sans-serif'  # Streamlit's body font
 TEXT_COLOUR = "#31333F"  # Streamlit's body text
@@ -97,6 +102,36 @@ def text_px(text, size):
         else:  # lowercase letters, spaces, brackets (measured: "the (1)" is 3 em wide)
             em += 0.5
     return math.ceil(em * size) + 4
+
+
+def wrap(text, size, max_px):
+    """``text`` with ``<br>`` between words so that no line is wider than ``max_px`` at
+    ``size`` (see ``text_px``; a single word wider than that keeps a line of its own); the
+    breaks it has are kept. ``text`` is Plotly text: its tags and entities are not counted."""
+    lines = []
+    for line in str(text).split("<br>"):
+        current = ""
+        for word in line.split(" "):
+            candidate = f"{current} {word}" if current else word
+            if current and text_px(_shown(candidate), size) > max_px:
+                lines.append(current)
+                current = word
+            else:
+                current = candidate
+        lines.append(current)
+    return "<br>".join(lines)
+
+
+def _shown(text):
+    """What Plotly text shows: its tags dropped, its entities read."""
+    return html.unescape(re.sub(r"<[^>]+>", "", str(text)))
+
+
+def numbers_fit(cells, cell_px, size):
+    """Whether every text of ``cells`` (rows of strings) fits a cell ``cell_px`` wide at font
+    ``size`` (measured with ``text_px``, which errs on the wide side)."""
+    widest = max((text_px(t, size) for row in cells for t in row if t), default=0)
+    return widest <= cell_px
 
 
 def colourbar_label_chars(bound, kind):
@@ -173,6 +208,7 @@ def matrix_heatmap(
     mask=None,
     outline=None,
     text_px=TEXT_PX,
+    width_px=SCREEN_WIDTH_PX,
 ):
     """Heatmap of ``M`` (rows, cols), row 0 on top, one row per label.
 
@@ -196,6 +232,10 @@ def matrix_heatmap(
             legend entry; on a matrix drawn in blocks, every block holding such a cell.
         text_px: the size in pixels of the cell numbers, tick labels and axis titles
             (PRESENT_TEXT_PX in projector mode).
+        width_px: the width the chart is drawn at (PRESENT_WIDTH_PX in projector mode, a
+            share of it in a page column): cell numbers are printed only where the widest
+            fits a cell's width in pixels at ``text_px``, else the hover gives them, and a
+            title wider than the chart wraps.
         selectable: add a nearly transparent marker at every cell centre, so that a click
             reports the cell to ``st.plotly_chart(on_select="rerun")`` (heatmaps report none).
             Ignored when the matrix is larger than MAX_SELECTABLE (see ``is_selectable``).
@@ -281,12 +321,6 @@ def matrix_heatmap(
         heatmap["hoverinfo"] = "skip"  # the markers on top carry the hover
     elif customdata is not None:
         heatmap["customdata"] = customdata
-    if M.size <= MAX_CELLS_WITH_TEXT and cols_drawn <= MAX_COLS_WITH_TEXT * TEXT_PX / text_px:
-        cells = [[_format(v) for v in row] for row in M]  # a masked logit shows −∞
-        if hidden is not None:
-            for i, j in zip(*np.nonzero(hidden), strict=True):
-                cells[i][j] = ""  # masked by the mask given: grey, no number
-        heatmap.update(text=cells, texttemplate="%{text}", textfont=dict(size=text_px))
     traces = [heatmap]
     if masked.any():  # grey cells under the NaN ones, and a legend entry that names them
         traces.append(
@@ -354,6 +388,18 @@ def matrix_heatmap(
         colourbar_label_chars(bound, kind),
         title_px,
     )
+    cell_px = (width_px - left - right) / cols_drawn - 2  # less the gap between cells
+    if M.size <= MAX_CELLS_WITH_TEXT:
+        cells = [[_format(v) for v in row] for row in M]  # a masked logit shows −∞
+        if hidden is not None:
+            for i, j in zip(*np.nonzero(hidden), strict=True):
+                cells[i][j] = ""  # masked by the mask given: grey, no number
+        if numbers_fit(cells, cell_px, text_px):
+            heatmap.update(text=cells, texttemplate="%{text}", textfont=dict(size=text_px))
+    title_size = max(text_px + 4, 16)
+    title = wrap(escape_label(title), title_size, width_px - 10) if title else ""
+    title_px += math.ceil(title.count("<br>") * title_size * 1.3)
+    top += math.ceil(title.count("<br>") * title_size * 1.3)
     axis_title = dict(size=max(text_px, 14), color=AXIS_TITLE_COLOUR)
     legend_px = 2 * text_px + 12 if masked.any() or shapes else 0  # room for the legend
     bottom += legend_px
@@ -361,8 +407,8 @@ def matrix_heatmap(
         # The title sits at the very top, above the key axis's labels and title (drawn on top
         # of the plot): in the middle of the margin it would overlap a centred axis title.
         title=dict(
-            text=escape_label(title),
-            font=dict(size=max(text_px + 4, 16), color=colour_of_family, weight=600),
+            text=title,
+            font=dict(size=title_size, color=colour_of_family, weight=600),
             x=0,
             xanchor="left",
             y=1,

@@ -10,7 +10,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
-from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts.present import PRESENT, SCREEN, readable
 from attnviz.ui.frame import is_present
 
 CHART_CONFIG = {"displaylogo": False}
@@ -47,8 +47,15 @@ def drawn_once(fig, *inputs):
     fig.layout.datarevision = digest.hexdigest()
 
 
-def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_args):
-    """Draw ``M`` as a heatmap.
+def chart_style(share=1.0):
+    """The text size and width of a chart drawn in ``share`` of the page's width (0.5 in one
+    of two columns): ``charts.present.PRESENT`` in projector mode, else ``SCREEN``."""
+    return (PRESENT if is_present() else SCREEN).column(share)
+
+
+def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, **chart_args):
+    """Draw ``M`` as a heatmap, in ``share`` of the page's width (a column's: cell numbers are
+    printed where they fit the cells' width at this size).
 
     Returns the (row, col) the user just clicked (only on the rerun that the click caused),
     else None. ``chart_args`` go to ``charts.matrix_heatmap`` (title, row_title, kind, ...).
@@ -59,7 +66,9 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
             "to pick any cell."
         )
         selectable = False
-    chart_args.setdefault("text_px", PRESENT_TEXT_PX if is_present() else TEXT_PX)
+    style = chart_style(share)
+    chart_args.setdefault("text_px", style.text_px)
+    chart_args.setdefault("width_px", style.width_px)
     fig = matrix_heatmap(M, row_labels, col_labels, selectable=selectable, **chart_args)
     drawn_once(fig, np.asarray(M), list(row_labels), list(col_labels), selectable, chart_args)
     config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"attnviz-{key}"}}
@@ -79,9 +88,16 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
     return cell if new else None
 
 
-def show_chart(fig, key):
-    """Draw any Plotly figure (a line or bar chart) under ``key``, with the app's toolbar."""
+def projected(fig, share=1.0):
+    """``fig`` as a room reads it in projector mode (every text at least PRESENT_TEXT_PX and
+    dark, titles wrapped, cell numbers only where they fit: ``charts.present.readable``), drawn
+    in ``share`` of the page's width; unchanged otherwise."""
+    return readable(fig, chart_style(share)) if is_present() else fig
+
+
+def show_chart(fig, key, share=1.0, **kwargs):
+    """Draw any Plotly figure (a line or bar chart) under ``key``, with the app's toolbar, in
+    ``share`` of the page's width; ``kwargs`` go to ``st.plotly_chart``."""
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
-    if is_present():  # every label of the chart readable from the back of a room
-        fig.update_layout(font=dict(size=PRESENT_TEXT_PX), title_font_size=PRESENT_TEXT_PX + 4)
-    st.plotly_chart(fig, key=key, config=config)
+    config |= kwargs.pop("config", {})
+    return st.plotly_chart(projected(fig, share), key=key, config=config, **kwargs)

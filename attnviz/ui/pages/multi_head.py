@@ -17,7 +17,7 @@ from attnviz.limits import MAX_D_K, MAX_D_V, MAX_EDIT_CELLS, MAX_GRID_CELLS, MAX
 from attnviz.multihead import multi_head_attention
 from attnviz.ui.attention_view import show_attention
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.matrix import dims, projected, show_matrix
 from attnviz.ui.text import md_escape
 
 SEEDED = "seeded"
@@ -271,7 +271,7 @@ def grid(mh, labels, titles):
             icon="ℹ️",
         )
     fig = head_grid(mh.attention[:fit], labels, labels, titles=titles[:fit])
-    st.plotly_chart(fig, key="mh_grid", config=CHART_CONFIG)
+    st.plotly_chart(projected(fig), key="mh_grid", config=CHART_CONFIG)
 
 
 def _counts_text(counts):

@@ -13,7 +13,7 @@ import streamlit as st
 from attnviz.charts.tiled_memory import format_bytes, memory_chart
 from attnviz.limits import MAX_CORE_N, MAX_TILED_BLOCKS, MAX_TOKENS
 from attnviz.tiled import attention_memory, tiled_attention
-from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.matrix import dims, projected, show_matrix
 
 
 def block_size_input(n):
@@ -201,7 +201,7 @@ def show_memory(n, block_size):
     ns, full, tiled = memory_figures(n, block_size)
     here, top = attention_memory(n, block_size), attention_memory(MAX_CORE_N, block_size)
     st.plotly_chart(
-        memory_chart(ns, full, tiled, current_n=n, block_size=block_size),
+        projected(memory_chart(ns, full, tiled, current_n=n, block_size=block_size)),
         key="tile_memory",
         config={"displaylogo": False},
     )

@@ -40,7 +40,7 @@ from attnviz.tiny_gpt.settings import (
 )
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, TASKS
 from attnviz.tiny_gpt.training import BATCH_SIZE, EVAL_SIZE, SMOOTHING, TrainingTooSlowError
-from attnviz.ui.matrix import CHART_CONFIG, show_chart
+from attnviz.ui.matrix import CHART_CONFIG, projected, show_chart
 from attnviz.ui.text import md_escape, notice
 
 PAGE_PARAMS = QUERY_NAMES
@@ -227,7 +227,9 @@ def _train_with_progress(choice, scale, area):
         if not last and now - updates["chart"] >= CHART_EVERY:  # the last one is cleared
             updates["chart"], updates["n"] = now, updates["n"] + 1
             fig = loss_chart({name: losses}, steps=steps, target=task.target_loss)
-            live.plotly_chart(fig, key=f"gpt_live_{int(scale)}_{updates['n']}", config=CHART_CONFIG)
+            live.plotly_chart(
+                projected(fig), key=f"gpt_live_{int(scale)}_{updates['n']}", config=CHART_CONFIG
+            )
 
     try:
         return train(
@@ -343,7 +345,7 @@ def heads_over_training(report, run):
         n_heads=n_heads,
     )
     st.plotly_chart(
-        fig,
+        projected(fig),
         key="gpt_checkpoints",
         config=dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-gpt-heads"}),
     )
