@@ -72,3 +72,7 @@ GEO_LENGTHS = (0.25, 0.5, 1.0, 2.0, 4.0)  # query lengths on its second slider, 
 # the figure holds every (angle, length): 36 x 5 frames of at most 6 keys, about 0.2 MB of JSON
 GEO_ROWS = 500  # random queries drawn at each d_k, each against GEO_ROW_KEYS random keys
 GEO_ROW_KEYS = 4  # so 2000 random q . k; at d_k = 512 the draw holds about 5 MB of float32
+
+# A lecture deck (attnviz/links/deck.py, pages/15_Lecture_deck.py): slides in one link.
+MAX_DECK_SLIDES = 60  # a 50-minute lecture is about 20
+MAX_DECK_CHARS = 4000  # the deck= value read from a link (about 60 slides with settings)

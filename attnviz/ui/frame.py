@@ -59,7 +59,49 @@ PRESENT_CSS = """<style>
 [data-testid="stMainBlockContainer"] .katex { font-size: 1.5em; }
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"],
 [data-testid="stDownloadButton"] { display: none; }
+/* buttons, toggles and widget labels wrap instead of being cut; boxes and lists grow */
+[data-testid="stMain"] .stMarkdownEllipsis, [data-testid="stMain"] [data-testid="stWidgetLabel"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stMain"] button, [data-testid="stMain"] a.attnviz-slide { height: auto; }
+[data-testid="stMain"] button p, [data-testid="stMain"] [data-testid="stWidgetLabel"] p,
+[data-testid="stMain"] input, [data-testid="stMain"] textarea,
+[data-testid="stMain"] [data-baseweb="select"] div { font-size: 1.3rem !important; }
+[data-testid="stMain"] [data-testid="stExpander"] summary p { font-size: 1.4rem; }
+/* the stepper: one slim bar; a slide on another page is a link drawn as a button */
+.st-key-stepper p { margin: 0; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
+a.attnviz-slide { display: block; text-align: center; padding: 0.25rem 0.75rem;
+  border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem; color: inherit;
+  text-decoration: none; font-size: 1.3rem; }
+/* a step's paragraph after its chart: the chart first on the screen */
+[data-testid="stMain"] div:has(> [class*="st-key-step_meaning"]) { order: 10; }
 </style>"""
+# Every page: a formula wider than its column is shown smaller to fit, not cut at the right
+# (KaTeX draws a display formula on one line).
+FIT_FORMULAS_JS = """<script>
+(() => {
+  if (window.__attnvizFit) return;
+  window.__attnvizFit = true;
+  const fit = () => {
+    for (const block of document.querySelectorAll(".katex-display")) {
+      const k = block.querySelector(":scope > .katex");
+      if (!k) continue;
+      k.style.fontSize = "";
+      const room = block.clientWidth, need = k.scrollWidth;
+      if (need > room && room > 0) k.style.fontSize = `${Math.floor(100 * room / need) / 100}em`;
+    }
+  };
+  let queued = false;
+  new MutationObserver(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; fit(); });
+  }).observe(document.body, {childList: true, subtree: true});
+  window.addEventListener("resize", fit);
+})();
+</script>"""
+# Left in the URL on every page: the stepper's step and the lecture deck (attnviz.ui.stepper)
+KEPT_PARAMS = ("step", "deck", "slide")
 PAGES_DIR = Path(__file__).resolve().parents[2] / "pages"
 HOME = ("app.py", "Home")  # (path relative to the app, label) of the entry script
 
@@ -74,6 +116,12 @@ def lesson_pages():
         label = path.stem.split("_", 1)[-1].replace("_", " ")
         found.append((f"pages/{path.name}", label, " ".join(doc.split("\n\n", 1)[0].split())))
     return tuple(found)
+
+
+def page_paths():
+    """The URL path of every page ("" for Home): classic multipage mode drops the number and
+    ".py" of pages/N_Name.py."""
+    return frozenset([""] + [Path(path).stem.split("_", 1)[1] for path, _, _ in lesson_pages()])
 
 
 def page_links(query):
@@ -115,6 +163,14 @@ def _initial_settings():
 def is_present():
     """Whether projector mode is on: larger text, one step at a time, fewer controls."""
     return bool(st.session_state.get(PRESENT_KEY, False))
+
+
+def _present_wanted():
+    """Projector mode, before the sidebar is drawn: the session's, or on its first run the
+    link's (the sidebar starts collapsed in projector mode)."""
+    if PRESENT_KEY in st.session_state:
+        return is_present()
+    return read_present({name: st.query_params.get_all(name) for name in st.query_params})[0]
 
 
 def display_query():
@@ -257,7 +313,8 @@ def _sync_url(settings, page_params):
     ``page_params`` (the calling page's own, which it keeps up to date itself) as they are."""
     current = st.query_params.to_dict()
     query = settings.to_query() | display_query()
-    query |= {k: current[k] for k in page_params if k in current}
+    kept = (*page_params, *KEPT_PARAMS)
+    query |= {k: current[k] for k in kept if k in current}
     if current != query:
         st.query_params.from_dict(query)
 
@@ -282,6 +339,7 @@ def shared_settings(page, page_params=(), note=None, uses=None):
         st.divider()
     if is_present():
         st.html(PRESENT_CSS)
+    st.html(FIT_FORMULAS_JS, unsafe_allow_javascript=True)
     url_settings, warnings = state.get(URL_WARNINGS_KEY, (None, []))
     if warnings and settings == url_settings:
         st.warning(  # one box, however many values the link had wrong
@@ -307,7 +365,12 @@ def page_frame(title, icon="🔎", page_params=(), note=None, uses=None):
     For pages that do not use the sidebar's example (they pass a ``note`` saying which settings
     they use); the other pages call ``page_setup``.
     """
-    st.set_page_config(page_title=f"{title} · attnviz", page_icon=icon, layout="wide")
+    st.set_page_config(
+        page_title=f"{title} · attnviz",
+        page_icon=icon,
+        layout="wide",
+        initial_sidebar_state="collapsed" if _present_wanted() else "auto",
+    )
     return shared_settings(title, page_params=page_params, note=note, uses=uses)
 
 

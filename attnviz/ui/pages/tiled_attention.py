@@ -114,6 +114,7 @@ def show_step(tiled, k, labels):
             labels,
             keys,
             key="tile_logits",
+            share=0.5,
             family="S",
             title=f"S_b of block {k} (scaled)",
             value_name="S_ij",
@@ -124,6 +125,7 @@ def show_step(tiled, k, labels):
             labels,
             keys,
             key="tile_weights",
+            share=0.5,
             family="A",
             title="P̃ = exp(S_b − m′)",
             value_name="P̃_ij",
@@ -246,6 +248,7 @@ def same_output(tiled, r, labels):
             labels,
             dims(r.d_v),
             key="tile_output",
+            share=0.5,
             family="O",
             title="Tiled: Õ / l",
         )
@@ -255,6 +258,7 @@ def same_output(tiled, r, labels):
             labels,
             dims(r.d_v),
             key="tile_full_output",
+            share=0.5,
             family="O",
             title="Full: softmax(S)V",
         )

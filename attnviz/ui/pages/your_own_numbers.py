@@ -30,7 +30,7 @@ from attnviz.own_numbers import (
     parse_matrix,
     read_file,
 )
-from attnviz.ui.frame import SETTINGS_KEY, cached_example
+from attnviz.ui.frame import SETTINGS_KEY, cached_example, is_present
 from attnviz.ui.text import md_escape
 
 FIELDS = (*NAMES, "labels")  # the text boxes, and the URL parameters of this page
@@ -247,7 +247,10 @@ def attend_to(found, settings):
 
 
 def download_matrices(found, tokens):
-    """A button that downloads the four matrices and the tokens as .npz (readable here again)."""
+    """A button that downloads the four matrices and the tokens as .npz (readable here again);
+    none in projector mode."""
+    if is_present():
+        return
     st.download_button(
         "⬇ These matrices (.npz, upload it here again)",
         data=lambda: matrices_npz(found, tokens),
