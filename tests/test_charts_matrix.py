@@ -13,7 +13,8 @@ from attnviz.charts import (
     matrix_heatmap,
     selected_cell,
 )
-from attnviz.charts.matrix import FAMILIES, block_mean, blocks, text_px, wrap
+from attnviz.charts.matrix import block_mean, blocks
+from attnviz.charts.style import FAMILIES, text_px, wrap
 from tests.helpers import decode
 
 

@@ -5,9 +5,9 @@ import numpy as np
 from plotly.subplots import make_subplots
 
 from attnviz.charts.head_grid import head_grid
-from attnviz.charts.lines import variance_chart
-from attnviz.charts.matrix import text_px
+from attnviz.charts.line_charts import variance_chart
 from attnviz.charts.present import PRESENT, SCREEN, contrast_on_white, readable
+from attnviz.charts.style import text_px
 from attnviz.lessons.scaling import dot_product_variance
 
 

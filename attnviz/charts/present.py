@@ -8,7 +8,7 @@ printed on heatmap cells that are narrower than those numbers at that size (the 
 gives them). The ui layer chooses the style (``PRESENT`` in projector mode) and the width the
 chart is drawn at; the builders stay pure.
 
-The widths are measured, not counted: ``matrix.text_px`` estimates the width of a text at a
+The widths are measured, not counted: ``style.text_px`` estimates the width of a text at a
 size, and a cell's width is the plot's width over its number of columns.
 """
 
@@ -18,18 +18,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attnviz.charts.matrix import (
+from attnviz.charts.style import (
     AXIS_TITLE_COLOUR,
+    MIN_CONTRAST,
     PRESENT_TEXT_PX,
     PRESENT_WIDTH_PX,
     SCREEN_WIDTH_PX,
     TEXT_PX,
-    _shown,
+    shown_text,
     text_px,
     wrap,
 )
 
-MIN_CONTRAST = 4.5  # WCAG AA for text: a colour paler than this on white is drawn dark
 LINE_HEIGHT = 1.3  # a wrapped title's lines, in font sizes
 
 
@@ -127,7 +127,7 @@ def _fit_cells(trace, layout, style, size):
     yaxis = "yaxis" + str(trace.get("yaxis", "y"))[1:]
     cell_w = _plot_width(layout, style) * _axis_span(layout, xaxis) / max(n_cols, 1)
     cell_h = _plot_height(layout) * _axis_span(layout, yaxis) / max(n_rows, 1)
-    widest = max(text_px(_shown(t), size) for t in texts)
+    widest = max(text_px(shown_text(t), size) for t in texts)
     if widest > cell_w or size * 1.1 > cell_h:
         return {"texttemplate": "", "text": None}
     return {"textfont": _font(trace.get("textfont"), size, colour=False)}

@@ -11,7 +11,7 @@ import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
 from attnviz.charts.present import PRESENT, SCREEN, readable
-from attnviz.ui.frame import is_present
+from attnviz.ui.sidebar import is_present
 
 CHART_CONFIG = {"displaylogo": False}
 

@@ -23,7 +23,8 @@ import streamlit as st
 
 from attnviz.links.deck import read_deck, slide_query
 from attnviz.links.readers import read_int
-from attnviz.ui.frame import is_present, page_paths
+from attnviz.ui.frame import page_paths
+from attnviz.ui.sidebar import is_present
 
 NEXT_KEY, BACK_KEY = "step_next", "step_back"  # the buttons' keys: the keys script clicks them
 STEP_STATE = "attnviz_step."  # + the page's name: the step shown, kept across reruns

@@ -11,12 +11,14 @@ import numpy as np
 import streamlit as st
 
 from attnviz.charts.pipeline import pipeline_svg
-from attnviz.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
-from attnviz.lessons.spread import spread
+from attnviz.files.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
+from attnviz.lessons.spread import spread_of_edit
+from attnviz.lessons.summary import summary_rows
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.frame import cached_example, is_present
+from attnviz.ui.frame import cached_example
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import stepper
 from attnviz.ui.text import step_header
 
@@ -35,7 +37,7 @@ def settings_caption(result, settings):
 @shared_cache(max_entries=16)
 def _spread(settings, edit):
     example = cached_example(settings)
-    return spread(example.result, edit, example.labels)
+    return spread_of_edit(example.result, edit, example.labels)
 
 
 def cached_spread(settings):
@@ -153,7 +155,7 @@ def worked_example_view():
         f"S({b}, {a}) = **{S[1, 0]:g}**; "
         f"S({b}, {b}) = **{S[1, 1]:g}**. S({a}, {b}) = {S[0, 1]:g} but S({b}, {a}) = "
         f"{S[1, 0]:g}: S is not symmetric, because a token's query and its key are different "
-        "vectors (W_Q ≠ W_K).\n"
+        f"vectors (q_{a} ≠ k_{a}, q_{b} ≠ k_{b}).\n"
         f"2. **Scaling** by √d_k = 2: the row of {a} becomes ({Sp[0, 0]:g}, {Sp[0, 1]:g}).\n"
         f"3. **Softmax** of that row: e^{Sp[0, 0]:g} = {np.exp(Sp[0, 0]):.3f} and "
         f"e^{Sp[0, 1]:g} = {np.exp(Sp[0, 1]):.3f}, whose sum is "
@@ -197,3 +199,16 @@ def pipeline(result, settings, show):
         width="stretch",
         alt="The pipeline: X to Q, K, V, to S = QKᵀ, to S', to A = softmax, to the output AV",
     )
+
+
+def summary_view(result):
+    """The course module's Summary as a cheat sheet: concept, formula, shape (symbols and the
+    live sizes) and meaning of every step from X to the output (``lessons.summary``). Its
+    text is the lesson's own, no token in it; the formulas render as KaTeX."""
+    st.subheader("Summary: the whole computation on one page")
+    lines = ["| concept | formula | shape | here | meaning |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {row.concept} | ${row.formula}$ | ${row.symbols}$ | {row.sizes} | {row.meaning} |"
+        for row in summary_rows(result)
+    ]
+    st.markdown("\n".join(lines))
