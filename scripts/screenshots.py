@@ -3,7 +3,8 @@
 `python scripts/screenshots.py Masks_and_temperature inspector` takes only those (page names
 as in their URLs, Home for the home page, inspector for the cell inspector, projector for the
 step page in projector mode at 1280 x 720, spread for the step page with one entry of X changed,
-token_lines for the step page's A as token lines at 1280 x 720).
+token_lines for the step page's A as token lines at 1280 x 720, present for every page's first
+screen in projector mode at 1280 x 720, as docs/screenshots/present_<page>.png).
 
 Starts `streamlit run app.py` on a free loopback port, opens each page in headless Chromium and
 writes docs/screenshots/<page>.png (the page from the top, at most MAX_HEIGHT pixels), plus the
@@ -74,6 +75,16 @@ def main():
             time.sleep(2)
             page.screenshot(path=OUT / f"{path or 'Home'}.png")
             print("wrote", OUT / f"{path or 'Home'}.png")
+        if not wanted or "present" in wanted:  # every page's first screen on a projector
+            page.set_viewport_size({"width": 1280, "height": 720})
+            every = ["", *(p.stem.split("_", 1)[1] for p in pages)]
+            for path in every:
+                page.goto(f"{url}/{path}?present=on")
+                page.wait_for_selector("[data-testid=stMain] h1, [data-testid=stMain] h2")
+                wait_for_app(page)
+                time.sleep(2)
+                page.screenshot(path=OUT / f"present_{path or 'Home'}.png")
+                print("wrote", OUT / f"present_{path or 'Home'}.png")
         if not wanted or "projector" in wanted:  # what a lecturer projects, at 1280 x 720
             page.set_viewport_size({"width": 1280, "height": 720})
             page.goto(f"{url}/Step_by_step?present=on&step=6")

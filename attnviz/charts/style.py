@@ -19,10 +19,11 @@ PROBABILITY_COLORSCALE = "Viridis"
 MAX_LABEL_CHARS = 16  # tick labels longer than this are cut (the hover shows them whole)
 TEXT_PX = 12  # cell numbers, tick labels and axis titles, in pixels
 PRESENT_TEXT_PX = 20  # the same in projector mode: readable from the back of a room
-# The width (px) the main column gives a chart at 1280 x 720: 1280 less Streamlit's padding
-# (80 px each side), with the sidebar open (300 px) or collapsed (projector mode). A chart in a
-# page column gets its share of it (charts.present.TextStyle.column).
-SCREEN_WIDTH_PX = 820
+# The width (px) the main column gives a chart: on a projector at 1280 x 720, 1280 less
+# Streamlit's padding (80 px each side) with the sidebar collapsed; on a screen, a window 1460 px
+# wide with the sidebar open (300 px); a wider window only widens the cells. A chart in a page
+# column gets its share of it (charts.present.TextStyle.column).
+SCREEN_WIDTH_PX = 1000
 PRESENT_WIDTH_PX = 1120
 MIN_CONTRAST = 4.5  # WCAG AA for text: a chart's text paler than this on white is drawn dark
 AXIS_TITLE_COLOUR = "#262730"  # dark on white: axis titles are read, not decoration

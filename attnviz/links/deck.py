@@ -69,7 +69,7 @@ LECTURE = (
     slide("Why_scale", 1),
     slide("Why_scale", 3),
     slide("Masks_and_temperature", 1, mask="causal"),
-    slide("Real_model", 6),
+    slide("Real_model", 3),  # its section 5: two sentences compared head by head
     slide("Watch_a_head_learn", gpt_task="induction"),
     slide("Predict_then_reveal"),
 )

@@ -164,3 +164,10 @@ def stepper(page, titles, *, first=1):
         title.markdown(f"**{step_label(k, titles, first)}**{where}")
         _button(forward, "Next ▶", ahead, NEXT_KEY, page)
     return lambda step: step == k
+
+
+def after_chart(name):
+    """A container for a step's prose that, in projector mode, is shown after the step's chart
+    (the projector's CSS moves ``step_meaning`` containers to the end), so the chart comes
+    first on the screen; in place otherwise. ``name``: unique on the page."""
+    return st.container(key=f"step_meaning_{name}") if is_present() else st.container()

@@ -21,6 +21,7 @@ PAGE_PATHS = [""] + [Path(p).stem.split("_", 1)[1] for p in PAGES]
 READY = {
     "Predict_then_reveal": "[data-testid=stMain] [data-testid=stRadio]",
     "Attention_as_geometry": ".js-plotly-plot .barlayer",  # arrows and bars, no heatmap
+    "Lecture_deck": "[data-testid=stMain] [data-testid=stCode]",  # a table and its link
 }
 HEATMAP = ".js-plotly-plot .heatmaplayer"
 

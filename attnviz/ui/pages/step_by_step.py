@@ -174,11 +174,11 @@ STEP_BOXES = {1: "X", 2: "Q", 3: "K", 4: "V", 5: "S", 6: "Sp", 7: "A", 8: "O"}
 
 def pipeline(result, settings, show):
     """The pipeline diagram with the live sizes: above step 1 on the page; in projector mode
-    under every step but the last two (the step's chart comes first), with larger labels and
+    under each of steps 1 to 8 (the step's chart comes first), with larger labels and
     the step's own box lit."""
     present = is_present()
     k = next((k for k in range(len(STEP_TITLES)) if show(k)), None) if present else None
-    if present and k is not None and k > 8:
+    if present and k not in STEP_BOXES:  # the worked example, the formula, the table
         return
     if not present and not (show(0) or show(1)):
         return
