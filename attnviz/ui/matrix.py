@@ -10,7 +10,9 @@ import numpy as np
 import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
+from attnviz.charts.matrix import axis_titles
 from attnviz.charts.present import PRESENT, SCREEN, readable
+from attnviz.charts.words import figure_name, figure_text, matrix_name, matrix_text, plain
 from attnviz.ui.sidebar import is_present
 
 CHART_CONFIG = {"displaylogo": False}
@@ -53,6 +55,13 @@ def chart_style(share=1.0):
     return (PRESENT if is_present() else SCREEN).column(share)
 
 
+def projected(fig, share=1.0):
+    """``fig`` as a room reads it in projector mode (every text at least PRESENT_TEXT_PX and
+    dark, titles wrapped, cell numbers only where they fit: ``charts.present.readable``), drawn
+    in ``share`` of the page's width; unchanged otherwise."""
+    return readable(fig, chart_style(share)) if is_present() else fig
+
+
 def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, **chart_args):
     """Draw ``M`` as a heatmap, in ``share`` of the page's width (a column's: cell numbers are
     printed where they fit the cells' width at this size).
@@ -72,13 +81,35 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, 
     fig = matrix_heatmap(M, row_labels, col_labels, selectable=selectable, **chart_args)
     drawn_once(fig, np.asarray(M), list(row_labels), list(col_labels), selectable, chart_args)
     config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"attnviz-{key}"}}
+    row_title, col_title = axis_titles(
+        chart_args.get("family"), chart_args.get("row_title"), chart_args.get("col_title")
+    )
+    title = plain(chart_args.get("title", ""))
+    alt = matrix_name(title, np.shape(M), row_title, col_title)
     if selectable:
         event = st.plotly_chart(
-            fig, key=key, on_select="rerun", selection_mode="points", config=config, theme=None
+            fig,
+            key=key,
+            on_select="rerun",
+            selection_mode="points",
+            config=config,
+            theme=None,
+            alt=alt,
         )
     else:
-        st.plotly_chart(fig, key=key, config=config, theme=None)
+        st.plotly_chart(fig, key=key, config=config, theme=None, alt=alt)
         event = None
+    words = matrix_text(
+        M,
+        row_labels,
+        col_labels,
+        title=title,
+        row_title=row_title,
+        col_title=col_title,
+        mask=chart_args.get("mask"),
+        kind=chart_args.get("kind", "signed"),
+    )
+    chart_words(title, words)
     if event is None:
         return None
     cell = selected_cell(event.selection)
@@ -88,16 +119,20 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, 
     return cell if new else None
 
 
-def projected(fig, share=1.0):
-    """``fig`` as a room reads it in projector mode (every text at least PRESENT_TEXT_PX and
-    dark, titles wrapped, cell numbers only where they fit: ``charts.present.readable``), drawn
-    in ``share`` of the page's width; unchanged otherwise."""
-    return readable(fig, chart_style(share)) if is_present() else fig
-
-
-def show_chart(fig, key, share=1.0, **kwargs):
+def show_chart(fig, key, share=1.0):
     """Draw any Plotly figure (a line or bar chart) under ``key``, with the app's toolbar, in
-    ``share`` of the page's width; ``kwargs`` go to ``st.plotly_chart``."""
+    ``share`` of the page's width (readable on a projector: ``projected``)."""
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
-    config |= kwargs.pop("config", {})
-    return st.plotly_chart(projected(fig, share), key=key, config=config, **kwargs)
+    fig = projected(fig, share)
+    st.plotly_chart(fig, key=key, config=config, alt=figure_name(fig))
+    chart_words(plain(fig.layout.title.text or key), figure_text(fig))
+
+
+def chart_words(title, text):
+    """A chart's text alternative, under it, closed until opened: what a screen reader reads
+    and anyone can open (shown as plain text, never Markdown). Not in projector mode, where
+    the room reads the chart itself."""
+    if is_present():
+        return
+    with st.expander(f"{title}: as text"):
+        st.text(text)

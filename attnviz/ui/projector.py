@@ -8,7 +8,7 @@ charts' own text is sized by the chart builders and ``charts.present``.
 
 import streamlit as st
 
-from attnviz.settings import read_present
+from attnviz.links.shared import read_present
 from attnviz.ui.sidebar import PRESENT_KEY, is_present
 
 # Left in the URL on every page: the stepper's step and the lecture deck (attnviz.ui.stepper)

@@ -206,9 +206,9 @@ def summary_view(result):
     live sizes) and meaning of every step from X to the output (``lessons.summary``). Its
     text is the lesson's own, no token in it; the formulas render as KaTeX."""
     st.subheader("Summary: the whole computation on one page")
-    lines = ["| concept | formula | shape | here | meaning |", "|---|---|---|---|---|"]
+    lines = ["| concept | formula | shape | meaning |", "|---|---|---|---|"]
     lines += [
-        f"| {row.concept} | ${row.formula}$ | ${row.symbols}$ | {row.sizes} | {row.meaning} |"
+        f"| {row.concept} | ${row.formula}$ | ${row.symbols}$ = {row.sizes} | {row.meaning} |"
         for row in summary_rows(result)
     ]
     st.markdown("\n".join(lines))
