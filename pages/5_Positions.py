@@ -53,7 +53,8 @@ if show(1) or not is_present():  # the title and the goal on the first screen on
 
 exp = cached_permutation_experiment(s, shuffle_ui())  # the shuffle: every step uses it
 if show(1):
-    shuffle_table(exp, labels)
+    with after_chart("shuffle"):  # on a projector after the step's charts
+        shuffle_table(exp, labels)
 
 # 1. No positions --------------------------------------------------------------------------------
 if show(1):

@@ -25,6 +25,7 @@ PROJECTOR_CSS = """<style>
 /* the stepper: one slim bar; a slide on another page is a link drawn as a button */
 .st-key-stepper p { margin: 0; }
 [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
+[data-testid="stMainBlockContainer"] h1 { padding-top: 0.25rem; }
 a.attnviz-slide { display: block; text-align: center; padding: 0.25rem 0.75rem;
   border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem; color: inherit;
   text-decoration: none; font-size: 1.3rem; }

@@ -129,7 +129,8 @@ def test_the_clickers_keys_move_the_steps_and_follow_the_deck_across_pages(brows
         assert "Step 8 of 11" in _bar(page) and "slide 10 of" in _bar(page)
         page.keyboard.press("ArrowRight")
         page.wait_for_function(
-            "() => document.querySelector('.st-key-stepper')?.innerText.includes('Step 9 of')"
+            "() => document.querySelector('.st-key-stepper')?.innerText.includes('Step 9 of')",
+            timeout=60_000,
         )
         wait_for_run(page)
         assert "step=8" in page.url and "slide=11" in page.url
@@ -145,12 +146,6 @@ def test_the_clickers_keys_move_the_steps_and_follow_the_deck_across_pages(brows
             timeout=60_000,
         )
         assert "edit" not in page.url
-        # Typing in a box is left alone: → moves the caret, not the step
-        _open(page, f"{server}/Step_by_step?present=on&step=3")
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function(
-            "() => document.querySelector('.st-key-stepper')?.innerText.includes('Step 5 of')"
-        )
         assert error_count(page) == 0
     finally:
         context.close()
