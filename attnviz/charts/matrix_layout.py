@@ -109,7 +109,7 @@ def matrix_layout(
             y=1,
             yref="container",
             yanchor="top",
-            pad=dict(t=8),
+            pad=dict(t=8 + extra),  # Plotly raises a wrapped title by its extra lines
         ),
         height=heatmap_height(rows_drawn, row_px) + (title_px if title else 0) + legend_px,
         margin=dict(l=left, r=right, t=top, b=bottom),
