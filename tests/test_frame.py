@@ -21,8 +21,10 @@ from tests.helpers import (
     widget_by_key,
 )
 
-CHARTLESS = {  # the quiz draws a chart only with an answer; the deck is a table and a link
+CHARTLESS = {  # the quiz draws a chart only with an answer; Work it out is numbers to type;
+    # the deck is a table and a link
     "pages/9_Predict_then_reveal.py",
+    "pages/13_Work_it_out.py",
     "pages/15_Lecture_deck.py",
 }
 
