@@ -87,3 +87,7 @@ MAX_EX_TRIES = 5000  # draws from the seed before an exercise whose every answer
 MAX_ANSWER_CHARS = 40  # characters of one typed answer
 MAX_ANSWER_MAGNITUDE = 1_000_000  # a typed |answer| past this is refused (every answer is < 100)
 MAX_CLASS_SET = 60  # worksheets (each its own seed) in one class-set PDF: a class of 60
+
+# A lecture deck (attnviz/links/deck.py, pages/15_Lecture_deck.py): slides in one link.
+MAX_DECK_SLIDES = 60  # a 50-minute lecture is about 20
+MAX_DECK_CHARS = 4000  # the deck= value read from a link (about 60 slides with settings)

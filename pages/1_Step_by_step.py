@@ -4,12 +4,13 @@ any cell."""
 import streamlit as st
 
 from attnviz import FORMULA
-from attnviz.charts.pipeline import pipeline_svg
 from attnviz.ui import dims, page_setup, show_matrix, spread, steps
+from attnviz.ui.frame import is_present
 from attnviz.ui.pages.step_by_step import (
     STEP_TITLES,
     cached_spread,
     downloads,
+    pipeline,
     settings_caption,
     steps_shown,
     summary_view,
@@ -24,23 +25,11 @@ found = spread.current_spread(example.result, labels, PAGE, cached_spread(s))  #
 r = example.result if found is None else found.after  # every step below, with the edit
 n, d_model, d_k, d_v = r.n, r.d_model, r.d_k, r.d_v
 
-st.title("Self-attention, step by step")
-learning_goal("compute attention from the embeddings X to the output, and read every shape.")
 show = steps_shown()  # every step, or in projector mode the one of the URL's step=
-if show(0) or show(1):  # the map of the whole computation, before its first step
-    st.image(
-        pipeline_svg(
-            n,
-            d_model,
-            d_k,
-            d_v,
-            scale=s.scale,
-            masked=r.mask is not None,
-            temperature=s.temperature,
-        ),
-        width="stretch",
-        alt="The pipeline: X to Q, K, V, to S = QKᵀ, to S', to A = softmax, to the output AV",
-    )
+if show(0) or not is_present():  # the title and the goal on the first screen only
+    st.title("Self-attention, step by step")
+    learning_goal("compute attention from the embeddings X to the output, and read every shape.")
+pipeline(r, s, show)  # the map of the whole computation, the step's box highlighted
 st.caption(settings_caption(r, s))
 if found is not None:
     spread.banner(PAGE, found, labels)
@@ -129,6 +118,10 @@ if show(9):
     )
 if show(10):
     st.header(STEP_TITLES[10])
-    st.dataframe(steps.dimension_table(r), hide_index=True, width="content")
+    table = steps.dimension_table(r)
+    if is_present():  # static, in the page's larger text
+        st.table(table.set_index(table.columns[0]))
+    else:
+        st.dataframe(table, hide_index=True, width="content")
     summary_view(r)
 downloads(example)

@@ -21,9 +21,11 @@ from tests.helpers import (
     widget_by_key,
 )
 
-CHARTLESS = {  # the quiz draws a chart only with an answer; Work it out is numbers to type
+CHARTLESS = {  # the quiz draws a chart only with an answer; Work it out is numbers to type;
+    # the deck is a table and a link
     "pages/9_Predict_then_reveal.py",
     "pages/13_Work_it_out.py",
+    "pages/15_Lecture_deck.py",
 }
 
 

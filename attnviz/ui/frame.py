@@ -22,6 +22,7 @@ from attnviz.checks import AttentionInputError
 from attnviz.limits import MAX_TOKENS
 from attnviz.settings import compute
 from attnviz.ui.cache import shared_cache
+from attnviz.ui.projector import KEPT_PARAMS, page_look, present_wanted
 from attnviz.ui.sidebar import (
     PRESENT_CSS,
     SETTINGS_KEY,
@@ -57,6 +58,12 @@ def lesson_pages():
         label = path.stem.split("_", 1)[-1].replace("_", " ")
         found.append((f"pages/{path.name}", label, " ".join(doc.split("\n\n", 1)[0].split())))
     return tuple(found)
+
+
+def page_paths():
+    """The URL path of every page ("" for Home): classic multipage mode drops the number and
+    ".py" of pages/N_Name.py."""
+    return frozenset([""] + [Path(path).stem.split("_", 1)[1] for path, _, _ in lesson_pages()])
 
 
 def page_links(query):
@@ -98,13 +105,14 @@ def shared_settings(page, page_params=(), note=None, uses=None):
     menu = st.sidebar.container()  # on top of the sidebar; its links need this run's settings
     settings = sidebar_widgets(state[SETTINGS_KEY], page, note, uses)
     state[SETTINGS_KEY] = settings
-    sync_url(settings, page_params)
+    sync_url(settings, (*page_params, *KEPT_PARAMS))
     with menu:
         page_links(settings.to_query() | display_query())
         st.divider()
     st.html(READABLE_CSS)
     if is_present():
         st.html(PRESENT_CSS)
+    page_look()
     url_settings, warnings = state.get(URL_WARNINGS_KEY, (None, []))
     if warnings and settings == url_settings:
         st.warning(  # one box, however many values the link had wrong
@@ -130,7 +138,12 @@ def page_frame(title, icon="🔎", page_params=(), note=None, uses=None):
     For pages that do not use the sidebar's example (they pass a ``note`` saying which settings
     they use); the other pages call ``page_setup``.
     """
-    st.set_page_config(page_title=f"{title} · attnviz", page_icon=icon, layout="wide")
+    st.set_page_config(
+        page_title=f"{title} · attnviz",
+        page_icon=icon,
+        layout="wide",
+        initial_sidebar_state="collapsed" if present_wanted() else "auto",
+    )
     return shared_settings(title, page_params=page_params, note=note, uses=uses)
 
 

@@ -11,7 +11,7 @@ import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
 from attnviz.charts.matrix import axis_titles
-from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts.present import PRESENT, SCREEN, readable
 from attnviz.charts.words import figure_name, figure_text, matrix_name, matrix_text, plain
 from attnviz.ui.sidebar import is_present
 
@@ -49,8 +49,22 @@ def drawn_once(fig, *inputs):
     fig.layout.datarevision = digest.hexdigest()
 
 
-def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_args):
-    """Draw ``M`` as a heatmap.
+def chart_style(share=1.0):
+    """The text size and width of a chart drawn in ``share`` of the page's width (0.5 in one
+    of two columns): ``charts.present.PRESENT`` in projector mode, else ``SCREEN``."""
+    return (PRESENT if is_present() else SCREEN).column(share)
+
+
+def projected(fig, share=1.0):
+    """``fig`` as a room reads it in projector mode (every text at least PRESENT_TEXT_PX and
+    dark, titles wrapped, cell numbers only where they fit: ``charts.present.readable``), drawn
+    in ``share`` of the page's width; unchanged otherwise."""
+    return readable(fig, chart_style(share)) if is_present() else fig
+
+
+def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, **chart_args):
+    """Draw ``M`` as a heatmap, in ``share`` of the page's width (a column's: cell numbers are
+    printed where they fit the cells' width at this size).
 
     Returns the (row, col) the user just clicked (only on the rerun that the click caused),
     else None. ``chart_args`` go to ``charts.matrix_heatmap`` (title, row_title, kind, ...).
@@ -61,7 +75,9 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
             "to pick any cell."
         )
         selectable = False
-    chart_args.setdefault("text_px", PRESENT_TEXT_PX if is_present() else TEXT_PX)
+    style = chart_style(share)
+    chart_args.setdefault("text_px", style.text_px)
+    chart_args.setdefault("width_px", style.width_px)
     fig = matrix_heatmap(M, row_labels, col_labels, selectable=selectable, **chart_args)
     drawn_once(fig, np.asarray(M), list(row_labels), list(col_labels), selectable, chart_args)
     config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"attnviz-{key}"}}
@@ -103,11 +119,11 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
     return cell if new else None
 
 
-def show_chart(fig, key):
-    """Draw any Plotly figure (a line or bar chart) under ``key``, with the app's toolbar."""
+def show_chart(fig, key, share=1.0):
+    """Draw any Plotly figure (a line or bar chart) under ``key``, with the app's toolbar, in
+    ``share`` of the page's width (readable on a projector: ``projected``)."""
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
-    if is_present():  # every label of the chart readable from the back of a room
-        fig.update_layout(font=dict(size=PRESENT_TEXT_PX), title_font_size=PRESENT_TEXT_PX + 4)
+    fig = projected(fig, share)
     st.plotly_chart(fig, key=key, config=config, alt=figure_name(fig))
     chart_words(plain(fig.layout.title.text or key), figure_text(fig))
 

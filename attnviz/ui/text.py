@@ -19,10 +19,16 @@ def md_escape(text):
 
 def step_header(title, formula, shape, meaning):
     """A step's title, its formula and live shape (one KaTeX block: each block costs the
-    browser a render of its own), and what it means."""
+    browser a render of its own), and what it means: in projector mode after the step's chart
+    (the frame's CSS moves a ``step_meaning`` container to the end), so the chart comes first
+    on the screen."""
     st.header(title)
     st.latex(rf"{formula} \qquad\qquad {shape}")
-    st.markdown(meaning)
+    if st.session_state.get("attnviz.present"):
+        slug = "".join(c if c.isalnum() else "_" for c in title)
+        st.container(key=f"step_meaning_{slug}").markdown(meaning)
+    else:
+        st.markdown(meaning)
 
 
 def notice(text):

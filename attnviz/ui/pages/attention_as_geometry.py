@@ -17,6 +17,7 @@ import streamlit as st
 
 from attnviz.charts.dot_products import dot_product_histogram
 from attnviz.charts.geometry import geometry_figure
+from attnviz.charts.present import PRESENT, readable
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.words import figure_name, figure_text
 from attnviz.lessons.dot_products import random_pairs
@@ -32,7 +33,7 @@ from attnviz.lessons.geometry import (
 from attnviz.limits import GEO_ROW_KEYS, MAX_D_K, MAX_GEO_COORD, MAX_GEO_KEYS, MIN_GEO_KEYS
 from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.matrix import CHART_CONFIG, chart_words
+from attnviz.ui.matrix import CHART_CONFIG, chart_words, projected
 from attnviz.ui.sidebar import is_present, url_query, write_page_params
 from attnviz.ui.text import notice
 
@@ -132,7 +133,8 @@ def cached_grid(keys, values):
 def cached_figure(keys, values, angle, length, text_px):
     """The figure with every frame (about 0.2 s to build), once per keys, start and text size.
     Shared read-only: nothing below changes it."""
-    return geometry_figure(cached_grid(keys, values), angle, length, text_px=text_px)
+    fig = geometry_figure(cached_grid(keys, values), angle, length, text_px=text_px)
+    return readable(fig, PRESENT) if text_px == PRESENT.text_px else fig
 
 
 def geometry_chart(choice):
@@ -226,7 +228,9 @@ def cached_pairs(d_k):
 def d_k_histogram(pairs):
     fig = dot_product_histogram(pairs, text_px=_text_px())
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-geo-dk"})
-    st.plotly_chart(fig, key="geo_dk_chart", config=config, width="stretch", alt=figure_name(fig))
+    st.plotly_chart(
+        projected(fig), key="geo_dk_chart", config=config, width="stretch", alt=figure_name(fig)
+    )
     chart_words("q·k of random pairs", figure_text(fig))
 
 

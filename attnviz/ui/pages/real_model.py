@@ -19,7 +19,7 @@ from attnviz.model.pretrained import MODEL_ID, ModelLoadError, load_pretrained
 from attnviz.ui.attention_view import show_attention
 from attnviz.ui.cache import clear_shared_caches, release_freed_memory, shared_cache
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import chart_words, dims, show_matrix
+from attnviz.ui.matrix import chart_words, dims, projected, show_matrix
 from attnviz.ui.text import md_escape, step_header
 
 RUNS_KEPT = 6  # sentences kept per server (a page shows 3: its own and the pair compared);
@@ -189,7 +189,7 @@ def grid_chart(run, labels, selected):
     hover = [[_hover_lines(stats, layer, h) for h in range(n_heads)] for layer in range(n_layers)]
     fig = model_grid(run.attention, labels, selected=selected, head_hover=hover)
     st.plotly_chart(
-        fig,
+        projected(fig),
         key=GRID_KEY,
         on_select=_grid_clicked,  # before the rerun the click causes: the radios follow it
         selection_mode="points",

@@ -38,6 +38,7 @@ from attnviz.ui.pages.real_model import (
     values_and_output,
 )
 from attnviz.ui.sidebar import is_present, url_query, write_page_params
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
 
 SUMMARY_LAYER_KEY = "model_summary_layer"
@@ -86,6 +87,7 @@ def layer_summaries(run, labels):
             labels,
             labels,
             key="model_layer_mean",
+            share=0.5,
             title=f"Mean of layer {layer}'s {n_heads} heads",
             family="A",
             kind="probability",
@@ -107,6 +109,7 @@ def layer_summaries(run, labels):
             labels,
             labels,
             key="model_rollout",
+            share=0.5,
             title=f"Rollout through layer {layer}",
             family="A",
             kind="probability",
@@ -347,31 +350,37 @@ def compare_pair(model, first, second, layer, head):
 
 
 @st.fragment  # a head picked (radios, a click in the grid, a ranked head's button) reruns this
-def chosen_head(model, run, labels):
+def chosen_head(model, run, labels, parts=("head", "pair")):
     """Sections 2 to 5 of the page, one part of it: every head, the chosen one step by step,
-    the formula with learned weights, and two sentences compared on it."""
-    st.header("2. All 72 heads")
-    st.markdown(
-        "Each thumbnail is one head's attention matrix A for this sentence (row i: how query i "
-        "spreads its weight over the keys j). Layers go down, heads across. **Click a head** (or "
-        "choose it below) to open it step by step. What the numbers say:"
-    )
-    heads_in_words(run.stats)
-    layer, head = head_picker(run, labels)
+    the formula with learned weights (``"head"`` in ``parts``), and two sentences compared on
+    it (``"pair"``): in projector mode one of them is a step of its own."""
+    if "head" in parts:
+        st.header("2. All 72 heads")
+        with after_chart("heads"):  # on a projector after the grid
+            st.markdown(
+                "Each thumbnail is one head's attention matrix A for this sentence (row i: how "
+                "query i spreads its weight over the keys j). Layers go down, heads across. "
+                "**Click a head** (or choose it below) to open it step by step. What the numbers "
+                "say:"
+            )
+            heads_in_words(run.stats)
+    layer, head = head_picker(run, labels)  # the pair's step too: it compares on this head
+    if "head" in parts:
+        r = run.head(model, layer, head)  # recomputed from the layer's input X: see section 4
+        st.header(f"3. Layer {layer}, head {head}, step by step")
+        head_summary(run.stats, layer, head)
+        queries_and_keys(r, labels, layer, head)
+        scores_and_attention(r, labels, layer, head)
+        values_and_output(r, labels, layer, head, run.config.n_heads)
 
-    r = run.head(model, layer, head)  # recomputed from the layer's input X: see section 4
-    st.header(f"3. Layer {layer}, head {head}, step by step")
-    head_summary(run.stats, layer, head)
-    queries_and_keys(r, labels, layer, head)
-    scores_and_attention(r, labels, layer, head)
-    values_and_output(r, labels, layer, head, run.config.n_heads)
-
-    st.header("4. The lessons' formula, with learned weights")
-    st.latex(
-        r"A = \mathrm{softmax}\left(\frac{(XW_Q^h + b_Q^h)(XW_K^h + b_K^h)^T}{\sqrt{d_k}}\right)"
-    )
-    same_as_forward_pass(r, run, layer, head)
-
+        st.header("4. The lessons' formula, with learned weights")
+        st.latex(
+            r"A = \mathrm{softmax}\left(\frac{(XW_Q^h + b_Q^h)(XW_K^h + b_K^h)^T}"
+            r"{\sqrt{d_k}}\right)"
+        )
+        same_as_forward_pass(r, run, layer, head)
+    if "pair" not in parts:
+        return
     st.header("5. Compare two sentences")
     st.markdown(
         "A classic pair: a reader takes “it” to be the animal when it is too tired and the "

@@ -40,7 +40,7 @@ from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
 from attnviz.tiny_gpt.report import checkpoint_report
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, TASKS
 from attnviz.tiny_gpt.training import BATCH_SIZE, TrainingTooSlowError
-from attnviz.ui.matrix import CHART_CONFIG
+from attnviz.ui.matrix import CHART_CONFIG, projected
 from attnviz.ui.sidebar import url_query, write_page_params
 from attnviz.ui.text import md_escape
 
@@ -239,7 +239,8 @@ def _train_with_progress(choice, scale, area):
         if not last and now - updates["chart"] >= CHART_EVERY:  # the last one is cleared
             updates["chart"], updates["n"] = now, updates["n"] + 1
             fig = loss_chart({name: losses}, steps=steps, target=task.target_loss)
-            live.plotly_chart(fig, key=f"gpt_live_{int(scale)}_{updates['n']}", config=CHART_CONFIG)
+            key = f"gpt_live_{int(scale)}_{updates['n']}"
+            live.plotly_chart(projected(fig), key=key, config=CHART_CONFIG)
 
     try:
         return train(

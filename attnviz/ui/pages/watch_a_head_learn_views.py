@@ -17,7 +17,7 @@ from attnviz.limits import MAX_GPT_TEXT_CHARS
 from attnviz.tiny_gpt import forward, generate, init_params, next_token_probs
 from attnviz.tiny_gpt.report import compare_scaling, scaling_sentences
 from attnviz.tiny_gpt.training import EVAL_SIZE, SMOOTHING
-from attnviz.ui.matrix import CHART_CONFIG, chart_words, show_chart
+from attnviz.ui.matrix import CHART_CONFIG, chart_words, projected, show_chart
 from attnviz.ui.pages.watch_a_head_learn import (
     AUTOTRAIN,
     SCALED,
@@ -27,6 +27,7 @@ from attnviz.ui.pages.watch_a_head_learn import (
     scaling_pairs,
     trained_run,
 )
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice
 
 
@@ -39,11 +40,12 @@ def random_heads(choice):
     A = np.where(np.tri(T, dtype=bool), A, np.nan).reshape(L * H, T, T)
     labels = [task.label(i) for i in ids]
     titles = [f"layer {layer} head {head}" for layer in range(L) for head in range(H)]
-    notice(
-        "**The weights are random: nothing has been learned yet.** Below, every head's attention "
-        "for an example sequence with the random starting weights (seed "
-        f"{choice.seed}). Press **Train** to watch these patterns change."
-    )
+    with after_chart("random_heads"):  # on a projector after the heads
+        notice(
+            "**The weights are random: nothing has been learned yet.** Here, every head's "
+            "attention for an example sequence with the random starting weights (seed "
+            f"{choice.seed}). Press **Train** to watch these patterns change."
+        )
     fig = head_grid(A, labels, labels, titles=titles, columns=H)
     show_chart(fig, "gpt_random_heads")
     st.caption("Rows are queries, columns keys. Blank cells: the causal mask hides later keys.")
@@ -92,7 +94,7 @@ def heads_over_training(report, run):
         n_heads=n_heads,
     )
     st.plotly_chart(
-        fig,
+        projected(fig),
         key="gpt_checkpoints",
         config=dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-gpt-heads"}),
         alt=figure_name(fig),

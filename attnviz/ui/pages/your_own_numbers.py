@@ -32,7 +32,7 @@ from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS, MAX_TEXT_C
 from attnviz.links.own_numbers import FIELDS, matrices_query, texts_from_query
 from attnviz.masking import causal_mask
 from attnviz.ui.frame import cached_example
-from attnviz.ui.sidebar import SETTINGS_KEY, url_query
+from attnviz.ui.sidebar import SETTINGS_KEY, is_present, url_query
 from attnviz.ui.text import md_escape
 
 TEXTS_KEY = "attnviz.own_texts"  # {field: text} as last typed
@@ -238,7 +238,10 @@ def attend_to(found, settings):
 
 
 def download_matrices(found, tokens):
-    """A button that downloads the four matrices and the tokens as .npz (readable here again)."""
+    """A button that downloads the four matrices and the tokens as .npz (readable here again);
+    none in projector mode."""
+    if is_present():
+        return
     st.download_button(
         "⬇ These matrices (.npz, upload it here again)",
         data=lambda: matrices_npz(found, tokens),
