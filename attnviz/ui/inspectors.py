@@ -17,9 +17,11 @@ MAX_STATIC_ROWS = 16  # an inspector's table up to this many rows is static HTML
 def numbers_table(container, table):
     """Draw a DataFrame of numbers in ``container``: up to MAX_STATIC_ROWS rows as a static
     table (cheap for the browser to show: the page updates faster), longer ones in a
-    scrolling grid. Numbers to 6 significant digits."""
+    scrolling grid. Numbers to 6 significant digits. A static table's cells are Markdown: its
+    text (the tokens) goes through ``md_escape``."""
     if len(table) <= MAX_STATIC_ROWS:
         numeric = table.select_dtypes("number").columns
+        table = table.assign(**{c: table[c].map(md_escape) for c in table.columns.drop(numeric)})
         container.table(table.style.format("{:.6g}", subset=numeric))
     else:
         container.dataframe(table, width="stretch", height=400)
