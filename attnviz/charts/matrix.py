@@ -156,7 +156,12 @@ def _ticks(labels, spans):
     return [f"{start}–{stop - 1}" for start, stop in spans]
 
 
-def matrix_heatmap(
+def matrix_heatmap(M, row_labels, col_labels, **options):
+    """``heatmap_spec`` as a ``go.Figure`` (validated by Plotly: what tests and exports read)."""
+    return go.Figure(heatmap_spec(M, row_labels, col_labels, **options))
+
+
+def heatmap_spec(
     M,
     row_labels,
     col_labels,
@@ -204,7 +209,9 @@ def matrix_heatmap(
             page column turns them even for a few, or neighbours would run together.
 
     Returns:
-        go.Figure whose first trace is the heatmap: ``z`` is ``M`` as float32 (-inf as NaN), or
+        {"data": traces, "layout": layout}, plain dicts that Plotly has not validated (a page
+        draws them with ``attnviz.ui.matrix.show_spec``, ``matrix_heatmap`` validates them into a
+        go.Figure); the first trace is the heatmap: ``z`` is ``M`` as float32 (-inf as NaN), or
         its block means when M has more than MAX_DRAWN rows or columns. When selectable, a
         second trace of markers carries the hover text and the clicks.
     """
@@ -319,7 +326,7 @@ def matrix_heatmap(
                 marker=dict(size=14, symbol="square", opacity=0.01),
                 customdata=customdata.reshape(-1, 3),
                 hovertemplate=hover,  # the markers carry the hover: they sit on top
-                hoverlabel=dict(bgcolor="white", bordercolor="#555", font_color="#111"),
+                hoverlabel=dict(bgcolor="white", bordercolor="#555", font=dict(color="#111")),
                 showlegend=False,
                 name="cells",
             )
@@ -336,7 +343,9 @@ def matrix_heatmap(
             traces.append(
                 legend_entry(
                     "changed by your edit",
-                    dict(size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line_width=2),
+                    dict(
+                        size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line=dict(width=2)
+                    ),
                 )
             )
     row_px = ROW_PX * text_px / TEXT_PX  # rows grow with the text: a number fits in its cell
@@ -395,7 +404,7 @@ def matrix_heatmap(
         dragmode=False,
         shapes=shapes,
     )
-    return go.Figure(data=traces, layout=layout)  # one validation of the whole figure: fast
+    return dict(data=traces, layout=layout)
 
 
 def legend_entry(name, marker):
