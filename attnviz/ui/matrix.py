@@ -4,13 +4,14 @@ No download under each chart: the step page has one export section, and Plotly's
 saves any chart as a PNG.
 """
 
+import base64
 import functools
 import hashlib
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
-from _plotly_utils.utils import convert_to_base64
+from _plotly_utils.utils import plotlyjsShortTypes, to_typed_array_spec
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, selected_cell
 from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX, heatmap_spec
@@ -56,6 +57,29 @@ def _without_none(value):
     return value
 
 
+def _typed_array(v):
+    """A numeric array as plotly.js's typed array spec ({"dtype", "bdata", "shape"}), as
+    Plotly's own ``to_typed_array_spec`` makes it (which it still makes for other dtypes)."""
+    short = plotlyjsShortTypes.get(str(v.dtype))
+    if short is None or v.size == 0:
+        return to_typed_array_spec(v)
+    typed = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(v)).decode("ascii")}
+    if v.ndim > 1:
+        typed["shape"] = str(v.shape)[1:-1]
+    return typed
+
+
+def _with_typed_arrays(value):
+    """Replace, in place, every numpy array in ``value``'s dicts and lists by ``_typed_array``
+    (Plotly's ``convert_to_base64``, without its generic array checks on every string)."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        if isinstance(item, np.ndarray) and key not in ("geojson", "layer", "layers", "range"):
+            value[key] = _typed_array(item)
+        elif isinstance(item, (dict, list)):
+            _with_typed_arrays(item)
+
+
 def plain_spec(spec):
     """``spec`` ({"data", "layout"} of plain dicts, e.g. ``heatmap_spec``'s) as Plotly's
     validated ``go.Figure(spec).to_dict()`` would be, with no template (the heatmaps set every
@@ -67,7 +91,7 @@ def plain_spec(spec):
             trace["colorscale"] = _colorscale(trace["colorscale"])
     if not spec["layout"].get("shapes", True):
         del spec["layout"]["shapes"]
-    convert_to_base64(spec)
+    _with_typed_arrays(spec)
     return spec
 
 
@@ -79,23 +103,23 @@ def drawn_once(spec, *inputs):
     the figure is made from, ``inputs``), the copy is seen as what is already drawn (measured
     in notes/browser-performance.md: the second draw of a chart from 12-21 ms to 2-4 ms).
     ``spec`` is a figure's dict ({"data", "layout"}), given no template."""
-    digest = hashlib.blake2b(digest_size=8)
+    parts = []
 
     def feed(value):  # arrays by their bytes, dicts in key order, the rest by repr
         if isinstance(value, np.ndarray):
-            digest.update(f"{value.dtype}{value.shape}".encode())
-            digest.update(np.ascontiguousarray(value).tobytes())
+            parts.append(f"{value.dtype}{value.shape}".encode())
+            parts.append(np.ascontiguousarray(value).tobytes())
         elif isinstance(value, dict):
             for name in sorted(value):
-                digest.update(name.encode())
+                parts.append(name.encode())
                 feed(value[name])
         else:
-            digest.update(repr(value).encode())
+            parts.append(repr(value).encode())
 
     for value in inputs:
         feed(value)
     spec["layout"].pop("template", None)
-    spec["layout"]["datarevision"] = digest.hexdigest()
+    spec["layout"]["datarevision"] = hashlib.blake2b(b"".join(parts), digest_size=8).hexdigest()
 
 
 def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_args):
