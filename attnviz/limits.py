@@ -19,6 +19,7 @@ MAX_SEED = 2**32 - 1  # seeds are unsigned 32-bit integers
 MIN_TEMPERATURE = 0.01  # softmax temperature range offered by the app
 MAX_TEMPERATURE = 100.0
 MAX_TEXT_CHARS = 20_000  # characters in the text box / URL `tokens`
+MAX_PAIR_CHARS = 200  # characters in one sentence of the real model's pair: one line each
 MAX_SHARED_CACHE_MB = 250  # arrays every shared cache holds in all (attnviz/ui/cache.py):
 # 10 examples at the limits, or thousands of small ones; with Streamlit itself (about 330 MB)
 # a server stays well under Community Cloud's 1 GB whatever the number of links opened

@@ -40,7 +40,7 @@ class Student:
         self.query = urlencode(query)
         self.widgets = {}  # user key -> widget id, from the elements the server sent
         self.texts = []  # the markdown of the last run, to check what it showed
-        self.exceptions = 0
+        self.exceptions, self.error = 0, ""
         self.ws = None
 
     async def __aenter__(self):
@@ -74,13 +74,14 @@ class Student:
                     raise RunError(f"the run ended with {fwd.script_finished}")
                 break
         if self.exceptions:
-            raise RunError(f"{self.exceptions} exception(s) on the page")
+            raise RunError(f"{self.exceptions} exception(s) on the page, e.g. {self.error}")
         return time.perf_counter() - start
 
     def _read(self, element):
         kind = element.WhichOneof("type")
         if kind == "exception":
             self.exceptions += 1
+            self.error = f"{element.exception.type}: {element.exception.message}"
         elif kind == "markdown":
             self.texts.append(element.markdown.body)
         else:

@@ -5,15 +5,18 @@ import streamlit as st
 from attnviz.ui import page_frame
 from attnviz.ui.pages.watch_a_head_learn import (
     PAGE_PARAMS,
+    PRESET_D_K,
     choices,
+    report_of,
+    task_explanation,
+    train_button,
+)
+from attnviz.ui.pages.watch_a_head_learn_views import (
     generation,
     heads_over_training,
     loss_summary,
     random_heads,
-    report_of,
     scaling_comparison,
-    task_explanation,
-    train_button,
 )
 from attnviz.ui.text import learning_goal
 
@@ -22,6 +25,7 @@ settings = page_frame(
     icon="🏋️",
     page_params=PAGE_PARAMS,
     note="This page uses only the **seed**: the task and the model's sizes are chosen on the page.",
+    uses=("seed",),
 )
 
 st.title("Watch a head learn: a tiny GPT, trained here")
@@ -60,7 +64,10 @@ heads_over_training(report, run)
 st.header("3. Why scale, measured")
 st.markdown(
     "The *Why scale* page showed that without the division by √d_k the scores grow like "
-    "√d_k, the softmax saturates and its gradient vanishes. Here is what that does to learning."
+    "√d_k, the softmax saturates and its gradient vanishes. Without the division the scores "
+    f"are √d_k times larger: here d_k = {run.config.d_k}, a factor of "
+    f"{run.config.d_k**0.5:.2f}. The larger d_k, the larger the factor: ⚖️ at the top trains "
+    f"one head of d_k = {PRESET_D_K} both ways, and the table below compares every d_k trained."
 )
 scaling_comparison(choice, run, report)
 

@@ -9,7 +9,7 @@ with a warning that quotes what the link held (cut to ``QUOTED_CHARS``, written 
 
 import math
 
-from attnviz.inputs import visible
+from attnviz.text import visible
 
 QUOTED_CHARS = 40  # characters of a link's value quoted in a warning
 
@@ -43,6 +43,12 @@ def raw_value(query, name):
             f"`{quoted(value[-1])}`."
         )
     return last_value(value), warnings
+
+
+def short_float(x):
+    """The shortest text that reads back as exactly ``x``: "1", "0.5", "0.123456789"."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
 
 
 def _shown(value):

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.model.bert import BertConfig, BertWeights, EncoderTrace, encode, load_weights
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -110,7 +110,8 @@ def find_model_folder(source=None, *, tqdm_class=None):
         tried.append(f"the Hugging Face Hub: {type(exc).__name__}: {exc}")
     else:
         return _check_folder(folder, "the Hugging Face Hub download"), "the Hugging Face Hub"
-    raise ModelLoadError(f"could not load {MODEL_ID}. Tried {'; '.join(tried)}. Fix: {_FIX}")
+    tried = "; ".join(step.rstrip(". ") for step in tried)  # an error's own full stop: once
+    raise ModelLoadError(f"could not load {MODEL_ID}. Tried {tried}. Fix: {_FIX}")
 
 
 def _read(folder, dtype):

@@ -7,7 +7,7 @@ import string
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from attnviz.inputs import visible
+from attnviz.text import visible
 
 _MD_SPECIALS = str.maketrans({c: "\\" + c for c in string.punctuation})
 WORD_JOINER = "\u2060"  # invisible, zero width: splits what Streamlit would turn into a link
@@ -24,7 +24,7 @@ def md_escape(text):
     shown exactly as typed: no link, image, bold, formula ($), colour, HTML, emoji or heading
     made of it.
 
-    Invisible and bidi control characters are written out (``attnviz.inputs.visible``), every
+    Invisible and bidi control characters are written out (``attnviz.text.visible``), every
     ASCII punctuation mark is backslash-escaped, and a word joiner (U+2060, invisible) goes
     after every ":" and "@" and before the "." of "www.", which an escape cannot protect: the
     Markdown finds bare URLs, e-mail addresses and emoji codes in the text it has unescaped."""

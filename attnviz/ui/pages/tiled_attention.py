@@ -11,9 +11,10 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.charts.tiled_memory import format_bytes, memory_chart
+from attnviz.charts.words import figure_name, figure_text
 from attnviz.limits import MAX_CORE_N, MAX_TILED_BLOCKS, MAX_TOKENS
 from attnviz.tiled import attention_memory, tiled_attention
-from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.matrix import chart_words, dims, show_matrix
 
 
 def block_size_input(n):
@@ -200,11 +201,9 @@ def memory_figures(n, block_size):
 def show_memory(n, block_size):
     ns, full, tiled = memory_figures(n, block_size)
     here, top = attention_memory(n, block_size), attention_memory(MAX_CORE_N, block_size)
-    st.plotly_chart(
-        memory_chart(ns, full, tiled, current_n=n, block_size=block_size),
-        key="tile_memory",
-        config={"displaylogo": False},
-    )
+    fig = memory_chart(ns, full, tiled, current_n=n, block_size=block_size)
+    st.plotly_chart(fig, key="tile_memory", config={"displaylogo": False}, alt=figure_name(fig))
+    chart_words("Memory of attention", figure_text(fig))
     st.markdown(
         f"For this sentence (n = {n}, b = {block_size}, float64): one n × n matrix takes "
         f"**{format_bytes(here.full)}**, one n × b block **{format_bytes(here.tiled)}**, "
@@ -230,12 +229,12 @@ def run_tiled(result, block_size):
 
 
 def same_output(tiled, r, labels):
-    """The largest gap between the tiled output and the full softmax(S) V, in words, and the
+    """The largest gap between the tiled output and the full softmax(S') V, in words, and the
     two outputs side by side."""
     n = r.n
     gap = float(np.max(np.abs(tiled.output - r.output)))
     st.markdown(
-        f"Largest difference between the tiled output and the full softmax(S) V, over all "
+        f"Largest difference between the tiled output and the full softmax(S') V, over all "
         f"{n} × {r.d_v} entries: **{gap:.3g}**"
         + (" — rounding in the last bits of float64, the same answer." if gap < 1e-12 else ".")
     )
@@ -256,7 +255,7 @@ def same_output(tiled, r, labels):
             dims(r.d_v),
             key="tile_full_output",
             family="O",
-            title="Full: softmax(S)V",
+            title="Full: softmax(S')V",
         )
 
 
