@@ -94,7 +94,7 @@ async def run_class(url, pid, args, label):
             ("change d_k", lambda s: s.set_int("attnviz_d_k", 3)),
             ("change the seed", lambda s: s.set_int("attnviz_seed", 999)),
         ]
-        for name, action in phases:
+        for name, action in phases if args.students else []:
             cpu = proc_cpu_s(pid)
             waits = await together(students, action)
             await asyncio.sleep(0.5)
@@ -131,7 +131,7 @@ async def warm(url):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--students", type=int, default=30, help="phase (a): all at once")
+    parser.add_argument("--students", type=int, default=30, help="phase (a), 0 to skip it")
     parser.add_argument("--steady", type=int, default=60, help="phase (b): 0 to skip it")
     parser.add_argument("--minutes", type=float, default=2.0)
     parser.add_argument("--every", type=float, default=10.0, help="mean seconds between changes")
