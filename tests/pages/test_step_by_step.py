@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz.charts.token_lines import lines_note
+from attnviz.ui.inspectors import PICKED
 from attnviz.ui.pages.step_by_step import STEP_TITLES
 from attnviz.ui.text import md_escape
 from tests.helpers import (
@@ -104,7 +105,17 @@ def table_with(at, column):
     return table
 
 
-@pytest.mark.parametrize(("L", "i", "c"), [("Q", 0, 0), ("K", 3, 2), ("V", 5, 3)])
+def test_the_inspectors_show_their_arithmetic_once_a_cell_is_picked():
+    at = run(STEP)  # nobody has picked a cell: no tables, no inspector's formula
+    assert not at.table and "S_{0,0} &= " not in " ".join(el.value for el in at.latex)
+    hints = " ".join(el.value for el in at.caption)
+    assert "Click a cell of S, S' or A" in hints and "Click a cell of Q, K or V" in hints
+    at.selectbox(key="attnviz_inspect_j").set_value(1).run()
+    assert "S_{0,1} &= " in " ".join(el.value for el in at.latex)
+    assert len(at.table) == 1  # this inspector's only
+
+
+@pytest.mark.parametrize(("L", "i", "c"), [("Q", 1, 0), ("K", 3, 2), ("V", 5, 3)])
 def test_projection_inspector_sums_a_row_of_X_times_a_column_of_W(L, i, c):
     at = run(STEP)
     at.radio(key="attnviz_proj_L").set_value(L)
@@ -167,6 +178,7 @@ def test_inspector_takes_a_selection_held_as_its_label():
     at = AppTest.from_file(str(ROOT / STEP), default_timeout=TIMEOUT)
     at.session_state["attnviz_inspect_i"] = "sat"  # still a token: its row
     at.session_state["attnviz_inspect_j"] = "dog"  # gone: the first row
+    at.session_state[PICKED + "cell"] = True  # as it was when the user picked them
     at.run()
     assert not at.exception
     assert at.selectbox(key="attnviz_inspect_i").value == 2
