@@ -6,12 +6,15 @@ import streamlit as st
 from attnviz import FORMULA
 from attnviz.charts.pipeline import pipeline_svg
 from attnviz.ui import dims, page_setup, show_matrix, spread, steps
+from attnviz.ui.cache import Lookup
 from attnviz.ui.pages.step_by_step import (
     STEP_TITLES,
     cached_spread,
     downloads,
+    page_steps,
     settings_caption,
     steps_shown,
+    unedited,
     worked_example_view,
 )
 from attnviz.ui.text import learning_goal, random_weights_note, step_header
@@ -21,6 +24,9 @@ example = page_setup(PAGE, page_params=("step", "edit"))  # step=: projector mod
 labels, s = example.labels, example.settings
 found = spread.current_spread(example.result, labels, PAGE, cached_spread(s))  # or None
 r = example.result if found is None else found.after  # every step below, with the edit
+# What the fragments and callbacks keep: the keys to these results, never the arrays
+this = Lookup(page_steps, (s, None if found is None else found.edit))
+before = Lookup(unedited, (s,))
 n, d_model, d_k, d_v = r.n, r.d_model, r.d_k, r.d_v
 
 st.title("Self-attention, step by step")
@@ -42,7 +48,7 @@ if show(0) or show(1):  # the map of the whole computation, before its first ste
     )
 st.caption(settings_caption(r, s))
 if found is not None:
-    spread.banner(PAGE, found, labels)
+    spread.banner(PAGE, found, labels, before)
 
 if show(0):
     worked_example_view()
@@ -63,13 +69,13 @@ if show(1):
     X_outline = spread.outline(found, "X")
     show_matrix(r.X, labels, dims(d_model), key="X", family="X", title="X", outline=X_outline)
     spread.note(found, "X")
-    spread.edit_controls(PAGE, example.result, labels, found)
+    spread.edit_controls(PAGE, before, labels, found)
 titles = {L: STEP_TITLES[k] for k, L in ((2, "Q"), (3, "K"), (4, "V")) if show(k)}
 if titles:  # a query asks, a key advertises, a value is what is passed on
-    steps.projection_steps(r, labels, titles, found)
+    steps.projection_steps(this, titles)
 headers = {}  # S, S' and A with the cell inspector: one part of the page (a fragment)
 if show(5):
-    headers["S"] = lambda: step_header(
+    headers["S"] = (
         STEP_TITLES[5],
         r"S = QK^T, \quad S_{ij} = q_i \cdot k_j",
         rf"S \in \mathbb{{R}}^{{{n} \times {n}}}",
@@ -79,7 +85,7 @@ if show(5):
         "S, S' or A to see its arithmetic.",
     )
 if show(6):
-    headers["S_scaled"] = lambda: step_header(
+    headers["S_scaled"] = (
         STEP_TITLES[6],
         r"S' = \frac{QK^T}{\sqrt{d_k}}",
         rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {d_k**0.5:.4g}" if s.scale else r"\text{scaling is off}",
@@ -91,7 +97,7 @@ if show(6):
     )
 notes = steps.softmax_notes(s)
 if show(7):
-    headers["A"] = lambda: step_header(
+    headers["A"] = (
         STEP_TITLES[7],
         steps.attention_latex(r),
         rf"A \in \mathbb{{R}}^{{{n} \times {n}}}",
@@ -99,7 +105,7 @@ if show(7):
         + " ".join(notes),
     )
 if headers:
-    steps.score_steps(r, labels, headers, notes, found)
+    steps.score_steps(this, headers, tuple(notes))
 if show(8):
     step_header(
         STEP_TITLES[8],
@@ -108,7 +114,7 @@ if show(8):
         "Row i of the output is an average of the rows of V (the values), weighted by row i of "
         "A: a new, context-mixed vector for token i. **Click a cell** to see the sum.",
     )
-    steps.output_step(r, labels, found)
+    steps.output_step(this)
 if show(9):
     st.header(STEP_TITLES[9])
     st.latex(FORMULA)

@@ -49,7 +49,7 @@ reading_notes(run, model, where)
 st.header("1. Word pieces")
 word_pieces(run)
 
-chosen_head(model, run, labels)  # sections 2 to 5: picking a head reruns them alone
+chosen_head(text)  # sections 2 to 5: picking a head reruns them alone (it keeps the text)
 
 st.header("6. Each layer at a glance: the heads' average and attention rollout")
 st.markdown(

@@ -8,6 +8,8 @@ import ctypes
 import functools
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -89,6 +91,26 @@ def _evict(name, max_entries):
         _STORE.popitem(last=False)
         dropped.append(None)
     return bool(dropped)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """What a session keeps instead of a result: ``fn(*args)`` on demand, ``fn`` a module-level
+    function whose results live in a shared cache and ``args`` its small keys (Settings, an
+    Edit, a text, a head's index). Fragments, callbacks' args and download buttons get one.
+
+    Refuses a numpy array among ``args``: that would put the arrays back in the session.
+    """
+
+    fn: Callable
+    args: tuple = ()
+
+    def __post_init__(self):
+        if any(isinstance(arg, np.ndarray) for arg in self.args):
+            raise TypeError("a Lookup takes small keys, never arrays")
+
+    def __call__(self):
+        return self.fn(*self.args)
 
 
 def release_freed_memory():
