@@ -4,7 +4,7 @@ computed from them."""
 import streamlit as st
 
 from attnviz import token_labels
-from attnviz.own_numbers import EXERCISE_SOURCE
+from attnviz.files.own_numbers import EXERCISE_SOURCE
 from attnviz.ui import dims, page_frame, show_matrix, spread
 from attnviz.ui.cache import Lookup
 from attnviz.ui.pages.your_own_numbers import (
@@ -20,9 +20,11 @@ from attnviz.ui.pages.your_own_numbers import (
     unedited,
 )
 from attnviz.ui.steps import (
+    attention_formula,
     dimension_table,
     output_step,
     projection_steps,
+    scaled_formula,
     score_steps,
     softmax_notes,
 )
@@ -91,9 +93,9 @@ spread.note(edited, "X")
 spread.edit_controls(PAGE, before, labels, edited)
 projection_steps(this, {"Q": "Q = XW_Q", "K": "K = XW_K", "V": "V = XW_V"})
 headers = {
-    "S": "S = QKᵀ and S' = S / √d_k",
+    "S": f"S = QKᵀ and {scaled_formula(r)}",
     "S_scaled": None,  # under the same subheader
-    "A": "A = softmax(S'), row by row",
+    "A": f"{attention_formula(r)}, row by row",
 }
 score_steps(this, headers, tuple(softmax_notes(s)))
 st.subheader("Output = AV")
