@@ -33,7 +33,7 @@ from attnviz.files.own_numbers import (
     read_file,
 )
 from attnviz.inputs import generated_tokens, token_labels, tokenize
-from attnviz.lessons.spread import spread
+from attnviz.lessons.spread import spread_of_edit
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS, MAX_TEXT_CHARS
 from attnviz.masking import causal_mask
 from attnviz.ui.cache import shared_cache
@@ -275,7 +275,7 @@ def own_result(key):
 def own_spread(key, edit):
     """The Spread of ``edit`` on ``own_result(key)``, once for every session."""
     result, labels = own_result(key)
-    return spread(result, edit, labels)
+    return spread_of_edit(result, edit, labels)
 
 
 def unedited(key):
