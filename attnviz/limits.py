@@ -21,6 +21,7 @@ MAX_SEED = 2**32 - 1  # seeds are unsigned 32-bit integers
 MIN_TEMPERATURE = 0.01  # softmax temperature range offered by the app
 MAX_TEMPERATURE = 100.0
 MAX_TEXT_CHARS = 20_000  # characters in the text box / URL `tokens`
+MAX_PAIR_CHARS = 200  # characters in one sentence of the real model's pair: one line each
 MAX_CACHE_MB = 350  # everything attnviz keeps for every session, in all (attnviz/ui/cache.py):
 # the real model (about 91 MB of weights), its sentences, the tiny GPT's runs, every page's
 # results (an example at the limits is about 23 MB, at classroom sizes a few KB); with

@@ -176,6 +176,12 @@ def peek(name, key):
         return entry[0]
 
 
+def entries(name):
+    """[(key, value)] of every entry cache ``name`` keeps now, the latest used last."""
+    with _LOCK:
+        return [(full[1], entry[0]) for full, entry in _STORE.items() if full[0] == name]
+
+
 def shared_cache(max_entries, max_mb=None, *, estimate=None, size=result_bytes, heavy=None):
     """Keep ``fn``'s results for its latest ``max_entries`` distinct arguments (and at most
     ``max_mb``), for every session, through ``cached_call``.

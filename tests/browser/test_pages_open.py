@@ -1,4 +1,5 @@
-"""Every page opens by its URL (its first visit on a server), and the sidebar's menu links keep
+"""Every page opens by its URL (its first visit on a server) with no serious or critical
+accessibility problem (axe-core) and a name on every chart, and the sidebar's menu links keep
 the settings."""
 
 from pathlib import Path
@@ -10,7 +11,13 @@ import pytest
 import attnviz
 from attnviz.files.own_numbers import EXERCISE, NAMES
 from tests.helpers import PAGES, assert_drawn
-from tools.browser import chart_data, error_count, streamlit_server, wait_for_app
+from tools.browser import (
+    accessibility_problems,
+    chart_data,
+    error_count,
+    streamlit_server,
+    wait_for_app,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -44,6 +51,7 @@ def test_every_page_opens_by_its_url_as_its_first_visit(page, artifacts, fresh_s
     wait_for_app(page)
     assert error_count(page) == 0
     page.screenshot(path=artifacts / f"page-{path or 'home'}.png")
+    assert accessibility_problems(page) == []  # axe-core's serious and critical, unnamed charts
     key = "A" if path else "home_A"
     if page.locator(f".st-key-{key}").count():
         settings, _ = attnviz.from_query(query)
