@@ -89,3 +89,10 @@ GEO_LENGTHS = (0.25, 0.5, 1.0, 2.0, 4.0)  # query lengths on its second slider, 
 # the figure holds every (angle, length): 36 x 5 frames of at most 6 keys, about 0.2 MB of JSON
 GEO_ROWS = 500  # random queries drawn at each d_k, each against GEO_ROW_KEYS random keys
 GEO_ROW_KEYS = 4  # so 2000 random q . k; at d_k = 512 the draw holds about 5 MB of float32
+
+# Work it out (pages/13_Work_it_out.py, attnviz/exercises/): exercises made for hand computation.
+EX_LEVELS = 5  # levels 1 (one score) to 5 (a full small A)
+MAX_EX_TRIES = 5000  # draws from the seed before an exercise whose every answer is easy by hand
+MAX_ANSWER_CHARS = 40  # characters of one typed answer
+MAX_ANSWER_MAGNITUDE = 1_000_000  # a typed |answer| past this is refused (every answer is < 100)
+MAX_CLASS_SET = 60  # worksheets (each its own seed) in one class-set PDF: a class of 60

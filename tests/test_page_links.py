@@ -15,6 +15,8 @@ from attnviz.links.shared import from_query, read_present
 from attnviz.links.tiny_gpt import QUERY_NAMES as GPT_NAMES
 from attnviz.links.tiny_gpt import choice_from_query as gpt_choice
 from attnviz.links.tiny_gpt import default_choice
+from attnviz.links.work_it_out import ExerciseChoice
+from attnviz.links.work_it_out import choice_from_query as exercise
 
 HUGE = "9" * 4000
 DEFAULT_GEO = GeometryChoice()
@@ -87,6 +89,13 @@ BAD = {
         own, {"X": "1", "labels": "a" * 30_000}, lambda t: len(t["labels"]) == 20_000, "cut"
     ),
     "present: junk": (read_present, {"present": "maybe"}, lambda on: on is False, "on, off"),
+    "ex_level: huge": (exercise, {"ex_level": HUGE}, lambda c: c.level == 5, "outside 1 to 5"),
+    "ex_level: 0": (exercise, {"ex_level": "0"}, lambda c: c.level == 1, "using 1"),
+    "ex_seed: negative": (exercise, {"ex_seed": "-3"}, lambda c: c.seed == 0, "outside 0 to"),
+    "ex_seed: not a number": (
+        exercise, {"ex_seed": "1.5"}, lambda c: c.seed == 0, "not a whole number"
+    ),
+    "ex_exp: junk": (exercise, {"ex_exp": "yes"}, lambda c: not c.exp_given, "own, given"),
 }  # fmt: skip
 
 
@@ -111,6 +120,8 @@ REPEATED = [
     *[(own, name, "1") for name in ("X", "W_Q", "W_K", "W_V")],
     (lambda q: from_query(q), "d_k", "3"),
     (read_present, "present", "on"),
+    *[(exercise, name, value) for name, value in (("ex_level", "3"), ("ex_seed", "9"),
+                                                 ("ex_exp", "given"))],
 ]  # fmt: skip
 
 
@@ -134,3 +145,5 @@ def test_the_writers_read_back():
     texts, warnings = texts_from_query(matrices_query(found, "  one  "))
     assert texts == {"X": "1,0.5", "W_Q": "1", "W_K": "2", "W_V": "-1", "labels": "one"}
     assert warnings == []
+    for ex in (ExerciseChoice(4, 123, True), ExerciseChoice(2, 0, False)):
+        assert exercise(ex.to_query()) == (ex, [])

@@ -23,11 +23,12 @@ pytestmark = pytest.mark.browser
 
 # The URL path of each page: classic multipage mode drops the number prefix and ".py".
 PAGE_PATHS = [""] + [Path(p).stem.split("_", 1)[1] for p in PAGES]
-# What shows that a page has drawn: a heatmap, except on the quiz (no chart until an answer)
-# and the geometry page.
+# What shows that a page has drawn: a heatmap, except on the quiz (no chart until an answer),
+# the geometry page and the exercises (boxes to type in).
 READY = {
     "Predict_then_reveal": "[data-testid=stMain] [data-testid=stRadio]",
     "Attention_as_geometry": ".js-plotly-plot .barlayer",  # arrows and bars, no heatmap
+    "Work_it_out": "[data-testid=stMain] [data-testid=stTextInput]",
 }
 HEATMAP = ".js-plotly-plot .heatmaplayer"
 
