@@ -22,7 +22,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from attnviz.limits import MAX_D_K, MAX_D_MODEL, MAX_D_V, MAX_OWN_DIM, MAX_OWN_N, MAX_TOKENS
-from tests.helpers import ROOT, TIMEOUT
+from tests.helpers import ALL_SCRIPTS, ROOT, TIMEOUT
 
 MAX_ARRAY_BYTES = 64 * 1024  # one array: a 64 x 64 float64 matrix the user typed is 32 KB
 MAX_SESSION_BYTES = 1 << 20  # everything a session holds, in all
@@ -49,19 +49,13 @@ OWN = {  # the largest matrices Your own numbers takes, through its link
     "edit": "1,0,2.5",
 }
 
-PAGES = {  # page: its link at the limits
-    "app.py": AT_LIMITS,
+OWN_LINKS = {  # a page's own link at its limits; every other page gets AT_LIMITS
     "pages/1_Step_by_step.py": AT_LIMITS | {"edit": "1,0,2.5"},
     "pages/2_Your_own_numbers.py": OWN,
-    "pages/3_Why_scale.py": AT_LIMITS,
-    "pages/4_Masks_and_temperature.py": AT_LIMITS,
-    "pages/5_Positions.py": AT_LIMITS,
-    "pages/6_Multi_head.py": AT_LIMITS,
     "pages/7_Real_model.py": {"tokens": LONG_TEXT, "model_a": LONG_TEXT, "model_b": LONG_TEXT},
-    "pages/9_Predict_then_reveal.py": AT_LIMITS,
-    "pages/10_Attention_as_geometry.py": AT_LIMITS,
-    "pages/19_Tiled_attention.py": AT_LIMITS,
 }
+TINY_GPT = "pages/8_Watch_a_head_learn.py"  # trained in its own test below
+PAGES = {page: OWN_LINKS.get(page, AT_LIMITS) for page in ALL_SCRIPTS if page != TINY_GPT}
 
 
 def _module_dicts():
@@ -148,7 +142,7 @@ def test_a_session_at_the_limits_holds_no_arrays(page, media_managers):
 def test_a_tiny_gpt_session_holds_no_trained_run(media_managers):
     """The trained run (its parameters, every checkpoint) is the server's, not the session's:
     the Sample buttons and the prompt keep the choice."""
-    at = open_page("pages/8_Watch_a_head_learn.py", {"gpt_steps": "20", "gpt_dmodel": "48"})
+    at = open_page(TINY_GPT, {"gpt_steps": "20", "gpt_dmodel": "48"})
     at.button(key="gpt_train").click()
     at.run()
     assert not at.exception, [e.value for e in at.exception]
