@@ -247,9 +247,10 @@ def _ranking(diff, runs, labels, word):
     values = diff.distance.ravel()
     st.markdown(
         f"Ranked by how much of the weight of {word} would have to move to turn its row in "
-        f"sentence 1 into its row in sentence 2 (the differing words count as one key): from "
-        f"**{ranking[0][2]:.2f}** in the first head down to **{ranking[-1][2]:.2f}**, median "
-        f"{np.median(values):.2f} over the {total} heads. Open one:"
+        f"sentence 1 into its row in sentence 2 (each place where they differ counts as one "
+        f"key): from **{ranking[0][2]:.2f}** in the first head down to "
+        f"**{ranking[-1][2]:.2f}**, median {np.median(values):.2f} over the {total} heads. Open "
+        "one (it opens step by step in §3 above, and side by side below):"
     )
     for column, (layer, head, _) in zip(
         st.columns(OPEN_BUTTONS), ranking[:OPEN_BUTTONS], strict=False

@@ -222,7 +222,7 @@ def summary_view(result):
     st.subheader("Summary: the whole computation on one page")
     lines = ["| concept | formula | shape | meaning |", "|---|---|---|---|"]
     lines += [
-        f"| {row.concept} | ${row.formula}$ | ${row.symbols}$ = {row.sizes} | {row.meaning} |"
+        f"| {row.concept} | ${row.formula}$ | ${row.symbols} = {row.sizes_latex}$ | {row.meaning} |"
         for row in summary_rows(result)
     ]
     st.markdown("\n".join(lines))
