@@ -6,13 +6,18 @@ import streamlit as st
 from attnviz import token_labels
 from attnviz.files.own_numbers import EXERCISE_SOURCE
 from attnviz.ui import dims, page_frame, show_matrix, spread
+from attnviz.ui.cache import Lookup
 from attnviz.ui.pages.your_own_numbers import (
     FIELDS,
     attend_to,
     download_matrices,
     inputs,
     matrices,
+    own_spread,
+    own_steps,
+    steps_key,
     sync_url,
+    unedited,
 )
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import after_chart, stepper
@@ -66,9 +71,15 @@ if read is None:
 found, tokens = read
 labels = token_labels(tokens)  # unique row labels: "a (1)", "b", "a (2)"
 sync_url(texts, found)
-typed = attend_to(found, s)  # stops with a message if a step overflows
-edited = spread.current_spread(typed, labels, PAGE)  # one entry of X changed, or None
+key = steps_key(texts, s)  # what the steps are cached under, for every session
+typed = attend_to(key)  # stops with a message if a step overflows
+edited = spread.current_spread(  # one entry of X changed, or None
+    typed, labels, PAGE, lambda result, edit, labels: own_spread(key, edit)
+)
 r = typed if edited is None else edited.after
+# What the fragments and callbacks keep: the keys to these results, never the arrays
+this = Lookup(own_steps, (key, None if edited is None else edited.edit))
+before = Lookup(unedited, (key,))
 n = r.n
 
 if not is_present():
@@ -79,7 +90,7 @@ st.caption(
     "value; click a cell of Q, K, V, S, S', A or the output for its arithmetic."
 )
 if edited is not None:
-    spread.banner(PAGE, edited, labels)
+    spread.banner(PAGE, edited, labels, before)
 if show(2):
     show_matrix(
         r.X,
@@ -92,18 +103,18 @@ if show(2):
         outline=spread.outline(edited, "X"),
     )
     spread.note(edited, "X")
-    spread.edit_controls(PAGE, typed, labels, edited)
+    spread.edit_controls(PAGE, before, labels, edited)
 if show(3):
-    projection_steps(r, labels, {"Q": "Q = XW_Q", "K": "K = XW_K", "V": "V = XW_V"}, edited)
+    projection_steps(this, {"Q": "Q = XW_Q", "K": "K = XW_K", "V": "V = XW_V"})
 if show(4):
     headers = {
-        "S": lambda: st.subheader(f"S = QKᵀ and {scaled_formula(r)}"),
-        "S_scaled": lambda: None,  # under the same subheader
-        "A": lambda: st.subheader(f"{attention_formula(r)}, row by row"),
+        "S": f"S = QKᵀ and {scaled_formula(r)}",
+        "S_scaled": None,  # under the same subheader
+        "A": f"{attention_formula(r)}, row by row",
     }
-    score_steps(r, labels, headers, softmax_notes(s), edited)
+    score_steps(this, headers, tuple(softmax_notes(s)))
 if show(5):
     st.subheader("Output = AV")
-    output_step(r, labels, edited)
+    output_step(this)
     st.dataframe(dimension_table(r), hide_index=True, width="content")
-download_matrices(found, tokens)
+download_matrices(key)

@@ -69,8 +69,8 @@ if show(1):
     st.header("1. Word pieces")
     word_pieces(run)
 
-if show(2) or show(3):  # sections 2 to 5: picking a head reruns them alone
-    chosen_head(model, run, labels, parts=("head",) * show(2) + ("pair",) * show(3))
+if show(2) or show(3):  # sections 2 to 5: picking a head reruns them alone (it keeps the text)
+    chosen_head(text, parts=("head",) * show(2) + ("pair",) * show(3))
 
 if show(4):
     st.header("6. Each layer at a glance: the heads' average and attention rollout")

@@ -19,7 +19,7 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from attnviz.checks import AttentionInputError
-from attnviz.limits import MAX_TOKENS
+from attnviz.limits import CACHE_EXAMPLES, HEAVY_BYTES, MAX_TOKENS
 from attnviz.settings import compute
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.projector import KEPT_PARAMS, page_look, present_wanted
@@ -81,7 +81,22 @@ def page_links(query):
         return
 
 
-@shared_cache(max_entries=16)
+def example_bytes(settings):
+    """An upper bound on the bytes of ``compute(settings)``'s arrays (what it counts against
+    the cache's budget while it is computed): X and the embeddings (n, d_model), the weights,
+    Q, K, V and the output, and five (n, n) steps; float64. 29 MB at the limits (23 held)."""
+    s = settings
+    n, d_model, d_k, d_v = len(s.tokens), s.d_model, s.d_k, s.d_v
+    widths = 2 * n * d_model + d_model * (2 * d_k + d_v) + n * (2 * d_k + 2 * d_v)
+    return 8 * (widths + 5 * n * n)
+
+
+def heavy_example(settings):
+    """What computing ``settings`` is, if heavy enough to wait for a heavy slot, else None."""
+    return "a max-size example" if example_bytes(settings) >= HEAVY_BYTES else None
+
+
+@shared_cache(*CACHE_EXAMPLES, estimate=example_bytes, heavy=heavy_example)
 def cached_example(settings):
     """compute(settings), once per distinct settings per server, shared by every session.
 

@@ -30,9 +30,16 @@ from attnviz.lessons.geometry import (
     peak_angles,
     top_weights,
 )
-from attnviz.limits import GEO_ROW_KEYS, MAX_D_K, MAX_GEO_COORD, MAX_GEO_KEYS, MIN_GEO_KEYS
+from attnviz.limits import (
+    CACHE_GEO_FIGURES,
+    GEO_ROW_KEYS,
+    MAX_D_K,
+    MAX_GEO_COORD,
+    MAX_GEO_KEYS,
+    MIN_GEO_KEYS,
+)
 from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
-from attnviz.ui.cache import shared_cache
+from attnviz.ui.cache import object_bytes, shared_cache
 from attnviz.ui.matrix import CHART_CONFIG, chart_words, projected
 from attnviz.ui.sidebar import is_present, url_query, write_page_params
 from attnviz.ui.text import notice
@@ -129,7 +136,7 @@ def cached_grid(keys, values):
     return geometry_grid(keys, values)
 
 
-@shared_cache(max_entries=16)
+@shared_cache(*CACHE_GEO_FIGURES, size=object_bytes)  # a figure: Python objects, not arrays
 def cached_figure(keys, values, angle, length, text_px):
     """The figure with every frame (about 0.2 s to build), once per keys, start and text size.
     Shared read-only: nothing below changes it."""

@@ -32,6 +32,7 @@ from attnviz.ui.pages.real_model import (
     head_summary,
     heads_in_words,
     model_run,
+    pretrained_model,
     queries_and_keys,
     same_as_forward_pass,
     scores_and_attention,
@@ -350,10 +351,16 @@ def compare_pair(model, first, second, layer, head):
 
 
 @st.fragment  # a head picked (radios, a click in the grid, a ranked head's button) reruns this
-def chosen_head(model, run, labels, parts=("head", "pair")):
+def chosen_head(text, parts=("head", "pair")):
     """Sections 2 to 5 of the page, one part of it: every head, the chosen one step by step,
     the formula with learned weights (``"head"`` in ``parts``), and two sentences compared on
-    it (``"pair"``): in projector mode one of them is a step of its own."""
+    it (``"pair"``): in projector mode one of them is a step of its own.
+
+    Takes the sentence, never the model or its run: Streamlit keeps a fragment's arguments in
+    the session, and both live once per server (the model's slot, ``model_run``'s cache)."""
+    model = pretrained_model()
+    run = model_run(model, text)
+    labels = token_labels(run.tokens)
     if "head" in parts:
         st.header("2. All 72 heads")
         with after_chart("heads"):  # on a projector after the grid

@@ -45,6 +45,21 @@ def cached_spread(settings):
     return lambda result, edit, labels: _spread(settings, edit)
 
 
+def unedited(settings):
+    """The AttentionResult of ``settings`` without an edit, from the shared cache."""
+    return cached_example(settings).result
+
+
+def page_steps(settings, edit):
+    """(result, labels, found) the page's steps draw, from the shared cache: ``settings``'
+    result with ``edit`` (an Edit, or None) applied, its labels, and the edit's Spread or None.
+
+    The page's fragments and callbacks keep ``Lookup(page_steps, (settings, edit))``."""
+    example = cached_example(settings)
+    found = None if edit is None else _spread(settings, edit)
+    return (example.result if found is None else found.after), example.labels, found
+
+
 def _export(settings, kind):
     """The bytes of one download, made on click from the settings (through the shared cache):
     the button keeps the small Settings, never the example's arrays."""

@@ -201,9 +201,13 @@ def _prompt_key(choice):
     return f"gpt_prompt_{choice.task}"
 
 
-def _sample(choice, run, n, temperature, top_k):
-    """Append ``n`` sampled tokens to the prompt (a button's callback)."""
+def _sample(choice, n, temperature, top_k):
+    """Append ``n`` sampled tokens to the prompt (a button's callback). It gets the choice and
+    finds the trained run on the server: a callback's arguments stay in the session."""
     state = st.session_state
+    run = finished_run(choice)
+    if run is None:  # dropped from the server since the page was drawn: the rerun says so
+        return
     task = run.task
     try:
         ids = task.encode(state[_prompt_key(choice)])
@@ -227,8 +231,8 @@ def _sample(choice, run, n, temperature, top_k):
     state["gpt.sampled"] = (int(out[-1]), n)
 
 
-def _reset_prompt(choice, task):
-    st.session_state[_prompt_key(choice)] = task.default_prompt(choice.seed)
+def _reset_prompt(choice):
+    st.session_state[_prompt_key(choice)] = choice.make_task().default_prompt(choice.seed)
 
 
 def generation(choice, run):
@@ -311,10 +315,10 @@ def generation(choice, run):
             "Sample the next token" if n == 1 else f"Sample {n} tokens",
             key=f"gpt_sample_{n}",
             on_click=_sample,
-            args=(choice, run, n, temperature, top_k),
+            args=(choice, n, temperature, top_k),
             disabled=done,
         )
-    b3.button("Reset the prompt", key="gpt_reset", on_click=_reset_prompt, args=(choice, task))
+    b3.button("Reset the prompt", key="gpt_reset", on_click=_reset_prompt, args=(choice,))
     if "gpt.sampled" in state:
         sampled = state.pop("gpt.sampled")
         if sampled is None:
