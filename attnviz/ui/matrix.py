@@ -11,9 +11,10 @@ import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
 from attnviz.charts.matrix import axis_titles
+from attnviz.charts.palette import recolour
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.words import figure_name, figure_text, matrix_name, matrix_text, plain
-from attnviz.ui.sidebar import is_present
+from attnviz.ui.sidebar import is_present, palette
 
 CHART_CONFIG = {"displaylogo": False}
 
@@ -69,20 +70,6 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
         chart_args.get("family"), chart_args.get("row_title"), chart_args.get("col_title")
     )
     title = plain(chart_args.get("title", ""))
-    alt = matrix_name(title, np.shape(M), row_title, col_title)
-    if selectable:
-        event = st.plotly_chart(
-            fig,
-            key=key,
-            on_select="rerun",
-            selection_mode="points",
-            config=config,
-            theme=None,
-            alt=alt,
-        )
-    else:
-        st.plotly_chart(fig, key=key, config=config, theme=None, alt=alt)
-        event = None
     words = matrix_text(
         M,
         row_labels,
@@ -93,8 +80,18 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
         mask=chart_args.get("mask"),
         kind=chart_args.get("kind", "signed"),
     )
-    chart_words(title, words)
-    if event is None:
+    clicks = dict(on_select="rerun", selection_mode="points") if selectable else {}
+    event = draw_chart(
+        fig,
+        key,
+        title=title,
+        alt=matrix_name(title, np.shape(M), row_title, col_title),
+        words=words,
+        config=config,
+        theme=None,
+        **clicks,
+    )
+    if not selectable:
         return None
     cell = selected_cell(event.selection)
     memory = f"attnviz.click.{key}"
@@ -108,8 +105,22 @@ def show_chart(fig, key):
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
     if is_present():  # every label of the chart readable from the back of a room
         fig.update_layout(font=dict(size=PRESENT_TEXT_PX), title_font_size=PRESENT_TEXT_PX + 4)
-    st.plotly_chart(fig, key=key, config=config, alt=figure_name(fig))
-    chart_words(plain(fig.layout.title.text or key), figure_text(fig))
+    draw_chart(fig, key, config=config)
+
+
+def draw_chart(fig, key, *, title=None, alt=None, words=None, **plotly_args):
+    """Put any chart on the page: in the reader's palette (``sidebar.palette``), with an
+    accessible name (``alt``: the figure's title and kind unless given) and its text
+    alternative under it (``words``: read from the figure's traces unless given), under the
+    expander ``title``. ``plotly_args`` go to ``st.plotly_chart``; returns what it returns
+    (the selection state when ``on_select`` is given)."""
+    title = title or plain(fig.layout.title.text) or key
+    alt = alt or figure_name(fig)
+    words = words or figure_text(fig)
+    drawn = recolour(fig, palette())
+    event = st.plotly_chart(drawn, key=key, alt=alt, **plotly_args)
+    chart_words(title, words)
+    return event
 
 
 def chart_words(title, text):
