@@ -3,9 +3,9 @@
 import streamlit as st
 
 from attnviz import FORMULA
-from attnviz.charts.pipeline import pipeline_svg
 from attnviz.ui import link_query, page_setup, show_matrix
 from attnviz.ui.frame import lesson_pages
+from attnviz.ui.matrix import show_pipeline
 from attnviz.ui.text import learning_goal, md_escape, random_weights_note
 
 example = page_setup("Home", icon="🏠")
@@ -33,18 +33,14 @@ st.markdown(
     "a pronoun can look for a noun without nouns looking for pronouns."
 )
 st.subheader("The pipeline, with the sidebar's sizes")
-st.image(
-    pipeline_svg(
-        r.n,
-        r.d_model,
-        r.d_k,
-        r.d_v,
-        scale=s.scale,
-        masked=r.mask is not None,
-        temperature=s.temperature,
-    ),
-    width="stretch",
-    alt="The pipeline: X to Q, K, V, to S = QKᵀ, to S', to A = softmax, to the output AV",
+show_pipeline(
+    r.n,
+    r.d_model,
+    r.d_k,
+    r.d_v,
+    scale=s.scale,
+    masked=r.mask is not None,
+    temperature=s.temperature,
 )
 st.latex(FORMULA)
 

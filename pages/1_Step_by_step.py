@@ -4,8 +4,8 @@ any cell."""
 import streamlit as st
 
 from attnviz import FORMULA
-from attnviz.charts.pipeline import pipeline_svg
 from attnviz.ui import dims, page_setup, show_matrix, spread, steps
+from attnviz.ui.matrix import show_pipeline
 from attnviz.ui.pages.step_by_step import (
     STEP_TITLES,
     cached_spread,
@@ -28,18 +28,8 @@ st.title("Self-attention, step by step")
 learning_goal("compute attention from the embeddings X to the output, and read every shape.")
 show = steps_shown()  # every step, or in projector mode the one of the URL's step=
 if show(0) or show(1):  # the map of the whole computation, before its first step
-    st.image(
-        pipeline_svg(
-            n,
-            d_model,
-            d_k,
-            d_v,
-            scale=s.scale,
-            masked=r.mask is not None,
-            temperature=s.temperature,
-        ),
-        width="stretch",
-        alt="The pipeline: X to Q, K, V, to S = QKᵀ, to S', to A = softmax, to the output AV",
+    show_pipeline(
+        n, d_model, d_k, d_v, scale=s.scale, masked=r.mask is not None, temperature=s.temperature
     )
 st.caption(settings_caption(r, s))
 if found is not None:

@@ -39,11 +39,19 @@ HOME = ("app.py", "Home")  # (path relative to the app, label) of the entry scri
 
 # Every page, for every reader (WCAG 2.1 AA): captions dark enough to read (Streamlit's grey at
 # 60 % opacity is 3.9:1 on white; this one 7:1), and display formulas that wrap at their
-# relations and operators instead of scrolling sideways in a box that a keyboard cannot reach.
+# relations and operators instead of scrolling sideways in a box that a keyboard cannot reach;
+# on a touch screen, no Plotly toolbar over the charts' titles and tap targets 44 px tall.
 READABLE_CSS = """<style>
 [data-testid="stCaptionContainer"] { color: #55565f; opacity: 1; }
 .katex-display { overflow: visible !important; }
 .katex-display > .katex { white-space: normal; }
+@media (hover: none) { .modebar-container { display: none !important; } }
+@media (pointer: coarse) {
+  [data-testid="stRadio"] label, [data-testid="stCheckbox"] label,
+  [data-testid="stWidgetLabel"] + div label, .stButton button, .stDownloadButton button,
+  [data-testid="stPageLink-NavLink"], [data-testid="stExpander"] summary {
+    min-height: 44px; display: flex; align-items: center; }
+}
 </style>"""
 
 

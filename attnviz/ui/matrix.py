@@ -12,6 +12,7 @@ import streamlit as st
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
 from attnviz.charts.matrix import axis_titles
 from attnviz.charts.palette import recolour
+from attnviz.charts.pipeline import pipeline_flow_html, pipeline_svg
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.words import figure_name, figure_text, matrix_name, matrix_text, plain
 from attnviz.ui.sidebar import is_present, palette
@@ -131,3 +132,27 @@ def chart_words(title, text):
         return
     with st.expander(f"{title}: as text"):
         st.text(text)
+
+
+PIPELINE_CSS = """<style>
+.st-key-pipeline_narrow { display: none; }
+@media (max-width: 640px) {
+  .st-key-pipeline_wide { display: none; }
+  .st-key-pipeline_narrow { display: block; }
+}
+</style>"""
+
+
+def show_pipeline(n, d_model, d_k, d_v, *, scale, masked, temperature, **svg_args):
+    """The pipeline with these sizes: the wide diagram (``charts.pipeline.pipeline_svg``;
+    ``svg_args`` go to it) on a wide screen, the same boxes in a column on a phone (below
+    640 px, where the diagram's text would shrink to about 5 px)."""
+    sizes = dict(scale=scale, masked=masked, temperature=temperature)
+    with st.container(key="pipeline_wide"):
+        st.image(
+            pipeline_svg(n, d_model, d_k, d_v, **sizes, **svg_args),
+            width="stretch",
+            alt="The pipeline: X to Q, K, V, to S = QKᵀ, to S', to A = softmax, to the output AV",
+        )
+    with st.container(key="pipeline_narrow"):
+        st.html(PIPELINE_CSS + pipeline_flow_html(n, d_model, d_k, d_v, **sizes))
