@@ -5,6 +5,7 @@ saves any chart as a PNG.
 """
 
 import hashlib
+import html
 
 import numpy as np
 import streamlit as st
@@ -126,12 +127,15 @@ def draw_chart(fig, key, *, title=None, alt=None, words=None, **plotly_args):
 
 def chart_words(title, text):
     """A chart's text alternative, under it, closed until opened: what a screen reader reads
-    and anyone can open (shown as plain text, never Markdown). Not in projector mode, where
-    the room reads the chart itself."""
+    and anyone can open (plain text, escaped: never Markdown or HTML of the user's). One
+    element (a <details>), not an expander and its text: every element costs the server time
+    on every rerun. Not in projector mode, where the room reads the chart itself."""
     if is_present():
         return
-    with st.expander(f"{title}: as text"):
-        st.text(text)
+    st.html(
+        f'<details class="attnviz-words"><summary>{html.escape(title)}: as text</summary>'
+        f'<pre style="white-space:pre-wrap">{html.escape(text)}</pre></details>'
+    )
 
 
 PIPELINE_CSS = """<style>
