@@ -3,9 +3,9 @@
 import streamlit as st
 
 from attnviz import FORMULA
-from attnviz.charts.pipeline import pipeline_svg
 from attnviz.ui import link_query, page_setup, show_matrix
 from attnviz.ui.frame import lesson_pages
+from attnviz.ui.matrix import show_pipeline
 from attnviz.ui.stepper import after_chart, stepper
 from attnviz.ui.text import learning_goal, md_escape, random_weights_note
 
@@ -20,18 +20,14 @@ if show(1):
         "what self-attention computes, in which order, and where each page of this course fits."
     )
     st.subheader("The pipeline, with the sidebar's sizes")
-    st.image(
-        pipeline_svg(
-            r.n,
-            r.d_model,
-            r.d_k,
-            r.d_v,
-            scale=s.scale,
-            masked=r.mask is not None,
-            temperature=s.temperature,
-        ),
-        width="stretch",
-        alt="The pipeline: X to Q, K, V, to S = QKᵀ, to S', to A = softmax, to the output AV",
+    show_pipeline(
+        r.n,
+        r.d_model,
+        r.d_k,
+        r.d_v,
+        scale=s.scale,
+        masked=r.mask is not None,
+        temperature=s.temperature,
     )
     with after_chart("home_intro"):  # on a projector after the picture
         st.markdown(

@@ -120,3 +120,49 @@ def pipeline_svg(
         parts.append(_text((x1 + x2) / 2, y + label_px + 5, extra.strip(), label_px, LABEL_COLOUR))
     parts.append("</svg>")
     return "".join(parts)
+
+
+def pipeline_flow_html(n, d_model, d_k, d_v, *, scale=True, masked=False, temperature=1.0):
+    """The same pipeline as boxes in a column of HTML, for a narrow screen (a phone), where the
+    wide diagram's text would shrink below readable: each step's box (its family's colour, its
+    live shape) under the one it comes from, with what is done between them. Reflows at any
+    width; every label is text a screen reader reads in order."""
+    extra = ("" if temperature == 1 else f" / {temperature:g}") + (" + M" if masked else "")
+
+    def box(title, family, shape):
+        colour = FAMILIES[family][2]
+        return (
+            f'<div style="border:3px solid {colour};border-radius:10px;padding:6px 10px;'
+            f'color:{colour};font-weight:bold;font-size:19px;text-align:center;background:white">'
+            f"{html.escape(title)}<br><span style='font-weight:normal;font-size:16px;"
+            f"color:{LABEL_COLOUR}'>{html.escape(shape)}</span></div>"
+        )
+
+    def step(text):
+        return (
+            f'<div style="text-align:center;color:{LABEL_COLOUR};padding:4px 0">↓ '
+            f"{html.escape(text)}</div>"
+        )
+
+    qkv = "".join(
+        f'<div style="flex:1 1 0;min-width:90px">{box(name, name, f"{n} × {d}")}</div>'
+        for name, d in (("Q", d_k), ("K", d_k), ("V", d_v))
+    )
+    parts = [
+        box("X", "X", f"{n} × {d_model}"),
+        step("× W_Q, × W_K, × W_V"),
+        f'<div style="display:flex;gap:8px;flex-wrap:wrap">{qkv}</div>',
+        step("queries · keys"),
+        box("S = QKᵀ", "S", f"{n} × {n}"),
+        step("÷ √d_k" if scale else "no scaling"),
+        box("S'", "S", f"{n} × {n}"),
+        step("softmax" + extra),
+        box("A", "A", f"{n} × {n}, rows sum to 1"),
+        step("weights × values V"),
+        box("Output = AV", "O", f"{n} × {d_v}"),
+    ]
+    return (
+        f'<div role="group" aria-label="The pipeline of self-attention, with these sizes" '
+        f'style="font-family:{html.escape(FONT_FAMILY)};font-size:16px;max-width:420px;'
+        f'margin:auto">{"".join(parts)}</div>'
+    )

@@ -40,12 +40,41 @@ HOME = ("app.py", "Home")  # (path relative to the app, label) of the entry scri
 
 # Every page, for every reader (WCAG 2.1 AA): captions dark enough to read (Streamlit's grey at
 # 60 % opacity is 3.9:1 on white; this one 7:1), and display formulas that wrap at their
-# relations and operators instead of scrolling sideways in a box that a keyboard cannot reach.
+# relations and operators instead of scrolling sideways in a box that a keyboard cannot reach;
+# on a touch screen, no Plotly toolbar over the charts' titles and tap targets 44 px tall; on
+# a phone, a wide table scrolls in its own box instead of the page.
 READABLE_CSS = """<style>
 [data-testid="stCaptionContainer"] { color: #55565f; opacity: 1; }
-.katex-display { overflow: visible !important; }
+.katex-display { overflow-x: clip !important; overflow-y: visible !important; }
 .katex-display > .katex { white-space: normal; }
+@media (hover: none) { .modebar-container { display: none !important; } }
+@media (max-width: 640px) {
+  [data-testid="stTable"], [data-testid="stMarkdownContainer"] table {
+    display: block; overflow-x: auto; max-width: 100%; }
+}
+@media (pointer: coarse) {
+  [data-testid="stRadio"] label, [data-testid="stCheckbox"] label,
+  [data-testid="stWidgetLabel"] + div label, .stButton button, .stDownloadButton button,
+  [data-testid="stPageLink-NavLink"], [data-testid="stExpander"] summary {
+    min-height: 44px; display: flex; align-items: center; }
+}
 </style>"""
+# A tap on a chart, on a touch screen: Plotly selects the point under the last hover, and a tap
+# brings no hover before its click, so the first tap on a cell would select nothing. The tap's
+# position is handed to Plotly as a hover first, and the tap opens the cell's inspector.
+TOUCH_JS = """<script>
+(() => {
+  if (window.__attnvizTouch) return;
+  window.__attnvizTouch = true;
+  document.addEventListener("touchstart", (e) => {
+    const t = e.touches[0];
+    const target = t && document.elementFromPoint(t.clientX, t.clientY);
+    if (!target || !target.closest(".js-plotly-plot")) return;
+    target.dispatchEvent(new MouseEvent("mousemove",
+      {clientX: t.clientX, clientY: t.clientY, bubbles: true, view: window}));
+  }, {capture: true, passive: true});
+})();
+</script>"""
 
 
 @functools.cache  # pages/ does not change while the server runs: parse it once
@@ -125,6 +154,7 @@ def shared_settings(page, page_params=(), note=None, uses=None):
         page_links(settings.to_query() | display_query())
         st.divider()
     st.html(READABLE_CSS)
+    st.html(TOUCH_JS, unsafe_allow_javascript=True)
     if is_present():
         st.html(PRESENT_CSS)
     page_look()

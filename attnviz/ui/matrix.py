@@ -7,6 +7,7 @@ saves any chart as a PNG.
 import base64
 import functools
 import hashlib
+import html
 
 import numpy as np
 import plotly.graph_objects as go
@@ -15,9 +16,11 @@ from _plotly_utils.utils import plotlyjsShortTypes, to_typed_array_spec
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, selected_cell
 from attnviz.charts.matrix import axis_titles, heatmap_spec
+from attnviz.charts.palette import recolour
+from attnviz.charts.pipeline import pipeline_flow_html, pipeline_svg
 from attnviz.charts.present import PRESENT, SCREEN, readable
 from attnviz.charts.words import figure_name, figure_text, matrix_name, matrix_text, plain
-from attnviz.ui.sidebar import is_present
+from attnviz.ui.sidebar import is_present, palette
 
 CHART_CONFIG = {"displaylogo": False}
 
@@ -161,20 +164,6 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, 
         chart_args.get("family"), chart_args.get("row_title"), chart_args.get("col_title")
     )
     title = plain(chart_args.get("title", ""))
-    alt = matrix_name(title, np.shape(M), row_title, col_title)
-    if selectable:
-        event = st.plotly_chart(
-            fig,
-            key=key,
-            on_select="rerun",
-            selection_mode="points",
-            config=config,
-            theme=None,
-            alt=alt,
-        )
-    else:
-        st.plotly_chart(fig, key=key, config=config, theme=None, alt=alt)
-        event = None
     words = matrix_text(
         M,
         row_labels,
@@ -185,8 +174,19 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, 
         mask=chart_args.get("mask"),
         kind=chart_args.get("kind", "signed"),
     )
-    chart_words(title, words)
-    if event is None:
+    clicks = dict(on_select="rerun", selection_mode="points") if selectable else {}
+    event = draw_chart(
+        fig,
+        key,
+        share=None,  # sized by heatmap_spec for its share of the page
+        title=title,
+        alt=matrix_name(title, np.shape(M), row_title, col_title),
+        words=words,
+        config=config,
+        theme=None,
+        **clicks,
+    )
+    if not selectable:
         return None
     cell = selected_cell(event.selection)
     memory = f"attnviz.click.{key}"
@@ -199,16 +199,61 @@ def show_chart(fig, key, share=1.0):
     """Draw any Plotly figure (a line or bar chart) under ``key``, with the app's toolbar, in
     ``share`` of the page's width (readable on a projector: ``projected``)."""
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
-    fig = projected(fig, share)
-    st.plotly_chart(fig, key=key, config=config, alt=figure_name(fig))
-    chart_words(plain(fig.layout.title.text or key), figure_text(fig))
+    draw_chart(fig, key, share=share, config=config)
+
+
+def draw_chart(fig, key, *, share=1.0, title=None, alt=None, words=None, **plotly_args):
+    """Put any chart on the page: readable on a projector (``projected`` in ``share`` of the
+    page's width; ``share=None`` for a figure already sized, as ``heatmap_spec``'s are), in
+    the reader's palette (``sidebar.palette``), with an accessible name (``alt``: the
+    figure's title and kind unless given) and its text alternative under it (``words``: read
+    from the figure's traces unless given), under the heading ``title``. ``plotly_args`` go
+    to ``st.plotly_chart``; returns what it returns (the selection state with ``on_select``)."""
+    if share is not None:
+        fig = projected(fig, share)
+    title = title or plain(fig.layout.title.text) or key
+    alt = alt or figure_name(fig)
+    words = words or figure_text(fig)
+    drawn = recolour(fig, palette())  # the figure itself, or its recoloured dict
+    if drawn is not fig:
+        drawn = PlainFigure(drawn)  # a validated figure's dict, recoloured: no second check
+    event = st.plotly_chart(drawn, key=key, alt=alt, **plotly_args)
+    chart_words(title, words)
+    return event
 
 
 def chart_words(title, text):
     """A chart's text alternative, under it, closed until opened: what a screen reader reads
-    and anyone can open (shown as plain text, never Markdown). Not in projector mode, where
-    the room reads the chart itself."""
+    and anyone can open (plain text, escaped: never Markdown or HTML of the user's). One
+    element (a <details>), not an expander and its text: every element costs the server time
+    on every rerun. Not in projector mode, where the room reads the chart itself."""
     if is_present():
         return
-    with st.expander(f"{title}: as text"):
-        st.text(text)
+    st.html(
+        f'<details class="attnviz-words"><summary>{html.escape(title)}: as text</summary>'
+        f'<pre style="white-space:pre-wrap">{html.escape(text)}</pre></details>'
+    )
+
+
+PIPELINE_CSS = """<style>
+.st-key-pipeline_narrow { display: none; }
+@media (max-width: 640px) {
+  .st-key-pipeline_wide { display: none; }
+  .st-key-pipeline_narrow { display: block; }
+}
+</style>"""
+
+
+def show_pipeline(n, d_model, d_k, d_v, *, scale, masked, temperature, **svg_args):
+    """The pipeline with these sizes: the wide diagram (``charts.pipeline.pipeline_svg``;
+    ``svg_args`` go to it) on a wide screen, the same boxes in a column on a phone (below
+    640 px, where the diagram's text would shrink to about 5 px)."""
+    sizes = dict(scale=scale, masked=masked, temperature=temperature)
+    with st.container(key="pipeline_wide"):
+        st.image(
+            pipeline_svg(n, d_model, d_k, d_v, **sizes, **svg_args),
+            width="stretch",
+            alt="The pipeline: X to Q, K, V, to S = QKᵀ, to S', to A = softmax, to the output AV",
+        )
+    with st.container(key="pipeline_narrow"):
+        st.html(PIPELINE_CSS + pipeline_flow_html(n, d_model, d_k, d_v, **sizes))

@@ -19,7 +19,6 @@ from attnviz.charts.dot_products import dot_product_histogram
 from attnviz.charts.geometry import geometry_figure
 from attnviz.charts.present import PRESENT, readable
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.charts.words import figure_name, figure_text
 from attnviz.lessons.dot_products import random_pairs
 from attnviz.lessons.geometry import (
     DEFAULT_KEYS,
@@ -40,7 +39,7 @@ from attnviz.limits import (
 )
 from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
 from attnviz.ui.cache import object_bytes, shared_cache
-from attnviz.ui.matrix import CHART_CONFIG, chart_words, projected
+from attnviz.ui.matrix import CHART_CONFIG, draw_chart
 from attnviz.ui.sidebar import is_present, url_query, write_page_params
 from attnviz.ui.text import notice
 
@@ -148,8 +147,7 @@ def geometry_chart(choice):
     """Draw the figure: its own sliders turn and stretch the query with no rerun."""
     fig = cached_figure(choice.keys, choice.values, choice.angle, choice.length, _text_px())
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{CHART}"})
-    st.plotly_chart(fig, key=CHART, config=config, width="stretch", alt=figure_name(fig))
-    chart_words("Query, keys and weights", figure_text(fig))
+    draw_chart(fig, CHART, title="Query, keys and weights", config=config, width="stretch")
 
 
 def _degrees(values):
@@ -235,10 +233,7 @@ def cached_pairs(d_k):
 def d_k_histogram(pairs):
     fig = dot_product_histogram(pairs, text_px=_text_px())
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-geo-dk"})
-    st.plotly_chart(
-        projected(fig), key="geo_dk_chart", config=config, width="stretch", alt=figure_name(fig)
-    )
-    chart_words("q·k of random pairs", figure_text(fig))
+    draw_chart(fig, "geo_dk_chart", title="q·k of random pairs", config=config, width="stretch")
 
 
 def d_k_notice(pairs):

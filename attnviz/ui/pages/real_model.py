@@ -11,7 +11,6 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from attnviz.charts.model_grid import grid_selected_head, model_grid
-from attnviz.charts.words import figure_name, figure_text
 from attnviz.limits import CACHE_MODEL, CACHE_MODEL_RUNS, MAX_MODEL_TOKENS, MAX_TEXT_CHARS
 from attnviz.model.bert import head_attention
 from attnviz.model.head_stats import PATTERNS, HeadStats, describe, head_stats, strongest_pattern
@@ -27,7 +26,7 @@ from attnviz.ui.cache import (
     shared_cache,
 )
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import chart_words, dims, projected, show_matrix
+from attnviz.ui.matrix import dims, draw_chart, show_matrix
 from attnviz.ui.text import md_escape, step_header
 
 PENDING_KEY = "model.pending_head"  # (layer, head) to show: clicked in the grid or a ranking
@@ -208,15 +207,14 @@ def grid_chart(run, labels, selected):
     n_layers, n_heads = stats.shape
     hover = [[_hover_lines(stats, layer, h) for h in range(n_heads)] for layer in range(n_layers)]
     fig = model_grid(run.attention, labels, selected=selected, head_hover=hover)
-    st.plotly_chart(
-        projected(fig),
-        key=GRID_KEY,
+    draw_chart(
+        fig,
+        GRID_KEY,
+        title="Every head",
         on_select=_grid_clicked,  # before the rerun the click causes: the radios follow it
         selection_mode="points",
         config={"displaylogo": False, "toImageButtonOptions": {"filename": "attnviz-heads"}},
-        alt=figure_name(fig),
     )
-    chart_words("Every head", figure_text(fig))
 
 
 def _grid_clicked():

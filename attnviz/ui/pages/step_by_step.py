@@ -10,7 +10,6 @@ import functools
 import numpy as np
 import streamlit as st
 
-from attnviz.charts.pipeline import pipeline_svg
 from attnviz.files.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
 from attnviz.lessons.spread import spread_of_edit
 from attnviz.lessons.summary import summary_rows
@@ -18,6 +17,7 @@ from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
+from attnviz.ui.matrix import show_pipeline
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import stepper
 from attnviz.ui.text import md_escape, step_header
@@ -206,8 +206,8 @@ def pipeline(result, settings, show):
         return
     r, s = result, settings
     place = st.container(key="step_meaning_pipeline") if present else st.container()
-    place.image(
-        pipeline_svg(
+    with place:
+        show_pipeline(
             r.n,
             r.d_model,
             r.d_k,
@@ -217,10 +217,7 @@ def pipeline(result, settings, show):
             temperature=s.temperature,
             text_px=19 if present else 15,
             lit=STEP_BOXES.get(k),
-        ),
-        width="stretch",
-        alt="The pipeline: X to Q, K, V, to S = QKᵀ, to S', to A = softmax, to the output AV",
-    )
+        )
 
 
 def summary_view(result):

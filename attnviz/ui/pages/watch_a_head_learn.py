@@ -19,6 +19,7 @@ from dataclasses import replace
 import streamlit as st
 
 from attnviz.charts.training import loss_chart
+from attnviz.charts.words import figure_name
 from attnviz.checks import AttentionInputError
 from attnviz.limits import (
     CACHE_GPT_RUNS,
@@ -222,7 +223,7 @@ def _train_with_progress(choice, scale, area):
             updates["chart"], updates["n"] = now, updates["n"] + 1
             fig = loss_chart({name: losses}, steps=steps, target=task.target_loss)
             key = f"gpt_live_{int(scale)}_{updates['n']}"
-            live.plotly_chart(projected(fig), key=key, config=CHART_CONFIG)
+            live.plotly_chart(projected(fig), key=key, config=CHART_CONFIG, alt=figure_name(fig))
 
     try:
         return train(  # the limit again, measured: a backstop should the estimate be far off

@@ -11,13 +11,12 @@ import streamlit as st
 
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.training import checkpoint_figure, loss_chart, next_token_chart
-from attnviz.charts.words import figure_name, figure_text
 from attnviz.checks import AttentionInputError
 from attnviz.limits import MAX_GPT_TEXT_CHARS
 from attnviz.tiny_gpt import forward, generate, init_params, next_token_probs
 from attnviz.tiny_gpt.report import compare_scaling, scaling_sentences
 from attnviz.tiny_gpt.training import EVAL_SIZE, SMOOTHING
-from attnviz.ui.matrix import CHART_CONFIG, chart_words, projected, show_chart
+from attnviz.ui.matrix import CHART_CONFIG, draw_chart, show_chart
 from attnviz.ui.pages.watch_a_head_learn import (
     AUTOTRAIN,
     SCALED,
@@ -93,13 +92,12 @@ def heads_over_training(report, run):
         report.head_titles,
         n_heads=n_heads,
     )
-    st.plotly_chart(
-        projected(fig),
-        key="gpt_checkpoints",
+    draw_chart(
+        fig,
+        "gpt_checkpoints",
+        title="Every head at every checkpoint",
         config=dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-gpt-heads"}),
-        alt=figure_name(fig),
     )
-    chart_words("Every head at every checkpoint", figure_text(fig))
     st.caption(
         f"{len(report.steps)} checkpoints, from step 0 (random weights) to step {run.steps}. "
         "The slider moves in your browser: nothing is recomputed. Each panel's title names the "
