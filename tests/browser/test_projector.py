@@ -1,6 +1,6 @@
 """Projector mode in a browser at 1280 x 720: every page and every step of its stepper fits a
 projector (chart text, no downloads, nothing cut, the chart on the first screen, the sidebar
-collapsed), and a clicker's keys drive the steps and the lecture deck across pages."""
+collapsed, no serious or critical accessibility problem on its first step), and a clicker's keys drive the steps and the lecture deck across pages."""
 
 import re
 from pathlib import Path
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import PAGES
-from tools.browser import error_count, wait_for_app, wait_for_run
+from tools.browser import accessibility_problems, error_count, wait_for_app, wait_for_run
 
 pytestmark = pytest.mark.browser
 
@@ -90,6 +90,7 @@ def test_every_page_and_step_fits_a_projector(browser, server, artifacts):
             assert error_count(page) == 0, path
             m = page.evaluate(MEASURE, SMALLEST_PX)
             problems += _problems(f"{path or 'Home'} step 1", m)
+            problems += [f"{path or 'Home'}: {p}" for p in accessibility_problems(page)]
             found = STEP_OF.search(m["step"] or "")
             if not found:
                 continue
