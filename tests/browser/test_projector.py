@@ -1,6 +1,7 @@
 """Projector mode in a browser at 1280 x 720: every page and every step of its stepper fits a
 projector (chart text, no downloads, nothing cut, the chart on the first screen, the sidebar
-collapsed, no serious or critical accessibility problem on its first step), and a clicker's keys drive the steps and the lecture deck across pages."""
+collapsed, no serious or critical accessibility problem on its first step), and a clicker's
+keys drive the steps and the lecture deck across pages."""
 
 import re
 from pathlib import Path
