@@ -5,7 +5,9 @@ as in their URLs, Home for the home page, inspector for the cell inspector, proj
 step page in projector mode at 1280 x 720, spread for the step page with one entry of X changed,
 token_lines for the step page's A as token lines at 1280 x 720, worksheet for Work it out's
 worksheet PDF and its key, rendered with pdftoppm, present for every page's first screen in
-projector mode at 1280 x 720, as docs/screenshots/present_<page>.png).
+projector mode at 1280 x 720, as docs/screenshots/present_<page>.png, phone for Step by step,
+Predict then reveal and Attention as geometry on a phone, 390 x 844 with touch, as
+docs/screenshots/phone_<page>.png).
 
 Starts `streamlit run app.py` on a free loopback port, opens each page in headless Chromium and
 writes docs/screenshots/<page>.png (the page from the top, at most MAX_HEIGHT pixels), plus the
@@ -88,6 +90,35 @@ def worksheet_png():
     print("wrote", OUT / "worksheet.png")
 
 
+PHONE = dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+PHONE_PAGES = ("Step_by_step", "Predict_then_reveal", "Attention_as_geometry")
+
+
+def phone_pngs(browser, url):
+    """docs/screenshots/phone_<page>.png: the first two screens of three pages on a phone (the
+    step page with a cell tapped, so its inspector shows)."""
+    context = browser.new_context(**PHONE, device_scale_factor=2)
+    page = context.new_page()
+    for path in PHONE_PAGES:
+        page.goto(f"{url}/{path}")
+        page.wait_for_selector("[data-testid=stMain] h1", timeout=120_000)
+        wait_for_app(page)
+        if path == "Step_by_step":
+            x, y = cell_centre(page, "S", 3, 1)
+            page.touchscreen.tap(x, y)
+            page.wait_for_selector("text=Query on (row 3) and key cat (column 1)", timeout=60_000)
+            page.locator(".st-key-S").evaluate("e => e.scrollIntoView({block: 'start'})")
+        if path == "Predict_then_reveal":
+            answer_two(page)
+            page.locator("[data-testid=stMain] [data-testid=stRadio]").first.evaluate(
+                "e => e.scrollIntoView({block: 'start'})"
+            )
+        time.sleep(2)
+        page.screenshot(path=OUT / f"phone_{path}.png")
+        print("wrote", OUT / f"phone_{path}.png")
+    context.close()
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     pages = sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_", 1)[0]))
@@ -132,6 +163,8 @@ def main():
                 time.sleep(2)
                 page.screenshot(path=OUT / f"present_{path or 'Home'}.png")
                 print("wrote", OUT / f"present_{path or 'Home'}.png")
+        if not wanted or "phone" in wanted:  # three pages on a phone, 390 x 844, touch
+            phone_pngs(browser, url)
         if not wanted or "projector" in wanted:  # what a lecturer projects, at 1280 x 720
             page.set_viewport_size({"width": 1280, "height": 720})
             page.goto(f"{url}/Step_by_step?present=on&step=6")
