@@ -127,6 +127,7 @@ def test_the_clickers_keys_move_the_steps_and_follow_the_deck_across_pages(brows
         # The lecture deck's slide 10: Step by step, step 7; slide 11 is step 8, then the edit
         _open(page, f"{server}/Step_by_step?present=on&deck=lecture&slide=10&step=7")
         assert "Step 8 of 11" in _bar(page) and "slide 10 of" in _bar(page)
+        page.wait_for_function("() => window.__attnvizKeys === true")  # the keys' script ran
         page.keyboard.press("ArrowRight")
         page.wait_for_function(
             "() => document.querySelector('.st-key-stepper')?.innerText.includes('Step 9 of')",
@@ -138,6 +139,7 @@ def test_the_clickers_keys_move_the_steps_and_follow_the_deck_across_pages(brows
         page.wait_for_url(re.compile(r"slide=12"), timeout=60_000)
         _open(page, page.url)  # the slide opened as its own link: Step 1 with edit=1,0,5
         assert "edit=1%2C0%2C5" in page.url and "Step 2 of 11" in _bar(page)
+        page.wait_for_function("() => window.__attnvizKeys === true")
         page.keyboard.press("ArrowLeft")  # back to the slide before: step 8, no edit
         page.wait_for_url(re.compile(r"slide=11"), timeout=60_000)
         wait_for_app(page)
