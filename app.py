@@ -43,7 +43,9 @@ if show(1):
             "scores are **scaled** and a softmax turns them into weights that sum to 1 (the "
             "**attention matrix** A), and the token's new vector, the **output**, is the weighted "
             "average of the values. A real dictionary returns the one value whose key matches "
-            "exactly; attention returns a blend."
+            "exactly; attention returns a blend (the Masks and temperature page turns the blend "
+            "into a lookup: as T → 0, each row's weight all goes to its best-matching key, shared "
+            "only by keys that tie)."
         )
         st.markdown(
             "Why are queries and keys two different matrices? With one matrix for both, S would be "

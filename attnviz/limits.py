@@ -74,6 +74,13 @@ GEO_LENGTHS = (0.25, 0.5, 1.0, 2.0, 4.0)  # query lengths on its second slider, 
 GEO_ROWS = 500  # random queries drawn at each d_k, each against GEO_ROW_KEYS random keys
 GEO_ROW_KEYS = 4  # so 2000 random q . k; at d_k = 512 the draw holds about 5 MB of float32
 
+# Inside a chat model (pages/12_Inside_a_chat_model.py): SmolLM2-135M-Instruct in numpy.
+MAX_CHAT_TOKENS = 64  # tokens of the prompt read; the rest is cut, with a message
+MAX_CHAT_GENERATED = 32  # tokens generated after it, one at a time through the KV cache
+MAX_CHAT_TOP_K = 1000  # the largest top-k offered (0 in a link: every token)
+MIN_CHAT_TEMPERATURE = 0.1
+MAX_CHAT_TEMPERATURE = 5.0
+
 # Work it out (pages/13_Work_it_out.py, attnviz/exercises/): exercises made for hand computation.
 EX_LEVELS = 5  # levels 1 (one score) to 5 (a full small A)
 MAX_EX_TRIES = 5000  # draws from the seed before an exercise whose every answer is easy by hand

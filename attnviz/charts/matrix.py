@@ -86,7 +86,12 @@ def axis_titles(family, row_title=None, col_title=None):
     )
 
 
-def matrix_heatmap(
+def matrix_heatmap(M, row_labels, col_labels, **options):
+    """``heatmap_spec`` as a ``go.Figure`` (validated by Plotly: what tests and exports read)."""
+    return go.Figure(heatmap_spec(M, row_labels, col_labels, **options))
+
+
+def heatmap_spec(
     M,
     row_labels,
     col_labels,
@@ -139,8 +144,10 @@ def matrix_heatmap(
             page column turns them even for a few, or neighbours would run together.
 
     Returns:
-        go.Figure whose first trace is the heatmap: ``z`` is ``M`` as float32 (-inf as NaN), or
-        its block means when M has more than MAX_DRAWN rows or columns. When selectable, a
+        {"data": traces, "layout": layout}, plain dicts that Plotly has not validated (a page
+        draws them with ``attnviz.ui.matrix.PlainFigure``, ``matrix_heatmap`` validates them
+        into a go.Figure); the first trace is the heatmap: ``z`` is ``M`` as float32 (-inf as
+        NaN), or its block means when M has more than MAX_DRAWN rows or columns. When selectable, a
         second trace of markers carries the hover text and the clicks.
     """
     M = np.asarray(M, dtype=float)
@@ -183,7 +190,9 @@ def matrix_heatmap(
             traces.append(
                 legend_entry(
                     "changed by your edit",
-                    dict(size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line_width=2),
+                    dict(
+                        size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line=dict(width=2)
+                    ),
                 )
             )
     layout = matrix_layout(
@@ -202,7 +211,7 @@ def matrix_heatmap(
     cell_px = (width_px - margin["l"] - margin["r"]) / M.shape[1] - 2  # less the cells' gap
     _numbers(heatmap, M, hidden, text_px, cell_px)
     layout["shapes"] = shapes
-    return go.Figure(data=traces, layout=layout)  # one validation of the whole figure: fast
+    return dict(data=traces, layout=layout)
 
 
 def _hover(M, values, hidden, row_labels, col_labels, names, reduced):
@@ -321,7 +330,7 @@ def _selection_layer(shape, customdata, hover):
         marker=dict(size=14, symbol="square", opacity=0.01),
         customdata=customdata.reshape(-1, 3),
         hovertemplate=hover,  # the markers carry the hover: they sit on top
-        hoverlabel=dict(bgcolor="white", bordercolor="#555", font_color="#111"),
+        hoverlabel=dict(bgcolor="white", bordercolor="#555", font=dict(color="#111")),
         showlegend=False,
         name="cells",
     )

@@ -4,13 +4,17 @@ No download under each chart: the step page has one export section, and Plotly's
 saves any chart as a PNG.
 """
 
+import base64
+import functools
 import hashlib
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
+from _plotly_utils.utils import plotlyjsShortTypes, to_typed_array_spec
 
-from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
-from attnviz.charts.matrix import axis_titles
+from attnviz.charts import MAX_SELECTABLE, is_selectable, selected_cell
+from attnviz.charts.matrix import axis_titles, heatmap_spec
 from attnviz.charts.present import PRESENT, SCREEN, readable
 from attnviz.charts.words import figure_name, figure_text, matrix_name, matrix_text, plain
 from attnviz.ui.sidebar import is_present
@@ -23,30 +27,101 @@ def dims(d, prefix=""):
     return [f"{prefix}{c}" for c in range(d)]
 
 
-def drawn_once(fig, *inputs):
+class PlainFigure(go.Figure):
+    """A finished figure (``plain_spec``'s dict) that ``st.plotly_chart`` draws as it is.
+
+    Streamlit reads a go.Figure through ``to_dict()`` alone, and validates a dict it is given
+    by building a go.Figure of it: Plotly's validators were about half of the step page's
+    server time (measured in docs/performance.md). This figure is never validated and hands
+    over its dict; only a page's own heatmaps (``heatmap_spec``) are drawn this way, and
+    tests/test_plain_figure.py checks that what it sends is what Plotly's validated figure
+    sends. The dict is read, never changed."""
+
+    def __init__(self, spec):  # no go.Figure.__init__: nothing is validated
+        self._plain = spec
+
+    def to_dict(self):
+        return self._plain
+
+
+@functools.cache
+def _colorscale(name):
+    """Plotly's own reading of a named colour scale (e.g. "RdBu_r" reversed), as JSON lists."""
+    return [list(stop) for stop in go.Heatmap()._get_validator("colorscale").validate_coerce(name)]
+
+
+def _without_none(value):
+    """``value`` with every None of its dicts left out, as Plotly's validated dict has them."""
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return [_without_none(v) for v in value]
+    return value
+
+
+def _typed_array(v):
+    """A numeric array as plotly.js's typed array spec ({"dtype", "bdata", "shape"}), as
+    Plotly's own ``to_typed_array_spec`` makes it (which it still makes for other dtypes)."""
+    short = plotlyjsShortTypes.get(str(v.dtype))
+    if short is None or v.size == 0:
+        return to_typed_array_spec(v)
+    typed = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(v)).decode("ascii")}
+    if v.ndim > 1:
+        typed["shape"] = str(v.shape)[1:-1]
+    return typed
+
+
+def _with_typed_arrays(value):
+    """Replace, in place, every numpy array in ``value``'s dicts and lists by ``_typed_array``
+    (Plotly's ``convert_to_base64``, without its generic array checks on every string)."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        if isinstance(item, np.ndarray) and key not in ("geojson", "layer", "layers", "range"):
+            value[key] = _typed_array(item)
+        elif isinstance(item, (dict, list)):
+            _with_typed_arrays(item)
+
+
+def plain_spec(spec):
+    """``spec`` ({"data", "layout"} of plain dicts, e.g. ``heatmap_spec``'s) as Plotly's
+    validated ``go.Figure(spec).to_dict()`` would be, with no template (the heatmaps set every
+    style they use): named colour scales spelt out, Nones and empty shapes left out, numeric
+    arrays as base64 typed arrays."""
+    spec = _without_none(spec)
+    for trace in spec["data"]:
+        if isinstance(trace.get("colorscale"), str):
+            trace["colorscale"] = _colorscale(trace["colorscale"])
+    if not spec["layout"].get("shapes", True):
+        del spec["layout"]["shapes"]
+    _with_typed_arrays(spec)
+    return spec
+
+
+def drawn_once(spec, *inputs):
     """Let Plotly draw ``fig`` once, not twice: Streamlit hands Plotly a copy of every new
     figure right after mounting it, and Plotly redraws whatever it sees as new. With no
     template (the heatmaps set every style they use; the page draws them with ``theme=None``)
     and a ``datarevision`` that changes exactly when the figure does (a digest of everything
     the figure is made from, ``inputs``), the copy is seen as what is already drawn (measured
-    in notes/browser-performance.md: the second draw of a chart from 12-21 ms to 2-4 ms)."""
-    digest = hashlib.blake2b(digest_size=8)
+    in notes/browser-performance.md: the second draw of a chart from 12-21 ms to 2-4 ms).
+    ``spec`` is a figure's dict ({"data", "layout"}), given no template."""
+    parts = []
 
     def feed(value):  # arrays by their bytes, dicts in key order, the rest by repr
         if isinstance(value, np.ndarray):
-            digest.update(f"{value.dtype}{value.shape}".encode())
-            digest.update(np.ascontiguousarray(value).tobytes())
+            parts.append(f"{value.dtype}{value.shape}".encode())
+            parts.append(np.ascontiguousarray(value).tobytes())
         elif isinstance(value, dict):
             for name in sorted(value):
-                digest.update(name.encode())
+                parts.append(name.encode())
                 feed(value[name])
         else:
-            digest.update(repr(value).encode())
+            parts.append(repr(value).encode())
 
     for value in inputs:
         feed(value)
-    fig.layout.template = None
-    fig.layout.datarevision = digest.hexdigest()
+    spec["layout"].pop("template", None)
+    spec["layout"]["datarevision"] = hashlib.blake2b(b"".join(parts), digest_size=8).hexdigest()
 
 
 def chart_style(share=1.0):
@@ -78,8 +153,9 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, 
     style = chart_style(share)
     chart_args.setdefault("text_px", style.text_px)
     chart_args.setdefault("width_px", style.width_px)
-    fig = matrix_heatmap(M, row_labels, col_labels, selectable=selectable, **chart_args)
-    drawn_once(fig, np.asarray(M), list(row_labels), list(col_labels), selectable, chart_args)
+    spec = heatmap_spec(M, row_labels, col_labels, selectable=selectable, **chart_args)
+    drawn_once(spec, np.asarray(M), list(row_labels), list(col_labels), selectable, chart_args)
+    fig = PlainFigure(plain_spec(spec))
     config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"attnviz-{key}"}}
     row_title, col_title = axis_titles(
         chart_args.get("family"), chart_args.get("row_title"), chart_args.get("col_title")

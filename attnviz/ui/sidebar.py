@@ -54,6 +54,17 @@ def url_query():
     return {name: st.query_params.get_all(name) for name in st.query_params}
 
 
+def write_page_params(names, want):
+    """Make the URL hold a page's own parameters ``names`` as ``want`` ({name: text}): set
+    those that differ, drop those ``want`` leaves out; every other parameter stays."""
+    current = st.query_params.to_dict()
+    for name in names:
+        if name not in want and name in current:
+            del st.query_params[name]
+        elif name in want and current.get(name) != want[name]:
+            st.query_params[name] = want[name]
+
+
 def initial_settings():
     """Settings for a new session: from the URL, remembering what had to be changed; the
     projector mode from the URL too."""

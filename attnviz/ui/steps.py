@@ -133,7 +133,9 @@ def scaled_scores_matrix(result, labels, found=None):
             labels,
             labels,
             key="S_scaled",
-            title=f"{scaled_formula(result)} (on the colour range of S)",
+            title="S' = S / √d_k (on the colour range of S)"
+            if result.scale
+            else "S' = S (scaling off; on the colour range of S)",
             family="S",
             value_name="S'_ij",
             selectable=True,

@@ -34,7 +34,7 @@ from attnviz.limits import GEO_ROW_KEYS, MAX_D_K, MAX_GEO_COORD, MAX_GEO_KEYS, M
 from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.matrix import CHART_CONFIG, chart_words, projected
-from attnviz.ui.sidebar import is_present, url_query
+from attnviz.ui.sidebar import is_present, url_query, write_page_params
 from attnviz.ui.text import notice
 
 PAGE_PARAMS = QUERY_NAMES
@@ -252,10 +252,4 @@ def d_k_notice(pairs):
 
 def sync_url(choice):
     """Write the page's parameters into the URL (the sidebar's settings stay as they are)."""
-    want = choice.to_query()
-    current = st.query_params.to_dict()
-    for name in PAGE_PARAMS:
-        if name not in want and name in current:
-            del st.query_params[name]
-        elif name in want and current.get(name) != want[name]:
-            st.query_params[name] = want[name]
+    write_page_params(PAGE_PARAMS, choice.to_query())

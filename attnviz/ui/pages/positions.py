@@ -191,9 +191,9 @@ def rotary_table(exp, labels):
     st.dataframe(
         pd.DataFrame(
             {
-                "query position m": rot.pairs[:, 0],
-                "key position n": rot.pairs[:, 1],
-                "offset n − m": rot.offsets,
+                "query at m": rot.pairs[:, 0],
+                "key at n": rot.pairs[:, 1],
+                "n − m": rot.offsets,
                 "R(m)q · R(n)k": rot.scores,
             }
         ),

@@ -37,7 +37,7 @@ from attnviz.ui.pages.real_model import (
     scores_and_attention,
     values_and_output,
 )
-from attnviz.ui.sidebar import is_present, url_query
+from attnviz.ui.sidebar import is_present, url_query, write_page_params
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
 
@@ -152,12 +152,8 @@ def summary_run(model, run, labels):
 
 def _sync_pair_url(pair):
     """The URL holds each sentence that is not the classic one."""
-    for name, value, default in zip(PAIR_PARAMS, pair, DEFAULT_PAIR, strict=True):
-        if value == default:
-            if name in st.query_params:
-                del st.query_params[name]
-        elif st.query_params.get(name) != value:
-            st.query_params[name] = value
+    want = {name: v for name, v, d in zip(PAIR_PARAMS, pair, DEFAULT_PAIR, strict=True) if v != d}
+    write_page_params(PAIR_PARAMS, want)
 
 
 def pair_sentences():
@@ -249,9 +245,10 @@ def _ranking(diff, runs, labels, word):
     values = diff.distance.ravel()
     st.markdown(
         f"Ranked by how much of the weight of {word} would have to move to turn its row in "
-        f"sentence 1 into its row in sentence 2 (the differing words count as one key): from "
-        f"**{ranking[0][2]:.2f}** in the first head down to **{ranking[-1][2]:.2f}**, median "
-        f"{np.median(values):.2f} over the {total} heads. Open one:"
+        f"sentence 1 into its row in sentence 2 (each place where they differ counts as one "
+        f"key): from **{ranking[0][2]:.2f}** in the first head down to "
+        f"**{ranking[-1][2]:.2f}**, median {np.median(values):.2f} over the {total} heads. Open "
+        "one (it opens step by step in §3 above, and side by side below):"
     )
     for column, (layer, head, _) in zip(
         st.columns(OPEN_BUTTONS), ranking[:OPEN_BUTTONS], strict=False

@@ -41,7 +41,7 @@ from attnviz.tiny_gpt.report import checkpoint_report
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, TASKS
 from attnviz.tiny_gpt.training import BATCH_SIZE, TrainingTooSlowError
 from attnviz.ui.matrix import CHART_CONFIG, projected
-from attnviz.ui.sidebar import url_query
+from attnviz.ui.sidebar import url_query, write_page_params
 from attnviz.ui.text import md_escape
 
 PAGE_PARAMS = QUERY_NAMES
@@ -200,13 +200,7 @@ def choices(seed):
 
 
 def _sync_url(choice):
-    want = choice.to_query()
-    current = st.query_params.to_dict()
-    for name in PAGE_PARAMS:
-        if name not in want and name in current:
-            del st.query_params[name]
-        elif name in want and current.get(name) != want[name]:
-            st.query_params[name] = want[name]
+    write_page_params(PAGE_PARAMS, choice.to_query())
 
 
 def task_explanation(choice):

@@ -122,15 +122,18 @@ def scaling_comparison(choice, run, report):
     area = st.empty()
     unscaled = finished_run(choice, scale=False)
     if unscaled is None:
-        st.markdown(
-            "Train the same model again with **S' = S** instead of S / √d_k: the same random "
-            "start, the same batches, only the division left out."
-        )
-        pressed = st.button("Train without scaling", key="gpt_train_unscaled")
+        offer = st.empty()  # the offer goes once the run is trained
+        with offer.container():
+            st.markdown(
+                "Train the same model again with **S' = S** instead of S / √d_k: the same "
+                "random start, the same batches, only the division left out."
+            )
+            pressed = st.button("Train without scaling", key="gpt_train_unscaled")
         if not (pressed or autotrain(choice)):
             return
         st.session_state.pop(AUTOTRAIN, None)
         unscaled = trained_run(choice, False, area)
+        offer.empty()
     show_chart(
         loss_chart(
             {SCALED: run.losses, UNSCALED: unscaled.losses},
@@ -159,21 +162,22 @@ def scaling_by_d_k(task):
             "layers × heads": f"{c.n_layers} × {c.n_heads}",
             "steps": c.steps,
             "seed": c.seed,
-            "final loss, scaled": round(float(on.eval_losses[-1]), 3),
-            "final loss, unscaled": round(float(off.eval_losses[-1]), 3),
-            "gap": round(float(off.eval_losses[-1] - on.eval_losses[-1]), 3),
+            "final loss, scaled": f"{on.eval_losses[-1]:.3f}",
+            "final loss, unscaled": f"{off.eval_losses[-1]:.3f}",
+            "gap": f"{off.eval_losses[-1] - on.eval_losses[-1]:.3f}",
         }
         for c, on, off in pairs
     ]
     st.markdown("**Every run of this task trained both ways on this server, by d_k:**")
     st.dataframe(rows, hide_index=True)
     gaps = {}
-    for row in rows:  # the largest gap measured at each d_k
-        gaps[row["d_k"]] = max(gaps.get(row["d_k"], -np.inf), row["gap"])
+    for _, on, off in pairs:  # the largest gap measured at each d_k
+        gap, d_k = float(off.eval_losses[-1] - on.eval_losses[-1]), on.config.d_k
+        gaps[d_k] = max(gaps.get(d_k, -np.inf), gap)
     if len(gaps) < 2:
         st.markdown(
-            "One d_k so far. Train this task at another d_k (d_model / heads) both ways, or "
-            "press ⚖️ at the top, and the gap at each d_k is compared here."
+            "One d_k so far. Train this task at another d_k both ways (d_k = d_model / heads: "
+            "more heads or a smaller d_model give a smaller one) and the gaps are compared here."
         )
         return
     d_ks = sorted(gaps)
