@@ -23,6 +23,7 @@ from attnviz.limits import (
 )
 from attnviz.links.inside_a_chat_model import ChatChoices, choices_from_query
 from attnviz.ui.cache import clear_shared_caches, release_freed_memory, shared_cache
+from attnviz.ui.matrix import projected
 from attnviz.ui.text import md_escape
 
 KEYS = {  # ChatChoices field -> widget key
@@ -268,7 +269,7 @@ def next_token_chart(model, logits, temperature, top_k, *, key, title, picked_id
         None if picked_id is None else next((i for i, t in enumerate(ids) if t == picked_id), None)
     )
     fig = probability_bars(probs, labels, title=title, picked=picked, value_name="p")
-    st.plotly_chart(fig, key=key, config={"displaylogo": False})
+    st.plotly_chart(projected(fig), key=key, config={"displaylogo": False})
     return ids, probs, p
 
 

@@ -5,7 +5,7 @@ import streamlit as st
 
 from attnviz.charts.token_bars import row_bars
 from attnviz.limits import MAX_CHAT_GENERATED
-from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.matrix import dims, projected, show_matrix
 from attnviz.ui.pages.inside_a_chat_model import KEYS, chat_generation, display_tokens
 from attnviz.ui.text import md_escape
 
@@ -96,7 +96,7 @@ def cache_view(model, run, generation, number, labels, layer, head):
         value_name="A",
         highlight=t,
     )
-    st.plotly_chart(fig, key="chat_step_row", config={"displaylogo": False})
+    st.plotly_chart(projected(fig), key="chat_step_row", config={"displaylogo": False})
     top_key = int(np.argmax(step.attention[layer, head]))
     per_block = 2 * c.n_kv_heads * t * c.d_head
     total = c.n_layers * per_block

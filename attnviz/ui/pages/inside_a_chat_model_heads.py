@@ -8,7 +8,7 @@ from attnviz.causal_lm.findings import SCORES, THRESHOLD, head_scores
 from attnviz.causal_lm.llama import rope
 from attnviz.charts.model_grid import model_grid
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.matrix import dims, projected, show_matrix
 from attnviz.ui.pages.inside_a_chat_model import KEYS, chat_run
 from attnviz.ui.text import md_escape, notice, step_header
 
@@ -51,7 +51,7 @@ def grid_section(model, run, labels, layer, head):
     )
     # 30 tiles high leave no room for the tokens beside each: the hover names each head
     fig = model_grid(run.attention, [""] * run.n, selected=(layer, head))
-    st.plotly_chart(fig, key="chat_grid", config={"displaylogo": False})
+    st.plotly_chart(projected(fig), key="chat_grid", config={"displaylogo": False})
     findings(run)
 
 
