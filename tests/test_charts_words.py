@@ -98,3 +98,17 @@ def _example(seed):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((5, 6))
     return (X, *attnviz.projection_weights(6, 3, 3, seed=seed))
+
+
+def test_every_family_colour_reads_on_white_at_wcag_aa():
+    from attnviz.charts.style import FAMILIES
+
+    def luminance(hex_colour):
+        def channel(c):
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+        r, g, b = (channel(int(hex_colour[k : k + 2], 16) / 255) for k in (1, 3, 5))
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    for name, (_, _, colour) in FAMILIES.items():
+        assert (1.05) / (luminance(colour) + 0.05) >= 4.5, name

@@ -35,16 +35,17 @@ OUTLINE_PX = 2
 
 # One colour per matrix family, the same on every page, in the pipeline diagram and the step
 # headers (the titles' colour; the cells keep their value scale): (row title, column title,
-# colour). Rows of X are tokens, of Q queries, of K keys, of V values.
+# colour). Rows of X are tokens, of Q queries, of K keys, of V values. Each colour is at
+# least 4.5:1 on white (WCAG AA for the titles' text).
 FAMILIES = {
     "X": ("token (row i)", "embedding dimension", "#4d4d4d"),
     "W": ("input dimension d", "output dimension c", "#8c510a"),
     "Q": ("query of token i (row i)", "d_k dimension c", "#7b3294"),
-    "K": ("key of token j (row j)", "d_k dimension c", "#d95f02"),
+    "K": ("key of token j (row j)", "d_k dimension c", "#b34a00"),
     "V": ("value of token j (row j)", "d_v dimension c", "#1f78b4"),
     "S": ("query (row i)", "key (column j)", "#1b7837"),
-    "A": ("query (row i)", "key (column j)", "#a6761d"),
-    "O": ("output of token i (row i)", "d_v dimension c", "#e7298a"),
+    "A": ("query (row i)", "key (column j)", "#8a6118"),
+    "O": ("output of token i (row i)", "d_v dimension c", "#c2185b"),
 }
 
 

@@ -7,9 +7,9 @@ No Streamlit here. Tokens are data: HTML-escaped on the axis, and in the hover o
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.style import AXIS_TITLE_COLOUR, MAX_LABEL_CHARS, TEXT_PX, escape_label
+from attnviz.charts.style import AXIS_TITLE_COLOUR, FAMILIES, MAX_LABEL_CHARS, TEXT_PX, escape_label
 
-BAR_COLOUR = "#a6761d"  # the colour of A (charts.matrix.FAMILIES)
+BAR_COLOUR = FAMILIES["A"][2]  # the colour of A (charts.style.FAMILIES)
 PICKED_COLOUR = "#d95f02"
 
 
