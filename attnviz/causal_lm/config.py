@@ -102,3 +102,17 @@ class LlamaConfig:
             bos_id=raw.get("bos_token_id"),
             eos_id=raw.get("eos_token_id"),
         ).check()
+
+
+def weight_shapes(config):
+    """The shape of each block's weight matrices, as stored (out, in): {name: shape}."""
+    d, dh = config.d_model, config.d_head
+    return {
+        "W_Q": (config.n_heads * dh, d),
+        "W_K": (config.n_kv_heads * dh, d),
+        "W_V": (config.n_kv_heads * dh, d),
+        "W_O": (d, config.n_heads * dh),
+        "W_gate": (config.d_ff, d),
+        "W_up": (config.d_ff, d),
+        "W_down": (d, config.d_ff),
+    }

@@ -12,7 +12,7 @@ the rows of attn_q and attn_k are permuted for llama.cpp's RoPE layout (undone w
 
 import numpy as np
 
-from attnviz.causal_lm.config import LlamaConfig
+from attnviz.causal_lm.config import LlamaConfig, weight_shapes
 from attnviz.causal_lm.tokens import build_tokenizer
 from attnviz.causal_lm.weights import (
     BlockQuantized,
@@ -110,15 +110,7 @@ def read_gguf(path, progress=None):
     if "output.weight" in tensors:
         raise ValueError("the file has its own output layer; only tied embeddings are supported")
     d, dh = config.d_model, config.d_head
-    shapes = {
-        "W_Q": (config.n_heads * dh, d),
-        "W_K": (config.n_kv_heads * dh, d),
-        "W_V": (config.n_kv_heads * dh, d),
-        "W_O": (d, config.n_heads * dh),
-        "W_gate": (config.d_ff, d),
-        "W_up": (config.d_ff, d),
-        "W_down": (d, config.d_ff),
-    }
+    shapes = weight_shapes(config)
     total, done = len(tensors), 0
 
     def take(name, shape):

@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 
-from attnviz.causal_lm.config import LlamaConfig
+from attnviz.causal_lm.config import LlamaConfig, weight_shapes
 from attnviz.causal_lm.weights import BFloat16, Dense, ModelWeights, StoredLayer
 
 FILES = ("config.json", "model.safetensors", "tokenizer.json")
@@ -67,16 +67,8 @@ def read_folder(folder, progress=None):
     tokenizer.no_truncation()
     tokenizer.encode_special_tokens = True  # typed "<|im_end|>" is text, as in read_gguf
     arrays = safetensors_arrays(folder / "model.safetensors")
-    d, dh = config.d_model, config.d_head
-    shapes = {
-        "W_Q": (config.n_heads * dh, d),
-        "W_K": (config.n_kv_heads * dh, d),
-        "W_V": (config.n_kv_heads * dh, d),
-        "W_O": (d, config.n_heads * dh),
-        "W_gate": (config.d_ff, d),
-        "W_up": (config.d_ff, d),
-        "W_down": (d, config.d_ff),
-    }
+    d = config.d_model
+    shapes = weight_shapes(config)
     total, done = len(arrays), 0
 
     def take(name, shape):

@@ -68,6 +68,26 @@ def write_page_params(names, want):
             st.query_params[name] = want[name]
 
 
+def page_choice(choice_from_query, url_key, choice_key):
+    """A page's own choice in force (its link parameters, ``attnviz.links.<page>``): read
+    from the URL in a new session by ``choice_from_query(query) -> (choice, warnings)``, with
+    one box for every value that had to change, shown until the student changes something
+    (``st.session_state[choice_key]`` is then another choice); else as last left there."""
+    state = st.session_state
+    if url_key not in state:
+        url_choice, warnings = choice_from_query(url_query())
+        state[url_key] = (url_choice, warnings)
+        state[choice_key] = url_choice
+    url_choice, warnings = state[url_key]
+    if warnings and state[choice_key] == url_choice:
+        st.warning(
+            "Some of the link's values could not be used as they are:\n"
+            + "\n".join(f"- {warning}" for warning in warnings),
+            icon="⚠️",
+        )
+    return state[choice_key]
+
+
 def initial_settings():
     """Settings for a new session: from the URL, remembering what had to be changed; the
     projector mode from the URL too."""

@@ -40,7 +40,7 @@ from attnviz.limits import (
 from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
 from attnviz.ui.cache import object_bytes, shared_cache
 from attnviz.ui.matrix import CHART_CONFIG, draw_chart
-from attnviz.ui.sidebar import is_present, url_query, write_page_params
+from attnviz.ui.sidebar import is_present, page_choice, write_page_params
 from attnviz.ui.text import notice
 
 PAGE_PARAMS = QUERY_NAMES
@@ -58,21 +58,8 @@ def _text_px():
 
 
 def start():
-    """The choice in force: from the URL in a new session (with a warning for every value that
-    had to change, shown until the student changes something), else as last left."""
-    state = st.session_state
-    if URL_KEY not in state:
-        url_choice, warnings = choice_from_query(url_query())
-        state[URL_KEY] = (url_choice, warnings)
-        state[CHOICE_KEY] = url_choice
-    url_choice, warnings = state[URL_KEY]
-    if warnings and state[CHOICE_KEY] == url_choice:
-        st.warning(
-            "Some of the link's values could not be used as they are:\n"
-            + "\n".join(f"- {warning}" for warning in warnings),
-            icon="⚠️",
-        )
-    return state[CHOICE_KEY]
+    """The choice in force: from the URL in a new session, else as last left."""
+    return page_choice(choice_from_query, URL_KEY, CHOICE_KEY)
 
 
 def _reset():

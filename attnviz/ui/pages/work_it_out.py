@@ -27,7 +27,7 @@ from attnviz.files.own_numbers import format_matrix
 from attnviz.limits import MAX_ANSWER_CHARS, MAX_CLASS_SET, MAX_SEED
 from attnviz.links.work_it_out import NAMES, ExerciseChoice, choice_from_query
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.sidebar import url_query
+from attnviz.ui.sidebar import page_choice
 from attnviz.ui.text import md_escape
 
 PAGE_PARAMS = NAMES
@@ -78,21 +78,8 @@ def intro():
 
 
 def start():
-    """The choice in force: from the URL in a new session (a warning for every value that had
-    to change, shown until the student changes something), else as last left."""
-    state = st.session_state
-    if URL_KEY not in state:
-        url_choice, warnings = choice_from_query(url_query())
-        state[URL_KEY] = (url_choice, warnings)
-        state[CHOICE_KEY] = url_choice
-    url_choice, warnings = state[URL_KEY]
-    if warnings and state[CHOICE_KEY] == url_choice:
-        st.warning(
-            "Some of the link's values could not be used as they are:\n"
-            + "\n".join(f"- {warning}" for warning in warnings),
-            icon="⚠️",
-        )
-    return state[CHOICE_KEY]
+    """The choice in force: from the URL in a new session, else as last left."""
+    return page_choice(choice_from_query, URL_KEY, CHOICE_KEY)
 
 
 def controls(choice):
