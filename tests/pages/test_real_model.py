@@ -351,7 +351,7 @@ def draw_progress():
 
     import streamlit as st
 
-    from attnviz.ui.pages.real_model import progress_tqdm
+    from attnviz.ui.progress import progress_tqdm
 
     tqdm_class = progress_tqdm(st.container())
     files = tqdm_class(total=3, desc="Fetching 3 files")

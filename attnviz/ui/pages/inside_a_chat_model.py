@@ -58,7 +58,7 @@ def chat_model():
     """The model, loaded once per server with a progress bar; stops the page with the fix if
     it cannot be loaded (the other pages do not need it)."""
     from attnviz.causal_lm import MODEL_ID, CausalLMLoadError, load_causal_lm
-    from attnviz.ui.pages.real_model import progress_tqdm
+    from attnviz.ui.progress import progress_tqdm
 
     if _SLOT["model"] is None:
         box = st.empty()
