@@ -20,9 +20,7 @@ PROMPT = "The capital of France is"
 @pytest.fixture(scope="module")
 def lm(causal_lm):
     """The session's model, also as the page's: the "server" has it loaded already."""
-    from attnviz.ui.pages import inside_a_chat_model
-
-    inside_a_chat_model._SLOT["model"] = causal_lm
+    lm_slot_back(causal_lm)
     return causal_lm
 
 
@@ -118,6 +116,9 @@ def test_missing_model_says_what_was_tried(lm, tmp_path, monkeypatch):
 
 
 def lm_slot_back(lm):
-    from attnviz.ui.pages import inside_a_chat_model
+    """Put ``lm`` in the server's cache as the page's loaded model."""
+    from attnviz.causal_lm import MODEL_ID
+    from attnviz.ui.cache import cached_call
+    from attnviz.ui.pages.inside_a_chat_model import CHAT_MODEL_CACHE
 
-    inside_a_chat_model._SLOT["model"] = lm
+    cached_call(CHAT_MODEL_CACHE, MODEL_ID, lambda: lm)

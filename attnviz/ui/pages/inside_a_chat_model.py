@@ -5,7 +5,6 @@ pick, the number of tokens generated, the head); the model's runs live in the sh
 keyed by them. The heads' grid and one head step by step are in ``inside_a_chat_model_heads``.
 """
 
-import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,6 +14,7 @@ from attnviz.causal_lm.sampling import next_token_probabilities, top
 from attnviz.charts.token_bars import probability_bars
 from attnviz.inputs import is_blank, token_labels
 from attnviz.limits import (
+    CACHE_CHAT_MODEL,
     MAX_CHAT_TEMPERATURE,
     MAX_CHAT_TOKENS,
     MAX_CHAT_TOP_K,
@@ -22,7 +22,15 @@ from attnviz.limits import (
     MIN_CHAT_TEMPERATURE,
 )
 from attnviz.links.inside_a_chat_model import ChatChoices, choices_from_query
-from attnviz.ui.cache import clear_shared_caches, release_freed_memory, shared_cache
+from attnviz.ui.cache import (
+    MB,
+    cached_call,
+    clear_shared_caches,
+    peek,
+    register,
+    release_freed_memory,
+    shared_cache,
+)
 from attnviz.ui.matrix import draw_chart
 from attnviz.ui.text import md_escape
 
@@ -41,48 +49,48 @@ GENERATIONS_KEPT = 8  # generations kept: one per length, so "one more" reuses t
 TOP_SHOWN = 10
 
 
-# The server's one chat model, loaded on first use. Module state, not st.cache_resource:
-# Streamlit's "Clear cache" message, which any browser may send, would otherwise drop it for
-# every user (as attnviz/ui/pages/real_model.py keeps MiniLM).
-_SLOT = {"model": None, "lock": threading.Lock()}
+# The server's one chat model, loaded on first use, in the server's caches (attnviz/ui/cache.py),
+# pinned like MiniLM (attnviz/ui/pages/real_model.py): never evicted for another cache, and out
+# of reach of Streamlit's "Clear cache" message, which any browser may send.
+CHAT_MODEL_CACHE = "attnviz.chat_model"
+register(CHAT_MODEL_CACHE, *CACHE_CHAT_MODEL, pinned=True)
 
 
 def forget_chat_model():
     """Drop the loaded model and its runs (tests: as if the server had just started)."""
-    with _SLOT["lock"]:
-        _SLOT["model"] = None
     clear_shared_caches()
 
 
 def chat_model():
-    """The model, loaded once per server with a progress bar; stops the page with the fix if
-    it cannot be loaded (the other pages do not need it)."""
+    """The model, loaded once per server with a progress bar (a second visitor meanwhile waits
+    for that load); stops the page with the fix if it cannot be loaded (the other pages do not
+    need it)."""
     from attnviz.causal_lm import MODEL_ID, CausalLMLoadError, load_causal_lm
     from attnviz.ui.progress import progress_tqdm
 
-    if _SLOT["model"] is None:
-        box = st.empty()
-        with _SLOT["lock"]:  # another session may be loading it: wait for that
-            if _SLOT["model"] is None:
-                bar = box.progress(0.0, text=f"Loading {MODEL_ID} (once per server)…")
+    model = peek(CHAT_MODEL_CACHE, MODEL_ID)
+    if model is not None:
+        return model
+    box = st.empty()
+    bar = box.progress(0.0, text=f"Loading {MODEL_ID} (once per server)…")
 
-                def progress(done, total):
-                    bar.progress(
-                        done / total, text=f"Reading the weights: tensor {done} of {total}"
-                    )
+    def progress(done, total):
+        bar.progress(done / total, text=f"Reading the weights: tensor {done} of {total}")
 
-                try:
-                    _SLOT["model"] = load_causal_lm(
-                        progress=progress, tqdm_class=progress_tqdm(box.container())
-                    )
-                    release_freed_memory()  # the reading's temporaries, back to the system
-                except CausalLMLoadError as exc:
-                    box.empty()
-                    st.error(f"The chat model could not be loaded. {exc}", icon="🚫")
-                    st.info("Every other page works without it. After the fix, reload this page.")
-                    st.stop()
+    def load():
+        loaded = load_causal_lm(progress=progress, tqdm_class=progress_tqdm(box.container()))
+        release_freed_memory()  # the reading's temporaries, back to the system
+        return loaded
+
+    try:
+        model = cached_call(CHAT_MODEL_CACHE, MODEL_ID, load, estimate=CACHE_CHAT_MODEL[1] * MB)
+    except CausalLMLoadError as exc:
         box.empty()
-    return _SLOT["model"]
+        st.error(f"The chat model could not be loaded. {exc}", icon="🚫")
+        st.info("Every other page works without it. After the fix, reload this page.")
+        st.stop()
+    box.empty()
+    return model
 
 
 def display_tokens(tokens):
