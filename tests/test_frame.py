@@ -10,6 +10,7 @@ from attnviz.charts.matrix import MAX_DRAWN, blocks
 from attnviz.limits import MAX_TOKENS
 from tests.helpers import (
     ALL_SCRIPTS,
+    CHARTLESS,
     PAGES,
     STEP,
     assert_drawn,
@@ -20,13 +21,6 @@ from tests.helpers import (
     run_more,
     widget_by_key,
 )
-
-CHARTLESS = {  # the quiz draws a chart only with an answer; Work it out is numbers to type;
-    # the deck is a table and a link
-    "pages/9_Predict_then_reveal.py",
-    "pages/13_Work_it_out.py",
-    "pages/15_Lecture_deck.py",
-}
 
 
 @pytest.mark.parametrize("script", ALL_SCRIPTS)
@@ -144,6 +138,8 @@ def test_markup_tokens_are_escaped_on_the_page():
     at = run(STEP, text="<b>x</b> %{z} **y**")
     ticks = chart_specs(at)["A"]["layout"]["yaxis"]["ticktext"]
     assert ticks == ["&lt;b&gt;x&lt;/b&gt;", "%{z}", "**y**"]
+    at.selectbox(key="attnviz_inspect_i").set_value(1)  # a cell picked: its inspector shows
+    at.run()
     inspector = next(md.value for md in at.markdown if "(row " in md.value)
     assert r"**\<b\>x\<\/b\>**" in inspector  # markdown-escaped, shown as typed
 

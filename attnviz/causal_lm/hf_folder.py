@@ -30,23 +30,26 @@ NUMPY_TYPES = {"F32": np.float32, "F16": np.float16, "BF16": np.uint16}
 
 def safetensors_arrays(path):
     """``{name: (dtype name, array)}`` of every tensor in the file, copied out of it."""
+    arrays = {}
     with open(path, "rb") as file:
         length = int.from_bytes(file.read(8), "little")
         if not 0 < length < 100_000_000:
             raise ValueError("not a safetensors file (its header length makes no sense)")
         header = json.loads(file.read(length))
-    data = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + length)  # each tensor copied out
-    arrays = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        kind = info["dtype"]
-        if kind not in NUMPY_TYPES:
-            raise ValueError(f"tensor {name} is {kind}; only F32, F16 and BF16 are read")
-        start, end = info["data_offsets"]
-        little = np.dtype(NUMPY_TYPES[kind]).newbyteorder("<")
-        values = np.asarray(data[start:end]).view(little).reshape(info["shape"])
-        arrays[name] = (kind, values.astype(NUMPY_TYPES[kind]))  # a copy, native byte order
+        for name, info in header.items():
+            if name == "__metadata__":
+                continue
+            kind = info["dtype"]
+            if kind not in NUMPY_TYPES:
+                raise ValueError(f"tensor {name} is {kind}; only F32, F16 and BF16 are read")
+            start, end = info["data_offsets"]
+            file.seek(8 + length + start)  # one tensor at a time: never the whole file at once
+            raw = file.read(end - start)
+            if len(raw) != end - start:
+                raise ValueError(f"tensor {name} is cut short: the file ends early")
+            little = np.dtype(NUMPY_TYPES[kind]).newbyteorder("<")
+            values = np.frombuffer(raw, dtype=little).reshape(info["shape"])
+            arrays[name] = (kind, values.astype(NUMPY_TYPES[kind]))  # native byte order
     return arrays
 
 

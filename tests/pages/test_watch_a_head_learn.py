@@ -72,7 +72,7 @@ def test_projector_mode_shows_only_the_seed_in_the_sidebar():
         for kind in ("text_area", "number_input", "toggle", "selectbox", "radio")
         for w in at.sidebar.get(kind)
     }
-    assert shown == {"attnviz_present", "attnviz_seed"}
+    assert shown == {"attnviz_present", "attnviz_palette", "attnviz_seed"}
 
 
 def test_train_draws_the_loss_the_checkpoint_slider_scaling_and_generation():
