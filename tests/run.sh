@@ -8,7 +8,7 @@
 #     with sudo). Where there is no apt, the browser tests are skipped; under CI (CI=true) a
 #     missing Chromium fails the run instead.
 #   - Debian's redis-server and nginx for the classroom's tests (a real Redis, and two replicas
-#     behind nginx: tests/replicas/), with the same apt-get.
+#     behind nginx: tests/browser/test_replicas.py), with the same apt-get.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1
