@@ -11,8 +11,8 @@ only with a model.
 
 __version__ = "0.1.0"
 
+from attnviz.checks import AttentionInputError
 from attnviz.core import FORMULA, AttentionResult, masked_softmax, self_attention
-from attnviz.errors import AttentionInputError
 from attnviz.inputs import (
     generated_tokens,
     one_hot_embeddings,
@@ -25,7 +25,7 @@ from attnviz.inputs import (
 from attnviz.masking import causal_mask, padding_mask
 from attnviz.multihead import MultiHeadResult, multi_head_attention
 from attnviz.settings import Example, Settings, compute, from_query
-from attnviz.stable_softmax import softmax, softmax_rows
+from attnviz.softmax import softmax, softmax_rows
 from attnviz.tiled import TiledResult, attention_memory, tiled_attention
 
 _PRETRAINED = ("ModelLoadError", "PretrainedModel", "load_pretrained")

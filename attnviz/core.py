@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.errors import check_attention_inputs, check_finite
+from attnviz.checks import check_attention_inputs, check_finite
 from attnviz.results import AttentionSizes, freeze_arrays
-from attnviz.stable_softmax import softmax_rows
+from attnviz.softmax import softmax_rows
 
 FORMULA = r"\mathrm{Attention}(Q,K,V) = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right)V"
 

@@ -6,7 +6,7 @@ exactly 0; a query that may attend to no key gets an all-zero attention row and 
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError, check_mask  # noqa: F401 (masks are checked there)
+from attnviz.checks import AttentionInputError, check_mask  # noqa: F401 (masks are checked there)
 
 
 def causal_mask(n):

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core import AttentionResult, self_attention
-from attnviz.errors import (
+from attnviz.checks import (
     AttentionInputError,
     as_matrix,
     as_vector,
     check_positive_int,
     float_dtype,
 )
+from attnviz.core import AttentionResult, self_attention
 from attnviz.limits import MAX_CORE_DIM
 from attnviz.results import freeze_arrays
 
@@ -54,7 +54,7 @@ class MultiHeadResult:
         return np.stack([head.attention for head in self.heads])
 
 
-def split_heads(W, n_heads, name):
+def column_blocks(W, n_heads, name):
     """Split ``W`` (rows, n_heads * width) into n_heads contiguous column blocks (rows, width)."""
     if W.shape[1] % n_heads:
         raise AttentionInputError(
@@ -103,9 +103,9 @@ def multi_head_attention(
         "n_heads", n_heads, MAX_CORE_DIM, "use at least one head and no more than the widths"
     )
     blocks = {
-        "W_Q": split_heads(W_Q, n_heads, "W_Q"),
-        "W_K": split_heads(W_K, n_heads, "W_K"),
-        "W_V": split_heads(W_V, n_heads, "W_V"),
+        "W_Q": column_blocks(W_Q, n_heads, "W_Q"),
+        "W_K": column_blocks(W_K, n_heads, "W_K"),
+        "W_V": column_blocks(W_V, n_heads, "W_V"),
     }
     biases = {}
     for name, b, W in (("b_Q", b_Q, W_Q), ("b_K", b_K, W_K), ("b_V", b_V, W_V)):

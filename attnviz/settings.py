@@ -58,7 +58,7 @@ CHOICES = {
 KNOWN_NAMES = (*INT_RANGES, "tokens", "temperature", *CHOICES)
 MAX_NAMED_UNKNOWN = 5  # unknown names quoted in the one warning about them
 STREAMLIT_QUERY_NAMES = ("embed", "embed_options")  # Streamlit's own, never ours
-# How the page is shown, not what it computes (attnviz/ui/frame.py reads them): projector mode,
+# How the page is shown, not what it computes (attnviz/ui/sidebar.py reads them): projector mode,
 # and the step page's one step in it
 DISPLAY_QUERY_NAMES = ("present", "step")
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.errors import (
+from attnviz.checks import (
     AttentionInputError,
     as_matrix,
     check_mask,

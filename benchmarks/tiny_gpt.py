@@ -5,7 +5,7 @@
     python benchmarks/tiny_gpt.py --threads 0              # numpy's own BLAS thread count
 
 Trains the run the page "Watch a head learn" offers by default for each task
-(``attnviz.tiny_gpt.settings.TASK_DEFAULTS``), as the page does (``train``, Adam, 25
+(``attnviz.links.tiny_gpt.TASK_DEFAULTS``), as the page does (``train``, Adam, 25
 checkpoints scored on a fixed batch), and prints: the wall and CPU seconds of the whole run,
 steps per CPU second, the step at which the training loss (mean of 20 steps) first fell below
 the task's target and the CPU seconds it took to get there, and the final loss on the fixed
@@ -38,8 +38,8 @@ def main():
 
     import numpy as np
 
+    from attnviz.links.tiny_gpt import TASK_DEFAULTS, default_choice
     from attnviz.tiny_gpt import train
-    from attnviz.tiny_gpt.settings import TASK_DEFAULTS, default_choice
 
     def timed_run(choice, scale):
         """(TrainRun, wall s, CPU s, CPU s after each step)."""

@@ -47,7 +47,7 @@ right.markdown(
 grid = geo.cached_grid(choice.keys, choice.values)
 geo.geometry_chart(choice)
 st.caption(
-    "Left: the query q (purple), the keys (orange) and the circle |v| = 1. Middle: the values "
+    "Left: the query q (purple), the keys (orange) and the unit circle. Middle: the values "
     "(blue) and the output Σ a_j v_j (pink), a weighted average, so it stays inside the shape "
     "the values span. Right and below: the weights and the numbers behind them. Every number "
     "is the core's self_attention, computed for every angle and length before the page was "

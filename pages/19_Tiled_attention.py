@@ -1,4 +1,4 @@
-"""Going further: tiled attention gives softmax(S)V without ever holding the n × n matrix."""
+"""Going further: tiled attention gives softmax(S')V without ever holding the n × n matrix."""
 
 import streamlit as st
 
@@ -22,7 +22,9 @@ r, labels, s = example.result, example.labels, example.settings
 n = r.n
 
 st.title("Going further: memory-efficient (tiled) attention")
-learning_goal("how attention can give exactly softmax(S)V without ever holding the n × n matrix S.")
+learning_goal(
+    "how attention can give exactly softmax(S')V without ever holding the n × n matrix S'."
+)
 random_weights_note()
 core_n, core_bytes = largest_core_matrix()
 st.markdown(
@@ -46,15 +48,18 @@ st.caption(
 )
 
 st.header("The online softmax")
+seen = ["S' = QKᵀ/√d_k" if r.scale else "S' = QKᵀ (scaling off)"]
+seen += [] if s.temperature == 1 else ["divided by T"]
+seen += [] if r.mask is None else ["−∞ where masked"]
 st.markdown(
-    "For each block of keys K_b, V_b with logits S_b (the block's columns of QKᵀ/√d_k), in "
-    "order, starting from m = −∞, l = 0, Õ = 0:"
+    "For each block of keys K_b, V_b with logits S_b (the block's columns of the logits the "
+    f"softmax sees: {', '.join(seen)}), in order, starting from m = −∞, l = 0, Õ = 0:"
 )
 st.latex(ONLINE_SOFTMAX)
-st.latex(r"\mathrm{Output} = \tilde O / l = \mathrm{softmax}(S)\, V")
+st.latex(r"\mathrm{Output} = \tilde O / l = \mathrm{softmax}(S')\, V")
 st.markdown(
     "Every earlier term was computed against an older maximum; the factor e^(m−m′) moves it to "
-    "the new one, so at the end Õ / l is exactly softmax(S) V, without S ever existing whole."
+    "the new one, so at the end Õ / l is exactly softmax(S') V, without S' ever existing whole."
 )
 
 st.header("Step through the blocks")

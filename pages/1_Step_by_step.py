@@ -12,6 +12,7 @@ from attnviz.ui.pages.step_by_step import (
     downloads,
     settings_caption,
     steps_shown,
+    summary_view,
     worked_example_view,
 )
 from attnviz.ui.text import learning_goal, random_weights_note, step_header
@@ -81,13 +82,17 @@ if show(5):
 if show(6):
     headers["S_scaled"] = lambda: step_header(
         STEP_TITLES[6],
-        r"S' = \frac{QK^T}{\sqrt{d_k}}",
-        rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {d_k**0.5:.4g}" if s.scale else r"\text{scaling is off}",
+        steps.scaled_latex(r),
+        rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {d_k**0.5:.4g}" if r.scale else r"\text{scaling is off}",
         "With entries of mean 0 and variance 1, the standard deviation of a dot product of d_k "
         "terms grows like √d_k; dividing by √d_k keeps it near 1, out of the softmax's "
         "saturated region where one weight takes everything (the Why scale page measures it). "
-        "S' is drawn on the colour range of S, so the division shows as paler colours."
-        + ("" if s.scale else " **Scaling is off** in the sidebar, so S' = S."),
+        + (
+            "S' is drawn on the colour range of S, so the division shows as paler colours."
+            if r.scale
+            else "**Scaling is off** in the sidebar, so S' = S: drawn on the same colour "
+            "range, the two look the same."
+        ),
     )
 notes = steps.softmax_notes(s)
 if show(7):
@@ -112,8 +117,18 @@ if show(8):
 if show(9):
     st.header(STEP_TITLES[9])
     st.latex(FORMULA)
-    st.markdown("This is the fundamental equation of the Transformer architecture.")
+    st.markdown(
+        "This is the fundamental equation of the Transformer architecture."
+        + (
+            ""
+            if r.scale and r.mask is None and r.temperature == 1
+            else f" With the sidebar's settings this page computes {steps.attention_formula(r)}"
+            + ("" if r.scale else " with S' = S (scaling off)")
+            + ", then Output = AV."
+        )
+    )
 if show(10):
     st.header(STEP_TITLES[10])
     st.dataframe(steps.dimension_table(r), hide_index=True, width="content")
+    summary_view(r)
 downloads(example)

@@ -4,7 +4,7 @@ computed from them."""
 import streamlit as st
 
 from attnviz import token_labels
-from attnviz.own_numbers import EXERCISE_SOURCE
+from attnviz.files.own_numbers import EXERCISE_SOURCE
 from attnviz.ui import dims, page_frame, show_matrix, spread
 from attnviz.ui.pages.your_own_numbers import (
     FIELDS,
@@ -15,9 +15,11 @@ from attnviz.ui.pages.your_own_numbers import (
     sync_url,
 )
 from attnviz.ui.steps import (
+    attention_formula,
     dimension_table,
     output_step,
     projection_steps,
+    scaled_formula,
     score_steps,
     softmax_notes,
 )
@@ -80,9 +82,9 @@ spread.note(edited, "X")
 spread.edit_controls(PAGE, typed, labels, edited)
 projection_steps(r, labels, {"Q": "Q = XW_Q", "K": "K = XW_K", "V": "V = XW_V"}, edited)
 headers = {
-    "S": lambda: st.subheader("S = QKᵀ and S' = S / √d_k"),
+    "S": lambda: st.subheader(f"S = QKᵀ and {scaled_formula(r)}"),
     "S_scaled": lambda: None,  # under the same subheader
-    "A": lambda: st.subheader("A = softmax(S'), row by row"),
+    "A": lambda: st.subheader(f"{attention_formula(r)}, row by row"),
 }
 score_steps(r, labels, headers, softmax_notes(s), edited)
 st.subheader("Output = AV")

@@ -33,9 +33,14 @@ learning_goal(
 )
 random_weights_note()
 st.markdown(
-    "The formula divides the scores by √d_k before the softmax. The usual reason given is "
-    "that *large dot products make the softmax unstable*. This page runs the experiments "
-    "behind that sentence, with the sidebar's sentence, seed and dimensions."
+    "The formula divides the scores by √d_k before the softmax. The usual reason given (the "
+    "course module's too) is that *large dot products make the softmax unstable*. "
+    "*Unstable* is not the right word: computed as attnviz computes it, subtracting each "
+    "row's maximum before the exponential (the cell inspector shows that step), the softmax "
+    "never overflows, however large the scores. The real reason is **saturation**: large "
+    "scores make each row nearly one-hot, and the softmax's gradient then vanishes, so the "
+    "scores stop learning. This page runs the experiments behind that, with the sidebar's "
+    "sentence, seed and dimensions."
 )
 st.latex(r"A = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right)")
 

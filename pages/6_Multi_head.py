@@ -3,15 +3,13 @@
 import streamlit as st
 
 from attnviz.ui import page_setup, show_matrix
-from attnviz.ui.pages.multi_head import (
+from attnviz.ui.pages.multi_head import hand_build, head_config, run_heads
+from attnviz.ui.pages.multi_head_views import (
     built_head_notice,
     concat_and_project,
     grid,
-    hand_build,
-    head_config,
     head_titles,
     open_head,
-    run_heads,
     why_heads,
 )
 from attnviz.ui.text import learning_goal, random_weights_note

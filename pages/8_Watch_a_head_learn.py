@@ -6,14 +6,16 @@ from attnviz.ui import page_frame
 from attnviz.ui.pages.watch_a_head_learn import (
     PAGE_PARAMS,
     choices,
+    report_of,
+    task_explanation,
+    train_button,
+)
+from attnviz.ui.pages.watch_a_head_learn_views import (
     generation,
     heads_over_training,
     loss_summary,
     random_heads,
-    report_of,
     scaling_comparison,
-    task_explanation,
-    train_button,
 )
 from attnviz.ui.text import learning_goal
 
@@ -22,6 +24,7 @@ settings = page_frame(
     icon="🏋️",
     page_params=PAGE_PARAMS,
     note="This page uses only the **seed**: the task and the model's sizes are chosen on the page.",
+    uses=("seed",),
 )
 
 st.title("Watch a head learn: a tiny GPT, trained here")

@@ -13,7 +13,8 @@ from attnviz.charts import (
     matrix_heatmap,
     selected_cell,
 )
-from attnviz.charts.matrix import FAMILIES, MAX_COLS_WITH_TEXT, block_mean, blocks
+from attnviz.charts.matrix import MAX_COLS_WITH_TEXT, block_mean, blocks
+from attnviz.charts.style import FAMILIES
 from tests.helpers import decode
 
 

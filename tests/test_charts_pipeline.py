@@ -2,8 +2,8 @@
 
 import xml.etree.ElementTree as ET
 
-from attnviz.charts.matrix import FAMILIES
 from attnviz.charts.pipeline import pipeline_svg
+from attnviz.charts.style import FAMILIES
 
 SVG = "{http://www.w3.org/2000/svg}"
 

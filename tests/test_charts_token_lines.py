@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from attnviz.charts.matrix import MAX_LABEL_CHARS, PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts.style import MAX_LABEL_CHARS, PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.token_lines import (
     LEVELS,
     LINE_MAX_PX,

@@ -6,7 +6,7 @@ import io
 import numpy as np
 import pytest
 
-from attnviz.export import matrix_csv
+from attnviz.files.export import matrix_csv
 
 ATTACKS = ['=HYPERLINK("http://example.invalid","x")', "@SUM(1+1)", "+1", "-2", "\tx", "\rx"]
 
@@ -37,7 +37,7 @@ def test_every_step_as_a_csv_in_one_zip():
     import zipfile
 
     import attnviz
-    from attnviz.export import STEPS, all_steps_csv_zip
+    from attnviz.files.export import STEPS, all_steps_csv_zip
 
     example = attnviz.compute(attnviz.Settings(text="=1+1 cat =1+1", mask="causal"))
     archive = zipfile.ZipFile(io.BytesIO(all_steps_csv_zip(example)))
@@ -52,7 +52,7 @@ def test_every_step_as_a_csv_in_one_zip():
 
 def test_json_is_refused_past_its_limit_and_npz_holds_every_number():
     import attnviz
-    from attnviz.export import all_steps_json, all_steps_npz, step_numbers
+    from attnviz.files.export import all_steps_json, all_steps_npz, step_numbers
     from attnviz.limits import MAX_JSON_NUMBERS
 
     big = attnviz.compute(attnviz.Settings(generated=True, n=160, d_model=160, d_k=160, d_v=160))

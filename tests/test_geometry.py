@@ -9,7 +9,6 @@ import pytest
 from attnviz import AttentionInputError, self_attention
 from attnviz.charts.dot_products import dot_product_histogram
 from attnviz.charts.geometry import BLOCK, geometry_figure
-from attnviz.geometry_link import GeometryChoice, choice_from_query
 from attnviz.lessons.dot_products import random_pairs
 from attnviz.lessons.geometry import (
     DEFAULT_KEYS,
@@ -24,6 +23,7 @@ from attnviz.lessons.geometry import (
     winners,
 )
 from attnviz.limits import GEO_ANGLES, GEO_LENGTHS, MAX_GEO_KEYS
+from attnviz.links.geometry import GeometryChoice, choice_from_query
 from tests.helpers import decode
 
 KEYS, VALUES = np.array(DEFAULT_KEYS), np.array(DEFAULT_VALUES)

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from attnviz import AttentionInputError, causal_mask, self_attention
+from attnviz.lessons.hand_built_heads import read_weight_table
 from attnviz.lessons.head_rules import (
     RULES,
     disagreement,
@@ -13,7 +14,6 @@ from attnviz.lessons.head_rules import (
     rule_targets,
     top_keys,
 )
-from attnviz.ui.pages.multi_head import read_weight_table
 
 SHIFT = np.eye(5, k=-1)  # row i attends to i - 1 (row 0 to nothing)
 

@@ -1,4 +1,4 @@
-"""Matrices typed, pasted, linked or uploaded on the your-own-numbers page (attnviz.own_numbers)."""
+"""Matrices typed, pasted, linked or uploaded on Your own numbers (attnviz.files.own_numbers)."""
 
 import io
 import json
@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import attnviz
-from attnviz import own_numbers
-from attnviz.errors import AttentionInputError
-from attnviz.export import all_steps_json, all_steps_npz
+from attnviz.checks import AttentionInputError
+from attnviz.files import own_numbers
+from attnviz.files.export import all_steps_json, all_steps_npz
+from attnviz.files.own_numbers import check_shapes, format_matrix, parse_matrix, read_file
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_FILE_BYTES, MAX_OWN_N, MAX_OWN_TEXT_CHARS
-from attnviz.own_numbers import check_shapes, format_matrix, parse_matrix, read_file
 from tests.helpers import ROOT
 
 ROWS_1_2 = np.array([[1.0, -0.5, 3e-3], [2.0, 0.0, 4.0]])
@@ -324,7 +324,7 @@ def test_streamlits_upload_limit_is_the_packages():
 
 
 def test_projection_cells_add_up_with_and_without_a_bias():
-    from attnviz.inspector import projection_cell
+    from attnviz.lessons.cell_arithmetic import projection_cell
 
     E = own_numbers.EXERCISE
     X, W_Q, W_K, W_V = (np.array(E[name], float) for name in own_numbers.NAMES)

@@ -5,17 +5,20 @@ import numpy as np
 import pytest
 
 from attnviz.charts.matrix import matrix_heatmap, outline_path
+from attnviz.checks import AttentionInputError
 from attnviz.core import self_attention
-from attnviz.errors import AttentionInputError
 from attnviz.lessons.spread import (
     CHANGE_TOLERANCE,
     STEPS,
     Edit,
     changed,
     changed_cells,
+    delta,
+    delta_line,
     edit_embedding,
+    largest_moves,
     reachable_cells,
-    spread,
+    spread_of_edit,
 )
 from attnviz.masking import causal_mask
 from tests.helpers import outlined
@@ -81,7 +84,7 @@ def test_a_zero_row_of_w_keeps_its_projection_column_still_and_the_text_says_why
     W_Q = np.array(before.W_Q)
     W_Q[2, 0] = 0.0  # entry (i, 0) of Q does not see X_i2
     before = self_attention(before.X, W_Q, before.W_K, before.W_V)
-    found = spread(before, Edit(1, 2, 3.0), [f"t{k}" for k in range(5)])
+    found = spread_of_edit(before, Edit(1, 2, 3.0), [f"t{k}" for k in range(5)])
     assert not found.cells["Q"][1, 0] and found.cells["Q"][1, 1:].all()
     assert "row 2 of W_Q is not 0" in found.lines["Q"]
     assert "W_K" not in found.lines["K"].split("(")[-1]  # K's row moved everywhere: no remark
@@ -107,7 +110,7 @@ def test_an_edit_outside_x_or_not_finite_is_refused():
 def test_the_sentences_count_the_cells_that_changed():
     n = 4
     before = random_result(n=n, mask=causal_mask(n))
-    found = spread(before, Edit(2, 0, 5.0), ["a", "b", "c", "d"])
+    found = spread_of_edit(before, Edit(2, 0, 5.0), ["a", "b", "c", "d"])
     lines = found.lines
     assert "from" in lines["X"] and "to 5" in lines["X"] and "embedding of c" in lines["X"]
     count = int(found.cells["attention"].sum())
@@ -137,3 +140,41 @@ def test_a_large_matrix_outlines_the_blocks_that_hold_a_changed_cell():
     assert drawn.shape == (67, 67)
     np.testing.assert_array_equal(np.flatnonzero(drawn.any(axis=1)), [2])  # rows 6-8
     assert drawn[2].all()
+
+
+# --- how much: the Δ view -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mask", [None, "causal"])
+def test_delta_is_after_minus_before_and_names_the_largest_moves(mask):
+    n = 5
+    before = random_result(n=n, mask=None if mask is None else causal_mask(n), temperature=1.5)
+    labels = [f"t{k}" for k in range(n)]
+    found = spread_of_edit(before, Edit(2, 1, 4.0), labels)
+    A_before = found.before.attention
+    A_after = found.after.attention  # the core's; its after - before, cell by cell:
+    np.testing.assert_array_equal(delta(found.before, found.after, "attention"), A_after - A_before)
+    D_out = found.after.output - found.before.output
+    np.testing.assert_array_equal(delta(found.before, found.after, "output"), D_out)
+    top = largest_moves(D_out)
+    assert [abs(d) for *_, d in top] == sorted(np.abs(D_out).ravel())[::-1][:3]
+    r, c, d = top[0]
+    line = delta_line(found, "output", labels)
+    assert f"({r}, {c}) by {d:+.3g}" in line
+    # every other row that sees key 2 moved most at key 2; the rest of it by one factor
+    D = A_after - A_before
+    for j in range(n):
+        if j != 2 and found.before.attention[j, 2] > 0:
+            assert np.argmax(np.abs(D[j])) == 2
+            rest = np.arange(n) != 2
+            seen = rest & (A_before[j] > 0)
+            factor = A_after[j, seen] / A_before[j, seen]
+            np.testing.assert_allclose(factor, (1 - A_after[j, 2]) / (1 - A_before[j, 2]))
+    assert "every other weight was multiplied by" in delta_line(found, "attention", labels)
+
+
+def test_a_masked_logit_moves_by_zero_not_nan():
+    before = random_result(n=4, mask=causal_mask(4))
+    found = spread_of_edit(before, Edit(0, 0, 3.0), list("abcd"))
+    D = delta(found.before, found.after, "logits")
+    assert np.isfinite(D).all() and (D[~causal_mask(4)] == 0).all()

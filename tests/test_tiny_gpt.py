@@ -8,6 +8,7 @@ import pytest
 
 import attnviz
 from attnviz import causal_mask, multi_head_attention, self_attention
+from attnviz.links.tiny_gpt import QUERY_NAMES, choice_from_query, default_choice
 from attnviz.tiny_gpt import (
     Config,
     TrainingTooSlowError,
@@ -24,7 +25,6 @@ from attnviz.tiny_gpt import (
 )
 from attnviz.tiny_gpt import layers as nn
 from attnviz.tiny_gpt.report import checkpoint_report, compare_scaling, scaling_sentences
-from attnviz.tiny_gpt.settings import QUERY_NAMES, choice_from_query, default_choice
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, Induction
 from attnviz.tiny_gpt.training import N_CHECKPOINTS, checkpoint_schedule
 

@@ -4,8 +4,8 @@ No Streamlit."""
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.lines import SCALED_COLOUR, UNSCALED_COLOUR
-from attnviz.charts.matrix import TEXT_PX
+from attnviz.charts.line_charts import SCALED_COLOUR, UNSCALED_COLOUR
+from attnviz.charts.style import TEXT_PX
 
 
 def dot_product_histogram(pairs, *, text_px=TEXT_PX):

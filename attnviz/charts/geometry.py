@@ -18,7 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.charts.arrows import arrow, arrow_outlines, convex_hull, rounded
-from attnviz.charts.matrix import AXIS_TITLE_COLOUR, FAMILIES, TEXT_PX
+from attnviz.charts.style import AXIS_TITLE_COLOUR, FAMILIES, TEXT_PX
 
 QUERY_COLOUR = FAMILIES["Q"][2]
 KEY_COLOUR = FAMILIES["K"][2]
@@ -117,7 +117,7 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
             line=dict(color=GUIDE_COLOUR, width=1, dash="dot"),
             hoverinfo="skip",
             showlegend=False,
-        ),  # |v| = 1
+        ),  # the unit circle
         dict(
             type="scatter",
             x=rounded([-reach * np.cos(unit), reach * np.cos(unit)]),

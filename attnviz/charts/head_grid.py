@@ -12,13 +12,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from attnviz.charts.matrix import (
-    MAX_LABEL_CHARS,
-    PROBABILITY_COLORSCALE,
-    block_mean,
-    blocks,
-    escape_label,
-)
+from attnviz.charts.matrix import block_mean, blocks
+from attnviz.charts.style import MAX_LABEL_CHARS, PROBABILITY_COLORSCALE, escape_label
 
 MAX_GRID_COLUMNS = 4  # heads side by side in one row of the grid (for short sentences)
 MAX_TICKS = 24  # token labels per panel axis: longer sentences label every k-th token

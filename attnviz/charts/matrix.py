@@ -13,21 +13,29 @@ Values go to the browser as float32 (Plotly sends numpy arrays as typed binary b
 
 import html
 import math
-import unicodedata
 
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.inputs import visible
+from attnviz.charts.style import (
+    AXIS_TITLE_COLOUR,
+    FAMILIES,
+    FONT_FAMILY,
+    MASKED_COLOUR,
+    MAX_LABEL_CHARS,
+    OUTLINE_COLOUR,
+    OUTLINE_PX,
+    PROBABILITY_COLORSCALE,
+    SIGNED_COLORSCALE,
+    TEXT_COLOUR,
+    TEXT_PX,
+    escape_label,
+    text_px,
+)
 
-# Colour-blind-safe scales: a diverging scale centred at 0 for signed matrices, a sequential one
-# from 0 to 1 for probabilities.
-SIGNED_COLORSCALE = "RdBu_r"
-PROBABILITY_COLORSCALE = "Viridis"
 MAX_CELLS_WITH_TEXT = 400  # print values on the cells when the matrix has at most this many
 MAX_COLS_WITH_TEXT = 20  # ... and at most this many columns at TEXT_PX (fewer for larger
 # text): at 32 columns the numbers of neighbouring cells ran into each other
-MAX_LABEL_CHARS = 16  # tick labels longer than this are cut (the hover shows them whole)
 MAX_DRAWN = 96  # rows or columns drawn; a larger matrix is averaged in blocks
 MAX_SELECTABLE = 32  # click-to-inspect markers up to this many rows and columns
 MAX_LABELLED_CELLS = 32 * 32  # hover with whole labels (customdata) up to this many cells
@@ -42,37 +50,6 @@ Y_TITLE_PX = 56  # the row axis's title, its distance to the labels and the tick
 TOP_PX = 60  # the column axis's title and its distance to the plot (labels on one row)
 ROTATED_TOP_PX = 28  # the same above labels turned by 45 degrees
 COLOURBAR_PX = 40  # the colour bar: its gap to the plot, its bar and tick marks
-TEXT_PX = 12  # cell numbers, tick labels and axis titles, in pixels
-PRESENT_TEXT_PX = 20  # the same in projector mode: readable from the back of a room
-AXIS_TITLE_COLOUR = "#262730"  # dark on white: axis titles are read, not decoration
-FONT_FAMILY = '"Source Sans", sans-serif'  # Streamlit's body font
-TEXT_COLOUR = "#31333F"  # Streamlit's body text
-MASKED_COLOUR = "#c8c8c8"
-OUTLINE_COLOUR = "#111111"  # the outline of a cell an edit changed (over a white one)
-OUTLINE_PX = 2  # a masked cell: no weight by construction, not a small weight
-
-# One colour per matrix family, the same on every page, in the pipeline diagram and the step
-# headers (the titles' colour; the cells keep their value scale): (row title, column title,
-# colour). Rows of X are tokens, of Q queries, of K keys, of V values.
-FAMILIES = {
-    "X": ("token (row i)", "embedding dimension", "#4d4d4d"),
-    "W": ("input dimension d", "output dimension c", "#8c510a"),
-    "Q": ("query of token i (row i)", "d_k dimension c", "#7b3294"),
-    "K": ("key of token j (row j)", "d_k dimension c", "#d95f02"),
-    "V": ("value of token j (row j)", "d_v dimension c", "#1f78b4"),
-    "S": ("query (row i)", "key (column j)", "#1b7837"),
-    "A": ("query (row i)", "key (column j)", "#a6761d"),
-    "O": ("output of token i (row i)", "d_v dimension c", "#e7298a"),
-}
-
-
-def escape_label(label, max_chars=None):
-    """``label`` as Plotly text that shows exactly as typed (markup escaped, invisible and bidi
-    control characters written out); cut to ``max_chars`` with "…"."""
-    label = visible(label)
-    if max_chars is not None and len(label) > max_chars:
-        label = label[: max_chars - 1] + "…"
-    return html.escape(label, quote=True)
 
 
 def _format(value, exact=False):
@@ -82,21 +59,6 @@ def _format(value, exact=False):
     if exact:
         return f"{value:.6g}"
     return f"{value:.2f}" if abs(value) < 100 else f"{value:.3g}"
-
-
-def text_px(text, size):
-    """A generous estimate of the width in pixels of ``text`` drawn at font ``size``."""
-    em = 0.0
-    for c in str(text):
-        if unicodedata.east_asian_width(c) in "WF":
-            em += 1.05
-        elif c.isupper() or c in "mwMW@%&—…–":
-            em += 0.9
-        elif c.isdigit() or c in "−+":
-            em += 0.62
-        else:  # lowercase letters, spaces, brackets (measured: "the (1)" is 3 em wide)
-            em += 0.5
-    return math.ceil(em * size) + 4
 
 
 def colourbar_label_chars(bound, kind):

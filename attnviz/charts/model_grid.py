@@ -20,7 +20,7 @@ Geometry: with ``step = n + gap``, cell (i, j) of head (l, h) is cell
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.matrix import PROBABILITY_COLORSCALE, escape_label
+from attnviz.charts.style import PROBABILITY_COLORSCALE, escape_label
 
 GRID_MAX_TICKS = 6  # tiles name their rows (the word pieces) only when the names fit
 GRID_LABEL_CHARS = 8  # tick labels are cut to this many characters (the head view has them all)

@@ -8,7 +8,7 @@ through ``customdata``, never inside a hover template.
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.matrix import AXIS_TITLE_COLOUR, MAX_LABEL_CHARS, TEXT_PX, escape_label
+from attnviz.charts.style import AXIS_TITLE_COLOUR, MAX_LABEL_CHARS, TEXT_PX, escape_label
 
 PAIR_COLOURS = ("#1b9e77", "#d95f02")  # teal and orange: apart for every kind of colour vision
 
@@ -21,7 +21,7 @@ def paired_bars(first, second, labels, *, names, title="", value_name="weight", 
             two charts compare by height.
         labels: (m,) key names, shown as typed (escaped; cut on the axis, whole in the hover).
         names: (name of first, name of second), the legend's entries.
-        text_px: tick and legend text in pixels (charts.matrix.PRESENT_TEXT_PX for a projector).
+        text_px: tick and legend text in pixels (charts.style.PRESENT_TEXT_PX for a projector).
 
     Returns go.Figure with two bar traces named ``names``, ``y`` the numbers as given.
     """

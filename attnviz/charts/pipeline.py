@@ -2,7 +2,7 @@
 
     X -> Q, K, V -> S = QKᵀ -> S' = S / √d_k -> A = softmax(S') -> output = AV
 
-Each matrix is a box in its family's colour (``charts.matrix.FAMILIES``, the same as the
+Each matrix is a box in its family's colour (``charts.style.FAMILIES``, the same as the
 charts' titles); each arrow says what is done. The graph never changes shape, so its boxes
 sit at fixed places: plain SVG that the browser shows as it shows text (a layout engine such as
 Graphviz's, run in the browser, cost a page update about a quarter of a second, measured in
@@ -11,7 +11,7 @@ docs/performance.md). No Streamlit here; the page draws it with ``st.html``.
 
 import html
 
-from attnviz.charts.matrix import FAMILIES, FONT_FAMILY
+from attnviz.charts.style import FAMILIES, FONT_FAMILY
 
 WIDTH, HEIGHT = 1100, 250  # the viewBox: the SVG scales to the width of the page
 BOX_H = 62

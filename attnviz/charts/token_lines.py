@@ -26,14 +26,8 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts import matrix
-from attnviz.charts.matrix import (
-    AXIS_TITLE_COLOUR,
-    FAMILIES,
-    MAX_LABEL_CHARS,
-    TEXT_PX,
-    escape_label,
-)
+from attnviz.charts import style
+from attnviz.charts.style import AXIS_TITLE_COLOUR, FAMILIES, MAX_LABEL_CHARS, TEXT_PX, escape_label
 from attnviz.limits import MAX_LINE_TOKENS, TOP_LINES_PER_QUERY
 
 LEVELS = 20  # line traces at most: one per rounded weight STEP, 2 STEP, ..., 1
@@ -245,7 +239,7 @@ def token_lines(A, labels, *, selected=None, mask=None, text_px=TEXT_PX, title="
     row_px, label_px = row_sizes(n, text_px)
     show_text = label_px >= MIN_LABEL_PX
     shown = [html.unescape(escape_label(label, MAX_LABEL_CHARS)) for label in labels]
-    widest = max((matrix.text_px(label, label_px) for label in shown), default=0)
+    widest = max((style.text_px(label, label_px) for label in shown), default=0)
     side_px = (widest if show_text else 0) + round(label_px * 1.5) + 8  # label, marker, gap
     traces = [  # the lines first, so that the tokens are drawn over them
         _line_trace(levels, level) for level in range(1, LEVELS + 1) if (levels == level).any()

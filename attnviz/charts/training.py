@@ -8,8 +8,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.charts.head_grid import head_grid
-from attnviz.charts.lines import SCALED_COLOUR, UNSCALED_COLOUR
-from attnviz.charts.matrix import MAX_LABEL_CHARS, escape_label
+from attnviz.charts.line_charts import SCALED_COLOUR, UNSCALED_COLOUR
+from attnviz.charts.style import MAX_LABEL_CHARS, escape_label
 
 TARGET_COLOUR = "#555555"
 CHECKPOINT_TITLE_PX = 70  # two lines of title above the grid of heads

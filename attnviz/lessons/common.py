@@ -2,8 +2,8 @@
 
 import numpy as np
 
+from attnviz.checks import AttentionInputError, as_matrix, check_positive_int
 from attnviz.core import self_attention
-from attnviz.errors import AttentionInputError, as_matrix, check_positive_int
 from attnviz.limits import MAX_D_K
 
 TIE_TOLERANCE = 1e-9  # numbers this close (relative to max(1, |largest|)) count as tied

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.checks import check_positive_int
 from attnviz.core import masked_softmax
-from attnviz.errors import check_positive_int
 from attnviz.inputs import check_seed
 from attnviz.limits import GEO_ROW_KEYS, GEO_ROWS, MAX_D_K
 from attnviz.results import freeze_arrays

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.checks import AttentionInputError, as_matrix
 from attnviz.core import self_attention
-from attnviz.errors import AttentionInputError, as_matrix
 from attnviz.lessons.common import TIE_TOLERANCE, check_positive
 from attnviz.limits import GEO_ANGLES, GEO_LENGTHS, MAX_GEO_COORD, MAX_GEO_KEYS, MIN_GEO_KEYS
 from attnviz.results import freeze_arrays

@@ -31,7 +31,7 @@ solved), d_model >= 2 and d_k >= 2 (room for one (sin, cos) pair).
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError, as_matrix, check_positive_int
+from attnviz.checks import AttentionInputError, as_matrix, check_positive_int
 from attnviz.inputs import check_seed, projection_weights, sinusoidal_positions
 from attnviz.limits import MAX_D_K, MAX_D_MODEL, MAX_D_V, MAX_HEADS
 
@@ -267,3 +267,43 @@ def replace_head(W, n_heads, head, W_head):
     W = W.copy()
     W[:, head * width : (head + 1) * width] = W_head
     return W
+
+
+def read_weight_table(values, shape, name):
+    """A hand-edited weight table as a finite float array of ``shape``, or a clear error.
+
+    ``values`` is anything 2-D: a DataFrame from ``st.data_editor``, nested lists, an array. Cells
+    may hold numbers or number text ("0.5"); an empty cell (None, NaN), text that is not a number
+    or an infinity raises AttentionInputError naming the first bad cell, as does a table whose
+    shape is not ``shape`` (rows added or deleted).
+    """
+    arr = np.asarray(values, dtype=object)
+    if arr.ndim != 2 or arr.shape != tuple(shape):
+        raise AttentionInputError(
+            f"{name} must have shape {tuple(shape)}, one row per input dimension and one column "
+            f"per head dimension (got {arr.shape}): give it {shape[0]} rows of {shape[1]} "
+            "numbers, or reset the table"
+        )
+    out = np.empty(arr.shape)
+    for (r, c), cell in np.ndenumerate(arr):
+        empty = cell is None or (isinstance(cell, str) and not cell.strip())
+        try:
+            if empty or isinstance(cell, (bool, np.bool_)):
+                raise TypeError
+            number = float(cell.strip()) if isinstance(cell, str) else float(cell)
+        except (TypeError, ValueError):
+            number = None
+        if number is not None and np.isnan(number) and not isinstance(cell, str):
+            empty = True  # a cleared cell of a number column arrives as NaN
+        if empty:
+            raise AttentionInputError(
+                f"{name} has an empty cell at row {r}, column {c}: every weight must be a "
+                "number; type one there (0 if unsure)"
+            )
+        if number is None or not np.isfinite(number):
+            raise AttentionInputError(
+                f"{name} has {cell!r} at row {r}, column {c}, which is not a finite number: "
+                "type a number such as 0.5 or -1.2"
+            )
+        out[r, c] = number
+    return out

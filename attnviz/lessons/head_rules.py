@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 
 RULES = {
     "previous": "the previous token",

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.checks import AttentionInputError, check_positive_int
 from attnviz.core import masked_softmax
-from attnviz.errors import AttentionInputError, check_positive_int
 from attnviz.lessons.common import TIE_TOLERANCE, check_positive, row_entropy
 from attnviz.limits import MAX_TOKENS
 from attnviz.masking import causal_mask, check_mask, padding_mask

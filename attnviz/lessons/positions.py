@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.checks import AttentionInputError
 from attnviz.core import AttentionResult, self_attention
-from attnviz.errors import AttentionInputError
 from attnviz.inputs import check_seed
 from attnviz.lessons.common import TIE_TOLERANCE
 from attnviz.results import freeze_arrays

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.checks import AttentionInputError, check_positive_int
 from attnviz.core import self_attention
-from attnviz.errors import AttentionInputError, check_positive_int
 from attnviz.inputs import check_seed, projection_weights
 from attnviz.lessons.common import check_d_ks, check_positive, reattend, row_entropy
 from attnviz.limits import MAX_TOKENS
 from attnviz.results import freeze_arrays
-from attnviz.stable_softmax import softmax_rows
+from attnviz.softmax import softmax_rows
 
 DEFAULT_D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # d_k from 1 to MAX_D_K, doubling
 DEFAULT_FACTORS = tuple(np.logspace(-1, 2, 31))  # logits multiplied by 0.1 .. 100

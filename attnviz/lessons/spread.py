@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.lessons.common import reattend
 
 # A cell "changed" when it moved by more than this, relative to max(1, the step's largest
@@ -128,7 +128,7 @@ class Spread:
     lines: dict
 
 
-def spread(before, edit, labels):
+def spread_of_edit(before, edit, labels):
     """The Spread of ``edit`` on ``before`` (an AttentionResult); ``labels`` (n,) name the rows."""
     after = edit_embedding(before, edit)
     cells = changed_cells(before, after)
@@ -194,3 +194,72 @@ def spread_lines(before, after, edit, labels, cells=None):
                 f"row and with the value of {token} it takes in ({where})."
             )
     return lines
+
+
+# --- how much: after - before -------------------------------------------------------------------
+DELTA_STEPS = ("scaled_scores", "attention", "output")  # the steps drawn with a Δ heatmap
+TOP_MOVES = 3  # the largest moves named in the sentence under a Δ heatmap
+
+
+def delta(before, after, field):
+    """after - before of one step, (rows, cols); 0 where both are -inf (a masked logit)."""
+    new = np.asarray(getattr(after, field), dtype=float)
+    old = np.asarray(getattr(before, field), dtype=float)
+    both = np.isfinite(new) & np.isfinite(old)
+    return np.subtract(new, old, out=np.zeros_like(old), where=both)
+
+
+def largest_moves(D, k=TOP_MOVES):
+    """The ``k`` cells of D (rows, cols) that moved most: [(row, col, Δ)], largest |Δ| first
+    (ties in row-major order)."""
+    flat = np.argsort(-np.abs(D), axis=None, kind="stable")[:k]
+    rows, cols = np.unravel_index(flat, D.shape)
+    return [(int(r), int(c), float(D[r, c])) for r, c in zip(rows, cols, strict=True)]
+
+
+def delta_line(found, field, labels):
+    """One sentence on how much ``field`` moved under the edit of ``found`` (a Spread), which
+    cells moved most and why; every number computed from after - before."""
+    before, after, i = found.before, found.after, found.edit.i
+    D = delta(before, after, field)
+    name = "Output" if field == "output" else dict(STEPS)[field]
+    moves = [(r, c, d) for r, c, d in largest_moves(D) if d != 0]
+    if not moves:
+        return f"Δ {name}: nothing moved."
+    cells = "; ".join(f"({r}, {c}) by {d:+.3g}" for r, c, d in moves)
+    text = f"Δ {name} = after − before: the largest moves are at {cells}."
+    if field == "scaled_scores":
+        off = [r for r, c, _ in moves if r != i and c != i]
+        return text + (
+            f" Every one is in row {i} (the query of {labels[i]}) or column {i} (its key): "
+            "no other score involves the token changed."
+            if not off
+            else ""
+        )
+    if field == "attention":
+        A = np.asarray(before.attention)
+        rows = [j for j in range(before.n) if j != i and np.abs(D[j]).max() > 0]
+        at_key = [j for j in rows if np.argmax(np.abs(D[j])) == i]
+        if rows and len(at_key) == len(rows):  # always, when only S'_ji changed in row j
+            j = max(rows, key=lambda r: np.abs(D[r]).max())
+            text += (
+                f" In every other row j that sees key {i} ({labels[i]}), only the score with that "
+                "key changed, so "
+                f"the weight A_j{i} moved most and the rest of the row moved together the other "
+                "way, each weight by the same factor, to keep the sum at 1: in row "
+                f"{j} ({labels[j]}) A_{j}{i} went from {A[j, i]:.3f} to "
+                f"{after.attention[j, i]:.3f}, and every other weight was multiplied by "
+                f"{(1 - after.attention[j, i]) / max(1 - A[j, i], 1e-300):.4f}."
+            )
+        return text
+    if field == "output":
+        r = moves[0][0]
+        from_weights = (after.attention[r] - before.attention[r]) @ np.asarray(before.V)  # (d_v,)
+        from_value = after.attention[r, i] * (after.V[i] - before.V[i])  # (d_v,)
+        return text + (
+            f" Row {r} ({labels[r]}) is Σ_k A_{r}k v_k: it moved through its new weights "
+            f"(ΔA_{r} · V, largest entry {np.abs(from_weights).max():.3g}) and through the new "
+            f"value of {labels[i]} (A'_{r}{i} · Δv_{i}, largest entry "
+            f"{np.abs(from_value).max():.3g}); the two add up to its move."
+        )
+    return text

@@ -9,7 +9,7 @@ with a warning that quotes what the link held (cut to ``QUOTED_CHARS``, written 
 
 import math
 
-from attnviz.inputs import visible
+from attnviz.text import visible
 
 QUOTED_CHARS = 40  # characters of a link's value quoted in a warning
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.model.bert import BertConfig, BertWeights, EncoderTrace, encode, load_weights
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"

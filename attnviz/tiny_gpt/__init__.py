@@ -27,7 +27,7 @@ only.
 """
 
 from attnviz.tiny_gpt.config import Config, init_params, param_shapes
-from attnviz.tiny_gpt.heads import describe, head_patterns, strongest
+from attnviz.tiny_gpt.heads import head_patterns, head_sentence, strongest
 from attnviz.tiny_gpt.model import Trace, forward, loss, loss_and_grads, next_token_logits
 from attnviz.tiny_gpt.sampling import generate, next_token_probs, sampling_probs
 from attnviz.tiny_gpt.tasks import TASKS, Task, make_task
@@ -41,10 +41,10 @@ __all__ = [
     "Trace",
     "TrainRun",
     "TrainingTooSlowError",
-    "describe",
     "forward",
     "generate",
     "head_patterns",
+    "head_sentence",
     "init_params",
     "loss",
     "loss_and_grads",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 
 MAX_LAYERS = 2
 MAX_HEADS_PER_LAYER = 4

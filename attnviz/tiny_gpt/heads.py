@@ -64,7 +64,7 @@ def pattern_name(pattern, answer_name=None):
     return PATTERNS[pattern]
 
 
-def describe(layer, head, pattern, value, answer_name=None):
+def head_sentence(layer, head, pattern, value, answer_name=None):
     """One sentence: "layer 0 head 1 puts 0.93 of its weight on the previous token"."""
     return (
         f"layer {layer} head {head} puts {value:.2f} of its weight on "

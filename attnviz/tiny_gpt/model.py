@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.results import freeze_arrays
 from attnviz.tiny_gpt import layers as nn
 

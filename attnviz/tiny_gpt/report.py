@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.tiny_gpt.heads import describe, head_patterns, head_strongest, strongest
+from attnviz.tiny_gpt.heads import head_patterns, head_sentence, head_strongest, strongest
 from attnviz.tiny_gpt.training import SMOOTHING
 
 SHORT = {"previous": "previous", "same": "own token", "first": "first token"}
@@ -41,7 +41,7 @@ class CheckpointReport:
         stats = self.stats[i]
         n_layers, n_heads = self.attention.shape[1:3]
         return [
-            describe(layer, head, *head_strongest(stats, layer, head), self.answer_name)
+            head_sentence(layer, head, *head_strongest(stats, layer, head), self.answer_name)
             for layer in range(n_layers)
             for head in range(n_heads)
         ]
@@ -61,7 +61,9 @@ def checkpoint_report(run, seed):
         name, layer, head, value = strongest(s)
         when = f"Step {steps[i]} of {run.steps}" + (" (random weights)" if steps[i] == 0 else "")
         verb = "puts" if steps[i] == 0 else "now puts"
-        sentence = describe(layer, head, name, value, task.answer_name).replace("puts", verb, 1)
+        sentence = head_sentence(layer, head, name, value, task.answer_name).replace(
+            "puts", verb, 1
+        )
         frame_titles.append(f"{when}: loss {losses[i]:.3f}<br>Strongest pattern: {sentence}")
         titles = []
         for layer in range(n_layers):

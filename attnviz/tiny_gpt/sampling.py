@@ -8,8 +8,8 @@ formula as the temperature goes to 0).
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
-from attnviz.stable_softmax import softmax_rows
+from attnviz.checks import AttentionInputError
+from attnviz.softmax import softmax_rows
 from attnviz.tiny_gpt.model import next_token_logits
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.limits import MAX_GPT_TEXT_CHARS, MAX_GPT_VOCAB
 from attnviz.tiny_gpt.config import Config
 

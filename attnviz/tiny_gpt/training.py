@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.tiny_gpt.config import init_params
 from attnviz.tiny_gpt.model import forward, loss, loss_and_grads
 

@@ -2,8 +2,10 @@
 
 A few shared pieces, named by what they are:
 
-    frame        the sidebar, the menu of pages, page_setup and the cached example
-    matrix       show_matrix (a heatmap with its CSV and the clicked cell), show_chart
+    frame        the menu of pages, page_setup/page_frame and the cached example
+    sidebar      the shared settings' widgets, projector mode, the URL they are mirrored in
+    cache        shared_cache: every cache the server keeps, with its memory budget
+    matrix       show_matrix (a heatmap and the clicked cell), show_chart
     attention_view  show_attention: A as a heatmap or as token lines, a switch between them
     inspectors   the cell inspectors: the arithmetic behind one cell
     steps        every step's matrices (the step page and Your own numbers draw them)
@@ -16,8 +18,9 @@ and one module per page in ``attnviz.ui.pages``, named after its page script: th
 
 from attnviz.ui import inspectors, spread, steps
 from attnviz.ui.attention_view import show_attention
-from attnviz.ui.frame import link_query, page_frame, page_setup, shared_settings
+from attnviz.ui.frame import page_frame, page_setup, shared_settings
 from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.sidebar import link_query
 
 __all__ = [
     "dims",

@@ -17,10 +17,10 @@ import functools
 
 import streamlit as st
 
-from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.token_lines import lines_note, selected_token, token_lines
-from attnviz.ui.frame import is_present
 from attnviz.ui.matrix import show_matrix
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
 VIEWS = ("Heatmap", "Token lines")

@@ -1,14 +1,14 @@
 """The cell inspectors: pick a cell (by a click or two selectors) and see the arithmetic behind it.
 
 ``cell_inspector`` for S, S' and A; ``projection_inspector`` for Q, K and V; ``output_inspector``
-for the output. The numbers come from ``attnviz.inspector``.
+for the output. The numbers come from ``attnviz.lessons.cell_arithmetic``.
 """
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz.inspector import output_cell, projection_cell, score_cell
+from attnviz.lessons.cell_arithmetic import output_cell, projection_cell, score_cell
 from attnviz.ui.text import md_escape
 
 MAX_STATIC_ROWS = 16  # an inspector's table up to this many rows is static HTML (st.table)

@@ -10,8 +10,8 @@ import numpy as np
 import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
-from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.ui.frame import is_present
+from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.ui.sidebar import is_present
 
 CHART_CONFIG = {"displaylogo": False}
 

@@ -10,12 +10,14 @@ dimension c, the new X_ic. A page draws its steps from ``spread.after`` and outl
 import numpy as np
 import streamlit as st
 
-from attnviz.errors import AttentionInputError
-from attnviz.lessons.spread import Edit, spread
+from attnviz.checks import AttentionInputError
+from attnviz.lessons.spread import Edit, delta, delta_line, spread_of_edit
 from attnviz.limits import MAX_EDIT_VALUE
 from attnviz.settings import last_value, quoted, short_float
+from attnviz.ui.matrix import show_matrix
 from attnviz.ui.text import md_escape
 
+SIDE_BY_SIDE_N = 12  # up to this many tokens, a step and its Δ are drawn side by side
 EDIT_PARAM = "edit"  # the URL parameter: edit=i,c,value
 STATE = "attnviz.edit"  # {page: Edit or None}
 WIDGET = "attnviz_edit_"
@@ -55,7 +57,7 @@ def _edits():
 def current_spread(result, labels, page, make=None):
     """The Spread of this page's edit on ``result`` (AttentionResult), or None when there is
     none (or it no longer fits X, which is said). ``make(result, edit, labels)`` computes it
-    (default ``lessons.spread.spread``; a page passes a cached one). Keeps the URL's
+    (default ``lessons.spread.spread_of_edit``; a page passes a cached one). Keeps the URL's
     ``edit=`` in step."""
     edits = _edits()
     if page not in edits:  # a new session (or first visit): the link's edit, if any
@@ -78,7 +80,7 @@ def current_spread(result, labels, page, make=None):
     found = None
     if edit is not None and edit.value != result.X[edit.i, edit.c]:
         try:
-            found = (make or spread)(result, edit, labels)
+            found = (make or spread_of_edit)(result, edit, labels)
         except AttentionInputError as exc:
             st.error(f"Your change of X[{edit.i}, {edit.c}]: {exc}. It was undone.", icon="🚫")
             edits[page] = None
@@ -134,7 +136,7 @@ def banner(page, found, labels):
             f", dimension {e.c}) from {found.before.X[e.i, e.c]:.6g} to {e.value:.6g}. Every "
             "number below is computed with it, and the cells that changed are "
         )
-        + "**outlined**.",
+        + "**outlined**; beside S', A and the output, **Δ = after − before** shows how much.",
         icon="✏️",
     )
     with right:
@@ -200,3 +202,27 @@ def note(found, field):
     edit). Shown as text in projector mode too: it is the lesson."""
     if found is not None:
         st.markdown(f"✏️ {md_escape(found.lines[field])}")
+
+
+def beside(found, n):
+    """Where a step's heatmap and its Δ go: (main, side). Without an edit, (a container,
+    None); with one, two columns up to SIDE_BY_SIDE_N tokens, else one place under the other."""
+    if found is None:
+        return st.container(), None
+    return tuple(st.columns(2)) if n <= SIDE_BY_SIDE_N else (st.container(), st.container())
+
+
+def delta_view(found, field, row_labels, col_labels, *, key, title, mask=None):
+    """How much the edit moved ``field``: Δ = after − before as a heatmap on a scale centred
+    at 0 (masked cells grey), then the sentence naming the largest moves and why."""
+    show_matrix(
+        delta(found.before, found.after, field),
+        row_labels,
+        col_labels,
+        key=key,
+        title=f"Δ {title} = after − before",
+        value_name="Δ",
+        kind="signed",
+        mask=mask,
+    )
+    st.markdown(md_escape(delta_line(found, field, row_labels)))

@@ -109,22 +109,42 @@ def scores_matrix(result, labels, found=None):
     return click
 
 
+def scaled_formula(result):
+    """S' as the result computed it: "S' = S / √d_k", or "S' = S (scaling off)"."""
+    return "S' = S / √d_k" if result.scale else "S' = S (scaling off)"
+
+
+def scaled_latex(result):
+    """S''s formula in LaTeX as the result computed it: the division only when scaling is on."""
+    if result.scale:
+        return r"S' = \frac{QK^T}{\sqrt{d_k}}"
+    return r"S' = S = QK^T \quad (\text{scaling off})"
+
+
 def scaled_scores_matrix(result, labels, found=None):
     """S' = S / sqrt(d_k) (n, n) on S's colour range, masked keys grey; clickable: returns the
     (i, j) just clicked, else None. ``found``: an edit's Spread, or None."""
-    click = show_matrix(
-        result.scaled_scores,
-        labels,
-        labels,
-        key="S_scaled",
-        title="S' = S / √d_k (on the colour range of S)",
-        family="S",
-        value_name="S'_ij",
-        selectable=True,
-        value_range=score_range(result),
-        mask=result.mask,
-        outline=spread.outline(found, "scaled_scores"),
-    )
+    main, side = spread.beside(found, result.n)
+    with main:
+        click = show_matrix(
+            result.scaled_scores,
+            labels,
+            labels,
+            key="S_scaled",
+            title=f"{scaled_formula(result)} (on the colour range of S)",
+            family="S",
+            value_name="S'_ij",
+            selectable=True,
+            value_range=score_range(result),
+            mask=result.mask,
+            outline=spread.outline(found, "scaled_scores"),
+        )
+    if side is not None:
+        with side:
+            spread.delta_view(
+                found, "scaled_scores", labels, labels, key="S_scaled_delta", title="S'",
+                mask=result.mask,
+            )  # fmt: skip
     spread.note(found, "scaled_scores")
     return click
 
@@ -167,19 +187,26 @@ def softmax_matrices(result, labels, notes, found=None):
     if notes:
         with st.expander("The logits that fed the softmax (S' / T, −∞ where masked)"):
             show_matrix(r.logits, labels, labels, key="logits", title="logits", family="S")
-    click = show_attention(
-        r.attention,
-        labels,
-        labels,
-        key="A",
-        title=attention_formula(r),
-        family="A",
-        value_name="A_ij",
-        kind="probability",
-        selectable=True,
-        mask=r.mask,
-        outline=spread.outline(found, "attention"),
-    )
+    main, side = spread.beside(found, r.n)
+    with main:
+        click = show_attention(
+            r.attention,
+            labels,
+            labels,
+            key="A",
+            title=attention_formula(r),
+            family="A",
+            value_name="A_ij",
+            kind="probability",
+            selectable=True,
+            mask=r.mask,
+            outline=spread.outline(found, "attention"),
+        )
+    if side is not None:
+        with side:
+            spread.delta_view(
+                found, "attention", labels, labels, key="A_delta", title="A", mask=r.mask
+            )
     spread.note(found, "attention")
     sums = r.row_sums
     st.markdown(
@@ -193,17 +220,24 @@ def softmax_matrices(result, labels, notes, found=None):
 def output_matrix(result, labels, found=None):
     """Output = AV (n, d_v), clickable: returns the (i, c) just clicked, else None.
     ``found``: an edit's Spread, or None."""
-    click = show_matrix(
-        result.output,
-        labels,
-        dims(result.d_v),
-        key="output",
-        title="Output = AV",
-        family="O",
-        value_name="Output_ic",
-        selectable=True,
-        outline=spread.outline(found, "output"),
-    )
+    main, side = spread.beside(found, result.n)
+    with main:
+        click = show_matrix(
+            result.output,
+            labels,
+            dims(result.d_v),
+            key="output",
+            title="Output = AV",
+            family="O",
+            value_name="Output_ic",
+            selectable=True,
+            outline=spread.outline(found, "output"),
+        )
+    if side is not None:
+        with side:
+            spread.delta_view(
+                found, "output", labels, dims(result.d_v), key="output_delta", title="Output"
+            )
     spread.note(found, "output")
     return click
 

@@ -6,14 +6,14 @@ import string
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from attnviz.inputs import visible
+from attnviz.text import visible
 
 _MD_SPECIALS = str.maketrans({c: "\\" + c for c in string.punctuation})
 
 
 def md_escape(text):
     """``text`` for st.markdown, shown as typed: every ASCII punctuation mark backslash-escaped,
-    invisible and bidi control characters written out (``attnviz.inputs.visible``)."""
+    invisible and bidi control characters written out (``attnviz.text.visible``)."""
     return visible(text).translate(_MD_SPECIALS)
 
 

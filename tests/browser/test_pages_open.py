@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import attnviz
-from attnviz.own_numbers import EXERCISE, NAMES
+from attnviz.files.own_numbers import EXERCISE, NAMES
 from tests.helpers import PAGES, assert_drawn
 from tools.browser import chart_data, error_count, streamlit_server, wait_for_app
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import attnviz
-from attnviz.export import all_steps_npz
+from attnviz.files.export import all_steps_npz
 from tests.helpers import assert_drawn
 from tools.browser import chart_data, error_count, wait_for_app, wait_for_rows
 

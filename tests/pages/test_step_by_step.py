@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz.charts.token_lines import lines_note
+from attnviz.ui.text import md_escape
 from tests.helpers import (
     ROOT,
     STEP,
@@ -45,6 +46,7 @@ def test_step_page_draws_every_step_with_its_shape_and_values():
     labels = ["the (1)", "cat", "sat", "on", "the (2)", "mat"]
     assert specs["A"]["layout"]["yaxis"]["ticktext"] == labels
     assert specs["A"]["layout"]["yaxis"]["autorange"] == "reversed"
+    assert html.unescape(specs["S_scaled"]["layout"]["title"]["text"]).startswith("S' = S / √d_k")
     latex = " ".join(el.value for el in at.latex)
     for shape in (r"6 \times 8", r"6 \times 4", r"6 \times 6"):
         assert shape in latex
@@ -65,6 +67,9 @@ def test_dimension_table_has_the_live_sizes():
         "A": "6 × 6",
         "Output": "6 × 5",
     }
+    summary = next(md.value for md in at.markdown if md.value.startswith("| concept |"))
+    assert "| Query weights | $W_Q$ | $d_{model} \\times d_k$ | 10 × 3 |" in summary
+    assert "| Attention output | $\\mathrm{Output} = AV$ | $n \\times d_v$ | 6 × 5 |" in summary
 
 
 def test_changed_settings_change_the_numbers():
@@ -82,6 +87,12 @@ def test_changed_settings_change_the_numbers():
     assert np.isnan(S_scaled[~seen]).all()  # and is drawn masked elsewhere
     assert "logits" in specs  # the -inf logits are shown when a mask is on
     assert at.query_params["mask"] == "causal" and at.query_params["scale"] == "off"
+    # scaling off: S' = S in its title and formula, no division left
+    assert html.unescape(specs["S_scaled"]["layout"]["title"]["text"]).startswith(
+        "S' = S (scaling off)"
+    )
+    (six,) = [el.value for el in at.latex if el.value.strip("$\n").startswith("S'")]
+    assert "scaling off" in six and "sqrt" not in six.split(r"\qquad")[0]
 
 
 def table_with(at, column):
@@ -206,11 +217,14 @@ def test_the_page_says_the_weights_are_random_and_untrained():
 
 
 def test_the_worked_example_quotes_the_cores_numbers():
-    from attnviz.lessons.worked_example import worked_example
+    from attnviz import Settings
+    from attnviz.lessons.worked_example import TOKENS, worked_example
 
     r = worked_example()
     text = text_of(run(STEP))
-    assert f"= **{r.scores[0, 1]:g}**" in text and f"S(sat, cat) = **{r.scores[1, 0]:g}**" in text
+    assert f"= **{r.scores[0, 1]:g}**" in text and f"S(ran, dog) = **{r.scores[1, 0]:g}**" in text
+    assert not set(TOKENS) & set(Settings().tokens)  # its vectors are not the sentence's
+    assert "(q_dog ≠ k_dog, q_ran ≠ k_ran)" in text  # step 0 shows q and k, no W
     assert f"({r.attention[0, 0]:.3f}, {r.attention[0, 1]:.3f})" in text
     assert f"({r.output[0, 0]:.3f}, {r.output[0, 1]:.3f})" in text
     assert r.scores[0, 1] != r.scores[1, 0]  # the asymmetry the text points out
@@ -284,6 +298,15 @@ def test_projector_mode_shows_one_step_with_previous_and_next():
     assert at.query_params["step"] == "5"
 
 
+def test_the_projectors_step_count_is_the_number_of_steps_the_page_has():
+    every = [h.value for h in run(STEP).header if h.value[:1].isdigit()]  # normal mode: all
+    at = run(STEP, {"present": "on", "step": str(len(every) - 1)})
+    assert next(h.value for h in at.header) == every[-1]
+    said = " ".join(md.value for md in at.markdown)
+    assert f"**{len(every)} / {len(every)}:** {every[-1]}" in said
+    assert at.button(key="step_next").disabled
+
+
 def test_projector_mode_off_shows_every_step_and_drops_step_from_the_link():
     at = run(STEP, {"step": "6"})
     assert {"X", "S", "S_scaled", "A", "output"} <= set(chart_specs(at))
@@ -336,7 +359,13 @@ def test_an_edit_of_x_in_the_link_outlines_exactly_the_cells_that_changed(i, c, 
     X = np.array(r.X)
     X[i, c] = value
     at = run(STEP, {"edit": f"{i},{c},{value:g}"})
-    assert_outlines_what_changed(chart_specs(at), plain_steps(r.X, r), plain_steps(X, r))
+    specs, old, new = chart_specs(at), plain_steps(r.X, r), plain_steps(X, r)
+    assert_outlines_what_changed(specs, old, new)
+    for key, field in (("S_scaled", "scaled_scores"), ("A", "attention"), ("output", "output")):
+        D = heatmap_z(specs[f"{key}_delta"])  # how much: after - before, beside the outline
+        np.testing.assert_allclose(D, new[field] - old[field], atol=1e-6, err_msg=key)
+    r_, c_ = np.unravel_index(np.argmax(np.abs(new["output"] - old["output"])), r.output.shape)
+    assert md_escape(f"the largest moves are at ({r_}, {c_}) by") in text_of(at)
     assert at.query_params["edit"] == f"{i},{c},{value:g}"
     assert f"You changed X\\[{i}\\, {c}\\]" in text_of(at)
 

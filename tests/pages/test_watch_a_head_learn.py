@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import streamlit as st
 
+from attnviz.links.tiny_gpt import RunChoice, default_choice
 from attnviz.tiny_gpt import forward, init_params, next_token_logits, train
-from attnviz.tiny_gpt.settings import RunChoice, default_choice
 from attnviz.ui.pages import watch_a_head_learn as page
 from tests.helpers import chart_specs, decode, run
 
@@ -63,6 +63,16 @@ def test_the_page_opens_on_random_weights_and_says_so():
         )
     assert at.query_params["gpt_task"] == "previous" and at.query_params["gpt_steps"] == "200"
     assert at.query_params["tokens"] == "the cat sat on the mat"  # the sidebar's stay
+
+
+def test_projector_mode_shows_only_the_seed_in_the_sidebar():
+    at = run(PAGE, {"present": "on"})
+    shown = {
+        w.key
+        for kind in ("text_area", "number_input", "toggle", "selectbox", "radio")
+        for w in at.sidebar.get(kind)
+    }
+    assert shown == {"attnviz_present", "attnviz_seed"}
 
 
 def test_train_draws_the_loss_the_checkpoint_slider_scaling_and_generation():

@@ -78,6 +78,11 @@ def test_why_scale_saturation_charts_are_the_curve_for_the_sidebar_settings():
     said = notices(at)
     assert f"{curve.sentence_unscaled.max_weight[-1]:.2f} at d_k = 512 **without" in said
     assert "with the causal mask" in said
+    wobble = curve.sentence_scaled.max_weight  # the solid green line: one draw of W per d_k
+    assert f"moves between {wobble.min():.2f} and {wobble.max():.2f}: at each d_k" in said
+    assert "new random weights W_Q, W_K" in said
+    intro = text_of(at)  # the seed's "unstable", corrected
+    assert "*Unstable* is not the right word" in intro and "never overflows" in intro
 
 
 def test_why_scale_heatmaps_at_the_page_d_k_with_a_reading_from_the_numbers():

@@ -7,10 +7,10 @@ import re
 import numpy as np
 
 import attnviz
-from attnviz import own_numbers
-from attnviz.export import all_steps_npz
+from attnviz.files import own_numbers
+from attnviz.files.export import all_steps_npz
+from attnviz.files.own_numbers import EXERCISE, NAMES, format_matrix
 from attnviz.limits import MAX_OWN_N
-from attnviz.own_numbers import EXERCISE, NAMES, format_matrix
 from attnviz.ui.pages.your_own_numbers import matrices_npz
 from tests.helpers import STEP, assert_drawn, chart_specs, heatmap_z, outlined, run, run_more
 
@@ -74,6 +74,9 @@ def test_typed_numbers_are_used_with_the_sidebars_mask_scaling_and_temperature()
     assert specs["A"]["layout"]["yaxis"]["ticktext"] == ["a (1)", "b", "a (2)", "c"]
     assert at.query_params["X"] == "0.5,-1;2,0;1,1;0,3"
     assert at.query_params["labels"] == "a b a c"
+    subheaders = [h.value for h in at.subheader]  # they say what was computed
+    assert "S = QKᵀ and S' = S (scaling off)" in subheaders
+    assert "A = softmax(S' / 0.5 + M), row by row" in subheaders
 
 
 def test_bad_entries_are_all_named_and_what_was_typed_stays():
@@ -206,8 +209,8 @@ def test_the_whole_link_counts_toward_its_limit_not_only_the_matrices():
     # same link they do not, so they stay out of it and the caption says how long it would be.
     from urllib.parse import urlencode
 
+    from attnviz.files.own_numbers import format_matrix
     from attnviz.limits import MAX_OWN_URL_CHARS
-    from attnviz.own_numbers import format_matrix
 
     def link_part(n):  # what the page writes for an (n, 4) X and identity weights
         X = 0.1234567 * (np.arange(n)[:, None] + np.arange(1, 5))

@@ -4,7 +4,7 @@ dimensions.
 
 The choice (keys, values, d_k, where the query starts) lives in ``st.session_state`` under
 ``CHOICE_KEY``, kept across pages; a new session starts from the URL (``geo_*`` parameters,
-``attnviz.geometry_link``), and the URL follows the table and the d_k slider. The figure's
+``attnviz.links.geometry``), and the URL follows the table and the d_k slider. The figure's
 sliders move in the browser only: the server never hears of them, so the link keeps where the
 query started, not where the student left it. Widget keys start with ``geo_``.
 """
@@ -17,8 +17,7 @@ import streamlit as st
 
 from attnviz.charts.dot_products import dot_product_histogram
 from attnviz.charts.geometry import geometry_figure
-from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.geometry_link import QUERY_NAMES, choice_from_query, pairs_tuple
+from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.lessons.dot_products import random_pairs
 from attnviz.lessons.geometry import (
     DEFAULT_KEYS,
@@ -30,9 +29,10 @@ from attnviz.lessons.geometry import (
     top_weights,
 )
 from attnviz.limits import GEO_ROW_KEYS, MAX_D_K, MAX_GEO_COORD, MAX_GEO_KEYS, MIN_GEO_KEYS
+from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.frame import is_present
 from attnviz.ui.matrix import CHART_CONFIG
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import notice
 
 PAGE_PARAMS = QUERY_NAMES

@@ -9,7 +9,7 @@ Widget keys: ``attnviz_lesson_mask`` (the mode), ``attnviz_lesson_padding``,
 import numpy as np
 import streamlit as st
 
-from attnviz.charts.lines import temperature_chart
+from attnviz.charts.line_charts import temperature_chart
 from attnviz.lessons import (
     DEFAULT_TEMPERATURES,
     MASK_MODES,
@@ -21,8 +21,9 @@ from attnviz.lessons import (
     temperature_sweep,
 )
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.frame import cached_example, follow
+from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import dims, show_chart, show_matrix
+from attnviz.ui.sidebar import follow
 from attnviz.ui.text import md_escape, notice
 
 MODE_NAMES = {

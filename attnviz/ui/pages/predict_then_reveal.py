@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import lessons
-from attnviz.charts.lines import vector_bars
+from attnviz.charts.line_charts import vector_bars
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import show_chart

@@ -13,8 +13,8 @@ import numpy as np
 import streamlit as st
 
 from attnviz import token_labels
-from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.paired_bars import paired_bars
+from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.limits import MAX_MODEL_TOKENS
 from attnviz.model.summaries import (
     align,
@@ -24,7 +24,6 @@ from attnviz.model.summaries import (
     shares,
     strongest_shared_links,
 )
-from attnviz.ui.frame import is_present
 from attnviz.ui.matrix import show_chart, show_matrix
 from attnviz.ui.pages.real_model import (
     PENDING_KEY,
@@ -36,6 +35,7 @@ from attnviz.ui.pages.real_model import (
     same_as_forward_pass,
     scores_and_attention,
 )
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
 SUMMARY_LAYER_KEY = "model_summary_layer"
@@ -70,8 +70,8 @@ def layer_summaries(run, labels):
     """A layer picker, then its heads' average and the rollout through it, side by side."""
     n_layers, n_heads = run.config.n_layers, run.config.n_heads
     st.latex(
-        r"\bar A_l = \frac{1}{H}\sum_{h=1}^{H} A_l^h, \quad "
-        r"\tilde A_l = 0.5\,\bar A_l + 0.5\,I \ \text{(rows rescaled to sum to 1)}, \quad "
+        r"\bar A_l = \frac{1}{H}\sum_{h=0}^{H-1} A_l^h, \quad "
+        r"\tilde A_l = 0.5\,\bar A_l + 0.5\,I, \quad "
         r"R_l = \tilde A_l\,\tilde A_{l-1} \cdots \tilde A_0"
     )
     layer = st.radio(

@@ -10,13 +10,15 @@ import functools
 import numpy as np
 import streamlit as st
 
-from attnviz.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
-from attnviz.lessons.spread import spread
+from attnviz.files.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
+from attnviz.lessons.spread import spread_of_edit
+from attnviz.lessons.summary import summary_rows
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
 from attnviz.settings import quoted
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.frame import cached_example, is_present
+from attnviz.ui.frame import cached_example
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import step_header
 
 
@@ -34,7 +36,7 @@ def settings_caption(result, settings):
 @shared_cache(max_entries=16)
 def _spread(settings, edit):
     example = cached_example(settings)
-    return spread(example.result, edit, example.labels)
+    return spread_of_edit(example.result, edit, example.labels)
 
 
 def cached_spread(settings):
@@ -109,15 +111,16 @@ STEP_TITLES = (
     "9. Complete self-attention formula",
     "10. Matrix dimensions",
 )
+LAST_STEP = len(STEP_TITLES) - 1  # the steps are numbered 0 .. LAST_STEP
 STEP_KEY = "attnviz_step"
 
 
 def _move(delta):
-    st.session_state[STEP_KEY] = min(max(st.session_state[STEP_KEY] + delta, 0), 10)
+    st.session_state[STEP_KEY] = min(max(st.session_state[STEP_KEY] + delta, 0), LAST_STEP)
 
 
 def steps_shown():
-    """Which steps to draw: a function of the step number (0 to 10) that says yes or no.
+    """Which steps to draw: a function of the step number (0 to LAST_STEP) that says yes or no.
 
     Every step, or in projector mode only one, with Previous / Next above it and its number in
     the URL (``step=6`` opens "6. Scaling"); a step number the URL gets wrong is said and
@@ -131,13 +134,13 @@ def steps_shown():
     if STEP_KEY not in state:
         raw = st.query_params.get("step", "1")
         try:
-            state[STEP_KEY] = min(max(int(raw), 0), 10)
+            state[STEP_KEY] = min(max(int(raw), 0), LAST_STEP)
             if str(state[STEP_KEY]) != raw.strip():
                 raise ValueError
         except ValueError:
             state.setdefault(STEP_KEY, 1)
             st.warning(
-                f"`step={quoted(raw)}` in the link is not a step from 0 to 10: showing "
+                f"`step={quoted(raw)}` in the link is not a step from 0 to {LAST_STEP}: showing "
                 f"step {state[STEP_KEY]}.",
                 icon="⚠️",
             )
@@ -145,8 +148,8 @@ def steps_shown():
     st.query_params["step"] = str(k)
     back, title, forward = st.columns([1, 4, 1], vertical_alignment="center")
     back.button("◀ Previous", on_click=_move, args=(-1,), disabled=k == 0, key="step_back")
-    title.markdown(f"**Step {k} of 10:** {STEP_TITLES[k]}")
-    forward.button("Next ▶", on_click=_move, args=(1,), disabled=k == 10, key="step_next")
+    title.markdown(f"**{k + 1} / {len(STEP_TITLES)}:** {STEP_TITLES[k]}")  # counted from 1
+    forward.button("Next ▶", on_click=_move, args=(1,), disabled=k == LAST_STEP, key="step_next")
     return lambda step: step == k
 
 
@@ -184,7 +187,7 @@ def worked_example_view():
         f"S({b}, {a}) = **{S[1, 0]:g}**; "
         f"S({b}, {b}) = **{S[1, 1]:g}**. S({a}, {b}) = {S[0, 1]:g} but S({b}, {a}) = "
         f"{S[1, 0]:g}: S is not symmetric, because a token's query and its key are different "
-        "vectors (W_Q ≠ W_K).\n"
+        f"vectors (q_{a} ≠ k_{a}, q_{b} ≠ k_{b}).\n"
         f"2. **Scaling** by √d_k = 2: the row of {a} becomes ({Sp[0, 0]:g}, {Sp[0, 1]:g}).\n"
         f"3. **Softmax** of that row: e^{Sp[0, 0]:g} = {np.exp(Sp[0, 0]):.3f} and "
         f"e^{Sp[0, 1]:g} = {np.exp(Sp[0, 1]):.3f}, whose sum is "
@@ -195,3 +198,16 @@ def worked_example_view():
         f"scores are equal, so its weights are ({A[1, 0]:.1f}, {A[1, 1]:.1f}) and its output "
         f"({out[1, 0]:g}, {out[1, 1]:g}) is the plain average."
     )
+
+
+def summary_view(result):
+    """The course module's Summary as a cheat sheet: concept, formula, shape (symbols and the
+    live sizes) and meaning of every step from X to the output (``lessons.summary``). Its
+    text is the lesson's own, no token in it; the formulas render as KaTeX."""
+    st.subheader("Summary: the whole computation on one page")
+    lines = ["| concept | formula | shape | here | meaning |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {row.concept} | ${row.formula}$ | ${row.symbols}$ | {row.sizes} | {row.meaning} |"
+        for row in summary_rows(result)
+    ]
+    st.markdown("\n".join(lines))

@@ -230,12 +230,12 @@ def run_tiled(result, block_size):
 
 
 def same_output(tiled, r, labels):
-    """The largest gap between the tiled output and the full softmax(S) V, in words, and the
+    """The largest gap between the tiled output and the full softmax(S') V, in words, and the
     two outputs side by side."""
     n = r.n
     gap = float(np.max(np.abs(tiled.output - r.output)))
     st.markdown(
-        f"Largest difference between the tiled output and the full softmax(S) V, over all "
+        f"Largest difference between the tiled output and the full softmax(S') V, over all "
         f"{n} × {r.d_v} entries: **{gap:.3g}**"
         + (" — rounding in the last bits of float64, the same answer." if gap < 1e-12 else ".")
     )
@@ -256,7 +256,7 @@ def same_output(tiled, r, labels):
             dims(r.d_v),
             key="tile_full_output",
             family="O",
-            title="Full: softmax(S)V",
+            title="Full: softmax(S')V",
         )
 
 

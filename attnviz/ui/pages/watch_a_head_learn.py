@@ -1,6 +1,8 @@
-"""The watch-a-head-learn page's views: the run's choices (kept in the URL), training with a
-progress bar and a live loss curve, every head at every checkpoint, scaling on and off, and
-generation. Every number in the prose is read from the run (``attnviz.tiny_gpt.report``).
+"""The watch-a-head-learn page's controls and runs: the run's choices (kept in the URL) and
+training with a progress bar and a live loss curve. Its views (the random heads, the loss, every
+head at every checkpoint, scaling on and off, generation) are
+``attnviz.ui.pages.watch_a_head_learn_views``; every number in their prose is read from the run
+(``attnviz.tiny_gpt.report``).
 
 Trained runs are kept per server in ``_slot``, an st.cache_resource of RUNS_KEPT entries keyed
 on the small, hashable RunChoice (never on arrays), so a class that opens the same link finds
@@ -8,7 +10,7 @@ the run trained. The training itself runs in the script's thread, outside any ca
 (Streamlit would replay the progress bar's updates on every later hit), under the slot's lock:
 a second session asking for the same run waits for the first instead of training it again.
 
-Widget keys start with ``gpt_``; the URL parameters are ``settings.QUERY_NAMES``.
+Widget keys start with ``gpt_``; the URL parameters are ``attnviz.links.tiny_gpt.QUERY_NAMES``.
 """
 
 import threading
@@ -16,12 +18,10 @@ import time
 import weakref
 from dataclasses import replace
 
-import numpy as np
 import streamlit as st
 
-from attnviz.charts.head_grid import head_grid
-from attnviz.charts.training import checkpoint_figure, loss_chart, next_token_chart
-from attnviz.errors import AttentionInputError
+from attnviz.charts.training import loss_chart
+from attnviz.checks import AttentionInputError
 from attnviz.limits import (
     GPT_D_MODELS,
     MAX_GPT_STEPS,
@@ -29,19 +29,19 @@ from attnviz.limits import (
     MAX_GPT_TRAIN_SECONDS,
     MIN_GPT_STEPS,
 )
-from attnviz.tiny_gpt import forward, generate, init_params, next_token_probs, train
-from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
-from attnviz.tiny_gpt.report import checkpoint_report, compare_scaling, scaling_sentences
-from attnviz.tiny_gpt.settings import (
+from attnviz.links.tiny_gpt import (
     QUERY_NAMES,
     TASK_DEFAULTS,
     RunChoice,
     choice_from_query,
 )
+from attnviz.tiny_gpt import train
+from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
+from attnviz.tiny_gpt.report import checkpoint_report
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, TASKS
-from attnviz.tiny_gpt.training import BATCH_SIZE, EVAL_SIZE, SMOOTHING, TrainingTooSlowError
-from attnviz.ui.matrix import CHART_CONFIG, show_chart
-from attnviz.ui.text import md_escape, notice
+from attnviz.tiny_gpt.training import BATCH_SIZE, TrainingTooSlowError
+from attnviz.ui.matrix import CHART_CONFIG
+from attnviz.ui.text import md_escape
 
 PAGE_PARAMS = QUERY_NAMES
 RUNS_KEPT = 4  # choices kept per server; at the largest sizes a choice keeps about 26 MB
@@ -271,26 +271,7 @@ def train_button(choice):
     return run
 
 
-def random_heads(choice):
-    """Before training: the heads of the random starting weights, said to be random."""
-    config, task = choice.config(), choice.make_task()
-    ids, _ = task.example(choice.seed)
-    A = forward(init_params(config), config, ids[None]).attention[:, 0]  # (L, H, T, T)
-    L, H, T, _ = A.shape
-    A = np.where(np.tri(T, dtype=bool), A, np.nan).reshape(L * H, T, T)
-    labels = [task.label(i) for i in ids]
-    titles = [f"layer {layer} head {head}" for layer in range(L) for head in range(H)]
-    notice(
-        "**The weights are random: nothing has been learned yet.** Below, every head's attention "
-        "for an example sequence with the random starting weights (seed "
-        f"{choice.seed}). Press **Train** to watch these patterns change."
-    )
-    fig = head_grid(A, labels, labels, titles=titles, columns=H)
-    show_chart(fig, "gpt_random_heads")
-    st.caption("Rows are queries, columns keys. Blank cells: the causal mask hides later keys.")
-
-
-# After training --------------------------------------------------------------------------------
+# The run's report, kept with it ------------------------------------------------------------------
 
 
 def report_of(choice, run, scale=True):
@@ -301,199 +282,3 @@ def report_of(choice, run, scale=True):
     if scale not in slot.reports:
         slot.reports[scale] = checkpoint_report(run, choice.seed)
     return slot.reports[scale]
-
-
-def loss_summary(run, report):
-    """The loss curve, and what it says in numbers."""
-    task = run.task
-    show_chart(
-        loss_chart(
-            {SCALED: run.losses},
-            steps=run.steps,
-            target=task.target_loss,
-            checkpoints={SCALED: (run.checkpoint_steps, run.eval_losses)},
-        ),
-        "gpt_loss",
-    )
-    V = len(task.vocab)
-    reached = run.first_step_below(task.target_loss)
-    when = (
-        f"first fell below the target {task.target_loss:g} at step {reached}"
-        if reached is not None
-        else f"did not fall below the target {task.target_loss:g}: try more steps or another seed"
-    )
-    st.markdown(
-        f"{run.steps} steps of {run.batch_size} sequences took {run.seconds:.1f} s. On a fixed "
-        f"batch of {EVAL_SIZE} sequences (the circles) the loss went from "
-        f"**{run.eval_losses[0]:.3f}** nats with the random weights (a uniform guess over the "
-        f"{V} tokens scores ln {V} = {np.log(V):.3f}) to **{run.eval_losses[-1]:.3f}**. The "
-        f"training loss (mean of {SMOOTHING} steps) {when}."
-    )
-
-
-def heads_over_training(report, run):
-    """The checkpoint slider: every head at every checkpoint, in the browser."""
-    n_heads = run.config.n_heads
-    fig = checkpoint_figure(
-        report.attention,
-        report.labels,
-        report.steps,
-        report.frame_titles,
-        report.head_titles,
-        n_heads=n_heads,
-    )
-    st.plotly_chart(
-        fig,
-        key="gpt_checkpoints",
-        config=dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-gpt-heads"}),
-    )
-    st.caption(
-        f"{len(report.steps)} checkpoints, from step 0 (random weights) to step {run.steps}. "
-        "The slider moves in your browser: nothing is recomputed. Each panel's title names the "
-        "place that gets the largest share of that head's weight (the previous token, its own "
-        "token, the first token"
-        + (f", or {md_escape(report.answer_name)}" if report.answer_name else "")
-        + f"), averaged over the queries 1 to {len(report.ids) - 1} of this sequence (query 0 "
-        "can only see itself). Blank cells: the causal mask hides later keys."
-    )
-    lines = "\n".join(f"- {md_escape(s)}" for s in report.sentences(-1))
-    first = "\n".join(f"- {md_escape(s)}" for s in report.sentences(0))
-    notice(
-        f"After training (step {run.steps}), averaged over the queries of this sequence:\n"
-        f"{lines}\n\nWith the random weights (step 0):\n{first}"
-    )
-
-
-def scaling_comparison(choice, run, report):
-    """The same run without dividing by √d_k: a button to train it, then both measured."""
-    area = st.empty()
-    unscaled = finished_run(choice, scale=False)
-    if unscaled is None:
-        st.markdown(
-            "Train the same model again with **S' = S** instead of S / √d_k: the same random "
-            "start, the same batches, only the division left out."
-        )
-        if not st.button("Train without scaling", key="gpt_train_unscaled"):
-            return
-        unscaled = trained_run(choice, False, area)
-    show_chart(
-        loss_chart(
-            {SCALED: run.losses, UNSCALED: unscaled.losses},
-            steps=run.steps,
-            target=run.task.target_loss,
-            checkpoints={
-                SCALED: (run.checkpoint_steps, run.eval_losses),
-                UNSCALED: (unscaled.checkpoint_steps, unscaled.eval_losses),
-            },
-            title="Training loss with and without scaling",
-        ),
-        "gpt_loss_scaling",
-    )
-    start, learn = scaling_sentences(compare_scaling(run, unscaled, report.ids))
-    notice(f"{start} {learn}")
-
-
-# Generation ------------------------------------------------------------------------------------
-
-
-def _prompt_key(choice):
-    return f"gpt_prompt_{choice.task}"
-
-
-def _sample(choice, run, n, temperature, top_k):
-    """Append ``n`` sampled tokens to the prompt (a button's callback)."""
-    state = st.session_state
-    task = run.task
-    try:
-        ids = task.encode(state[_prompt_key(choice)])
-    except AttentionInputError:
-        return  # the page says what is wrong with the prompt
-    if len(ids) == 0:
-        return
-    draws = state.get("gpt.draws", 0)  # each press draws anew, reproducibly within a session
-    state["gpt.draws"] = draws + 1
-    out = generate(run.params, run.config, ids, n, temperature, top_k, seed=[choice.seed, draws])
-    text = task.decode(out)  # the prompt as the task writes it, then the new tokens
-    if len(text) > MAX_GPT_TEXT_CHARS:
-        state["gpt.sampled"] = None
-        return
-    state[_prompt_key(choice)] = text
-    state["gpt.sampled"] = (int(out[-1]), n)
-
-
-def _reset_prompt(choice, task):
-    st.session_state[_prompt_key(choice)] = task.default_prompt(choice.seed)
-
-
-def generation(choice, run):
-    """The prompt, temperature and top-k, the next token's probabilities, and sampling."""
-    task, state = run.task, st.session_state
-    V = len(task.vocab)
-    key = _prompt_key(choice)
-    if key not in state:
-        state[key] = task.default_prompt(choice.seed)
-    what = "characters" if task.name == "text" else "tokens separated by spaces"
-    prompt = st.text_input(f"Prompt ({what})", key=key, max_chars=MAX_GPT_TEXT_CHARS)
-    c1, c2 = st.columns(2)
-    temperature = c1.slider(
-        "Temperature",
-        0.0,
-        2.0,
-        1.0,
-        0.05,
-        key="gpt_temperature",
-        help="p = softmax(logits / temperature). 0: always the most probable token.",
-    )
-    top_k = c2.slider(
-        "Top-k",
-        1,
-        V,
-        V,
-        key=f"gpt_top_k_{V}",  # one per vocabulary size: a task with fewer tokens starts at all
-        help=f"Keep the k most probable tokens (of {V}) and renormalise; {V} keeps them all.",
-    )
-    try:
-        ids = task.encode(prompt)
-    except AttentionInputError as exc:
-        st.warning(f"The prompt: {md_escape(exc)}", icon="✍️")
-        return
-    if len(ids) == 0:
-        st.warning("The prompt is empty: type at least one token for the model to continue.")
-        return
-    probs = next_token_probs(run.params, run.config, ids, temperature, top_k)
-    labels = [task.label(i) for i in range(V)]
-    best = int(np.argmax(probs))
-    unit = "characters" if task.name == "text" else "tokens"
-    read = min(len(ids), run.config.context_length)
-    show_chart(
-        next_token_chart(probs, labels, title=f"The next token, after {read} {unit}"), "gpt_next"
-    )
-    cut = (
-        f" The prompt has {len(ids)} {unit}; the model reads the last {read}."
-        if len(ids) > read
-        else ""
-    )
-    st.markdown(
-        f"Most probable next token: **{md_escape(labels[best])}** (p = {probs[best]:.3f}), with "
-        f"temperature {temperature:g} and top-k {top_k}.{cut}"
-    )
-    b1, b2, b3 = st.columns(3)
-    for col, n in ((b1, 1), (b2, 10)):
-        col.button(
-            "Sample the next token" if n == 1 else f"Sample {n} tokens",
-            key=f"gpt_sample_{n}",
-            on_click=_sample,
-            args=(choice, run, n, temperature, top_k),
-        )
-    b3.button("Reset the prompt", key="gpt_reset", on_click=_reset_prompt, args=(choice, task))
-    if "gpt.sampled" in state:
-        sampled = state.pop("gpt.sampled")
-        if sampled is None:
-            st.caption(f"The prompt is at its limit of {MAX_GPT_TEXT_CHARS} characters.")
-        else:
-            token, n = sampled
-            st.caption(
-                f"Added {n} token{'s' * (n > 1)} to the prompt, each drawn from the model's "
-                f"probabilities (with this temperature and top-k) for what came before it; the "
-                f"last was **{md_escape(labels[token])}**."
-            )

@@ -10,8 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import lessons
-from attnviz.charts.lines import BAND_SE, gradient_chart, saturation_chart, variance_chart
-from attnviz.errors import AttentionInputError
+from attnviz.charts.line_charts import BAND_SE, gradient_chart, saturation_chart, variance_chart
+from attnviz.checks import AttentionInputError
 from attnviz.lessons import (
     DEFAULT_D_KS,
     DEFAULT_FACTORS,
@@ -188,7 +188,20 @@ def saturation_notice(curve, settings):
         f"{_range(curve, curve.random_unscaled)} unscaled, "
         f"{_range(curve, curve.random_scaled)} scaled. "
         "Unscaled, the red lines climb towards 1 and the entropy falls towards 0 as d_k grows: "
-        "the rows collapse towards one-hot. Scaled, the green lines stay nearly flat."
+        "the rows collapse towards one-hot. " + _scaled_lines(curve)
+    )
+
+
+def _scaled_lines(curve):
+    """What the green lines do, computed: the random one (averaged over draws) stays in a
+    narrow band; the sentence's moves about because every d_k draws new weights."""
+    sentence, random = curve.sentence_scaled.max_weight, curve.random_scaled.max_weight
+    return (
+        f"Scaled, the dashed green line (random q, k, averaged over {curve.n_trials} draws) "
+        f"stays between {random.min():.2f} and {random.max():.2f}. The solid green line (your "
+        f"sentence) moves between {sentence.min():.2f} and {sentence.max():.2f}: at each d_k "
+        "the sentence gets new random weights W_Q, W_K (one draw, not an average), so its ups "
+        "and downs come mostly from those draws, not from d_k."
     )
 
 

@@ -15,12 +15,9 @@ from urllib.parse import urlencode
 import numpy as np
 import streamlit as st
 
+from attnviz.checks import AttentionInputError
 from attnviz.core import self_attention
-from attnviz.errors import AttentionInputError
-from attnviz.inputs import generated_tokens, tokenize
-from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS, MAX_TEXT_CHARS
-from attnviz.masking import causal_mask
-from attnviz.own_numbers import (
+from attnviz.files.own_numbers import (
     EXERCISE,
     EXERCISE_SOURCE,
     EXERCISE_TOKENS,
@@ -30,7 +27,11 @@ from attnviz.own_numbers import (
     parse_matrix,
     read_file,
 )
-from attnviz.ui.frame import SETTINGS_KEY, cached_example
+from attnviz.inputs import generated_tokens, tokenize
+from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS, MAX_TEXT_CHARS
+from attnviz.masking import causal_mask
+from attnviz.ui.frame import cached_example
+from attnviz.ui.sidebar import SETTINGS_KEY
 from attnviz.ui.text import md_escape
 
 FIELDS = (*NAMES, "labels")  # the text boxes, and the URL parameters of this page

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attnviz import Settings, compute, lessons
-from attnviz.charts.lines import (
+from attnviz.charts.line_charts import (
     BAND_SE,
     MAX_ROW_LINES,
     gradient_chart,
@@ -151,7 +151,7 @@ def test_temperature_chart_summarises_many_rows():
 
 
 def test_vector_bars_hold_the_values_and_escape_labels():
-    from attnviz.charts.lines import vector_bars
+    from attnviz.charts.line_charts import vector_bars
 
     fig = vector_bars([1.0, -2.0], ["<i>a</i>", "b"])
     assert list(fig.data[0].y) == [1.0, -2.0]

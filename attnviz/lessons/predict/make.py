@@ -15,20 +15,20 @@ happen to give, so the right option does not change with the seed:
     shuffle          shuffled tokens without positions give the same output rows, moved
 
 Each answer is read from what the core computes for the current settings, and each question
-carries the rows or table its reveal draws (``predict_question``). A question that the settings
+carries the rows or table its reveal draws (``question``). A question that the settings
 cannot ask (the causal row without the causal mask, a shuffle under a mask) or whose numbers
 would not show its rule clearly (a tie, a row already one-hot to rounding) is left out.
 """
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.inputs import check_seed
-from attnviz.lessons.predict_question import Bars, Given, Question, Table
-from attnviz.lessons.predict_scaling import scaling_effect, scaling_spread
-from attnviz.lessons.predict_shapes import heads_shape, shape
-from attnviz.lessons.predict_shuffle import shuffle
-from attnviz.lessons.predict_softmax import (
+from attnviz.lessons.predict.question import Bars, Given, Question, Table
+from attnviz.lessons.predict.scaling_questions import scaling_effect, scaling_spread
+from attnviz.lessons.predict.shape_questions import heads_shape, shape
+from attnviz.lessons.predict.shuffle_question import shuffle
+from attnviz.lessons.predict.softmax_questions import (
     causal_row,
     low_temperature,
     masked_weight,

@@ -9,10 +9,10 @@ settings with ``masked_softmax``, and a question whose rule the numbers would no
 
 import numpy as np
 
+from attnviz.checks import AttentionInputError
 from attnviz.core import masked_softmax
-from attnviz.errors import AttentionInputError
 from attnviz.lessons.masks import argmax_limit
-from attnviz.lessons.predict_question import Question, Table, bars, exact_tolerance, numbers
+from attnviz.lessons.predict.question import Question, Table, bars, exact_tolerance, numbers
 from attnviz.limits import MIN_TEMPERATURE
 from attnviz.masking import causal_mask
 
@@ -69,9 +69,10 @@ def shift(g, rng):
     by_T = "" if T == 1 else f" (the sidebar's T = {T:g} divides it too: c / T = {c / T:.4g})"
     why = (
         f"Row '{labels[i]}' of A is the softmax of its logits z_j = S'_ij / T{masked}. "
-        f"Adding c = {c:g} to every S'_ij adds the same number to every logit{by_T}, and "
-        "softmax(z + c)_j = e^(z_j + c) / Σ_k e^(z_k + c) = e^c · e^(z_j) / (e^c · Σ_k e^(z_k)) "
-        "= softmax(z)_j: the factor e^c cancels. Only the differences between a row's scores "
+        f"Adding c = {c:g} to every S'_ij adds the same number d = c / T to every logit{by_T}, "
+        "and softmax(z + d)_j = e^(z_j + d) / Σ_k e^(z_k + d) = e^d · e^(z_j) / "
+        "(e^d · Σ_k e^(z_k)) = softmax(z)_j: the factor e^d cancels. Only the differences "
+        "between a row's scores "
         f"matter. Computed with the core's masked_softmax: before {numbers(before)}, after "
         f"{numbers(after)}; the largest difference is {change:.2g}."
     )

@@ -7,7 +7,7 @@ builds them.
 
 import numpy as np
 
-from attnviz.lessons.predict_question import Question, Table, shape_text
+from attnviz.lessons.predict.question import Question, Table, shape_text
 
 # matrix: (how the question names it, the rule, rows, cols, what one row is)
 SHAPES = {

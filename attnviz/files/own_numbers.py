@@ -27,7 +27,7 @@ import zlib
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_FILE_BYTES, MAX_OWN_N, MAX_OWN_TEXT_CHARS
 
 NAMES = ("X", "W_Q", "W_K", "W_V")

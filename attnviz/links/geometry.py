@@ -10,7 +10,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
+from attnviz.files.own_numbers import format_matrix, parse_matrix
 from attnviz.lessons.geometry import DEFAULT_KEYS, DEFAULT_VALUES, grid_angles
 from attnviz.limits import (
     GEO_ANGLES,
@@ -20,8 +21,7 @@ from attnviz.limits import (
     MAX_GEO_KEYS,
     MIN_GEO_KEYS,
 )
-from attnviz.own_numbers import format_matrix, parse_matrix
-from attnviz.settings import last_value, quoted
+from attnviz.links.readers import last_value, quoted
 
 DEFAULT_ANGLE = 30.0  # degrees: the query starts between k1 and k2, nearer k1
 DEFAULT_LENGTH = 1.0

@@ -8,10 +8,10 @@ and rows the core computes, with scaling as in the sidebar and flipped.
 
 import numpy as np
 
+from attnviz.checks import AttentionInputError
 from attnviz.core import masked_softmax
-from attnviz.errors import AttentionInputError
 from attnviz.lessons.common import TIE_TOLERANCE
-from attnviz.lessons.predict_question import Question, Table, bars
+from attnviz.lessons.predict.question import Question, Table, bars
 
 
 def _flipped(r):

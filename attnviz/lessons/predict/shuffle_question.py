@@ -12,7 +12,7 @@ import numpy as np
 from attnviz.core import self_attention
 from attnviz.lessons.common import TIE_TOLERANCE
 from attnviz.lessons.positions import draw_permutation
-from attnviz.lessons.predict_question import Question, Table
+from attnviz.lessons.predict.question import Question, Table
 from attnviz.limits import MAX_SEED
 
 MAX_NAMED = 8  # tokens of the shuffled order named in the question

@@ -9,7 +9,7 @@ as trace names and ``customdata``, never inside a hover template.
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.matrix import MAX_LABEL_CHARS, escape_label
+from attnviz.charts.style import MAX_LABEL_CHARS, escape_label
 
 SCALED_COLOUR = "#1b7837"  # green: with scaling, S / sqrt(d_k)
 UNSCALED_COLOUR = "#b2182b"  # red: without scaling, S

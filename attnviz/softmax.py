@@ -9,7 +9,7 @@ of only ``-inf`` (a query masked from every key) gives zeros, never NaN.
 
 import numpy as np
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 
 
 def softmax_rows(logits):

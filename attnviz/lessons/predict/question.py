@@ -1,8 +1,8 @@
 """What a quiz question is: its text, options and answer, the explanation, and what its reveal
 draws (rows as bars, a small table), all small frozen values that a cache can share.
 
-The question builders (``predict_shapes``, ``predict_softmax``, ``predict_scaling``,
-``predict_shuffle``) each take a ``Given`` and a numpy Generator and return a Question, or None
+The question builders (``shape_questions``, ``softmax_questions``, ``scaling_questions``,
+``shuffle_question``) each take a ``Given`` and a numpy Generator and return a Question, or None
 when the current settings cannot show the question's rule clearly.
 """
 

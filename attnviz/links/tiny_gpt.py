@@ -1,4 +1,4 @@
-"""What the "Watch a head learn" page lets the user choose, and its URL form. No Streamlit.
+"""What the "Watch a head learn" page lets the user choose, and its link form. No Streamlit.
 
 A ``RunChoice`` is small and hashable: it keys the page's cache of trained runs, so a class
 that opens the same link gets the run already trained. The URL names start with ``gpt_``
@@ -8,9 +8,9 @@ that opens the same link gets the run already trained. The URL names start with 
 
 from dataclasses import dataclass, replace
 
-from attnviz.errors import AttentionInputError
+from attnviz.checks import AttentionInputError
 from attnviz.limits import GPT_D_MODELS, MAX_GPT_STEPS, MAX_GPT_TEXT_CHARS, MIN_GPT_STEPS
-from attnviz.settings import last_value, quoted
+from attnviz.links.readers import last_value, quoted
 from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
 from attnviz.tiny_gpt.tasks import TASKS, make_task
 

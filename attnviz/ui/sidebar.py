@@ -1,0 +1,232 @@
+"""The sidebar's shared settings: their widgets, kept across pages in st.session_state,
+read from and mirrored in the URL, and projector mode (a display setting kept the same way).
+
+``attnviz.ui.frame.shared_settings`` draws them on every page; the pages read ``is_present``
+(projector mode) and ``follow`` (a page's own widget that follows a shared setting).
+"""
+
+from dataclasses import replace
+
+import streamlit as st
+
+from attnviz.limits import (
+    MAX_D_K,
+    MAX_D_MODEL,
+    MAX_D_V,
+    MAX_SEED,
+    MAX_TEMPERATURE,
+    MAX_TEXT_CHARS,
+    MAX_TOKENS,
+    MIN_TEMPERATURE,
+)
+from attnviz.settings import (
+    EMBEDDINGS,
+    MASKS,
+    SETTING_NAMES,
+    from_query,
+    read_present,
+    shown_temperature,
+)
+
+SETTINGS_KEY = "attnviz.settings"  # the Settings in force, kept across pages
+URL_WARNINGS_KEY = "attnviz.url_warnings"  # (Settings read from the URL, its warnings)
+PAGE_KEY = "attnviz.page"  # the page whose widgets hold the settings now
+WIDGET = "attnviz_"  # widget keys: WIDGET + a Settings field name, e.g. "attnviz_d_k"
+PRESENT_KEY = "attnviz.present"  # projector mode, kept across pages like the settings
+PRESENT_WIDGET = "attnviz_present"
+# Projector mode: body text larger, headers too, captions and downloads out of the way. The
+# charts' own text is sized by the chart builders (charts.style.PRESENT_TEXT_PX).
+PRESENT_CSS = """<style>
+[data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li,
+[data-testid="stMainBlockContainer"] td, [data-testid="stMainBlockContainer"] th {
+  font-size: 1.4rem; line-height: 1.5; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 2.8rem; }
+[data-testid="stMainBlockContainer"] h2 { font-size: 2.2rem; }
+[data-testid="stMainBlockContainer"] h3 { font-size: 1.8rem; }
+[data-testid="stMainBlockContainer"] .katex { font-size: 1.5em; }
+[data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"],
+[data-testid="stDownloadButton"] { display: none; }
+</style>"""
+
+
+def initial_settings():
+    """Settings for a new session: from the URL, remembering what had to be changed; the
+    projector mode from the URL too."""
+    query = {name: st.query_params.get_all(name) for name in st.query_params}  # repeats kept
+    settings, warnings = from_query(query)
+    present, present_warnings = read_present(query)
+    st.session_state[PRESENT_KEY] = present
+    st.session_state[URL_WARNINGS_KEY] = (settings, warnings + present_warnings)
+    return settings
+
+
+def is_present():
+    """Whether projector mode is on: larger text, one step at a time, fewer controls."""
+    return bool(st.session_state.get(PRESENT_KEY, False))
+
+
+def display_query():
+    """The URL parameters of how pages are shown: {"present": "on"} in projector mode."""
+    return {"present": "on"} if is_present() else {}
+
+
+def sidebar_widgets(settings, page, note, uses):
+    """Draw the shared settings in the sidebar; return the Settings they now hold.
+
+    A widget's state does not survive a page switch (the new page's widget starts from its own
+    default), nor a run in which it was hidden (the text box while tokens are generated), so
+    those widgets are set from ``settings`` before they are drawn.
+    """
+    state = st.session_state
+    new_page = state.get(PAGE_KEY) != page
+    state[PAGE_KEY] = page
+    for name in SETTING_NAMES:
+        if new_page or WIDGET + name not in state:
+            state[WIDGET + name] = getattr(settings, name)
+    if new_page or PRESENT_WIDGET not in state:
+        state[PRESENT_WIDGET] = is_present()
+    with st.sidebar:
+        st.toggle(
+            "Projector mode",
+            key=PRESENT_WIDGET,
+            help="For a lecture: larger text and chart labels, one step at a time on the step "
+            "page, no downloads or captions, only the settings this page uses. Kept in the link "
+            "as present=on.",
+        )
+        state[PRESENT_KEY] = state[PRESENT_WIDGET]
+        st.header("Settings")
+        if note:
+            st.caption(note)
+        shown = SETTING_NAMES if uses is None or not is_present() else uses
+        if {"generated", "n", "text"} & set(shown):
+            st.toggle(
+                "Generate tokens t1 … tn",
+                key=WIDGET + "generated",
+                help="Instead of typing a sentence, choose how many tokens there are.",
+            )
+            if state[WIDGET + "generated"]:
+                st.number_input(
+                    "Number of tokens n",
+                    1,
+                    MAX_TOKENS,
+                    step=1,
+                    key=WIDGET + "n",
+                    help=f"1 to {MAX_TOKENS}.",
+                )
+            else:
+                st.text_area(
+                    "Sentence (tokens are separated by spaces)",
+                    key=WIDGET + "text",
+                    max_chars=MAX_TEXT_CHARS,
+                    height=80,
+                    help=f"Up to {MAX_TOKENS} tokens are used. Tokens keep their case and "
+                    "punctuation exactly as typed.",
+                )
+        if "d_model" in shown:
+            c1, c2, c3 = st.columns(3)
+            c1.number_input(
+                "d_model",
+                1,
+                MAX_D_MODEL,
+                step=1,
+                key=WIDGET + "d_model",
+                help=f"Embedding width, 1 to {MAX_D_MODEL}.",
+            )
+            c2.number_input(
+                "d_k",
+                1,
+                MAX_D_K,
+                step=1,
+                key=WIDGET + "d_k",
+                help=f"Query/key width, 1 to {MAX_D_K}.",
+            )
+            c3.number_input(
+                "d_v", 1, MAX_D_V, step=1, key=WIDGET + "d_v", help=f"Value width, 1 to {MAX_D_V}."
+            )
+        if "seed" in shown:
+            st.number_input(
+                "Seed",
+                0,
+                MAX_SEED,
+                step=1,
+                key=WIDGET + "seed",
+                help="Decides the random, untrained embeddings and weights. Same seed, same "
+                "numbers.",
+            )
+        if "embedding" in shown:
+            st.selectbox(
+                "Embedding",
+                EMBEDDINGS,
+                key=WIDGET + "embedding",
+                help="random: each distinct token text gets its own N(0, 1) vector. one-hot: "
+                "the k-th distinct token gets e_k (needs d_model >= distinct tokens).",
+            )
+        if "positions" in shown:
+            st.toggle(
+                "Add positional encoding",
+                key=WIDGET + "positions",
+                help="X = token embedding + sinusoidal positional encoding.",
+            )
+        if "mask" in shown:
+            st.radio(
+                "Mask",
+                MASKS,
+                key=WIDGET + "mask",
+                horizontal=True,
+                help="causal: query i may attend only to keys 0..i (as in GPT).",
+            )
+        if "scale" in shown:
+            st.toggle("Scale by 1/√d_k", key=WIDGET + "scale")
+        if "temperature" in shown:
+            st.number_input(
+                "Softmax temperature T (a teaching knob)",
+                MIN_TEMPERATURE,
+                MAX_TEMPERATURE,
+                step=0.1,
+                format="%g",  # every digit of the T used: 0.015 shows as 0.015, not 0.01
+                key=WIDGET + "temperature",
+                help=f"A = softmax(S' / T), {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}. "
+                "Standard attention has no such knob (T = 1): it shows what sharper or flatter "
+                "rows do. The temperature of a chatbot acts on its output softmax over the "
+                "next token, not here.",
+            )
+    values = {  # a control not drawn (projector mode) keeps the setting's value
+        name: state[WIDGET + name]
+        if name in shown or name in ("n", "text")
+        else getattr(settings, name)
+        for name in SETTING_NAMES
+    }
+    values["temperature"] = shown_temperature(values["temperature"])  # what the box shows
+    return replace(settings, **values)
+
+
+def sync_url(settings, page_params):
+    """Make the URL hold ``settings`` and projector mode, and the parameters named in
+    ``page_params`` (the calling page's own, which it keeps up to date itself) as they are."""
+    current = st.query_params.to_dict()
+    query = settings.to_query() | display_query()
+    query |= {k: current[k] for k in page_params if k in current}
+    if current != query:
+        st.query_params.from_dict(query)
+
+
+def link_query():
+    """The current settings (and projector mode) as query parameters, for
+    ``st.page_link(..., query_params=...)``."""
+    if SETTINGS_KEY not in st.session_state:
+        return {}
+    return st.session_state[SETTINGS_KEY].to_query() | display_query()
+
+
+def follow(key, shared):
+    """Start the page-local widget ``key`` at the shared setting's value ``shared``.
+
+    The widget then keeps the student's choice, until the shared setting changes in the sidebar:
+    then it jumps to the new value, so the page answers the sidebar. Call before the widget is
+    drawn, and draw it without a default (``value``/``index``).
+    """
+    state = st.session_state
+    memo = f"{key}.shared"
+    if key not in state or state.get(memo) != shared:
+        state[key] = shared
+    state[memo] = shared
