@@ -7,7 +7,7 @@ text in the hover (escaped: an option may quote a token typed as markup).
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.matrix import FONT_FAMILY, TEXT_COLOUR, TEXT_PX, escape_label
+from attnviz.charts.style import FONT_FAMILY, TEXT_COLOUR, TEXT_PX, escape_label
 
 RIGHT_COLOUR = "#1b7837"  # green: the right answer
 OTHER_COLOUR = "#8c8c8c"  # grey: the other options

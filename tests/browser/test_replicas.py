@@ -9,7 +9,7 @@ import contextlib
 import pytest
 
 import attnviz
-from attnviz.export import all_steps_npz
+from attnviz.files.export import all_steps_npz
 from tools.browser import chart_data, error_count, streamlit_server, wait_for_app, wait_for_rows
 from tools.services import nginx_proxy, redis_server
 

@@ -17,7 +17,6 @@ import streamlit as st
 from attnviz.classroom import RoomError
 from attnviz.classroom.questions import pushable_problem, room_settings
 from attnviz.links.classroom import join_query, lecturer_query
-from attnviz.ui.frame import is_present
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
@@ -34,6 +33,7 @@ from attnviz.ui.pages.classroom_shared import (
     say,
     session_id,
 )
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
 PUBLIC_URL_VARIABLE = "ATTNVIZ_PUBLIC_URL"  # the app's address as phones reach it, if not

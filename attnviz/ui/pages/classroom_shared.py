@@ -12,12 +12,13 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.charts.class_answers import answer_bars
-from attnviz.charts.lines import vector_bars
-from attnviz.charts.matrix import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts.line_charts import vector_bars
+from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError, make_store
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.frame import cached_example, is_present
+from attnviz.ui.frame import cached_example
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
 SID = "attnviz.classroom.sid"
