@@ -21,7 +21,10 @@ from tests.helpers import (
     widget_by_key,
 )
 
-CHARTLESS = {"pages/9_Predict_then_reveal.py"}  # the quiz draws a chart only with an answer
+CHARTLESS = {  # the quiz draws a chart only with an answer; the classroom only in a room
+    "pages/9_Predict_then_reveal.py",
+    "pages/14_Classroom.py",
+}
 
 
 @pytest.mark.parametrize("script", ALL_SCRIPTS)
