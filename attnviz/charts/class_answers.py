@@ -17,7 +17,7 @@ HEIGHT_PX = 300
 def answer_bars(letters, options, counts, right=None, *, text_px=TEXT_PX, height=HEIGHT_PX):
     """Bars of ``counts`` (m,) students per option, over ``letters`` (m,) with each option's
     text ``options`` (m,) in the hover; option ``right`` (an index, or None to show no answer)
-    in green. The title gives how many answered."""
+    in green, its letter ticked. The title gives how many answered."""
     counts = np.asarray(counts, dtype=int)
     m = len(counts)
     if not len(letters) == len(options) == m:
@@ -37,22 +37,24 @@ def answer_bars(letters, options, counts, right=None, *, text_px=TEXT_PX, height
         )
     )
     answered = f"{total} answer" + ("" if total == 1 else "s")
-    title = f"How the class answered ({answered})"
+    title = f"The class: {answered}"  # short enough for a phone and the projector's 20 px
     if right is not None:
-        title += f": {escape_label(letters[right])} is right"
+        title += f"; {escape_label(letters[right])} is right"
     fig.update_layout(
         title=dict(text=title, x=0, xanchor="left"),
         height=height,
-        margin=dict(l=10, r=10, t=text_px * 4, b=10),
+        margin=dict(l=text_px * 2 + 10, r=10, t=text_px * 4, b=text_px * 2 + 10),
         font=dict(family=FONT_FAMILY, size=text_px, color=TEXT_COLOUR),
         xaxis=dict(
             tickmode="array",
             tickvals=list(range(m)),
-            ticktext=[escape_label(letter) for letter in letters],
+            ticktext=[
+                escape_label(letter) + (" ✓" if k == right else "")
+                for k, letter in enumerate(letters)
+            ],
             fixedrange=True,
         ),
         yaxis=dict(
-            title="students",
             rangemode="tozero",
             range=[0, max(1, int(counts.max(initial=0))) * 1.25],
             fixedrange=True,

@@ -34,7 +34,7 @@ def test_a_lecturer_and_three_phones(browser, server):
     try:
         lecturer.goto(f"{server}/Classroom?present=on")
         main_button(lecturer, "Open a room").click(timeout=90_000)
-        code = lecturer.locator("h1 code").inner_text(timeout=60_000).strip()
+        code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
         assert len(code) == 6
         students = [phones.new_page() for _ in CHOSEN]
         for student in students:

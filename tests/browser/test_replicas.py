@@ -45,7 +45,7 @@ def test_two_replicas_behind_nginx_share_a_room(browser, cluster, tmp_path):
         lecturer = context.new_page()
         lecturer.goto(f"{a}/Classroom")
         button(lecturer, "Open a room").click(timeout=90_000)
-        code = lecturer.locator("h1 code").inner_text(timeout=60_000).strip()
+        code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
         button(lecturer, "Ask this question").click()
         lecturer.wait_for_selector("text=Answered", timeout=60_000)
         students = [context.new_page() for _ in range(3)]

@@ -40,7 +40,8 @@ PUBLIC_URL_VARIABLE = "ATTNVIZ_PUBLIC_URL"  # the app's address as phones reach 
 # the one the lecturer's browser used (e.g. http://localhost:8501 on the lecturer's laptop)
 PAGE_PATH = "Classroom"
 QR_SCALE = 12  # pixels per module: a join link is a 29-33 module code, about 400 px wide
-QR_WIDTH_PX = (300, 460)  # drawn width, normal and projector mode: readable from the back row
+QR_WIDTH_PX = (240, 320)  # drawn width, normal and projector mode: 320 px of a 1280-px
+# projector is a quarter of the screen's width, about 75 cm on a 3-m screen
 
 
 def app_address():
@@ -99,15 +100,17 @@ def _forget():
         st.session_state.pop(name, None)
 
 
-def header(room):
-    """The code, big; the QR code of the join link; the lecturer's link, folded away."""
+def join_panel(room):
+    """The code, big, and the QR code of the join link, for the back row."""
     join = page_link(join_query(room.code))
-    c1, c2 = st.columns([3, 2], vertical_alignment="center")
-    with c1:
-        st.markdown(f"# Room code: `{room.code}`")
-        st.markdown(f"Join on a phone: scan the QR code, or open **{md_escape(join)}**.")
-    with c2:
-        st.image(qr_png(join), width=QR_WIDTH_PX[is_present()], caption="Scan to join")
+    st.markdown("### Room code")
+    st.container(key="cls_code").markdown(f"# {room.code}")  # 6 letters and digits: no markup
+    st.image(qr_png(join), width=QR_WIDTH_PX[is_present()])
+    st.markdown(f"Scan the code, or open {md_escape(join)}")
+
+
+def lecturer_link(room):
+    """The lecturer's link, folded away (it holds the key)."""
     with st.expander("Lecturer link (keep it off the projector)"):
         st.caption(
             "It reopens this room with its controls on another device or after a reload. "
@@ -144,21 +147,30 @@ def lecturer_view(settings):
         st.info(f"Room {room.code} is closed.", icon="👋")
         st.button("Open another room", key="cls_forget", on_click=_forget, type="primary")
         return
-    header(room)
-    example_controls(room, settings)
+    left, right = st.columns([2, 3])
+    with left:
+        join_panel(room)
     question = room_question(room)
-    if question is not None:
-        question_text(question, room.question_no)
-        st.markdown("  \n".join(option_text(k, o) for k, o in enumerate(question.options)))
-    if question is not None and room.phase == "answering":
-        answer_count(room.code)
-        st.button("Reveal", key="cls_reveal", type="primary", on_click=_change, args=("reveal",))
-    elif question is not None:
-        tally = store.tally(room.code)
-        distribution(question, tally.counts, key="cls_lect_dist")
+    with right:
+        if question is None:
+            st.info("Choose a question below: the phones show it as soon as it is asked.")
+        else:
+            question_text(question, room.question_no)
+            st.markdown("  \n".join(option_text(k, o) for k, o in enumerate(question.options)))
+        if question is not None and room.phase == "answering":
+            answer_count(room.code)
+            st.button(
+                "Reveal", key="cls_reveal", type="primary", on_click=_change, args=("reveal",)
+            )
+        elif question is not None:
+            distribution(question, store.tally(room.code).counts, key="cls_lect_dist")
+        next_button(room, question)
+        question_menu(room, question)
+    if question is not None and room.phase == "revealed":
         proof(question, key="cls_lect_proof")
-    question_controls(room, question)
     st.divider()
+    example_controls(room, settings)
+    lecturer_link(room)
     st.button("Close the room", key="cls_close", on_click=_change, args=("close",))
 
 
@@ -181,33 +193,34 @@ def example_controls(room, settings):
     )
 
 
-def question_controls(room, current):
-    """Choose a question computed on the room's example and ask it; Next; other questions."""
+def next_button(room, current):
+    """Next question: the room's next kind of question on its example (after the last, the
+    first again)."""
+    questions = cached_room_questions(room_settings(room), room.quiz_seed)
+    kinds = [q.kind for q in questions]
+    if current is None or current.kind not in kinds:
+        return
+    following = questions[(kinds.index(current.kind) + 1) % len(kinds)]
+    st.button(
+        "Next question",
+        key="cls_next",
+        type="primary" if room.phase == "revealed" else "secondary",
+        on_click=_change,
+        args=("push_question", room.quiz_seed, following.kind, len(following.options)),
+    )
+
+
+def question_menu(room, current):
+    """Choose any question computed on the room's example and ask it, or the next set's."""
     questions = cached_room_questions(room_settings(room), room.quiz_seed)
     if not questions:
         st.warning("This example asks no question: push another example.", icon="🤷")
         return
-    kinds = [q.kind for q in questions]
-    if current is not None:
-        following = kinds[(kinds.index(current.kind) + 1) % len(kinds)]
-        next_question = questions[kinds.index(following)]
-        st.button(
-            "Next question",
-            key="cls_next",
-            type="primary" if room.phase == "revealed" else "secondary",
-            on_click=_change,
-            args=(
-                "push_question",
-                room.quiz_seed,
-                following,
-                len(next_question.options),
-            ),
-        )
     with st.expander("Choose a question", expanded=current is None):
         k = st.selectbox(
             "Question",
             range(len(questions)),
-            format_func=lambda k: md_escape(questions[k].text),
+            format_func=lambda k: questions[k].text,  # a select box shows text as typed
             key="cls_question",
         )
         st.button(
@@ -215,7 +228,7 @@ def question_controls(room, current):
             key="cls_ask",
             type="primary" if current is None else "secondary",
             on_click=_change,
-            args=("push_question", room.quiz_seed, kinds[k], len(questions[k].options)),
+            args=("push_question", room.quiz_seed, questions[k].kind, len(questions[k].options)),
         )
         others = cached_room_questions(room_settings(room), room.quiz_seed + 1)
         if others:
@@ -224,10 +237,5 @@ def question_controls(room, current):
                 "Other questions (the next set)",
                 key="cls_other",
                 on_click=_change,
-                args=(
-                    "push_question",
-                    room.quiz_seed + 1,
-                    first.kind,
-                    len(first.options),
-                ),
+                args=("push_question", room.quiz_seed + 1, first.kind, len(first.options)),
             )
