@@ -22,9 +22,10 @@ from attnviz.inputs import (
     token_labels,
     tokenize,
 )
+from attnviz.links.shared import from_query
 from attnviz.masking import causal_mask, padding_mask
 from attnviz.multihead import MultiHeadResult, multi_head_attention
-from attnviz.settings import Example, Settings, compute, from_query
+from attnviz.settings import Example, Settings, compute
 from attnviz.softmax import softmax, softmax_rows
 from attnviz.tiled import TiledResult, attention_memory, tiled_attention
 

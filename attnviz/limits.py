@@ -19,6 +19,7 @@ MAX_SEED = 2**32 - 1  # seeds are unsigned 32-bit integers
 MIN_TEMPERATURE = 0.01  # softmax temperature range offered by the app
 MAX_TEMPERATURE = 100.0
 MAX_TEXT_CHARS = 20_000  # characters in the text box / URL `tokens`
+MAX_PAIR_CHARS = 200  # characters in one sentence of the real model's pair: one line each
 MAX_SHARED_CACHE_MB = 250  # arrays every shared cache holds in all (attnviz/ui/cache.py):
 # 10 examples at the limits, or thousands of small ones; with Streamlit itself (about 330 MB)
 # a server stays well under Community Cloud's 1 GB whatever the number of links opened
@@ -72,6 +73,13 @@ GEO_LENGTHS = (0.25, 0.5, 1.0, 2.0, 4.0)  # query lengths on its second slider, 
 # the figure holds every (angle, length): 36 x 5 frames of at most 6 keys, about 0.2 MB of JSON
 GEO_ROWS = 500  # random queries drawn at each d_k, each against GEO_ROW_KEYS random keys
 GEO_ROW_KEYS = 4  # so 2000 random q . k; at d_k = 512 the draw holds about 5 MB of float32
+
+# Work it out (pages/13_Work_it_out.py, attnviz/exercises/): exercises made for hand computation.
+EX_LEVELS = 5  # levels 1 (one score) to 5 (a full small A)
+MAX_EX_TRIES = 5000  # draws from the seed before an exercise whose every answer is easy by hand
+MAX_ANSWER_CHARS = 40  # characters of one typed answer
+MAX_ANSWER_MAGNITUDE = 1_000_000  # a typed |answer| past this is refused (every answer is < 100)
+MAX_CLASS_SET = 60  # worksheets (each its own seed) in one class-set PDF: a class of 60
 
 # The classroom (pages/14_Classroom.py, attnviz/classroom/): rooms that a lecturer opens and
 # students join from their phones. Every stored thing is bounded, in one store or in Redis.

@@ -1,4 +1,5 @@
-"""Does attention know word order? Without positions it cannot; sinusoidal encodings give it."""
+"""Does attention know word order? Without positions or a causal mask it cannot; sinusoidal,
+learned or rotary positions give it."""
 
 import streamlit as st
 
@@ -9,6 +10,7 @@ from attnviz.ui.pages.positions import (
     encoding_matrix,
     equivariance_notice,
     repeated_tokens,
+    rotary_table,
     shuffle_table,
     shuffle_ui,
     symmetry_break_notice,
@@ -19,7 +21,10 @@ example = page_setup("Positions")
 s, labels = example.settings, example.labels
 
 st.title("Positions: does attention know word order?")
-learning_goal("why attention alone cannot tell word order, and how positional encodings give it.")
+learning_goal(
+    "why attention without positions (and without a causal mask) cannot tell word order, and "
+    "three ways to give it: sinusoidal, learned and rotary positions."
+)
 random_weights_note()
 st.markdown(
     "Self-attention compares every query with every key, and the comparison does not depend "
@@ -68,4 +73,24 @@ st.caption(
     "Each pair of columns is a sine and cosine of one frequency: the first columns change "
     "fast from one position to the next, the last ones slowly. Every position gets its own "
     "pattern of values (the sidebar's d_model sets the width)."
+)
+
+# 3. Learned and rotary positions ------------------------------------------------------------------
+st.header("3. Other ways to give positions: learned and rotary")
+st.markdown(
+    "Sinusoids are one choice. **Learned positions** (BERT, GPT-2 and the Real model page's "
+    "MiniLM; the tiny GPT of Watch a head learn too) replace P by a table with one trained row "
+    "per position, added to the embeddings in the same way; the model then knows only the "
+    "positions it has a row for. **Rotary positions** (RoPE, Su et al. 2021; LLaMA, Qwen, "
+    "Mistral and many newer models) add nothing to X: they rotate each query and key by an "
+    "angle that grows with its position, pair of dimensions by pair of dimensions, "
+    "(q_{2i}, q_{2i+1}) at position m by m·θ_i with θ_i = 10000^(−2i/d_k). Rotations "
+    "compose, so the score sees only the offset between the two positions:"
+)
+st.latex(r"(R_m q) \cdot (R_n k) = q \cdot (R_{n-m}\, k)")
+rotary_table(exp, labels)
+st.markdown(
+    "And a causal mask, with no positions at all, leaks order too: query i sees only keys "
+    "0 … i, so the first token sees itself alone and later ones see more; decoders trained "
+    "without any positional encoding learn positions from that (Haviv et al., 2022)."
 )

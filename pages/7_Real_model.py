@@ -11,7 +11,12 @@ from attnviz.ui.pages.real_model import (
     sentence_for_model,
     word_pieces,
 )
-from attnviz.ui.pages.real_model_summaries import PAIR_PARAMS, chosen_head, layer_summaries
+from attnviz.ui.pages.real_model_summaries import (
+    PAIR_PARAMS,
+    chosen_head,
+    layer_summaries,
+    summary_run,
+)
 from attnviz.ui.text import learning_goal
 
 settings = page_frame(  # the sidebar's toy example is not needed here
@@ -58,4 +63,4 @@ st.markdown(
     "rollout (Abnar & Zuidema, 2020), which multiplies the layers' means, with the residual "
     "path mixed in, to follow the weights from the input word pieces up to that layer."
 )
-layer_summaries(run, labels)
+layer_summaries(*summary_run(model, run, labels))

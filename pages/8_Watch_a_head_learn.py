@@ -5,6 +5,7 @@ import streamlit as st
 from attnviz.ui import page_frame
 from attnviz.ui.pages.watch_a_head_learn import (
     PAGE_PARAMS,
+    PRESET_D_K,
     choices,
     report_of,
     task_explanation,
@@ -63,7 +64,10 @@ heads_over_training(report, run)
 st.header("3. Why scale, measured")
 st.markdown(
     "The *Why scale* page showed that without the division by √d_k the scores grow like "
-    "√d_k, the softmax saturates and its gradient vanishes. Here is what that does to learning."
+    "√d_k, the softmax saturates and its gradient vanishes. Without the division the scores "
+    f"are √d_k times larger: here d_k = {run.config.d_k}, a factor of "
+    f"{run.config.d_k**0.5:.2f}. The larger d_k, the larger the factor: ⚖️ at the top trains "
+    f"one head of d_k = {PRESET_D_K} both ways, and the table below compares every d_k trained."
 )
 scaling_comparison(choice, run, report)
 

@@ -3,7 +3,8 @@
 `python scripts/screenshots.py Masks_and_temperature inspector` takes only those (page names
 as in their URLs, Home for the home page, inspector for the cell inspector, projector for the
 step page in projector mode at 1280 x 720, spread for the step page with one entry of X changed,
-token_lines for the step page's A as token lines at 1280 x 720).
+token_lines for the step page's A as token lines at 1280 x 720, worksheet for Work it out's
+worksheet PDF and its key, rendered with pdftoppm).
 
 Starts `streamlit run app.py` on a free loopback port, opens each page in headless Chromium and
 writes docs/screenshots/<page>.png (the page from the top, at most MAX_HEIGHT pixels), plus the
@@ -44,6 +45,48 @@ def answer_two(page):
         wait_for_app(page)
 
 
+EXERCISE = "ex_level=2&ex_seed=7"  # the exercise Work it out's screenshot and worksheet show
+
+
+def work_two(page):
+    """Work it out: the first blank right, the second wrong with its first hint."""
+    from attnviz.exercises import make_exercise
+    from attnviz.exercises.notation import shown
+
+    first, second = make_exercise(2, 7).blanks[:2]
+    for blank, text in ((first, shown(first.expected, 6)), (second, "9")):
+        box = page.locator(f".st-key-ex_ans_{blank.key} input")
+        box.fill(text)
+        box.press("Enter")
+        page.wait_for_selector("text=Not yet" if text == "9" else "text=✓ Right", timeout=60_000)
+        wait_for_app(page)
+    page.locator(f".st-key-ex_hint_{second.key} button").click()
+    page.wait_for_selector("text=💡", timeout=60_000)
+    wait_for_app(page)
+
+
+def worksheet_png():
+    """docs/screenshots/worksheet.png: the worksheet of EXERCISE and its key side by side
+    (pdftoppm, from Debian's poppler-utils, renders the PDF's two pages)."""
+    import subprocess
+    import tempfile
+
+    from PIL import Image
+
+    from attnviz.exercises.pdf import worksheet_pdf
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pdf = Path(tmp) / "worksheet.pdf"
+        pdf.write_bytes(worksheet_pdf(2, 7))
+        subprocess.run(["pdftoppm", "-r", "90", "-png", pdf, Path(tmp) / "p"], check=True)
+        pages = [Image.open(p) for p in sorted(Path(tmp).glob("p-*.png"))]
+        out = Image.new("RGB", (sum(p.width for p in pages) + 20, pages[0].height), "#bbb")
+        for k, p in enumerate(pages):
+            out.paste(p, (k * (p.width + 20), 0))
+        out.save(OUT / "worksheet.png")
+    print("wrote", OUT / "worksheet.png")
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     pages = sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_", 1)[0]))
@@ -56,9 +99,11 @@ def main():
         page = browser.new_page(viewport={"width": WIDTH, "height": 1100})
         for path in paths:
             page.set_viewport_size({"width": WIDTH, "height": 1100})
-            page.goto(f"{url}/{path}")
+            page.goto(f"{url}/{path}" + (f"?{EXERCISE}" if path == "Work_it_out" else ""))
             page.wait_for_selector("[data-testid=stMain] h1", timeout=120_000)
             wait_for_app(page)
+            if path == "Work_it_out":
+                work_two(page)
             if path == "Predict_then_reveal":
                 answer_two(page)
             if path == "Watch_a_head_learn":  # a trained run: a learned head, then generation
@@ -74,6 +119,8 @@ def main():
             time.sleep(2)
             page.screenshot(path=OUT / f"{path or 'Home'}.png")
             print("wrote", OUT / f"{path or 'Home'}.png")
+        if not wanted or "worksheet" in wanted:
+            worksheet_png()
         if not wanted or "projector" in wanted:  # what a lecturer projects, at 1280 x 720
             page.set_viewport_size({"width": 1280, "height": 720})
             page.goto(f"{url}/Step_by_step?present=on&step=6")

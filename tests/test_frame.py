@@ -21,8 +21,10 @@ from tests.helpers import (
     widget_by_key,
 )
 
-CHARTLESS = {  # the quiz draws a chart only with an answer; the classroom only in a room
+CHARTLESS = {  # the quiz draws a chart only with an answer; Work it out is numbers to type;
+    # the classroom draws one only inside a room
     "pages/9_Predict_then_reveal.py",
+    "pages/13_Work_it_out.py",
     "pages/14_Classroom.py",
 }
 

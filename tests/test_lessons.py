@@ -928,7 +928,7 @@ def test_no_lesson_module_reads_the_settings():
     # to attnviz.settings (no Settings, no compute) to recompute what the page already holds.
     settings_names = {"settings", "Settings", "compute", "from_query", "Example"}
     folder = Path(lessons.__file__).parent
-    modules = sorted(folder.glob("*.py"))
+    modules = sorted(folder.rglob("*.py"))  # the quiz package too
     assert len(modules) >= 6
     for path in modules:
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -970,3 +970,24 @@ def test_no_quiz_question_divides_by_a_share_of_zero():
             warnings.simplefilter("error")  # a 0 / 0 would warn before it made a NaN
             questions = lessons.quiz(masked, example.labels, seed)
         assert all(q.kind != "masked_weight" for q in questions)
+
+
+# --- rotary positions --------------------------------------------------------------------------
+
+
+def test_rotary_positions_match_complex_rotation_and_depend_on_the_offset_only():
+    rng = np.random.default_rng(4)
+    q, k = rng.normal(size=(2, 6))
+    theta = 10000.0 ** (-np.arange(3) / 3)  # 10000^(-2i/d) for d = 6
+    zq, zk = q[0::2] + 1j * q[1::2], k[0::2] + 1j * k[1::2]  # pairs as complex numbers
+    rot = lessons.rotary_scores(q, k)
+    for (m, n), score in zip(rot.pairs, rot.scores, strict=True):
+        reference = np.real(
+            np.sum(zq * np.exp(1j * m * theta) * np.conj(zk * np.exp(1j * n * theta)))
+        )
+        assert score == pytest.approx(reference, abs=1e-12)
+    assert max(rot.spread_by_offset.values()) < 1e-12 and len(rot.spread_by_offset) == 3
+    assert len({round(float(s), 9) for s in rot.scores}) == 3  # three offsets, three scores
+    assert rot.scores[0] == pytest.approx(rot.plain)  # offset 0: the plain q . k
+    x = lessons.rotate(np.arange(5.0), 3)  # an odd last dimension stays as it is
+    assert x[4] == 4.0 and np.linalg.norm(x) == pytest.approx(np.linalg.norm(np.arange(5.0)))

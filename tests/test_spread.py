@@ -160,7 +160,7 @@ def test_delta_is_after_minus_before_and_names_the_largest_moves(mask):
     assert [abs(d) for *_, d in top] == sorted(np.abs(D_out).ravel())[::-1][:3]
     r, c, d = top[0]
     line = delta_line(found, "output", labels)
-    assert f"({r}, {c}) by {d:+.3g}" in line
+    assert f"({r}, {c}) = (t{r}, {c}) by {d:+.3g}" in line
     # every other row that sees key 2 moved most at key 2; the rest of it by one factor
     D = A_after - A_before
     for j in range(n):

@@ -15,6 +15,7 @@ from attnviz.model.summaries import (
     strongest_shared_links,
     with_residual,
 )
+from tests.helpers import need_model_files
 
 TIRED = "The animal didn't cross the street because it was too tired."
 WIDE = "The animal didn't cross the street because it was too wide."
@@ -48,36 +49,35 @@ def reference_rollout(A):
     return every
 
 
-def reference_distance(tokens_a, tokens_b, row_a, row_b):
-    """Total variation distance of two rows with pieces matched by the longest common prefix,
-    then suffix, the differing middles counted as one key ("middle")."""
-    a, b = list(tokens_a), list(tokens_b)
-    p = 0
-    while p < min(len(a), len(b)) and a[p] == b[p]:
-        p += 1
-    s = 0
-    while s < min(len(a), len(b)) - p and a[len(a) - 1 - s] == b[len(b) - 1 - s]:
-        s += 1
+def reference_distance(shared, n_a, n_b, row_a, row_b):
+    """Total variation distance of two rows whose shared pieces are the pairs ``shared``
+    [(i_a, i_b)], given by hand: every run of unshared positions between two shared ones is
+    one key (its weights summed), in each sentence."""
 
-    def slots(tokens, row):
-        out = {"middle": 0.0}
-        for j, weight in enumerate(row):
-            if j < p:
-                out[("prefix", j)] = weight
-            elif j >= len(tokens) - s:
-                out[("suffix", len(tokens) - j)] = weight
+    def slots(row, side, n):
+        ends = [pair[side] for pair in shared]
+        out, gap = {}, 0
+        for j in range(n):
+            if j in ends:
+                out[("piece", ends.index(j))] = row[j]
+                gap += 1  # the next unshared run is a new place
             else:
-                out["middle"] += weight
+                out[("place", gap)] = out.get(("place", gap), 0.0) + row[j]
         return out
 
-    pa, pb = slots(a, row_a), slots(b, row_b)
-    assert pa.keys() == pb.keys()
-    return 0.5 * sum(abs(pa[k] - pb[k]) for k in pa)
+    pa, pb = slots(row_a, 0, n_a), slots(row_b, 1, n_b)
+    keys = pa.keys() | pb.keys()
+    return 0.5 * sum(abs(pa.get(k, 0.0) - pb.get(k, 0.0)) for k in keys)
 
 
 @pytest.fixture(scope="module")
-def pair():
-    model = attnviz.load_pretrained()
+def model():
+    need_model_files()
+    return attnviz.load_pretrained()
+
+
+@pytest.fixture(scope="module")
+def pair(model):
     return model.run(TIRED), model.run(WIDE)
 
 
@@ -126,20 +126,35 @@ def test_shares_of_a_small_matrix():
 def test_alignment_of_the_classic_pair(pair):
     a, b = pair
     al = align(a.tokens, b.tokens)
-    assert al.middle_a == ("tired",) and al.middle_b == ("wide",)
-    assert al.tokens_a[: al.prefix] == a.tokens[: al.prefix] and al.suffix == 2
+    assert al.differing() == [(("tired",), ("wide",))]
+    n = len(a.tokens)
+    assert al.shared() == [(j, j) for j in range(n) if j != n - 3]
     assert [a.tokens[i] for i, _ in al.shared()] == [b.tokens[j] for _, j in al.shared()]
-    assert al.slots == al.prefix + 3
+    assert al.slots == n
 
 
-def test_alignment_when_one_middle_is_empty_or_the_sentences_are_equal():
+def test_street_to_road_keeps_it_shared_word_by_word(model, pair):
+    """Two words changed apart: every piece between them stays shared, "it" with it."""
+    a = list(pair[0].tokens)
+    b = list(model.run(WIDE.replace("street", "road")).tokens)
+    assert a[8] == "street" and b[8] == "road"
+    al = align(a, b)
+    assert al.differing() == [(("street",), ("road",)), (("tired",), ("wide",))]
+    it = a.index("it")
+    assert al.in_b(it) == b.index("it")
+    assert al.slot_labels(a) == [*a[:8], "street / road", *a[9:13], "tired / wide", *a[14:]]
+    assert [al.slot(i, "a") for i in range(len(a))] == list(range(len(a)))
+
+
+def test_alignment_when_one_side_is_empty_or_the_sentences_are_equal():
     al = align(["[CLS]", "the", "cat", "[SEP]"], ["[CLS]", "the", "black", "cat", "[SEP]"])
-    assert (al.prefix, al.suffix, al.middle_a, al.middle_b) == (2, 2, (), ("black",))
+    assert al.differing() == [((), ("black",))]
     assert al.shared() == [(0, 0), (1, 1), (2, 3), (3, 4)] and al.in_b(2) == 3
     assert [al.slot(i, "a") for i in range(4)] == [0, 1, 3, 4]
     assert [al.slot(j, "b") for j in range(5)] == [0, 1, 2, 3, 4]
+    assert al.slot_labels(["C", "t", "c", "S"]) == ["C", "t", "(nothing) / black", "c", "S"]
     same = align(["a", "b", "a"], ["a", "b", "a"])
-    assert (same.prefix, same.suffix) == (3, 0)
+    assert same.identical and same.slots == 3
     with pytest.raises(ValueError, match="not a piece both sentences share"):
         align(["a", "x", "b"], ["a", "y", "b"]).in_b(1)
 
@@ -151,12 +166,14 @@ def test_distance_and_ranking_on_random_rows(seed):
     A = random_attention(seed, L=2, H=3, n=7)
     B = random_attention(seed + 100, L=2, H=3, n=6)
     al = align(tokens_a, tokens_b)
+    shared = [(0, 0), (1, 1), (5, 4), (6, 5)]  # by hand: "b c d" / "x y" is one place
+    assert al.shared() == shared
     for query_a, query_b in [(1, 1), (5, 4), (6, 5)]:
         diff = pair_difference(A, B, al, query_a)
         assert diff.query_b == query_b
         expected = {
             (layer, head): reference_distance(
-                tokens_a, tokens_b, A[layer, head, query_a], B[layer, head, query_b]
+                shared, 7, 6, A[layer, head, query_a], B[layer, head, query_b]
             )
             for layer in range(2)
             for head in range(3)
@@ -183,9 +200,11 @@ def test_the_real_pair_ranking_and_the_strongest_link(pair):
     al = align(a.tokens, b.tokens)
     it = a.tokens.index("it")
     diff = pair_difference(a.attention, b.attention, al, it)
+    n = len(a.tokens)
+    shared = [(j, j) for j in range(n) if j != n - 3]  # all but "tired" / "wide"
     expected = {
         (layer, head): reference_distance(
-            a.tokens, b.tokens, a.attention[layer, head, it], b.attention[layer, head, it]
+            shared, n, n, a.attention[layer, head, it], b.attention[layer, head, it]
         )
         for layer in range(6)
         for head in range(12)

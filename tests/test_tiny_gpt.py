@@ -90,6 +90,20 @@ def test_an_unused_position_gets_no_gradient():
     assert not grads["W_pos"][5:].any() and grads["W_pos"][:5].any()
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("scale", [True, False])
+def test_the_dtype_chosen_is_the_dtype_computed(dtype, scale):
+    # float32 must hold through attention, the logits and the gradients: a float64 divisor
+    # (np.sqrt(d_k)) once promoted every score after it.
+    config = Config(vocab_size=5, context_length=6, d_model=8, n_layers=2, n_heads=2, mlp=True,
+                    scale=scale, dtype=dtype)  # fmt: skip
+    params, ids = init_params(config), np.arange(12).reshape(2, 6) % 5
+    trace = forward(params, config, ids)
+    assert {trace.logits.dtype, trace.attention.dtype, trace.head_inputs.dtype} == {np.dtype(dtype)}
+    _, grads = loss_and_grads(params, config, ids, ids)
+    assert {g.dtype for g in grads.values()} == {np.dtype(dtype)}
+
+
 # The lessons' formula --------------------------------------------------------------------------
 
 

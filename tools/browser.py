@@ -310,6 +310,29 @@ def error_count(page):
     )
 
 
+SERIOUS = ("serious", "critical")  # the axe-core impacts a page must not have
+
+
+def accessibility_problems(page):
+    """What axe-core (axe-playwright-python) finds serious or critical on the page, and every
+    Plotly chart without an accessible name, as lines "rule: where"; [] when there is none."""
+    from axe_playwright_python.sync_playwright import Axe  # only the tests that use it need it
+
+    found = Axe().run(page).response["violations"]
+    lines = [
+        f"{v['id']} ({v['impact']}): {node['target']}: {node.get('failureSummary', '')[:160]}"
+        for v in found
+        if v["impact"] in SERIOUS
+        for node in v["nodes"][:3]
+    ]
+    unnamed = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]
+        .filter(e => !(e.getAttribute('aria-label') || e.querySelector('[aria-label]')))
+        .map(e => e.className)"""
+    )
+    return lines + [f"a chart without an accessible name: {c}" for c in unnamed]
+
+
 def main():
     try:
         path, where = find_chromium()

@@ -66,6 +66,39 @@ def _mark(fig, x, text):
     )
 
 
+def _theory_and_measured(fig, d, line, se, low, *, theory, measured):
+    """A band of BAND_SE standard errors from ``low`` up around the theory ``line``, the theory
+    line (dashed) and the measured line (with markers), in that order: one family of the chart.
+
+    ``theory`` = (legend group, name, dash); ``measured`` = (values, name, colour).
+    """
+    group, theory_name, dash = theory
+    values, measured_name, colour = measured
+    label = f"theory ± {BAND_SE} standard errors" + (" (scaled)" if group != "theory" else "")
+    _band(fig, d, low, line + BAND_SE * se, label, group)
+    fig.add_trace(
+        go.Scatter(
+            x=d,
+            y=line,
+            mode="lines",
+            line=dict(color=THEORY_COLOUR, dash=dash),
+            name=theory_name,
+            legendgroup=group,
+            hovertemplate="theory %{y:.4g}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=d,
+            y=values,
+            mode="lines+markers",
+            line=dict(color=colour),
+            name=measured_name,
+            hovertemplate=f"{measured_name} = %{{y:.4g}}<extra></extra>",
+        )
+    )
+
+
 def _band(fig, x, low, high, name, group):
     """A shaded band between ``low`` and ``high`` (two traces: the lower edge, then the fill)."""
     fig.add_trace(
@@ -107,66 +140,19 @@ def variance_chart(variance, *, mark_d_k=None):
     se = np.asarray(variance.variance_se, dtype=float)
     theory = np.asarray(variance.theory_variance, dtype=float)
     fig = go.Figure()
-    _band(
-        fig,
-        d,
-        np.maximum(theory - BAND_SE * se, _FLOOR * theory),
-        theory + BAND_SE * se,
-        f"theory ± {BAND_SE} standard errors",
-        "theory",
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=d,
-            y=theory,
-            mode="lines",
-            line=dict(color=THEORY_COLOUR, dash="dash"),
-            name="theory: Var = d_k",
-            legendgroup="theory",
-            hovertemplate="theory %{y:.4g}<extra></extra>",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=d,
-            y=variance.variance,
-            mode="lines+markers",
-            line=dict(color=UNSCALED_COLOUR),
-            name="measured Var(q·k)",
-            hovertemplate="measured Var(q·k) = %{y:.4g}<extra></extra>",
-        )
-    )
+    _theory_and_measured(
+        fig, d, theory, se, np.maximum(theory - BAND_SE * se, _FLOOR * theory),
+        theory=("theory", "theory: Var = d_k", "dash"),
+        measured=(variance.variance, "measured Var(q·k)", UNSCALED_COLOUR),
+    )  # fmt: skip
     scaled_theory = np.asarray(variance.theory_scaled_variance, dtype=float)
     scaled_se = se / d  # the same samples divided by sqrt(d_k): the variance divides by d_k
-    _band(
-        fig,
-        d,
+    _theory_and_measured(
+        fig, d, scaled_theory, scaled_se,
         np.maximum(scaled_theory - BAND_SE * scaled_se, _FLOOR),
-        scaled_theory + BAND_SE * scaled_se,
-        f"theory ± {BAND_SE} standard errors (scaled)",
-        "theory scaled",
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=d,
-            y=scaled_theory,
-            mode="lines",
-            line=dict(color=THEORY_COLOUR, dash="dot"),
-            name="theory: Var = 1",
-            legendgroup="theory scaled",
-            hovertemplate="theory %{y:.4g}<extra></extra>",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=d,
-            y=variance.scaled_variance,
-            mode="lines+markers",
-            line=dict(color=SCALED_COLOUR),
-            name="measured Var(q·k / √d_k)",
-            hovertemplate="measured Var(q·k / √d_k) = %{y:.4g}<extra></extra>",
-        )
-    )
+        theory=("theory scaled", "theory: Var = 1", "dot"),
+        measured=(variance.scaled_variance, "measured Var(q·k / √d_k)", SCALED_COLOUR),
+    )  # fmt: skip
     if mark_d_k is not None:
         _mark(fig, mark_d_k, f"your d_k = {mark_d_k}")
     return _layout(

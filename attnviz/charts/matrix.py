@@ -8,29 +8,26 @@ axis' tick text), never as part of a ``hovertemplate``.
 
 A matrix larger than a screen can show (more than ``MAX_DRAWN`` rows or columns) is drawn at
 reduced resolution: each drawn cell is the mean of a block of cells, and the title says so.
-Values go to the browser as float32 (Plotly sends numpy arrays as typed binary buffers).
+Values go to the browser as float32 (Plotly sends numpy arrays as typed binary buffers). The
+title, axes and margins are ``matrix_layout``; colours, families and text sizes ``style``.
 """
 
-import html
 import math
 
 import numpy as np
 import plotly.graph_objects as go
 
+from attnviz.charts.matrix_layout import colourbar_label_chars, matrix_layout
 from attnviz.charts.style import (
-    AXIS_TITLE_COLOUR,
     FAMILIES,
-    FONT_FAMILY,
     MASKED_COLOUR,
     MAX_LABEL_CHARS,
     OUTLINE_COLOUR,
     OUTLINE_PX,
     PROBABILITY_COLORSCALE,
     SIGNED_COLORSCALE,
-    TEXT_COLOUR,
     TEXT_PX,
     escape_label,
-    text_px,
 )
 
 MAX_CELLS_WITH_TEXT = 400  # print values on the cells when the matrix has at most this many
@@ -39,17 +36,6 @@ MAX_COLS_WITH_TEXT = 20  # ... and at most this many columns at TEXT_PX (fewer f
 MAX_DRAWN = 96  # rows or columns drawn; a larger matrix is averaged in blocks
 MAX_SELECTABLE = 32  # click-to-inspect markers up to this many rows and columns
 MAX_LABELLED_CELLS = 32 * 32  # hover with whole labels (customdata) up to this many cells
-ROW_PX = 34  # height of one row of a small heatmap, in pixels
-MAX_HEIGHT = 1000
-TITLE_PX = 30  # room for a heatmap's title above its top axis
-# Margins, in pixels, that hold the axis titles, the tick labels and the colour bar, so that
-# Plotly's automargin never has to grow them: a growing margin makes Plotly draw the whole
-# chart a second time (measured: about a third of the browser's drawing time on the step page).
-# The estimates err on the large side; where one is short, automargin still fixes the layout.
-Y_TITLE_PX = 56  # the row axis's title, its distance to the labels and the tick mark
-TOP_PX = 60  # the column axis's title and its distance to the plot (labels on one row)
-ROTATED_TOP_PX = 28  # the same above labels turned by 45 degrees
-COLOURBAR_PX = 40  # the colour bar: its gap to the plot, its bar and tick marks
 
 
 def _format(value, exact=False):
@@ -59,34 +45,6 @@ def _format(value, exact=False):
     if exact:
         return f"{value:.6g}"
     return f"{value:.2f}" if abs(value) < 100 else f"{value:.3g}"
-
-
-def colourbar_label_chars(bound, kind):
-    """How many characters the colour bar's longest tick label has (e.g. "−0.005", "0.2")."""
-    if kind == "probability":
-        return 3
-    if bound >= 1000:
-        return 6  # "−500k", "−1.5M"
-    if bound >= 1:
-        return len(str(int(bound))) + 3  # "−6.5", "−40"
-    return 3 + max(1, -math.floor(math.log10(bound)) + 1) if bound > 0 else 4  # "−0.005"
-
-
-def heatmap_margins(row_ticks, col_ticks, tick_size, rotated, titled, bar_chars, title_px=TITLE_PX):
-    """(l, r, t, b) pixels that hold every label of the chart (see ``text_px``)."""
-    widest = max((text_px(label, tick_size) for label in row_ticks), default=0)
-    tallest = max((text_px(label, tick_size) for label in col_ticks), default=0)
-    top = TOP_PX
-    if rotated:  # a label turned by 45 degrees rises by sin 45 of its width and height
-        top = max(TOP_PX, ROTATED_TOP_PX + math.ceil(0.71 * (tallest + tick_size)))
-    right = COLOURBAR_PX + text_px("0" * bar_chars, 12)
-    top += max(0, tick_size - TEXT_PX)  # the key axis's title grows with the text
-    return Y_TITLE_PX + widest, right, top + (title_px if titled else -TITLE_PX), 12
-
-
-def heatmap_height(n_rows, row_px=ROW_PX):
-    """A figure height (px) that gives every row room for its label, at most MAX_HEIGHT."""
-    return int(min(max(row_px * n_rows + 140, 260), MAX_HEIGHT))
 
 
 def is_selectable(shape):
@@ -116,6 +74,15 @@ def _ticks(labels, spans):
     if all(stop - start == 1 for start, stop in spans):
         return [escape_label(label, MAX_LABEL_CHARS) for label in labels]
     return [f"{start}–{stop - 1}" for start, stop in spans]
+
+
+def axis_titles(family, row_title=None, col_title=None):
+    """(row title, column title): those given, else the family's, else "row i", "column j"."""
+    default_rows, default_cols, _ = FAMILIES.get(family, ("row i", "column j", None))
+    return (
+        default_rows if row_title is None else row_title,
+        default_cols if col_title is None else col_title,
+    )
 
 
 def matrix_heatmap(
@@ -172,13 +139,12 @@ def matrix_heatmap(
     """
     M = np.asarray(M, dtype=float)
     n_rows, n_cols = M.shape
-    default_rows, default_cols, colour_of_family = FAMILIES.get(family, ("row i", "column j", None))
-    row_title = default_rows if row_title is None else row_title
-    col_title = default_cols if col_title is None else col_title
+    row_title, col_title = axis_titles(family, row_title, col_title)
+    colour_of_family = FAMILIES.get(family, (None, None, None))[2]
     hidden = None  # cells masked by ``mask`` (their values stay in the hover)
+    values = M
     if mask is not None:
         hidden = ~np.asarray(mask, dtype=bool)
-        values = M
         M = np.where(hidden, -np.inf, M)  # drawn like a masked logit: grey, no number
     if len(row_labels) != n_rows or len(col_labels) != n_cols:
         raise ValueError(
@@ -192,8 +158,49 @@ def matrix_heatmap(
         block = f"{row_spans[0][1]}×{col_spans[0][1]}"
         title = f"{title} (each cell: the mean of a {block} block)"
     selectable = selectable and is_selectable((n_rows, n_cols))
+    names = (row_title.split(" ")[0], col_title.split(" ")[0], value_name)
+    customdata, hover = _hover(M, values, hidden, row_labels, col_labels, names, reduced)
+    heatmap, bound = _cells(M, kind, value_range, hover, text_px)
+    if selectable:
+        heatmap["hoverinfo"] = "skip"  # the markers on top carry the hover
+    elif customdata is not None:
+        heatmap["customdata"] = customdata
+    _numbers(heatmap, M, hidden, text_px)
+    masked = np.isneginf(M)
+    traces = [heatmap, *_masked_layer(masked, heatmap, text_px)]
+    if selectable:
+        traces.append(_selection_layer(M.shape, customdata, hover))
+    shapes = []
+    if outline is not None:
+        shapes = _outline(outline, (n_rows, n_cols), row_spans, col_spans, reduced)
+        if shapes:
+            traces.append(
+                legend_entry(
+                    "changed by your edit",
+                    dict(size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line_width=2),
+                )
+            )
+    layout = matrix_layout(
+        M.shape,
+        (_ticks(row_labels, row_spans), _ticks(col_labels, col_spans)),
+        (row_title, col_title),
+        title,
+        colour_of_family,
+        rotate=rotate_labels,
+        bar_chars=colourbar_label_chars(bound, kind),
+        text_px=text_px,
+        legend=masked.any() or bool(shapes),
+    )
+    layout["shapes"] = shapes
+    return go.Figure(data=traces, layout=layout)  # one validation of the whole figure: fast
+
+
+def _hover(M, values, hidden, row_labels, col_labels, names, reduced):
+    """(customdata or None, hovertemplate) of the drawn cells ``M``: whole labels and exact
+    values (``values`` for a cell ``hidden`` by a mask, said to be masked) up to
+    MAX_LABELLED_CELLS cells, else the tick labels and the drawn (mean) value."""
+    row_name, col_name, value_name = names
     rows_drawn, cols_drawn = M.shape
-    row_name, col_name = row_title.split(" ")[0], col_title.split(" ")[0]
     if not reduced and M.size <= MAX_LABELLED_CELLS:  # whole labels and exact values
         customdata = np.empty((rows_drawn, cols_drawn, 3), dtype=object)
         rows = [f"{escape_label(label)} (row {i})" for i, label in enumerate(row_labels)]
@@ -208,12 +215,19 @@ def matrix_heatmap(
             f"{row_name}: %{{customdata[0]}}<br>{col_name}: %{{customdata[1]}}<br>"
             f"{value_name} = %{{customdata[2]}}<extra></extra>"
         )
-    else:  # large: the hover reads the tick labels (Plotly shows a tick's text for %{y})
-        customdata = None
-        hover = (
-            f"{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>"
-            f"{'mean ' if reduced else ''}{value_name} = %{{z:.6g}}<extra></extra>"
-        )
+        return customdata, hover
+    # large: the hover reads the tick labels (Plotly shows a tick's text for %{y})
+    hover = (
+        f"{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>"
+        f"{'mean ' if reduced else ''}{value_name} = %{{z:.6g}}<extra></extra>"
+    )
+    return None, hover
+
+
+def _cells(M, kind, value_range, hover, text_px):
+    """(the heatmap trace of the drawn cells ``M``, the colour scale's bound): float32 values
+    (-inf as NaN), a probability scale from 0 to 1 or a signed one from -bound to bound."""
+    rows_drawn, cols_drawn = M.shape
     masked = np.isneginf(M)
     big = np.finfo(np.float32).max  # float32 on the wire: larger values are drawn at its limit
     z = np.where(masked, np.nan, np.clip(M, -big, big)).astype(np.float32)
@@ -239,125 +253,71 @@ def matrix_heatmap(
         ygap=1 if rows_drawn <= 48 else 0,
         **colour,
     )
-    if selectable:
-        heatmap["hoverinfo"] = "skip"  # the markers on top carry the hover
-    elif customdata is not None:
-        heatmap["customdata"] = customdata
-    if M.size <= MAX_CELLS_WITH_TEXT and cols_drawn <= MAX_COLS_WITH_TEXT * TEXT_PX / text_px:
+    return heatmap, bound
+
+
+def _numbers(heatmap, M, hidden, text_px):
+    """Print each cell's value on it (a masked logit shows −∞, a cell hidden by the mask
+    nothing), when the matrix is small enough for the numbers to fit."""
+    if M.size <= MAX_CELLS_WITH_TEXT and M.shape[1] <= MAX_COLS_WITH_TEXT * TEXT_PX / text_px:
         cells = [[_format(v) for v in row] for row in M]  # a masked logit shows −∞
         if hidden is not None:
             for i, j in zip(*np.nonzero(hidden), strict=True):
                 cells[i][j] = ""  # masked by the mask given: grey, no number
         heatmap.update(text=cells, texttemplate="%{text}", textfont=dict(size=text_px))
-    traces = [heatmap]
-    if masked.any():  # grey cells under the NaN ones, and a legend entry that names them
-        traces.append(
-            dict(
-                type="heatmap",
-                z=np.where(masked, 1.0, np.nan).astype(np.float32),
-                x=heatmap["x"],
-                y=heatmap["y"],
-                colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
-                showscale=False,
-                hoverinfo="skip",
-                xgap=heatmap["xgap"],
-                ygap=heatmap["ygap"],
-            )
-        )
-        traces.append(
-            legend_entry(
-                "masked: this query may not see this key",
-                dict(size=text_px, symbol="square", color=MASKED_COLOUR),
-            )
-        )
-    if selectable:
-        jj, ii = np.meshgrid(np.arange(cols_drawn), np.arange(rows_drawn))
-        traces.append(
-            dict(
-                type="scatter",
-                x=jj.ravel().astype(np.int32),
-                y=ii.ravel().astype(np.int32),
-                mode="markers",
-                marker=dict(size=14, symbol="square", opacity=0.01),
-                customdata=customdata.reshape(-1, 3),
-                hovertemplate=hover,  # the markers carry the hover: they sit on top
-                hoverlabel=dict(bgcolor="white", bordercolor="#555", font_color="#111"),
-                showlegend=False,
-                name="cells",
-            )
-        )
-    shapes = []
-    if outline is not None:
-        outline = np.asarray(outline, dtype=bool)
-        if outline.shape != (n_rows, n_cols):
-            raise ValueError(f"outline must be {n_rows}x{n_cols} like the matrix")
-        if reduced:
-            outline = block_mean(outline.astype(float), row_spans, col_spans) > 0
-        shapes = outline_shapes(outline)
-        if shapes:
-            traces.append(
-                legend_entry(
-                    "changed by your edit",
-                    dict(size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line_width=2),
-                )
-            )
-    row_px = ROW_PX * text_px / TEXT_PX  # rows grow with the text: a number fits in its cell
-    title_px = TITLE_PX + 2 * (text_px - TEXT_PX)  # room for a larger title in projector mode
-    tick_font = dict(size=int(min(text_px, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
-    tick = dict(tickmode="array", ticks="", showgrid=False, zeroline=False, tickfont=tick_font)
-    row_ticks, col_ticks = _ticks(row_labels, row_spans), _ticks(col_labels, col_spans)
-    rotated = cols_drawn > 6 if rotate_labels is None else bool(rotate_labels)
-    left, right, top, bottom = heatmap_margins(
-        [html.unescape(t) for t in row_ticks],
-        [html.unescape(t) for t in col_ticks],
-        tick_font["size"],
-        rotated,
-        bool(title),
-        colourbar_label_chars(bound, kind),
-        title_px,
+
+
+def _masked_layer(masked, heatmap, text_px):
+    """[] or, when a cell is ``masked`` (-inf), the traces that show it: grey cells under the
+    NaN ones, and a legend entry that names them."""
+    if not masked.any():
+        return []
+    grey = dict(
+        type="heatmap",
+        z=np.where(masked, 1.0, np.nan).astype(np.float32),
+        x=heatmap["x"],
+        y=heatmap["y"],
+        colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
+        showscale=False,
+        hoverinfo="skip",
+        xgap=heatmap["xgap"],
+        ygap=heatmap["ygap"],
     )
-    axis_title = dict(size=max(text_px, 14), color=AXIS_TITLE_COLOUR)
-    legend_px = 2 * text_px + 12 if masked.any() or shapes else 0  # room for the legend
-    bottom += legend_px
-    layout = dict(
-        # The title sits at the very top, above the key axis's labels and title (drawn on top
-        # of the plot): in the middle of the margin it would overlap a centred axis title.
-        title=dict(
-            text=escape_label(title),
-            font=dict(size=max(text_px + 4, 16), color=colour_of_family, weight=600),
-            x=0,
-            xanchor="left",
-            y=1,
-            yref="container",
-            yanchor="top",
-            pad=dict(t=8),
-        ),
-        height=heatmap_height(rows_drawn, row_px) + (title_px if title else 0) + legend_px,
-        margin=dict(l=left, r=right, t=top, b=bottom),
-        xaxis=dict(
-            tick,
-            title=dict(text=escape_label(col_title), font=axis_title),
-            tickvals=list(range(cols_drawn)),
-            ticktext=col_ticks,
-            side="top",
-            tickangle=-45 if rotated else 0,
-        ),
-        yaxis=dict(
-            tick,
-            title=dict(text=escape_label(row_title), font=axis_title),
-            tickvals=list(range(rows_drawn)),
-            ticktext=row_ticks,
-            autorange="reversed",
-        ),
-        legend=dict(orientation="h", x=0, y=0, yanchor="top", font=dict(size=text_px)),
-        font=dict(family=FONT_FAMILY, color=TEXT_COLOUR),  # the app's, without a template
-        hovermode="closest",
-        hoverdistance=-1,  # hover and click reach the nearest cell centre: the cell under the mouse
-        clickmode="event+select",
-        dragmode=False,
-        shapes=shapes,
+    entry = legend_entry(
+        "masked: this query may not see this key",
+        dict(size=text_px, symbol="square", color=MASKED_COLOUR),
     )
-    return go.Figure(data=traces, layout=layout)  # one validation of the whole figure: fast
+    return [grey, entry]
+
+
+def _selection_layer(shape, customdata, hover):
+    """A nearly transparent marker at every cell centre, carrying the hover and the clicks."""
+    rows_drawn, cols_drawn = shape
+    jj, ii = np.meshgrid(np.arange(cols_drawn), np.arange(rows_drawn))
+    return dict(
+        type="scatter",
+        x=jj.ravel().astype(np.int32),
+        y=ii.ravel().astype(np.int32),
+        mode="markers",
+        marker=dict(size=14, symbol="square", opacity=0.01),
+        customdata=customdata.reshape(-1, 3),
+        hovertemplate=hover,  # the markers carry the hover: they sit on top
+        hoverlabel=dict(bgcolor="white", bordercolor="#555", font_color="#111"),
+        showlegend=False,
+        name="cells",
+    )
+
+
+def _outline(outline, shape, row_spans, col_spans, reduced):
+    """The shapes outlining the True cells of ``outline`` (the matrix's ``shape``); on a matrix
+    drawn in blocks, every block holding such a cell."""
+    outline = np.asarray(outline, dtype=bool)
+    n_rows, n_cols = shape
+    if outline.shape != (n_rows, n_cols):
+        raise ValueError(f"outline must be {n_rows}x{n_cols} like the matrix")
+    if reduced:
+        outline = block_mean(outline.astype(float), row_spans, col_spans) > 0
+    return outline_shapes(outline)
 
 
 def legend_entry(name, marker):

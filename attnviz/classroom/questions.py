@@ -5,7 +5,8 @@ kind: every phone and the projector compute the same numbers from them.
 
 from attnviz import lessons
 from attnviz.limits import MAX_ROOM_DIM, MAX_ROOM_TEXT_CHARS, MAX_ROOM_TOKENS
-from attnviz.settings import Settings, compute, from_query
+from attnviz.links.shared import from_query
+from attnviz.settings import Settings, compute
 
 OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

@@ -31,8 +31,11 @@ from attnviz.lessons.masks import (
 )
 from attnviz.lessons.positions import (
     PermutationExperiment,
+    RotaryScores,
     draw_permutation,
     permutation_experiment,
+    rotary_scores,
+    rotate,
 )
 from attnviz.lessons.predict import KINDS, MAX_QUESTIONS, Bars, Question, Table, quiz
 from attnviz.lessons.scaling import (
@@ -65,6 +68,7 @@ __all__ = [
     "MaskEffect",
     "PermutationExperiment",
     "Question",
+    "RotaryScores",
     "RowStats",
     "SaturationCurve",
     "ScalingContrast",
@@ -80,6 +84,8 @@ __all__ = [
     "permutation_experiment",
     "quiz",
     "reattend",
+    "rotary_scores",
+    "rotate",
     "row_entropy",
     "saturation_curve",
     "scaling_contrast",

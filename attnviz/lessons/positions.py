@@ -171,3 +171,62 @@ def permutation_experiment(off, on, permutation=None, *, seed=0):
         same_row_on=pair_on <= tolerance,
         tolerance=tolerance,
     )
+
+
+# --- rotary positions (RoPE) -------------------------------------------------------------------
+ROPE_BASE = 10000.0  # theta_i = ROPE_BASE ** (-2i / d), as in Su et al. (2021)
+# (query position m, key position n) pairs shown: three offsets n - m, each at three places
+ROPE_PAIRS = ((0, 0), (3, 3), (7, 7), (1, 0), (4, 3), (9, 8), (0, 2), (3, 5), (6, 8))
+
+
+def rotate(x, position, base=ROPE_BASE):
+    """RoPE: x (d,) with each pair of dimensions (2i, 2i + 1) turned by the angle
+    ``position`` * theta_i, theta_i = base^(-2i / d). An odd last dimension is left as it is.
+    Returns (d,)."""
+    x = np.asarray(x, dtype=float)
+    d = x.shape[-1]
+    half = d // 2
+    theta = base ** (-2.0 * np.arange(half) / d)  # (d // 2,)
+    cos, sin = np.cos(position * theta), np.sin(position * theta)
+    out = x.copy()
+    even, odd = x[0 : 2 * half : 2], x[1 : 2 * half : 2]
+    out[0 : 2 * half : 2] = even * cos - odd * sin
+    out[1 : 2 * half : 2] = even * sin + odd * cos
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class RotaryScores:
+    """q · k with rotary positions: query q (d,) placed at m, key k (d,) at n.
+
+    ``pairs`` (p, 2) the (m, n) shown; ``offsets`` (p,) n - m; ``scores`` (p,) the rotated
+    q_m · k_n; ``plain`` q · k without positions; ``spread_by_offset`` {offset: largest minus
+    smallest score among the pairs with that offset} (rounding only: the score depends on the
+    offset alone).
+    """
+
+    q: np.ndarray
+    k: np.ndarray
+    pairs: np.ndarray
+    offsets: np.ndarray
+    scores: np.ndarray
+    plain: float
+    spread_by_offset: dict
+
+    def __post_init__(self):
+        freeze_arrays(self)
+
+
+def rotary_scores(q, k, pairs=ROPE_PAIRS, base=ROPE_BASE):
+    """RotaryScores of q and k (each (d,)) at the (m, n) ``pairs``: R(m) q · R(n) k, which
+    equals q · R(n - m) k, because rotations compose: it depends on the offset n - m only."""
+    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+    if q.shape != k.shape or q.ndim != 1:
+        raise AttentionInputError(
+            f"q and k must be two vectors of one size (got {q.shape}, {k.shape})"
+        )
+    pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    scores = np.array([rotate(q, m, base) @ rotate(k, n, base) for m, n in pairs])  # (p,)
+    offsets = pairs[:, 1] - pairs[:, 0]
+    spread = {int(o): float(np.ptp(scores[offsets == o])) for o in sorted(set(offsets.tolist()))}
+    return RotaryScores(q, k, pairs, offsets, scores, float(q @ k), spread)

@@ -226,7 +226,8 @@ def delta_line(found, field, labels):
     moves = [(r, c, d) for r, c, d in largest_moves(D) if d != 0]
     if not moves:
         return f"Δ {name}: nothing moved."
-    cells = "; ".join(f"({r}, {c}) by {d:+.3g}" for r, c, d in moves)
+    cols = labels if field != "output" else [str(c) for c in range(D.shape[1])]
+    cells = "; ".join(f"({r}, {c}) = ({labels[r]}, {cols[c]}) by {d:+.3g}" for r, c, d in moves)
     text = f"Δ {name} = after − before: the largest moves are at {cells}."
     if field == "scaled_scores":
         off = [r for r, c, _ in moves if r != i and c != i]

@@ -40,15 +40,15 @@ def _bias(result, L):
 
 def _scaled_formula(result):
     if result.scale:
-        return r"S' = \frac{S}{\sqrt{d_k}} = \frac{QK^T}{\sqrt{d_k}}"
-    return r"S' = S \quad \text{(scaling off)}"
+        return r"S' = S / \sqrt{d_k}"
+    return r"S' = S \ \text{(scaling off)}"
 
 
 def _attention_formula(result):
     inside = "S'" if result.temperature == 1 else rf"S' / {result.temperature:g}"
     if result.mask is not None:
         inside += " + M"
-    return rf"A = \mathrm{{softmax}}({inside}), \ \textstyle\sum_j A_{{ij}} = 1"
+    return rf"A = \mathrm{{softmax}}({inside})"
 
 
 def summary_rows(result):
@@ -129,7 +129,7 @@ def summary_rows(result):
             _attention_formula(r),
             r"n \times n",
             r.attention.shape,
-            "row i: how much query i attends to each key; each row sums to 1",
+            "row i: how much query i attends to each key, summing to 1",
         ),
         SummaryRow(
             "Attention output",

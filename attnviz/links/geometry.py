@@ -21,7 +21,7 @@ from attnviz.limits import (
     MAX_GEO_KEYS,
     MIN_GEO_KEYS,
 )
-from attnviz.links.readers import last_value, quoted
+from attnviz.links.readers import quoted, raw_value, read_int
 
 DEFAULT_ANGLE = 30.0  # degrees: the query starts between k1 and k2, nearer k1
 DEFAULT_LENGTH = 1.0
@@ -63,9 +63,12 @@ def pairs_tuple(M):
 
 
 def _vectors(name, raw, warnings):
-    """(n, 2) array read from the link's ``name``, clamped; None (with a warning) if unusable."""
+    """(n, 2) array read from the link's ``name``, clamped; None (with a warning) if unusable.
+
+    Read as a box reads it: a space separates two numbers (``1 2,0`` is three numbers, not
+    12 and 0; ``-2 .6`` is -2 and 0.6, not -2.6), so a vector with a stray space is said."""
     try:
-        M = parse_matrix(name, raw.replace(" ", ""))
+        M = parse_matrix(name, raw)
     except AttentionInputError as exc:
         warnings.append(f"`{name}` in the link could not be read (`{quoted(exc, 120)}`)")
         return None
@@ -123,25 +126,14 @@ def _nearest_length(raw, warnings):
     return index
 
 
-def _d_k(raw, warnings):
-    try:
-        number = int(raw.strip())
-    except ValueError:
-        warnings.append(f"`geo_dk={quoted(raw)}` is not a whole number: using {DEFAULT_D_K}.")
-        return DEFAULT_D_K
-    if not 1 <= number <= MAX_D_K:
-        clamped = min(max(number, 1), MAX_D_K)
-        warnings.append(f"`geo_dk={number}` is outside 1 to {MAX_D_K}: using {clamped}.")
-        return clamped
-    return number
-
-
 def choice_from_query(query):
     """(GeometryChoice, warnings) from the URL's query mapping; never raises."""
     warnings = []
     keys = np.array(DEFAULT_KEYS)
     if "geo_keys" in query:
-        found = _vectors("geo_keys", last_value(query["geo_keys"]), warnings)
+        raw, said = raw_value(query, "geo_keys")
+        warnings += said
+        found = _vectors("geo_keys", raw, warnings)
         if found is not None and len(found) < MIN_GEO_KEYS:
             warnings.append(
                 f"`geo_keys` in the link has {len(found)} keys; the page needs "
@@ -162,7 +154,9 @@ def choice_from_query(query):
     spare = np.array(DEFAULT_VALUES + EXTRA_VALUES)
     values = spare[:n]
     if "geo_values" in query:
-        found = _vectors("geo_values", last_value(query["geo_values"]), warnings)
+        raw, said = raw_value(query, "geo_values")
+        warnings += said
+        found = _vectors("geo_values", raw, warnings)
         if found is None:
             warnings[-1] += ": using the default values."
         else:
@@ -176,10 +170,13 @@ def choice_from_query(query):
             values = np.vstack([found[:n], spare[len(found) : n]])
     choice = GeometryChoice(keys=pairs_tuple(keys), values=pairs_tuple(values))
     changes = {}
-    if "geo_angle" in query:
-        changes["angle"] = _nearest_angle(last_value(query["geo_angle"]).strip(), warnings)
-    if "geo_len" in query:
-        changes["length"] = _nearest_length(last_value(query["geo_len"]).strip(), warnings)
+    for name, field, nearest in (("geo_angle", "angle", _nearest_angle),
+                                 ("geo_len", "length", _nearest_length)):  # fmt: skip
+        if name in query:
+            raw, said = raw_value(query, name)
+            warnings += said
+            changes[field] = nearest(raw.strip(), warnings)
     if "geo_dk" in query:
-        changes["d_k"] = _d_k(last_value(query["geo_dk"]), warnings)
+        changes["d_k"], said = read_int(query, "geo_dk", low=1, high=MAX_D_K, default=DEFAULT_D_K)
+        warnings += said
     return replace(choice, **changes), warnings

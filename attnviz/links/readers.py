@@ -45,6 +45,12 @@ def raw_value(query, name):
     return last_value(value), warnings
 
 
+def short_float(x):
+    """The shortest text that reads back as exactly ``x``: "1", "0.5", "0.123456789"."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
+
+
 def _shown(value):
     return f"{value:g}" if isinstance(value, float) else str(value)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from attnviz.checks import AttentionInputError
 from attnviz.limits import GPT_D_MODELS, MAX_GPT_STEPS, MAX_GPT_TEXT_CHARS, MIN_GPT_STEPS
-from attnviz.links.readers import last_value, quoted
+from attnviz.links.readers import quoted, raw_value, read_choice, read_int, read_text
 from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
 from attnviz.tiny_gpt.tasks import TASKS, make_task
 
@@ -71,6 +71,7 @@ INT_RANGES = {
     "gpt_steps": ("steps", MIN_GPT_STEPS, MAX_GPT_STEPS),
 }
 QUERY_NAMES = ("gpt_task", *INT_RANGES, "gpt_dmodel", "gpt_mlp", "gpt_text")
+ON_OFF = {"on": True, "off": False}
 
 
 def default_choice(task="previous", seed=0):
@@ -81,42 +82,22 @@ def default_choice(task="previous", seed=0):
 def choice_from_query(query, seed=0):
     """(RunChoice, warnings) from the URL's query mapping; never raises.
 
-    A missing value takes the task's default; a value that is not understood keeps it, with a
-    warning; a number out of range is clamped, with a warning.
+    A missing value takes the task's default; a value that is not understood keeps it, a
+    number out of range is clamped, a repeated name takes its last value: each with a warning.
     """
-    warnings = []
-    task = last_value(query.get("gpt_task", "previous")).strip().lower()
-    if task not in TASKS:
-        warnings.append(
-            f"`gpt_task={quoted(task)}` in the link is not one of {', '.join(TASKS)}: "
-            "using previous."
-        )
-        task = "previous"
+    task, warnings = read_choice(query, "gpt_task", {name: name for name in TASKS}, "previous")
     choice = default_choice(task, seed)
     values = {}
     for name, (field, low, high) in INT_RANGES.items():
-        if name not in query:
-            continue
-        raw = last_value(query[name]).strip()
-        try:
-            number = int(raw)
-        except ValueError:
-            warnings.append(
-                f"`{name}={quoted(raw)}` in the link is not a whole number: using "
-                f"{getattr(choice, field)}."
-            )
-            continue
-        if not low <= number <= high:
-            clamped = min(max(number, low), high)
-            warnings.append(
-                f"`{name}={number}` in the link is outside {low} to {high}: using {clamped}."
-            )
-            number = clamped
-        values[field] = number
+        if name in query:
+            default = getattr(choice, field)
+            values[field], said = read_int(query, name, low=low, high=high, default=default)
+            warnings += said
     if "gpt_dmodel" in query:
-        raw = last_value(query["gpt_dmodel"]).strip()
+        raw, said = raw_value(query, "gpt_dmodel")
+        warnings += said
         try:
-            number = int(raw)
+            number = int(raw.strip())
         except ValueError:
             number = None
         if number in GPT_D_MODELS:
@@ -128,27 +109,16 @@ def choice_from_query(query, seed=0):
                 else min(GPT_D_MODELS, key=lambda d: abs(d - number))
             )
             warnings.append(
-                f"`gpt_dmodel={quoted(raw)}` in the link is not one of "
+                f"`gpt_dmodel={quoted(raw.strip())}` in the link is not one of "
                 f"{', '.join(map(str, GPT_D_MODELS))}: using {near}."
             )
             values["d_model"] = near
     if "gpt_mlp" in query:
-        raw = last_value(query["gpt_mlp"]).strip().lower()
-        if raw in ("on", "off"):
-            values["mlp"] = raw == "on"
-        else:
-            warnings.append(
-                f"`gpt_mlp={quoted(raw)}` in the link is not on or off: using "
-                f"{'on' if choice.mlp else 'off'}."
-            )
+        values["mlp"], said = read_choice(query, "gpt_mlp", ON_OFF, choice.mlp)
+        warnings += said
     if task == "text" and "gpt_text" in query:
-        text = last_value(query["gpt_text"])
-        if len(text) > MAX_GPT_TEXT_CHARS:
-            warnings.append(
-                f"the text in the link is {len(text)} characters long (at most "
-                f"{MAX_GPT_TEXT_CHARS}): it was cut to {MAX_GPT_TEXT_CHARS}."
-            )
-            text = text[:MAX_GPT_TEXT_CHARS]
+        text, said = read_text(query, "gpt_text", max_chars=MAX_GPT_TEXT_CHARS)
+        warnings += said
         try:
             make_task("text", text)
             values["text"] = text

@@ -110,7 +110,8 @@ def find_model_folder(source=None, *, tqdm_class=None):
         tried.append(f"the Hugging Face Hub: {type(exc).__name__}: {exc}")
     else:
         return _check_folder(folder, "the Hugging Face Hub download"), "the Hugging Face Hub"
-    raise ModelLoadError(f"could not load {MODEL_ID}. Tried {'; '.join(tried)}. Fix: {_FIX}")
+    tried = "; ".join(step.rstrip(". ") for step in tried)  # an error's own full stop: once
+    raise ModelLoadError(f"could not load {MODEL_ID}. Tried {tried}. Fix: {_FIX}")
 
 
 def _read(folder, dtype):

@@ -18,21 +18,22 @@ Row i of R_l estimates how much of input word piece j has flowed into position i
 (a key weighted heavily whose value is small adds little), W_O, the LayerNorms and the
 feed-forward layers, and the 0.5 for the residual path is an assumption, not a measurement.
 
-Two sentences, one word (``pair_difference``): the pieces of sentences a and b are lined up by
-their longest common prefix and their longest common suffix (``align``); what lies between is
-each sentence's *middle* (for "... too tired ." and "... too wide .": "tired" and "wide").
-A query piece both sentences share puts its weight, in each sentence, on the same slots: each
-shared piece, plus one slot for the middle (its pieces' weights summed). The difference of a
-head is the total variation distance between the two rows over these slots,
+Two sentences, one word (``pair_difference``): the pieces of sentences a and b are lined up
+piece by piece with ``difflib`` (``align``); where they differ (for "... street ... too
+tired ." and "... road ... too wide .": "street / road" and "tired / wide") each place is one
+slot. A query piece both sentences share puts its weight, in each sentence, on the same slots:
+each shared piece, plus one slot per differing place (its pieces' weights summed). The
+difference of a head is the total variation distance between the two rows over these slots,
 
     TVD = 1/2 sum_slots |p_a(slot) - p_b(slot)|,
 
 the share of the word's weight that would have to move to turn one row into the other: 0 when
-the head reads both sentences alike, 1 when the two rows share no slot. The middle is one slot
-so that a head that looks at "the differing word" in both sentences counts as not differing: it
-moves its weight because the word changed, not because it looks elsewhere.
+the head reads both sentences alike, 1 when the two rows share no slot. A differing place is
+one slot so that a head that looks at "the differing word" in both sentences counts as not
+differing: it moves its weight because the word changed, not because it looks elsewhere.
 """
 
+import difflib
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,16 +115,18 @@ def shares(M, tokens, special=("[CLS]", "[SEP]")):
 
 @dataclass(frozen=True)
 class Alignment:
-    """Two sentences' word pieces lined up: a common prefix, each one's middle, a common suffix.
+    """Two sentences' word pieces lined up piece by piece (``difflib``): runs of pieces both
+    share, and between them the places where they differ.
 
-    Positions 0 .. prefix-1 hold the same pieces in both; so do the last ``suffix`` positions.
-    The middles (``middle_a``, ``middle_b``; either may be empty) are what differs.
+    ``opcodes``: difflib's (tag, a0, a1, b0, b1), covering both sentences in order: "equal"
+    runs (tokens_a[a0:a1] == tokens_b[b0:b1]) and "replace", "delete" or "insert" places, where
+    a0:a1 and b0:b1 (either may be empty) are what differs. A lined-up row has one slot per
+    shared piece and one per differing place, in order.
     """
 
     tokens_a: tuple[str, ...]
     tokens_b: tuple[str, ...]
-    prefix: int
-    suffix: int
+    opcodes: tuple[tuple[str, int, int, int, int], ...]
 
     @property
     def n_a(self):
@@ -133,26 +136,48 @@ class Alignment:
     def n_b(self):
         return len(self.tokens_b)
 
-    @property
-    def middle_a(self):
-        return self.tokens_a[self.prefix : self.n_a - self.suffix]
+    def differing(self):
+        """[(pieces of a, pieces of b)]: each place where the sentences differ, in order."""
+        return [
+            (self.tokens_a[a0:a1], self.tokens_b[b0:b1])
+            for tag, a0, a1, b0, b1 in self.opcodes
+            if tag != "equal"
+        ]
 
     @property
-    def middle_b(self):
-        return self.tokens_b[self.prefix : self.n_b - self.suffix]
+    def identical(self):
+        """The two sentences have the same pieces."""
+        return not self.differing()
+
+    def _slots_of(self, which):
+        """(n,) int: the slot of each position of sentence ``which`` ("a" or "b")."""
+        if which not in ("a", "b"):
+            raise ValueError(f"which must be 'a' or 'b' (got {which!r})")
+        out = np.empty(self.n_a if which == "a" else self.n_b, dtype=int)
+        slot = 0
+        for tag, a0, a1, b0, b1 in self.opcodes:
+            lo, hi = (a0, a1) if which == "a" else (b0, b1)
+            if tag == "equal":
+                out[lo:hi] = np.arange(slot, slot + hi - lo)
+                slot += hi - lo
+            else:
+                out[lo:hi] = slot
+                slot += 1
+        return out
 
     @property
     def slots(self):
-        """Slots of a lined-up row: the prefix's pieces, the middle, the suffix's pieces."""
-        return self.prefix + 1 + self.suffix
+        """Slots of a lined-up row: each shared piece, and one per differing place."""
+        return sum(a1 - a0 if tag == "equal" else 1 for tag, a0, a1, _, _ in self.opcodes)
 
     def shared(self):
-        """[(i_a, i_b)]: the positions of each piece both sentences share, prefix then suffix."""
-        pairs = [(i, i) for i in range(self.prefix)]
-        pairs += [
-            (self.n_a - self.suffix + k, self.n_b - self.suffix + k) for k in range(self.suffix)
+        """[(i_a, i_b)]: the positions of each piece both sentences share, in order."""
+        return [
+            (a0 + k, b0 + k)
+            for tag, a0, a1, b0, _ in self.opcodes
+            if tag == "equal"
+            for k in range(a1 - a0)
         ]
-        return pairs
 
     def in_b(self, i_a):
         """The position in sentence b of the shared piece at position ``i_a`` of sentence a."""
@@ -166,12 +191,20 @@ class Alignment:
 
     def slot(self, i, which):
         """The slot of position ``i`` of sentence ``which`` ("a" or "b") in a lined-up row."""
-        n = self.n_a if which == "a" else self.n_b
-        if i < self.prefix:
-            return i
-        if i < n - self.suffix:
-            return self.prefix  # the middle
-        return self.prefix + 1 + i - (n - self.suffix)
+        return int(self._slots_of(which)[i])
+
+    def slot_labels(self, labels_a, separator=" / "):
+        """A label for each slot: the shared pieces' labels (of sentence a), and "a / b" for a
+        differing place (its pieces, at most 6 of each, "(nothing)" for none)."""
+        labels = []
+        for tag, a0, a1, b0, b1 in self.opcodes:
+            if tag == "equal":
+                labels += list(labels_a[a0:a1])
+            else:
+                labels.append(
+                    _words(self.tokens_a[a0:a1]) + separator + _words(self.tokens_b[b0:b1])
+                )
+        return labels
 
     def line_up(self, rows, which):
         """(..., slots): rows over sentence ``which``'s keys ("a" or "b"), summed into slots."""
@@ -179,20 +212,24 @@ class Alignment:
         n = self.n_a if which == "a" else self.n_b
         if which not in ("a", "b") or rows.shape[-1] != n:
             raise ValueError(f"rows must be over sentence {which!r}'s {n} keys (got {rows.shape})")
-        middle = rows[..., self.prefix : n - self.suffix].sum(axis=-1, keepdims=True)
-        return np.concatenate([rows[..., : self.prefix], middle, rows[..., n - self.suffix :]], -1)
+        into = np.zeros((n, self.slots))  # (n, slots): key j goes to its slot
+        into[np.arange(n), self._slots_of(which)] = 1.0
+        return rows @ into
+
+
+def _words(pieces, most=6):
+    """Word pieces as one short text: at most ``most``, "(nothing)" for none."""
+    text = " ".join(pieces[:most]) + (" …" if len(pieces) > most else "")
+    return text or "(nothing)"
 
 
 def align(tokens_a, tokens_b):
-    """The Alignment of two sequences of word pieces (longest common prefix, then suffix)."""
+    """The Alignment of two sequences of word pieces, piece by piece: difflib's matching
+    blocks (no junk heuristic), so that a word changed in one place and another changed later
+    leave every piece between them shared ("street ... tired" / "road ... wide")."""
     a, b = tuple(str(t) for t in tokens_a), tuple(str(t) for t in tokens_b)
-    prefix = 0
-    while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < min(len(a), len(b)) - prefix and a[-1 - suffix] == b[-1 - suffix]:
-        suffix += 1
-    return Alignment(tokens_a=a, tokens_b=b, prefix=prefix, suffix=suffix)
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    return Alignment(tokens_a=a, tokens_b=b, opcodes=tuple(matcher.get_opcodes()))
 
 
 @dataclass(frozen=True, eq=False)

@@ -109,7 +109,7 @@ def attention(X, W_Q, W_K, W_V, W_O, n_heads, scale):
     ``cache["A"]`` (B, H, T, T) holds every head's attention matrix for every sequence.
     """
     d_k = X.shape[-1] // n_heads
-    c = np.sqrt(d_k) if scale else 1.0  # what the scores are divided by
+    c = X.dtype.type(np.sqrt(d_k) if scale else 1.0)  # what S is divided by, in X's dtype
     Q = split_heads(X @ W_Q, n_heads)  # (B, T, D) @ (D, D) -> (B, T, D) -> (B, H, T, d_k)
     K = split_heads(X @ W_K, n_heads)  # (B, T, D) @ (D, D) -> (B, T, D) -> (B, H, T, d_k)
     V = split_heads(X @ W_V, n_heads)  # (B, T, D) @ (D, D) -> (B, T, D) -> (B, H, T, d_k)

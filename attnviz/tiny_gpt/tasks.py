@@ -53,6 +53,11 @@ class Task:
         """(B, T) int: the key position that holds the answer for each query, or -1."""
         return np.full(np.shape(ids), -1)
 
+    def answer_end(self, ids):
+        """How many tokens a sequence starting with ``ids`` (1-D) has when its answer is
+        complete, as in training; None for a task whose sequences have no end."""
+        return None
+
     def example(self, seed):
         """One (ids, targets) pair of 1-D arrays, the same for a seed: what the page shows."""
         ids, targets = self.batch(np.random.default_rng([seed, 3]), 1)
@@ -126,6 +131,11 @@ class _InputOutput(Task):
 
     def outputs(self, x):
         raise NotImplementedError
+
+    def answer_end(self, ids):
+        """k answer digits after the bar: the bar's position + k + 1 (2k + 1 before a bar)."""
+        bars = np.flatnonzero(np.asarray(ids) == len(self.vocab) - 1)
+        return int(bars[0]) + self.k + 1 if bars.size else 2 * self.k + 1
 
     def draw(self, rng, batch_size):
         return rng.integers(0, 10, (batch_size, self.k))  # (B, k)

@@ -19,7 +19,8 @@ import streamlit as st
 
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.token_lines import lines_note, selected_token, token_lines
-from attnviz.ui.matrix import show_matrix
+from attnviz.charts.words import figure_name, figure_text
+from attnviz.ui.matrix import chart_words, show_matrix
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
@@ -91,5 +92,7 @@ def show_token_lines(A, labels, *, key, mask=None, title=""):
         selection_mode="points",
         width="content",
         config=config,
+        alt=figure_name(fig),
     )
+    chart_words("Token lines", figure_text(fig))
     st.caption(lines_note(A, mask=mask, selected=alone, text_px=text_px))

@@ -10,7 +10,9 @@ import numpy as np
 import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
+from attnviz.charts.matrix import axis_titles
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts.words import figure_name, figure_text, matrix_name, matrix_text, plain
 from attnviz.ui.sidebar import is_present
 
 CHART_CONFIG = {"displaylogo": False}
@@ -63,13 +65,35 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
     fig = matrix_heatmap(M, row_labels, col_labels, selectable=selectable, **chart_args)
     drawn_once(fig, np.asarray(M), list(row_labels), list(col_labels), selectable, chart_args)
     config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"attnviz-{key}"}}
+    row_title, col_title = axis_titles(
+        chart_args.get("family"), chart_args.get("row_title"), chart_args.get("col_title")
+    )
+    title = plain(chart_args.get("title", ""))
+    alt = matrix_name(title, np.shape(M), row_title, col_title)
     if selectable:
         event = st.plotly_chart(
-            fig, key=key, on_select="rerun", selection_mode="points", config=config, theme=None
+            fig,
+            key=key,
+            on_select="rerun",
+            selection_mode="points",
+            config=config,
+            theme=None,
+            alt=alt,
         )
     else:
-        st.plotly_chart(fig, key=key, config=config, theme=None)
+        st.plotly_chart(fig, key=key, config=config, theme=None, alt=alt)
         event = None
+    words = matrix_text(
+        M,
+        row_labels,
+        col_labels,
+        title=title,
+        row_title=row_title,
+        col_title=col_title,
+        mask=chart_args.get("mask"),
+        kind=chart_args.get("kind", "signed"),
+    )
+    chart_words(title, words)
     if event is None:
         return None
     cell = selected_cell(event.selection)
@@ -84,4 +108,15 @@ def show_chart(fig, key):
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
     if is_present():  # every label of the chart readable from the back of a room
         fig.update_layout(font=dict(size=PRESENT_TEXT_PX), title_font_size=PRESENT_TEXT_PX + 4)
-    st.plotly_chart(fig, key=key, config=config)
+    st.plotly_chart(fig, key=key, config=config, alt=figure_name(fig))
+    chart_words(plain(fig.layout.title.text or key), figure_text(fig))
+
+
+def chart_words(title, text):
+    """A chart's text alternative, under it, closed until opened: what a screen reader reads
+    and anyone can open (shown as plain text, never Markdown). Not in projector mode, where
+    the room reads the chart itself."""
+    if is_present():
+        return
+    with st.expander(f"{title}: as text"):
+        st.text(text)

@@ -19,12 +19,11 @@ from attnviz.limits import (
     MAX_TOKENS,
     MIN_TEMPERATURE,
 )
+from attnviz.links.shared import from_query, read_present
 from attnviz.settings import (
     EMBEDDINGS,
     MASKS,
     SETTING_NAMES,
-    from_query,
-    read_present,
     shown_temperature,
 )
 
@@ -49,10 +48,16 @@ PRESENT_CSS = """<style>
 </style>"""
 
 
+def url_query():
+    """The URL's parameters as {name: [every value]}: a repeated name keeps all of its values,
+    so the link readers (``attnviz.links``) can say which one they used."""
+    return {name: st.query_params.get_all(name) for name in st.query_params}
+
+
 def initial_settings():
     """Settings for a new session: from the URL, remembering what had to be changed; the
     projector mode from the URL too."""
-    query = {name: st.query_params.get_all(name) for name in st.query_params}  # repeats kept
+    query = url_query()
     settings, warnings = from_query(query)
     present, present_warnings = read_present(query)
     st.session_state[PRESENT_KEY] = present

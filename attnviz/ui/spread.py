@@ -7,47 +7,19 @@ dimension c, the new X_ic. A page draws its steps from ``spread.after`` and outl
 ``spread.cells``; one edit at a time.
 """
 
-import numpy as np
 import streamlit as st
 
 from attnviz.checks import AttentionInputError
 from attnviz.lessons.spread import Edit, delta, delta_line, spread_of_edit
 from attnviz.limits import MAX_EDIT_VALUE
-from attnviz.settings import last_value, quoted, short_float
+from attnviz.links.edit import EDIT_PARAM, edit_from_query, edit_text
 from attnviz.ui.matrix import show_matrix
+from attnviz.ui.sidebar import url_query
 from attnviz.ui.text import md_escape
 
 SIDE_BY_SIDE_N = 12  # up to this many tokens, a step and its Δ are drawn side by side
-EDIT_PARAM = "edit"  # the URL parameter: edit=i,c,value
 STATE = "attnviz.edit"  # {page: Edit or None}
 WIDGET = "attnviz_edit_"
-
-
-def parse_edit(raw, shape):
-    """(Edit or None, warning or None) from the link's ``edit=i,c,value`` for an X of
-    ``shape`` (n, d_model)."""
-    n, d_model = shape
-    parts = str(raw).split(",")
-    try:
-        i, c, value = int(parts[0]), int(parts[1]), float(parts[2])
-        if len(parts) != 3:
-            raise ValueError
-    except (ValueError, IndexError):
-        return None, (
-            f"`edit={quoted(raw)}` in the link is not token,dimension,value (e.g. `edit=1,0,2.5`): "
-            "X is shown as computed."
-        )
-    if not (0 <= i < n and 0 <= c < d_model):
-        return None, (
-            f"`edit={quoted(raw)}` in the link names X[{i}, {c}], but X has {n} rows and "
-            f"{d_model} columns: X is shown as computed."
-        )
-    if not (np.isfinite(value) and abs(value) <= MAX_EDIT_VALUE):
-        return None, (
-            f"`edit={quoted(raw)}` in the link: the new value must be a number from "
-            f"{-MAX_EDIT_VALUE:g} to {MAX_EDIT_VALUE:g}. X is shown as computed."
-        )
-    return Edit(i, c, value), None
 
 
 def _edits():
@@ -61,9 +33,9 @@ def current_spread(result, labels, page, make=None):
     ``edit=`` in step."""
     edits = _edits()
     if page not in edits:  # a new session (or first visit): the link's edit, if any
-        raw = st.query_params.get(EDIT_PARAM)
-        edit, warning = (None, None) if raw is None else parse_edit(last_value(raw), result.X.shape)
-        if warning:
+        query = url_query()
+        edit, warnings = edit_from_query(query, result.X.shape)
+        for warning in warnings:
             st.warning(warning, icon="⚠️")
         edits[page] = edit
     edit = edits[page]
@@ -84,7 +56,7 @@ def current_spread(result, labels, page, make=None):
         except AttentionInputError as exc:
             st.error(f"Your change of X[{edit.i}, {edit.c}]: {exc}. It was undone.", icon="🚫")
             edits[page] = None
-    want = None if found is None else f"{edit.i},{edit.c},{short_float(edit.value)}"
+    want = None if found is None else edit_text(edit)
     if want is None and EDIT_PARAM in st.query_params:
         del st.query_params[EDIT_PARAM]
     elif want is not None and st.query_params.get(EDIT_PARAM) != want:
@@ -182,7 +154,7 @@ def edit_controls(page, result, labels, found):
         min_value=-MAX_EDIT_VALUE,
         max_value=MAX_EDIT_VALUE,
         step=0.5,
-        format="%.4f",
+        format="%g",  # as typed: 1e-05 shows as 1e-05, not 0.0000
         key=WIDGET + "value",
         on_change=_typed,
         args=(page, X),
@@ -212,9 +184,17 @@ def beside(found, n):
     return tuple(st.columns(2)) if n <= SIDE_BY_SIDE_N else (st.container(), st.container())
 
 
+DELTA_AXES = {  # (row title, column title) of each step's Δ heatmap, as on the step's own
+    "scaled_scores": ("query (row i)", "key (column j)"),
+    "attention": ("query (row i)", "key (column j)"),
+    "output": ("output of token i (row i)", "d_v dimension c"),
+}
+
+
 def delta_view(found, field, row_labels, col_labels, *, key, title, mask=None):
     """How much the edit moved ``field``: Δ = after − before as a heatmap on a scale centred
     at 0 (masked cells grey), then the sentence naming the largest moves and why."""
+    row_title, col_title = DELTA_AXES[field]
     show_matrix(
         delta(found.before, found.after, field),
         row_labels,
@@ -224,5 +204,7 @@ def delta_view(found, field, row_labels, col_labels, *, key, title, mask=None):
         value_name="Δ",
         kind="signed",
         mask=mask,
+        row_title=row_title,
+        col_title=col_title,
     )
     st.markdown(md_escape(delta_line(found, field, row_labels)))

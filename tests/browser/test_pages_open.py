@@ -1,4 +1,5 @@
-"""Every page opens by its URL (its first visit on a server), and the sidebar's menu links keep
+"""Every page opens by its URL (its first visit on a server) with no serious or critical
+accessibility problem (axe-core) and a name on every chart, and the sidebar's menu links keep
 the settings."""
 
 from pathlib import Path
@@ -10,17 +11,24 @@ import pytest
 import attnviz
 from attnviz.files.own_numbers import EXERCISE, NAMES
 from tests.helpers import PAGES, assert_drawn
-from tools.browser import chart_data, error_count, streamlit_server, wait_for_app
+from tools.browser import (
+    accessibility_problems,
+    chart_data,
+    error_count,
+    streamlit_server,
+    wait_for_app,
+)
 
 pytestmark = pytest.mark.browser
 
 # The URL path of each page: classic multipage mode drops the number prefix and ".py".
 PAGE_PATHS = [""] + [Path(p).stem.split("_", 1)[1] for p in PAGES]
-# What shows that a page has drawn: a heatmap, except on the quiz (no chart until an answer)
-# and the geometry page.
+# What shows that a page has drawn: a heatmap, except on the quiz (no chart until an answer),
+# the geometry page and the exercises (boxes to type in).
 READY = {
     "Predict_then_reveal": "[data-testid=stMain] [data-testid=stRadio]",
     "Attention_as_geometry": ".js-plotly-plot .barlayer",  # arrows and bars, no heatmap
+    "Work_it_out": "[data-testid=stMain] [data-testid=stTextInput]",
 }
 HEATMAP = ".js-plotly-plot .heatmaplayer"
 
@@ -44,6 +52,7 @@ def test_every_page_opens_by_its_url_as_its_first_visit(page, artifacts, fresh_s
     wait_for_app(page)
     assert error_count(page) == 0
     page.screenshot(path=artifacts / f"page-{path or 'home'}.png")
+    assert accessibility_problems(page) == []  # axe-core's serious and critical, unnamed charts
     key = "A" if path else "home_A"
     if page.locator(f".st-key-{key}").count():
         settings, _ = attnviz.from_query(query)

@@ -9,6 +9,7 @@ import pytest
 import attnviz
 from attnviz import lessons
 from attnviz.inputs import sinusoidal_positions
+from attnviz.ui.text import md_escape
 from tests.helpers import SIDEBAR_CASES, chart_specs, heatmap_z, notices, run, run_more
 
 POSITIONS = "pages/5_Positions.py"
@@ -47,6 +48,13 @@ def test_positions_shows_equivariance_without_positions_and_its_break_with_them(
     assert f"differ by at most **{exp.pair_diff_off[0]:.2e}**" in said
     assert f"With positions the rows differ by **{exp.pair_diff_on[0]:.3g}**" in said
     np.testing.assert_allclose(heatmap_z(specs["P"]), sinusoidal_positions(6, 8))
+    # rotary positions on the sentence's own q and k: one score per offset, from the lesson
+    r = exp.original_off
+    rot = lessons.rotary_scores(r.Q[0], r.K[1])
+    (table,) = [df.value for df in at.dataframe if "offset n − m" in df.value.columns]
+    np.testing.assert_allclose(table["R(m)q · R(n)k"], rot.scores)
+    score = rot.scores[rot.offsets == -1][0]
+    assert md_escape(f"offset -1: (1, 0), (4, 3), (9, 8) all give {score:.4g}") in said
 
 
 def test_shuffle_again_draws_a_new_permutation():

@@ -33,6 +33,8 @@ from tests.helpers import (
     widget_by_key,
 )
 
+pytestmark = pytest.mark.usefixtures("model_files")  # skipped without the model's files
+
 PAGE = "pages/7_Real_model.py"
 MODEL_KEYS = ("model_grid", "model_Q", "model_K", "model_S", "model_S_scaled", "model_A")
 ATOL = 1e-6  # float32 numbers, computed twice in the same process
@@ -77,6 +79,8 @@ def assert_head_drawn(at, trace, layer, head):
         "model_S": r.scores,
         "model_S_scaled": r.scaled_scores,
         "model_A": r.attention,
+        "model_V": r.V,  # the step by step goes on to V and AV
+        "model_AV": r.output,
     }.items():
         np.testing.assert_allclose(heatmap_z(specs[key]), M, atol=ATOL, err_msg=key)
     layout = specs["model_grid"]["layout"]
@@ -120,6 +124,7 @@ def test_default_reads_the_sidebar_sentence(model):
     assert "is **0: the same numbers to the last bit**" in text
     captions = " ".join(c.value for c in at.caption)
     assert "reads the sidebar's sentence" in captions and "gt\\-all\\-minilm" in captions
+    assert "site-packages" not in captions and "tests/" not in text and ".py" not in text
     assert at.query_params["tokens"] == "the cat sat on the mat"
 
 
@@ -294,8 +299,11 @@ def test_no_model_gives_the_fix_and_the_other_pages_keep_working(
     monkeypatch.setenv(MODEL_DIR_ENV, str(tmp_path))  # an empty folder
     at = run(PAGE)
     errors = " ".join(e.value for e in at.error)
-    assert "The real model could not be loaded" in errors
-    assert f"${MODEL_DIR_ENV} names {tmp_path}, which lacks config.json" in errors
+    assert (
+        f"The real model is not available: ${MODEL_DIR_ENV} names {tmp_path}, which lacks "
+        in errors
+    )
+    assert "lacks config.json" in errors
     assert "copy every file of sentence-transformers/all-MiniLM-L6-v2 there" in errors
     assert any("Every other page works" in i.value for i in at.info)
     assert not set(MODEL_KEYS) & set(chart_specs(at))

@@ -14,6 +14,8 @@ from attnviz.ui.pages.real_model_summaries import (
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, heatmap_z, run
 
+pytestmark = pytest.mark.usefixtures("model_files")  # skipped without the model's files
+
 PAGE = "pages/7_Real_model.py"
 ATOL = 1e-6
 PAIR_CHARTS = {"model_pair_bars"}
@@ -121,9 +123,35 @@ def test_the_classic_pair_ranks_heads_by_how_far_it_moves(model, default_page):
     assert at.selectbox(key="model_pair_word").value == "it"
     n = len(a.tokens)
     captions = " ".join(c.value for c in at.caption)
-    assert f"lined up by their first {n - 3} and last 2 word pieces" in captions
-    assert f"between ({md_escape('tired / wide')}) counts as one key" in captions
+    assert f"word piece by word piece (Python's difflib): {n - 1} pieces match" in captions
+    assert f"differ ({md_escape('tired / wide')}) counts as one key" in captions
     assert "model_a" not in at.query_params and "model_b" not in at.query_params
+
+
+def test_street_to_road_keeps_it_and_a_word_that_goes_is_said(model):
+    at = run(PAGE)
+    road = DEFAULT_PAIR[1].replace("street", "road")
+    at.text_input(key="model_pair_b").set_value(road)
+    at.run()
+    assert at.selectbox(key="model_pair_word").value == "it"  # still "it", said nowhere else
+    assert not [i for i in at.info if "no longer" in i.value]
+    captions = " ".join(c.value for c in at.caption)
+    assert "(" + md_escape("street / road; tired / wide") + ")" in captions
+    a, b = model.run(DEFAULT_PAIR[0]), model.run(road)
+    _, second, ticks = bars(chart_specs(at)["model_pair_bars"])
+    it = a.tokens.index("it")
+    np.testing.assert_allclose(second[it], b.attention[0, 0, b.tokens.index("it"), it], atol=ATOL)
+    assert "street / road" in ticks and "tired / wide" in ticks
+    at.text_input(key="model_pair_b").set_value(road.replace(" it ", " she "))
+    at.radio(key="model_summary_text").set_value("sentence 2 of §5")  # §6: the pair's second
+    at.run()
+    said = " ".join(i.value for i in at.info)
+    word = at.selectbox(key="model_pair_word").value
+    assert word != "it" and "“it” is no longer a word piece both sentences share" in said
+    assert f"so the word compared is now “{md_escape(word)}”" in said
+    B = model.run(road.replace(" it ", " she ")).attention.astype(float)
+    mean = heatmap_z(chart_specs(at)["model_layer_mean"])
+    np.testing.assert_allclose(mean, B[5].mean(axis=0), atol=ATOL)
 
 
 def test_every_row_of_the_chosen_head_on_request(model):
@@ -205,6 +233,10 @@ def test_an_empty_or_identical_pair_draws_no_comparison():
 def test_pair_from_query():
     assert pair_from_query({}) == (DEFAULT_PAIR, [])
     (a, b), warnings = pair_from_query({"model_a": ["x", "y"], "model_b": "z"})
-    assert (a, b, warnings) == ("y", "z", [])
+    assert (a, b, warnings) == (
+        "y",
+        "z",
+        ["`model_a` appears 2 times in the link: using the last, `y`."],
+    )
     (a, _), warnings = pair_from_query({"model_a": "é" * (MAX_PAIR_CHARS + 1)})
     assert len(a) == MAX_PAIR_CHARS and "the first 200 are used" in warnings[0]

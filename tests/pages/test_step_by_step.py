@@ -68,8 +68,8 @@ def test_dimension_table_has_the_live_sizes():
         "Output": "6 × 5",
     }
     summary = next(md.value for md in at.markdown if md.value.startswith("| concept |"))
-    assert "| Query weights | $W_Q$ | $d_{model} \\times d_k$ | 10 × 3 |" in summary
-    assert "| Attention output | $\\mathrm{Output} = AV$ | $n \\times d_v$ | 6 × 5 |" in summary
+    assert "| Query weights | $W_Q$ | $d_{model} \\times d_k$ = 10 × 3 |" in summary
+    assert "| Attention output | $\\mathrm{Output} = AV$ | $n \\times d_v$ = 6 × 5 |" in summary
 
 
 def test_changed_settings_change_the_numbers():
@@ -365,7 +365,7 @@ def test_an_edit_of_x_in_the_link_outlines_exactly_the_cells_that_changed(i, c, 
         D = heatmap_z(specs[f"{key}_delta"])  # how much: after - before, beside the outline
         np.testing.assert_allclose(D, new[field] - old[field], atol=1e-6, err_msg=key)
     r_, c_ = np.unravel_index(np.argmax(np.abs(new["output"] - old["output"])), r.output.shape)
-    assert md_escape(f"the largest moves are at ({r_}, {c_}) by") in text_of(at)
+    assert md_escape(f"the largest moves are at ({r_}, {c_}) = (") in text_of(at)
     assert at.query_params["edit"] == f"{i},{c},{value:g}"
     assert f"You changed X\\[{i}\\, {c}\\]" in text_of(at)
 

@@ -77,6 +77,7 @@ def test_projector_mode_shows_only_the_seed_in_the_sidebar():
 
 def test_train_draws_the_loss_the_checkpoint_slider_scaling_and_generation():
     at = click(run(PAGE, SHORT), "gpt_train")
+    assert at.button(key="gpt_train").label.startswith("Trained ✓")  # at once, not a run later
     expected = expected_run(RunChoice(steps=STEPS))
     specs = chart_specs(at)
     loss = specs["gpt_loss"]["data"]
@@ -113,8 +114,37 @@ def test_train_draws_the_loss_the_checkpoint_slider_scaling_and_generation():
     best = int(np.argmax(next_token_logits(expected.params, expected.config, ids)))
     probs = decode(chart_specs(at)["gpt_next"]["data"][0]["y"])
     assert probs.tolist() == [1.0 if i == best else 0.0 for i in range(len(probs))]
+    a, b = prompt.split()[-2:]
+    assert f"after “{a} {b}” it says {a}; then, after “{b} {a}”, it says {b}" in texts(at)
     at = click(at, "gpt_sample_1")
     assert at.text_input(key="gpt_prompt_previous").value == f"{prompt} {expected.task.vocab[best]}"
+
+
+def test_the_scaling_preset_trains_both_ways_in_one_click(monkeypatch):
+    monkeypatch.setitem(page.SCALING_PRESET, "steps", STEPS)  # short: the page is tested here
+    at = click(run(PAGE), "gpt_scaling_preset")
+    assert at.selectbox(key="gpt_task").value == "sort" and at.radio(key="gpt_heads").value == 1
+    assert at.button(key="gpt_train").label.startswith("Trained ✓")
+    names = [t["name"] for t in chart_specs(at)["gpt_loss_scaling"]["data"]]
+    assert any(n.startswith("without scaling") for n in names)
+    choice = RunChoice(**page.SCALING_PRESET)
+    on, off = (train(choice.config(x), choice.make_task(), STEPS) for x in (True, False))
+    (table,) = [df.value for df in at.dataframe if "gap" in df.value.columns]
+    assert table["d_k"].tolist() == [48]
+    gap = round(float(off.eval_losses[-1] - on.eval_losses[-1]), 3)
+    assert table["gap"].tolist() == [pytest.approx(gap, abs=1e-3)]
+    assert "d_k = 48 both ways" in texts(at)
+
+
+def test_generation_stops_at_the_end_of_the_answer():
+    at = click(run(PAGE, {"gpt_task": "reverse", **SHORT}), "gpt_train")
+    at.text_input(key="gpt_prompt_reverse").set_value("1 2 3 4 5 | 5 4")
+    at.run()
+    at = click(at, "gpt_sample_10")  # asks for 10, gets the 3 digits the answer still needs
+    tokens = at.text_input(key="gpt_prompt_reverse").value.split()
+    assert len(tokens) == 11 and " ".join(tokens[:8]) == "1 2 3 4 5 | 5 4"
+    assert "**The answer is complete:** 5 digits after the bar" in texts(at)
+    assert at.button(key="gpt_sample_1").disabled and at.button(key="gpt_sample_10").disabled
 
 
 def test_a_class_opening_the_same_link_finds_the_run_trained(monkeypatch):
@@ -141,7 +171,7 @@ def test_bad_link_values_give_warnings_not_a_traceback():
     warnings = texts(at, "warning")
     assert "`gpt_layers=7` in the link is outside 1 to 2: using 2." in warnings
     assert "`gpt_dmodel=abc` in the link is not one of 12, 24, 36, 48: using 24." in warnings
-    assert "`gpt_mlp=1` in the link is not on or off: using off." in warnings
+    assert "`gpt_mlp=1` in the link is not one of on, off: using off." in warnings
     assert at.query_params["gpt_layers"] == "2" and at.query_params["gpt_task"] == "sort"
     at = run(PAGE, {"gpt_task": "text", "gpt_text": "ab"})
     assert "cannot be used" in texts(at, "warning") and not at.error

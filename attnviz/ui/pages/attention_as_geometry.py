@@ -18,6 +18,7 @@ import streamlit as st
 from attnviz.charts.dot_products import dot_product_histogram
 from attnviz.charts.geometry import geometry_figure
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts.words import figure_name, figure_text
 from attnviz.lessons.dot_products import random_pairs
 from attnviz.lessons.geometry import (
     DEFAULT_KEYS,
@@ -31,8 +32,8 @@ from attnviz.lessons.geometry import (
 from attnviz.limits import GEO_ROW_KEYS, MAX_D_K, MAX_GEO_COORD, MAX_GEO_KEYS, MIN_GEO_KEYS
 from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.matrix import CHART_CONFIG
-from attnviz.ui.sidebar import is_present
+from attnviz.ui.matrix import CHART_CONFIG, chart_words
+from attnviz.ui.sidebar import is_present, url_query
 from attnviz.ui.text import notice
 
 PAGE_PARAMS = QUERY_NAMES
@@ -54,7 +55,7 @@ def start():
     had to change, shown until the student changes something), else as last left."""
     state = st.session_state
     if URL_KEY not in state:
-        url_choice, warnings = choice_from_query(st.query_params.to_dict())
+        url_choice, warnings = choice_from_query(url_query())
         state[URL_KEY] = (url_choice, warnings)
         state[CHOICE_KEY] = url_choice
     url_choice, warnings = state[URL_KEY]
@@ -138,7 +139,8 @@ def geometry_chart(choice):
     """Draw the figure: its own sliders turn and stretch the query with no rerun."""
     fig = cached_figure(choice.keys, choice.values, choice.angle, choice.length, _text_px())
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{CHART}"})
-    st.plotly_chart(fig, key=CHART, config=config, width="stretch")
+    st.plotly_chart(fig, key=CHART, config=config, width="stretch", alt=figure_name(fig))
+    chart_words("Query, keys and weights", figure_text(fig))
 
 
 def _degrees(values):
@@ -224,7 +226,8 @@ def cached_pairs(d_k):
 def d_k_histogram(pairs):
     fig = dot_product_histogram(pairs, text_px=_text_px())
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-geo-dk"})
-    st.plotly_chart(fig, key="geo_dk_chart", config=config, width="stretch")
+    st.plotly_chart(fig, key="geo_dk_chart", config=config, width="stretch", alt=figure_name(fig))
+    chart_words("q·k of random pairs", figure_text(fig))
 
 
 def d_k_notice(pairs):

@@ -8,11 +8,12 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.charts.head_grid import head_grid
+from attnviz.charts.words import figure_name, figure_text
 from attnviz.lessons.head_rules import RULES, disagreement, rule_counts
 from attnviz.limits import MAX_GRID_CELLS
 from attnviz.ui.attention_view import show_attention
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.matrix import chart_words, dims, show_matrix
 from attnviz.ui.pages.multi_head import SEEDED
 from attnviz.ui.text import md_escape
 
@@ -47,7 +48,8 @@ def grid(mh, labels, titles):
             icon="ℹ️",
         )
     fig = head_grid(mh.attention[:fit], labels, labels, titles=titles[:fit])
-    st.plotly_chart(fig, key="mh_grid", config=CHART_CONFIG)
+    st.plotly_chart(fig, key="mh_grid", config=CHART_CONFIG, alt=figure_name(fig))
+    chart_words("Every head", figure_text(fig))
 
 
 def _counts_text(counts):

@@ -8,6 +8,7 @@ Widget keys: ``attnviz_lesson_shuffle`` (the shuffle seed) and ``attnviz_lesson_
 
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -176,4 +177,40 @@ def encoding_matrix(P):
         row_title="position p",
         col_title="dimension",
         value_name="P_pc",
+    )
+
+
+def rotary_table(exp, labels):
+    """RoPE on the sidebar's own query and key (token 0's query, token 1's key, no positions
+    added): q · k at several (m, n), the same offset n - m giving the same score."""
+    r = exp.original_off
+    j = 1 if r.n > 1 else 0
+    rot = lessons.rotary_scores(r.Q[0], r.K[j])
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "query position m": rot.pairs[:, 0],
+                "key position n": rot.pairs[:, 1],
+                "offset n − m": rot.offsets,
+                "R(m)q · R(n)k": rot.scores,
+            }
+        ),
+        hide_index=True,
+    )
+    worst = max(rot.spread_by_offset.values())
+    groups = []
+    for offset in sorted(rot.spread_by_offset, key=lambda o: (abs(o), o)):
+        at = np.flatnonzero(rot.offsets == offset)
+        where = ", ".join(f"({m}, {n})" for m, n in rot.pairs[at])
+        groups.append(f"offset {offset}: {where} all give {rot.scores[at[0]]:.4g}")
+    notice(
+        md_escape(
+            f"q = the query of {labels[0]}, k = the key of {labels[j]} (d_k = {r.d_k}; plain "
+            f"q · k = {rot.plain:.4g}). Same offset, same score: "
+            + "; ".join(groups)
+            + f". The largest difference within one offset is {worst:.1e} "
+            "(rounding): the score depends on how far apart the two tokens are, not on where "
+            "they stand."
+            + (" The last dimension (d_k is odd) is not rotated." if r.d_k % 2 else "")
+        )
     )

@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from attnviz.charts.model_grid import grid_selected_head, model_grid
+from attnviz.charts.words import figure_name, figure_text
 from attnviz.limits import MAX_MODEL_TOKENS, MAX_TEXT_CHARS
 from attnviz.model.bert import head_attention
 from attnviz.model.head_stats import PATTERNS, HeadStats, describe, head_stats, strongest_pattern
@@ -18,7 +19,7 @@ from attnviz.model.pretrained import MODEL_ID, ModelLoadError, load_pretrained
 from attnviz.ui.attention_view import show_attention
 from attnviz.ui.cache import clear_shared_caches, release_freed_memory, shared_cache
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.matrix import chart_words, dims, show_matrix
 from attnviz.ui.text import md_escape, step_header
 
 RUNS_KEPT = 6  # sentences kept per server (a page shows 3: its own and the pair compared);
@@ -78,6 +79,7 @@ def pretrained_model():
     """The model, loaded on first use per server; stops the page with the fix if it can't load."""
     slot = _MODEL_SLOT
     if slot["model"] is None:
+        failed = None
         with st.spinner(f"Loading {MODEL_ID} (once per server)…"):
             progress = st.empty()  # the download's progress bars, cleared when done
             with slot["lock"]:  # another session may be loading it: wait for that
@@ -86,13 +88,12 @@ def pretrained_model():
                         tqdm_class = progress_tqdm(progress.container())
                         slot["model"] = load_pretrained(tqdm_class=tqdm_class)
                     except ModelLoadError as exc:
-                        progress.empty()
-                        st.error(f"The real model could not be loaded. {exc}", icon="🚫")
-                        st.info(
-                            "Every other page works without it. After the fix, reload this page."
-                        )
-                        st.stop()
+                        failed = exc
             progress.empty()
+        if failed is not None:  # stopped outside the spinner, which st.stop() left spinning
+            st.error(f"The real model is not available: {failed}", icon="🚫")
+            st.info("Every other page works without it. After the fix, reload this page.")
+            st.stop()
     return slot["model"]
 
 
@@ -193,7 +194,9 @@ def grid_chart(run, labels, selected):
         on_select=_grid_clicked,  # before the rerun the click causes: the radios follow it
         selection_mode="points",
         config={"displaylogo": False, "toImageButtonOptions": {"filename": "attnviz-heads"}},
+        alt=figure_name(fig),
     )
+    chart_words("Every head", figure_text(fig))
 
 
 def _grid_clicked():
@@ -244,9 +247,16 @@ def sentence_for_model(settings):
     return text, "the sentence typed above"
 
 
+def _origin(source):
+    """Where the model's files came from, in words a student reads: the package, the
+    environment variable or the Hub, never a path on the server."""
+    where = source.split(" (")[0]
+    return "a folder on the server" if where.startswith("the folder") else where
+
+
 def reading_notes(run, model, where):
     """Which sentence the model reads and where its files come from; a warning if it was cut."""
-    st.caption(f"The model reads {where}. Its files come from {md_escape(model.source)}.")
+    st.caption(f"The model reads {where}. Its files come from {md_escape(_origin(model.source))}.")
     if run.cut:
         st.warning(
             f"The text has {run.n_pieces} word pieces; this page reads the first "
@@ -345,6 +355,23 @@ def scores_and_attention(r, labels, layer, head):
     cell_inspector(r, labels, next((c for c in clicks if c is not None), None))
 
 
+def values_and_output(r, labels, layer, head, n_heads):
+    """V = XW_V^h + b_V^h and the head's output AV, the step by step's last two steps; then
+    where the output goes in the model (concatenated with the other heads, W_O)."""
+    n = r.n
+    step_header(
+        f"Values and output of layer {layer}, head {head}",
+        r"V = XW_V^h + b_V^h, \quad \mathrm{head}_h = AV",
+        rf"V, \mathrm{{head}}_h \in \mathbb{{R}}^{{{n} \times {r.d_v}}}",
+        f"Row i of the output is the average of the value rows, weighted by row i of A. In the "
+        f"model, the {n_heads} heads' outputs ({n} × {r.d_v} each) are joined side by side "
+        f"({n} × {n_heads * r.d_v}) and multiplied by the layer's W_O, then added to X (the "
+        "residual path) and normalised.",
+    )
+    show_matrix(r.V, labels, dims(r.d_v), key="model_V", title="V", family="V")
+    show_matrix(r.output, labels, dims(r.d_v), key="model_AV", title="AV", family="O")
+
+
 def same_as_forward_pass(r, run, layer, head):
     """The head computed on its own against the whole forward pass: max |A - A_model|."""
     n = r.n
@@ -359,6 +386,6 @@ def same_as_forward_pass(r, run, layer, head):
         "learned W_Q^h, W_K^h and biases b_Q^h, b_K^h, and its input X, which carries the "
         "learned position embeddings and everything the earlier layers added. The whole "
         "forward pass (heads joined by W_O, residual sums, LayerNorm, feed-forward) matches "
-        "Hugging Face's PyTorch model to within 1e-5 on every attention map "
-        "(tests/test_pretrained.py)."
+        "Hugging Face's PyTorch model to within 1e-5 on every attention map (attnviz's own "
+        "tests check it)."
     )

@@ -15,7 +15,8 @@ import streamlit as st
 from attnviz import token_labels
 from attnviz.charts.paired_bars import paired_bars
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.limits import MAX_MODEL_TOKENS
+from attnviz.limits import MAX_MODEL_TOKENS, MAX_PAIR_CHARS
+from attnviz.links.real_model import DEFAULT_PAIR, PAIR_PARAMS, pair_from_query
 from attnviz.model.summaries import (
     align,
     head_mean,
@@ -34,24 +35,19 @@ from attnviz.ui.pages.real_model import (
     queries_and_keys,
     same_as_forward_pass,
     scores_and_attention,
+    values_and_output,
 )
-from attnviz.ui.sidebar import is_present
+from attnviz.ui.sidebar import is_present, url_query
 from attnviz.ui.text import md_escape
 
 SUMMARY_LAYER_KEY = "model_summary_layer"
 
-PAIR_PARAMS = ("model_a", "model_b")  # URL parameters: the two sentences
 PAIR_KEYS = ("model_pair_a", "model_pair_b")  # their text boxes
 PAIR_KEPT = "model.pair"  # the two sentences, kept while the page is not shown
 PAIR_URL = "model.pair_url"  # ((first, second) read from the link, its warnings)
 WORD_KEY = "model_pair_word"
 ALL_ROWS_KEY = "model_pair_all_rows"
-DEFAULT_PAIR = (
-    "The animal didn't cross the street because it was too tired.",
-    "The animal didn't cross the street because it was too wide.",
-)
 DEFAULT_WORD = "it"
-MAX_PAIR_CHARS = 200  # characters in one sentence of the pair: one line each
 RANKED_SHOWN = 8  # heads in the table of differences
 OPEN_BUTTONS = 4  # of which this many get a button that opens the head
 SIDE_BY_SIDE_N = 10  # two n x n heatmaps fit side by side, numbers readable, up to this n
@@ -129,35 +125,26 @@ def layer_summaries(run, labels):
         )
 
 
+SUMMARY_TEXT_KEY = "model_summary_text"
+SUMMARY_TEXTS = ("the sidebar's sentence", "sentence 1 of §5", "sentence 2 of §5")
+
+
+def summary_run(model, run, labels):
+    """Which sentence section 6 summarises: the sidebar's (``run``, ``labels``) or one of the
+    pair just compared in section 5 (its run cached by ``model_run``). Returns (run, labels)."""
+    choice = st.radio("Sentence to summarise", SUMMARY_TEXTS, key=SUMMARY_TEXT_KEY, horizontal=True)
+    index = SUMMARY_TEXTS.index(choice)
+    pair = st.session_state.get(PAIR_KEPT, DEFAULT_PAIR)
+    if index == 0 or not pair[index - 1].strip():
+        if index:
+            st.warning(f"Sentence {index} of §5 is empty: the sidebar's sentence is shown.")
+        return run, labels
+    st.markdown(md_escape(f"Summarised: “{pair[index - 1]}”"))
+    other = model_run(model, pair[index - 1])
+    return other, token_labels(other.tokens)
+
+
 # Two sentences, one word -------------------------------------------------------------------------
-
-
-def pair_from_query(query):
-    """((first, second), warnings) from a link's parameters (``{name: value}``).
-
-    A missing value is the classic sentence; an empty one too, with a warning; one longer
-    than MAX_PAIR_CHARS is cut there, with a warning.
-    """
-    sentences, warnings = [], []
-    for number, (name, default) in enumerate(zip(PAIR_PARAMS, DEFAULT_PAIR, strict=True), 1):
-        value = query.get(name)
-        if isinstance(value, list | tuple):
-            value = value[-1] if value else None
-        if value is None:
-            sentences.append(default)
-            continue
-        value = str(value)
-        if not value.strip():
-            warnings.append(f"{name} (sentence {number}) is empty: the classic sentence is used.")
-            value = default
-        elif len(value) > MAX_PAIR_CHARS:
-            warnings.append(
-                f"{name} (sentence {number}) has {len(value)} characters: the first "
-                f"{MAX_PAIR_CHARS} are used (the limit)."
-            )
-            value = value[:MAX_PAIR_CHARS]
-        sentences.append(value)
-    return tuple(sentences), warnings
 
 
 def _sync_pair_url(pair):
@@ -178,7 +165,7 @@ def pair_sentences():
     """
     state = st.session_state
     if PAIR_KEPT not in state:
-        pair, warnings = pair_from_query(st.query_params.to_dict())
+        pair, warnings = pair_from_query(url_query())
         state[PAIR_KEPT], state[PAIR_URL] = pair, (pair, warnings)
     for key, value in zip(PAIR_KEYS, state[PAIR_KEPT], strict=True):
         if key not in state:  # a new session, or back from another page
@@ -198,39 +185,42 @@ def pair_sentences():
 
 def _word_choice(alignment, labels_a):
     """A select box of the pieces both sentences share; returns the chosen one's position in
-    sentence 1. Starts at "it" (or the first shared word) and keeps the choice while offered."""
+    sentence 1. Starts at "it" (or the first shared word) and keeps the choice while offered;
+    when an edit takes the chosen word out of one sentence, says which word replaced it."""
     shared = [i for i, _ in alignment.shared()]
     options = [labels_a[i] for i in shared]
-    if st.session_state.get(WORD_KEY) not in options:
+    before = st.session_state.get(WORD_KEY)
+    if before not in options:
         tokens = alignment.tokens_a
         words = [i for i in shared if tokens[i] not in ("[CLS]", "[SEP]")] or shared
         default = next((i for i in shared if tokens[i] == DEFAULT_WORD), words[0])
         st.session_state[WORD_KEY] = labels_a[default]
+        if before is not None:
+            st.info(
+                f"“{md_escape(before)}” is no longer a word piece both sentences share, so "
+                f"the word compared is now “{md_escape(labels_a[default])}”.",
+                icon="🔁",
+            )
     chosen = st.selectbox(
         "The word whose attention is compared (a word piece both sentences share)",
         options,
         key=WORD_KEY,
     )
-    middle = f"{_words(alignment.middle_a)} / {_words(alignment.middle_b)}"
+    places = [a + " / " + b for a, b in _differing(alignment)]
     st.caption(
-        f"The sentences are lined up by their first {alignment.prefix} and last "
-        f"{alignment.suffix} word pieces, which they share; what lies between ({md_escape(middle)})"
-        " counts as one key. A word there cannot be compared."
+        f"The sentences are lined up word piece by word piece (Python's difflib): "
+        f"{len(shared)} pieces match; each place where they differ ("
+        + md_escape("; ".join(places))
+        + ") counts as one key. A word there cannot be compared."
     )
     return shared[options.index(chosen)]
 
 
-def _words(pieces):
-    """Word pieces as one short text: at most 6, "(nothing)" for none."""
-    text = " ".join(pieces[:6]) + (" …" if len(pieces) > 6 else "")
-    return text or "(nothing)"
-
-
-def _slot_labels(alignment, labels_a):
-    """A label for each slot of a lined-up row: the shared pieces, and "a / b" for the middle."""
-    middle = f"{_words(alignment.middle_a)} / {_words(alignment.middle_b)}"
-    start = alignment.n_a - alignment.suffix
-    return [*labels_a[: alignment.prefix], middle, *labels_a[start:]]
+def _differing(alignment):
+    """[(text of a, text of b)]: each place where the sentences differ, as short texts."""
+    return [
+        (" ".join(a) or "(nothing)", " ".join(b) or "(nothing)") for a, b in alignment.differing()
+    ]
 
 
 def _open_head(layer, head):
@@ -317,10 +307,10 @@ def compare_pair(model, first, second, layer, head):
     query = _word_choice(alignment, labels[0])
     word = f"“{md_escape(labels[0][query])}”"
     diff = pair_difference(runs[0].attention, runs[1].attention, alignment, query)
-    if alignment.prefix == alignment.n_a == alignment.n_b:
+    if alignment.identical:
         st.info("The two sentences have the same word pieces: every head reads them alike.")
         return
-    slot_labels = _slot_labels(alignment, labels[0])
+    slot_labels = alignment.slot_labels(labels[0])
     _ranking(diff, runs, labels, word)
     _shared_links(diff, runs, labels, word)
 
@@ -377,6 +367,7 @@ def chosen_head(model, run, labels):
     head_summary(run.stats, layer, head)
     queries_and_keys(r, labels, layer, head)
     scores_and_attention(r, labels, layer, head)
+    values_and_output(r, labels, layer, head, run.config.n_heads)
 
     st.header("4. The lessons' formula, with learned weights")
     st.latex(

@@ -15,7 +15,7 @@ from attnviz.lessons.spread import spread_of_edit
 from attnviz.lessons.summary import summary_rows
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
-from attnviz.settings import quoted
+from attnviz.links.readers import quoted
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
 from attnviz.ui.sidebar import is_present
@@ -205,9 +205,9 @@ def summary_view(result):
     live sizes) and meaning of every step from X to the output (``lessons.summary``). Its
     text is the lesson's own, no token in it; the formulas render as KaTeX."""
     st.subheader("Summary: the whole computation on one page")
-    lines = ["| concept | formula | shape | here | meaning |", "|---|---|---|---|---|"]
+    lines = ["| concept | formula | shape | meaning |", "|---|---|---|---|"]
     lines += [
-        f"| {row.concept} | ${row.formula}$ | ${row.symbols}$ | {row.sizes} | {row.meaning} |"
+        f"| {row.concept} | ${row.formula}$ | ${row.symbols}$ = {row.sizes} | {row.meaning} |"
         for row in summary_rows(result)
     ]
     st.markdown("\n".join(lines))

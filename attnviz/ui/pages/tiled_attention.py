@@ -11,9 +11,10 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.charts.tiled_memory import format_bytes, memory_chart
+from attnviz.charts.words import figure_name, figure_text
 from attnviz.limits import MAX_CORE_N, MAX_TILED_BLOCKS, MAX_TOKENS
 from attnviz.tiled import attention_memory, tiled_attention
-from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.matrix import chart_words, dims, show_matrix
 
 
 def block_size_input(n):
@@ -200,11 +201,9 @@ def memory_figures(n, block_size):
 def show_memory(n, block_size):
     ns, full, tiled = memory_figures(n, block_size)
     here, top = attention_memory(n, block_size), attention_memory(MAX_CORE_N, block_size)
-    st.plotly_chart(
-        memory_chart(ns, full, tiled, current_n=n, block_size=block_size),
-        key="tile_memory",
-        config={"displaylogo": False},
-    )
+    fig = memory_chart(ns, full, tiled, current_n=n, block_size=block_size)
+    st.plotly_chart(fig, key="tile_memory", config={"displaylogo": False}, alt=figure_name(fig))
+    chart_words("Memory of attention", figure_text(fig))
     st.markdown(
         f"For this sentence (n = {n}, b = {block_size}, float64): one n × n matrix takes "
         f"**{format_bytes(here.full)}**, one n × b block **{format_bytes(here.tiled)}**, "

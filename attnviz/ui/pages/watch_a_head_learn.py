@@ -41,6 +41,7 @@ from attnviz.tiny_gpt.report import checkpoint_report
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, TASKS
 from attnviz.tiny_gpt.training import BATCH_SIZE, TrainingTooSlowError
 from attnviz.ui.matrix import CHART_CONFIG
+from attnviz.ui.sidebar import url_query
 from attnviz.ui.text import md_escape
 
 PAGE_PARAMS = QUERY_NAMES
@@ -59,6 +60,12 @@ WIDGETS = {  # RunChoice field -> widget key
 }
 TEXT_KEY = "gpt_text"
 SCALED, UNSCALED = "with scaling", "without scaling"
+# One click to where scaling visibly matters: one head, so d_k = d_model = 48 (the defaults'
+# two heads of d_model 24 have d_k = 12, where the two runs barely differ); sort trains in a
+# few seconds. AUTOTRAIN holds the RunChoice to train with and without scaling.
+SCALING_PRESET = dict(task="sort", n_layers=1, n_heads=1, d_model=48, mlp=False, steps=400)
+PRESET_D_K = SCALING_PRESET["d_model"] // SCALING_PRESET["n_heads"]
+AUTOTRAIN = "gpt.autotrain"
 
 
 class Slot:
@@ -86,6 +93,17 @@ def _registry():
     return weakref.WeakValueDictionary()
 
 
+def scaling_pairs(task):
+    """[(choice, run with scaling, run without)] of every choice of ``task`` this server has
+    trained both ways, smallest d_k first (then the other sizes)."""
+    pairs = [
+        (choice, slot.runs[True], slot.runs[False])
+        for choice, slot in list(_registry().items())
+        if choice.task == task and True in slot.runs and False in slot.runs
+    ]
+    return sorted(pairs, key=lambda p: (p[1].config.d_k, p[0].n_layers, p[0].steps, p[0].seed))
+
+
 def finished_run(choice, scale=True):
     """The trained run of ``choice`` if this server has it, else None (never trains)."""
     slot = _registry().get(choice)
@@ -110,7 +128,7 @@ def choices(seed):
     """
     state = st.session_state
     if URL_KEY not in state:
-        url_choice, warnings = choice_from_query(st.query_params.to_dict(), seed)
+        url_choice, warnings = choice_from_query(url_query(), seed)
         state[URL_KEY] = (url_choice, warnings)
         state[CHOICE_KEY] = url_choice
     kept = state[CHOICE_KEY]
@@ -256,18 +274,42 @@ def trained_run(choice, scale, area):
         slot.lock.release()
 
 
+def _scaling_preset(seed):
+    """The preset's callback: its sizes in the widgets, and both runs to train."""
+    state = st.session_state
+    for field, value in SCALING_PRESET.items():
+        state[WIDGETS[field]] = value
+    state[AUTOTRAIN] = RunChoice(seed=seed, **SCALING_PRESET)
+
+
+def autotrain(choice):
+    """The preset asked for ``choice`` to be trained with and without scaling."""
+    return st.session_state.get(AUTOTRAIN) == choice
+
+
 def train_button(choice):
-    """The Train button; returns the trained run (with scaling), or None if there is none yet."""
+    """The Train button, and the preset where scaling matters; returns the trained run (with
+    scaling), or None if there is none yet. The button reads "Trained ✓" as soon as the run
+    is done (the page is drawn again with it)."""
     run = finished_run(choice)
-    pressed = st.button(
+    left, right = st.columns([1, 2], vertical_alignment="center")
+    pressed = left.button(
         "Train" if run is None else "Trained ✓ (kept for this link)",
         type="primary",
         key="gpt_train",
         disabled=run is not None,
     )
+    right.button(
+        f"⚖️ Where scaling matters: sort, 1 head, d_k = {PRESET_D_K}, with and without scaling",
+        key="gpt_scaling_preset",
+        on_click=_scaling_preset,
+        args=(choice.seed,),
+        help="Sets the task and sizes, then trains the model twice: with and without √d_k.",
+    )
     area = st.empty()
-    if run is None and pressed:
-        run = trained_run(choice, True, area)
+    if run is None and (pressed or autotrain(choice)):
+        trained_run(choice, True, area)
+        st.rerun()  # drawn again from the top: the button now says "Trained ✓"
     return run
 
 

@@ -4,18 +4,29 @@ number in the prose is read from the run (``attnviz.tiny_gpt.report``); the runs
 ``attnviz.ui.pages.watch_a_head_learn``.
 """
 
+import itertools
+
 import numpy as np
 import streamlit as st
 
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.training import checkpoint_figure, loss_chart, next_token_chart
+from attnviz.charts.words import figure_name, figure_text
 from attnviz.checks import AttentionInputError
 from attnviz.limits import MAX_GPT_TEXT_CHARS
 from attnviz.tiny_gpt import forward, generate, init_params, next_token_probs
 from attnviz.tiny_gpt.report import compare_scaling, scaling_sentences
 from attnviz.tiny_gpt.training import EVAL_SIZE, SMOOTHING
-from attnviz.ui.matrix import CHART_CONFIG, show_chart
-from attnviz.ui.pages.watch_a_head_learn import SCALED, UNSCALED, finished_run, trained_run
+from attnviz.ui.matrix import CHART_CONFIG, chart_words, show_chart
+from attnviz.ui.pages.watch_a_head_learn import (
+    AUTOTRAIN,
+    SCALED,
+    UNSCALED,
+    autotrain,
+    finished_run,
+    scaling_pairs,
+    trained_run,
+)
 from attnviz.ui.text import md_escape, notice
 
 
@@ -84,7 +95,9 @@ def heads_over_training(report, run):
         fig,
         key="gpt_checkpoints",
         config=dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-gpt-heads"}),
+        alt=figure_name(fig),
     )
+    chart_words("Every head at every checkpoint", figure_text(fig))
     st.caption(
         f"{len(report.steps)} checkpoints, from step 0 (random weights) to step {run.steps}. "
         "The slider moves in your browser: nothing is recomputed. Each panel's title names the "
@@ -111,8 +124,10 @@ def scaling_comparison(choice, run, report):
             "Train the same model again with **S' = S** instead of S / √d_k: the same random "
             "start, the same batches, only the division left out."
         )
-        if not st.button("Train without scaling", key="gpt_train_unscaled"):
+        pressed = st.button("Train without scaling", key="gpt_train_unscaled")
+        if not (pressed or autotrain(choice)):
             return
+        st.session_state.pop(AUTOTRAIN, None)
         unscaled = trained_run(choice, False, area)
     show_chart(
         loss_chart(
@@ -129,6 +144,48 @@ def scaling_comparison(choice, run, report):
     )
     start, learn = scaling_sentences(compare_scaling(run, unscaled, report.ids))
     notice(f"{start} {learn}")
+    scaling_by_d_k(choice.task)
+
+
+def scaling_by_d_k(task):
+    """Every run of ``task`` this server has trained with and without scaling, by d_k: the
+    final losses and their gap, and what the gap did as d_k grew (computed, not assumed)."""
+    pairs = scaling_pairs(task)
+    rows = [
+        {
+            "d_k": on.config.d_k,
+            "layers × heads": f"{c.n_layers} × {c.n_heads}",
+            "steps": c.steps,
+            "seed": c.seed,
+            "final loss, scaled": round(float(on.eval_losses[-1]), 3),
+            "final loss, unscaled": round(float(off.eval_losses[-1]), 3),
+            "gap": round(float(off.eval_losses[-1] - on.eval_losses[-1]), 3),
+        }
+        for c, on, off in pairs
+    ]
+    st.markdown("**Every run of this task trained both ways on this server, by d_k:**")
+    st.dataframe(rows, hide_index=True)
+    gaps = {}
+    for row in rows:  # the largest gap measured at each d_k
+        gaps[row["d_k"]] = max(gaps.get(row["d_k"], -np.inf), row["gap"])
+    if len(gaps) < 2:
+        st.markdown(
+            "One d_k so far. Train this task at another d_k (d_model / heads) both ways, or "
+            "press ⚖️ at the top, and the gap at each d_k is compared here."
+        )
+        return
+    d_ks = sorted(gaps)
+    grew = all(gaps[a] < gaps[b] for a, b in itertools.pairwise(d_ks))
+    st.markdown(
+        "Largest gap (unscaled minus scaled final loss) at each d_k: "
+        + ", ".join(f"d_k = {d}: {gaps[d]:.3f}" for d in d_ks)
+        + (
+            ". In these runs the gap grows with d_k."
+            if grew
+            else ". In these runs the gap does not grow steadily with d_k: the runs differ in "
+            "more than d_k, and one run per setting is one draw."
+        )
+    )
 
 
 # Generation ------------------------------------------------------------------------------------
@@ -148,6 +205,11 @@ def _sample(choice, run, n, temperature, top_k):
         return  # the page says what is wrong with the prompt
     if len(ids) == 0:
         return
+    end = task.answer_end(ids)
+    if end is not None:  # stop at the end of the answer: nothing after it was trained
+        n = min(n, end - len(ids))
+        if n <= 0:
+            return
     draws = state.get("gpt.draws", 0)  # each press draws anew, reproducibly within a session
     state["gpt.draws"] = draws + 1
     out = generate(run.params, run.config, ids, n, temperature, top_k, seed=[choice.seed, draws])
@@ -215,6 +277,28 @@ def generation(choice, run):
         f"Most probable next token: **{md_escape(labels[best])}** (p = {probs[best]:.3f}), with "
         f"temperature {temperature:g} and top-k {top_k}.{cut}"
     )
+    end = task.answer_end(ids)
+    done = end is not None and len(ids) >= end
+    if done:
+        st.markdown(
+            f"**The answer is complete:** {task.k} digits after the bar, as in every training "
+            "sequence. The model was never trained on what would come after"
+            + (
+                f" (the prompt has {len(ids) - end} token{'s' * (len(ids) - end > 1)} past "
+                "the end: outside what was trained)"
+                if len(ids) > end
+                else ""
+            )
+            + ", so sampling stops here. Reset the prompt for another example."
+        )
+    if task.name == "previous" and len(ids) >= 2:
+        a, b = (md_escape(task.label(int(i))) for i in ids[-2:])
+        st.markdown(
+            "Once the task is learned, the output alternates: the model says the token "
+            f"*before* the current one, so after “{a} {b}” it says {a}; then, after “{b} {a}”, "
+            f"it says {b}, and so on: each token it writes makes the one before it the next "
+            "answer."
+        )
     b1, b2, b3 = st.columns(3)
     for col, n in ((b1, 1), (b2, 10)):
         col.button(
@@ -222,6 +306,7 @@ def generation(choice, run):
             key=f"gpt_sample_{n}",
             on_click=_sample,
             args=(choice, run, n, temperature, top_k),
+            disabled=done,
         )
     b3.button("Reset the prompt", key="gpt_reset", on_click=_reset_prompt, args=(choice, task))
     if "gpt.sampled" in state:

@@ -29,12 +29,12 @@ from attnviz.files.own_numbers import (
 )
 from attnviz.inputs import generated_tokens, tokenize
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS, MAX_TEXT_CHARS
+from attnviz.links.own_numbers import FIELDS, matrices_query, texts_from_query
 from attnviz.masking import causal_mask
 from attnviz.ui.frame import cached_example
-from attnviz.ui.sidebar import SETTINGS_KEY
+from attnviz.ui.sidebar import SETTINGS_KEY, url_query
 from attnviz.ui.text import md_escape
 
-FIELDS = (*NAMES, "labels")  # the text boxes, and the URL parameters of this page
 TEXTS_KEY = "attnviz.own_texts"  # {field: text} as last typed
 MESSAGE_KEY = "attnviz.own_message"  # (kind, text) to show once, from a button or an upload
 WIDGET = "attnviz_own_"
@@ -48,17 +48,6 @@ SHAPES = {
 
 def _exercise_texts():
     return {name: format_matrix(M) for name, M in EXERCISE.items()} | {"labels": EXERCISE_TOKENS}
-
-
-def _url_texts():
-    """The page's parameters from the URL, as text-box contents (rows on lines), or None."""
-    query = st.query_params.to_dict()
-    if not any(name in query for name in NAMES):
-        return None
-    # Rows on lines, as typed in a box; the entries are left as they are, so a link and a box
-    # follow one rule ("1,,0" is an empty entry in both)
-    texts = {name: query.get(name, "").replace(";", "\n") for name in NAMES}
-    return texts | {"labels": query.get("labels", "")[:MAX_TEXT_CHARS]}
 
 
 def _fill(texts, message=None):
@@ -114,7 +103,10 @@ def inputs():
     """Draw the inputs; return ({field: text} as typed now)."""
     state = st.session_state
     if TEXTS_KEY not in state:
-        state[TEXTS_KEY] = _url_texts() or _exercise_texts()
+        texts, warnings = texts_from_query(url_query())
+        for warning in warnings:
+            st.warning(warning, icon="⚠️")
+        state[TEXTS_KEY] = texts or _exercise_texts()
     for field in FIELDS:
         if WIDGET + field not in state:  # new session, or back from another page
             state[WIDGET + field] = state[TEXTS_KEY][field]
@@ -198,9 +190,7 @@ def matrices(texts):
 def sync_url(texts, found):
     """Write the page's parameters into the URL (``found`` read from ``texts``), or drop them
     and say so when they would make the link longer than MAX_OWN_URL_CHARS."""
-    query = {name: format_matrix(found[name], row_sep=";", entry_sep=",") for name in NAMES}
-    if texts["labels"].strip():
-        query["labels"] = " ".join(tokenize(texts["labels"]))
+    query = matrices_query(found, texts["labels"])
     current = st.query_params.to_dict()
     shared = {k: v for k, v in current.items() if k not in FIELDS}  # the sidebar's settings
     page = st.context.url or ""  # the address without its query, as the browser sent it

@@ -1,0 +1,120 @@
+"""The layout of a matrix heatmap: its title, axes and tick labels, and margins and a height
+estimated from the labels so that Plotly never has to grow them. No Streamlit here.
+"""
+
+import html
+import math
+
+from attnviz.charts.style import (
+    AXIS_TITLE_COLOUR,
+    FONT_FAMILY,
+    TEXT_COLOUR,
+    TEXT_PX,
+    escape_label,
+    text_px,
+)
+
+ROW_PX = 34  # height of one row of a small heatmap, in pixels
+MAX_HEIGHT = 1000
+TITLE_PX = 30  # room for a heatmap's title above its top axis
+# Margins, in pixels, that hold the axis titles, the tick labels and the colour bar, so that
+# Plotly's automargin never has to grow them: a growing margin makes Plotly draw the whole
+# chart a second time (measured: about a third of the browser's drawing time on the step page).
+# The estimates err on the large side; where one is short, automargin still fixes the layout.
+Y_TITLE_PX = 56  # the row axis's title, its distance to the labels and the tick mark
+TOP_PX = 60  # the column axis's title and its distance to the plot (labels on one row)
+ROTATED_TOP_PX = 28  # the same above labels turned by 45 degrees
+COLOURBAR_PX = 40  # the colour bar: its gap to the plot, its bar and tick marks
+
+
+def colourbar_label_chars(bound, kind):
+    """How many characters the colour bar's longest tick label has (e.g. "−0.005", "0.2")."""
+    if kind == "probability":
+        return 3
+    if bound >= 1000:
+        return 6  # "−500k", "−1.5M"
+    if bound >= 1:
+        return len(str(int(bound))) + 3  # "−6.5", "−40"
+    return 3 + max(1, -math.floor(math.log10(bound)) + 1) if bound > 0 else 4  # "−0.005"
+
+
+def heatmap_margins(row_ticks, col_ticks, tick_size, rotated, titled, bar_chars, title_px=TITLE_PX):
+    """(l, r, t, b) pixels that hold every label of the chart (see ``text_px``)."""
+    widest = max((text_px(label, tick_size) for label in row_ticks), default=0)
+    tallest = max((text_px(label, tick_size) for label in col_ticks), default=0)
+    top = TOP_PX
+    if rotated:  # a label turned by 45 degrees rises by sin 45 of its width and height
+        top = max(TOP_PX, ROTATED_TOP_PX + math.ceil(0.71 * (tallest + tick_size)))
+    right = COLOURBAR_PX + text_px("0" * bar_chars, 12)
+    top += max(0, tick_size - TEXT_PX)  # the key axis's title grows with the text
+    return Y_TITLE_PX + widest, right, top + (title_px if titled else -TITLE_PX), 12
+
+
+def heatmap_height(n_rows, row_px=ROW_PX):
+    """A figure height (px) that gives every row room for its label, at most MAX_HEIGHT."""
+    return int(min(max(row_px * n_rows + 140, 260), MAX_HEIGHT))
+
+
+def matrix_layout(
+    shape, ticks, axis_titles, title, title_colour, *, rotate, bar_chars, text_px, legend
+):
+    """The layout: the title at the very top, the key axis on top with its labels (turned by
+    45 degrees past 6 columns unless ``rotate`` says), the query axis read downwards,
+    margins that hold every label, and room for a legend under the plot when there is one."""
+    rows_drawn, cols_drawn = shape
+    row_ticks, col_ticks = ticks
+    row_title, col_title = axis_titles
+    row_px = ROW_PX * text_px / TEXT_PX  # rows grow with the text: a number fits in its cell
+    title_px = TITLE_PX + 2 * (text_px - TEXT_PX)  # room for a larger title in projector mode
+    tick_font = dict(size=int(min(text_px, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
+    tick = dict(tickmode="array", ticks="", showgrid=False, zeroline=False, tickfont=tick_font)
+    rotated = cols_drawn > 6 if rotate is None else bool(rotate)
+    left, right, top, bottom = heatmap_margins(
+        [html.unescape(t) for t in row_ticks],
+        [html.unescape(t) for t in col_ticks],
+        tick_font["size"],
+        rotated,
+        bool(title),
+        bar_chars,
+        title_px,
+    )
+    axis_title = dict(size=max(text_px, 14), color=AXIS_TITLE_COLOUR)
+    legend_px = 2 * text_px + 12 if legend else 0  # room for the legend
+    bottom += legend_px
+    return dict(
+        # The title sits at the very top, above the key axis's labels and title (drawn on top
+        # of the plot): in the middle of the margin it would overlap a centred axis title.
+        title=dict(
+            text=escape_label(title),
+            font=dict(size=max(text_px + 4, 16), color=title_colour, weight=600),
+            x=0,
+            xanchor="left",
+            y=1,
+            yref="container",
+            yanchor="top",
+            pad=dict(t=8),
+        ),
+        height=heatmap_height(rows_drawn, row_px) + (title_px if title else 0) + legend_px,
+        margin=dict(l=left, r=right, t=top, b=bottom),
+        xaxis=dict(
+            tick,
+            title=dict(text=escape_label(col_title), font=axis_title),
+            tickvals=list(range(cols_drawn)),
+            ticktext=col_ticks,
+            side="top",
+            tickangle=-45 if rotated else 0,
+        ),
+        yaxis=dict(
+            tick,
+            title=dict(text=escape_label(row_title), font=axis_title),
+            tickvals=list(range(rows_drawn)),
+            ticktext=row_ticks,
+            autorange="reversed",
+        ),
+        legend=dict(orientation="h", x=0, y=0, yanchor="top", font=dict(size=text_px)),
+        font=dict(family=FONT_FAMILY, color=TEXT_COLOUR),  # the app's, without a template
+        hovermode="closest",
+        hoverdistance=-1,  # hover and click reach the nearest cell centre: the cell under the mouse
+        clickmode="event+select",
+        dragmode=False,
+    )

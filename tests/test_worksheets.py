@@ -1,0 +1,126 @@
+"""Worksheets as PDF, read back with pypdf: the exercise's numbers on its page, every answer
+on the key's, a class set in order with the keys at the end, the cap, and text that stays
+text in the typst source."""
+
+import io
+import re
+
+import numpy as np
+import pypdf
+import pytest
+
+from attnviz.exercises import make_exercise
+from attnviz.exercises.latex_typst import to_typst
+from attnviz.exercises.notation import shown, typst_text
+from attnviz.exercises.pdf import (
+    cheat_sheet_pdf,
+    class_seeds,
+    class_set_pdf,
+    compile_pdf,
+    worksheet_pdf,
+)
+from attnviz.exercises.worksheet import PREAMBLE, class_set_source
+from attnviz.lessons.summary import summary_rows
+from attnviz.limits import MAX_CLASS_SET, MAX_SEED
+
+
+def pages_text(pdf):
+    """The text of each page, with typst's minus sign as "-"."""
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    return [page.extract_text().replace("−", "-") for page in reader.pages]
+
+
+def numbers(text):
+    return re.findall(r"-?\d+(?:\.\d+)?", text)
+
+
+@pytest.mark.parametrize(("level", "seed", "exp_given"), [(1, 3, False), (4, 5, True)])
+def test_the_worksheet_holds_the_exercise_and_the_key_every_answer(level, seed, exp_given):
+    ex = make_exercise(level, seed, exp_given)
+    pdf = worksheet_pdf(level, seed, exp_given)
+    assert pdf.startswith(b"%PDF") and len(pdf) < 200_000
+    sheet, key = pages_text(pdf)  # the worksheet on one page, the key on the next
+    assert f"Level {level} · seed {seed}" in sheet and f"Level {level} · seed {seed}" in key
+    assert f"ex_level={level}&ex_seed={seed}" in sheet and "Answer key" in key
+    shown_numbers = numbers(sheet)
+    for M in {"1": (ex.result.X, ex.result.W_Q, ex.result.W_K)}.get(
+        str(level), (ex.result.Q, ex.result.K, ex.result.V)
+    ):
+        for x in np.asarray(M).ravel():
+            assert shown(x) in shown_numbers, shown(x)  # every given entry is printed
+    for b in ex.blanks:
+        assert b.tolerance.describe() in sheet
+        assert shown(b.expected, 4) in numbers(key), (b.key, shown(b.expected, 4))
+    if exp_given:
+        for _, value in ex.exp_table:
+            assert shown(value, 4) in numbers(sheet)
+
+
+def test_a_class_set_is_every_worksheet_then_every_key():
+    pdf = class_set_pdf(2, MAX_SEED, 2)  # seeds wrap past the largest
+    assert class_seeds(MAX_SEED - 1, 3) == [MAX_SEED - 1, MAX_SEED, 0]
+    texts = pages_text(pdf)
+    assert len(texts) == 4
+    labels = [re.search(r"Level 2 · seed (\d+)", t).group(1) for t in texts]
+    assert labels == [str(MAX_SEED), "0"] * 2
+    assert [("Answer key" in t) for t in texts] == [False, False, True, True]
+    for text, seed in zip(texts[2:], (MAX_SEED, 0), strict=True):
+        for b in make_exercise(2, seed).blanks:
+            assert shown(b.expected, 4) in numbers(text)
+
+
+def test_a_class_set_holds_one_to_the_cap():
+    exercises = [make_exercise(1, s) for s in range(MAX_CLASS_SET)]
+    assert class_set_source(exercises).count("#sheet-head(") == 2 * MAX_CLASS_SET
+    for count in (0, MAX_CLASS_SET + 1):
+        with pytest.raises(ValueError, match=f"1 to {MAX_CLASS_SET}"):
+            class_set_pdf(1, 0, count)
+    with pytest.raises(ValueError):
+        class_set_source([])
+
+
+def test_text_put_into_typst_stays_text():
+    nasty = 'a"b\\c #set page(width: 1cm) $x^2$ *bold* _it_ <lab> @ref // no comment [x] ]'
+    pdf = compile_pdf(PREAMBLE + typst_text(nasty) + typst_text(".field") + "\n")
+    (text,) = pages_text(pdf)
+    flat = " ".join(text.split())
+    assert nasty.replace("\\\\", "\\") in flat and ".field" in flat
+    assert typst_text("line\nbreak\u202e") == '#"line\\nbreak\\u{202e}";'
+
+
+def test_the_summarys_latex_becomes_typst_math_and_the_unknown_is_refused():
+    cases = {
+        r"S' = \frac{S}{\sqrt{d_k}}": "S' = (S)/(sqrt(d_(k)))",
+        r"Q = XW_Q": "Q = X W_(Q)",
+        r"A = \mathrm{softmax}(S' / 0.5 + M), \ \textstyle\sum_j A_{ij} = 1": (
+            'A = op("softmax") ( S\' \\/ 0.5 + M ) , med sum_(j) A_(i j) = 1'
+        ),
+        r"n \times d_{model}": "n times d_(m o d e l)",
+        r"S' = S \quad \text{(scaling off)}": 'S\' = S quad "(scaling off)"',
+    }
+    for latex, typst in cases.items():
+        assert to_typst(latex) == typst
+    compile_pdf(" ".join(f"$ {t} $" for t in cases.values()))  # all of them compile
+    for bad in (r"\input{x}", r"\frac{a}", "a}", "{a", r"#x", '"x"', r"\mathbb{Z}"):
+        with pytest.raises(ValueError):
+            to_typst(bad)
+
+
+def test_the_cheat_sheet_is_the_summary_on_one_page_with_the_exercises_sizes():
+    ex = make_exercise(4, 5)
+    (text,) = pages_text(cheat_sheet_pdf(4, 5))  # one page
+    flat = " ".join(text.split())
+    rows = summary_rows(ex.result)
+    assert rows[0].concept == "Input embedding" and rows[-1].concept == "Attention output"
+    for row in rows:
+        assert row.concept in flat and " ".join(row.meaning.split()) in flat
+        assert f"(here {row.sizes})" in flat
+    assert "level 4 · seed 5" in flat and "softmax" in flat
+
+
+def test_every_level_with_and_without_the_table_of_powers_compiles():
+    exercises = [make_exercise(lv, s, s % 2 == 1) for lv in range(1, 6) for s in (20, 21)]
+    reader = pypdf.PdfReader(io.BytesIO(compile_pdf(class_set_source(exercises))))
+    assert len(reader.pages) == 2 * len(exercises)  # a page each, then a key each
+    last = reader.pages[len(exercises) - 1].extract_text()
+    assert exercises[-1].label in last and exercises[-1].title in last
