@@ -47,10 +47,10 @@ def test_a_lecturer_and_three_phones(browser, server):
         lecturer.wait_for_selector("text=Answered", timeout=60_000)
         for student, k in zip(students, CHOSEN, strict=True):
             option = student.locator(f".st-key-cls_opt_{k} button")
-            option.wait_for(timeout=30_000)  # the phone's poll saw the question
+            option.wait_for(timeout=90_000)  # the phone's poll saw the question
             wait_for_run(student)
             option.tap()
-            student.wait_for_selector("text=you can change it until the reveal", timeout=30_000)
+            student.wait_for_selector("text=you can change it until the reveal", timeout=90_000)
             heights = student.locator("[data-testid=stMain] button").evaluate_all(
                 "bs => bs.filter(b => b.offsetParent).map(b => b.getBoundingClientRect().height)"
             )
@@ -63,7 +63,7 @@ def test_a_lecturer_and_three_phones(browser, server):
         counts = np.bincount(CHOSEN, minlength=len(bars(lecturer, "cls_lect_dist")))
         assert bars(lecturer, "cls_lect_dist") == counts.tolist()
         for student in students:
-            wait_for_chart(student, "cls_dist", "gd._fullData[0].y.length > 1", timeout=30_000)
+            wait_for_chart(student, "cls_dist", "gd._fullData[0].y.length > 1", timeout=90_000)
             assert bars(student, "cls_dist") == counts.tolist()
             text = student.locator("[data-testid=stMain]").inner_text()
             assert "is right" in text or "the right answer is" in text
