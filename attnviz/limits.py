@@ -9,6 +9,8 @@ Two tiers:
   the real-model page). Past them the (n, n) matrices alone would not fit in a small machine.
 """
 
+import os
+
 # What the app offers (sidebar, URL parameters, uploaded text).
 MAX_TOKENS = 512  # tokens in one sequence, n
 MAX_D_MODEL = 512  # embedding width, d_model
@@ -20,9 +22,20 @@ MIN_TEMPERATURE = 0.01  # softmax temperature range offered by the app
 MAX_TEMPERATURE = 100.0
 MAX_TEXT_CHARS = 20_000  # characters in the text box / URL `tokens`
 MAX_PAIR_CHARS = 200  # characters in one sentence of the real model's pair: one line each
-MAX_SHARED_CACHE_MB = 250  # arrays every shared cache holds in all (attnviz/ui/cache.py):
-# 10 examples at the limits, or thousands of small ones; with Streamlit itself (about 330 MB)
-# a server stays well under Community Cloud's 1 GB whatever the number of links opened
+MAX_CACHE_MB = 350  # everything attnviz keeps for every session, in all (attnviz/ui/cache.py):
+# the real model (about 91 MB of weights), its sentences, the tiny GPT's runs, every page's
+# results (an example at the limits is about 23 MB, at classroom sizes a few KB); with
+# Streamlit itself (about 160 MB) a server stays well under Community Cloud's 1 GB
+# Each cache's own bound, under MAX_CACHE_MB: (entries, MB)
+CACHE_EXAMPLES = (16, 250)  # the sidebar's examples (attnviz/ui/frame.py cached_example)
+CACHE_MODEL = (1, 120)  # the real model itself: never evicted for another cache
+CACHE_MODEL_RUNS = (6, 40)  # the real model's sentences: about 6 MB each at 128 pieces
+CACHE_GPT_RUNS = (8, 110)  # the tiny GPT's trained runs (4 choices, with and without scaling)
+CACHE_GEO_FIGURES = (16, 40)  # the geometry page's figures, every frame in (about 2 MB each)
+HEAVY_AT_ONCE = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+# heavy computations that run at once (attnviz/ui/heavy.py), one per core; the rest queue
+HEAVY_BYTES = 16_000_000  # an example whose arrays may take this much is heavy: n = 512 with
+# d_model = 512 (29 MB), not n = 512 with d_model = 8 (11 MB, about 0.3 s)
 MAX_JSON_NUMBERS = 200_000  # numbers in the step page's JSON download (about 4 MB, 0.4 s to
 # write); larger examples download as .npz (58 MB of JSON at the limits took 5 to 6 s)
 
@@ -62,7 +75,10 @@ MAX_GPT_VOCAB = 96  # different characters in that text: one row of W_E each
 GPT_D_MODELS = (12, 24, 36, 48)  # d_model offered: each divides by 1, 2, 3 and 4 heads
 MIN_GPT_STEPS = 10
 MAX_GPT_STEPS = 3000  # training steps of one run
-MAX_GPT_TRAIN_SECONDS = 20  # a run projected to take longer is refused (one run at a time)
+MAX_GPT_TRAIN_SECONDS = 20  # a run whose sizes and steps would take longer on one core is
+# refused (attnviz/tiny_gpt/training.py step_seconds: from the sizes, not the clock)
+MAX_GPT_QUEUE_SECONDS = 120  # every visitor's trainings running or queued, in all: a new run
+# past it is refused until the queue shortens (trainings run one per core, attnviz/ui/heavy.py)
 
 # Attention as geometry (pages/10_Attention_as_geometry.py): 2-D queries and keys as arrows.
 MIN_GEO_KEYS = 3  # keys (each with its value) in the page's table
@@ -74,12 +90,23 @@ GEO_LENGTHS = (0.25, 0.5, 1.0, 2.0, 4.0)  # query lengths on its second slider, 
 GEO_ROWS = 500  # random queries drawn at each d_k, each against GEO_ROW_KEYS random keys
 GEO_ROW_KEYS = 4  # so 2000 random q . k; at d_k = 512 the draw holds about 5 MB of float32
 
+# Inside a chat model (pages/12_Inside_a_chat_model.py): SmolLM2-135M-Instruct in numpy.
+MAX_CHAT_TOKENS = 64  # tokens of the prompt read; the rest is cut, with a message
+MAX_CHAT_GENERATED = 32  # tokens generated after it, one at a time through the KV cache
+MAX_CHAT_TOP_K = 1000  # the largest top-k offered (0 in a link: every token)
+MIN_CHAT_TEMPERATURE = 0.1
+MAX_CHAT_TEMPERATURE = 5.0
+
 # Work it out (pages/13_Work_it_out.py, attnviz/exercises/): exercises made for hand computation.
 EX_LEVELS = 5  # levels 1 (one score) to 5 (a full small A)
 MAX_EX_TRIES = 5000  # draws from the seed before an exercise whose every answer is easy by hand
 MAX_ANSWER_CHARS = 40  # characters of one typed answer
 MAX_ANSWER_MAGNITUDE = 1_000_000  # a typed |answer| past this is refused (every answer is < 100)
 MAX_CLASS_SET = 60  # worksheets (each its own seed) in one class-set PDF: a class of 60
+
+# A lecture deck (attnviz/links/deck.py, pages/15_Lecture_deck.py): slides in one link.
+MAX_DECK_SLIDES = 60  # a 50-minute lecture is about 20
+MAX_DECK_CHARS = 4000  # the deck= value read from a link (about 60 slides with settings)
 
 # The classroom (pages/14_Classroom.py, attnviz/classroom/): rooms that a lecturer opens and
 # students join from their phones. Every stored thing is bounded, in one store or in Redis.

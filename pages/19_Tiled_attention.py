@@ -15,30 +15,44 @@ from attnviz.ui.pages.tiled_attention import (
     show_running_output,
     show_step,
 )
+from attnviz.ui.sidebar import is_present
+from attnviz.ui.stepper import after_chart, stepper
 from attnviz.ui.text import learning_goal, random_weights_note
 
 example = page_setup("Tiled attention")
 r, labels, s = example.result, example.labels, example.settings
 n = r.n
 
-st.title("Going further: memory-efficient (tiled) attention")
-learning_goal(
-    "how attention can give exactly softmax(S')V without ever holding the n × n matrix S'."
+STEPS = (
+    "1. The online softmax",
+    "2. Step through the blocks",
+    "3. The same output as the full computation",
+    "4. Memory as n grows",
 )
-random_weights_note()
-core_n, core_bytes = largest_core_matrix()
-st.markdown(
-    "An optional, more advanced page. The n × n matrix of scores grows like n²: at "
-    f"n = {core_n} one float64 copy is {core_bytes}. Tiled attention never builds it. It "
-    "walks over the keys in **blocks of b**, and for every query row keeps only a running "
-    "maximum **m**, a running normaliser **l** and a running output **Õ**. It still does "
-    "every multiplication, so the work stays O(n² d); what it saves is memory. "
-    "FlashAttention (Dao et al., 2022) uses this online softmax (Milakov and Gimelshein, "
-    "2018; Rabe and Staats, 2021) to keep each tile in a GPU's small on-chip memory (SRAM), "
-    "so that far fewer scores are read from and written to its large, slow memory (HBM): "
-    "that is where its speed comes from. Real kernels also cut the **queries** into blocks; "
-    "this page keeps all n queries in each step, a simplification that shows the idea."
-)
+show = stepper("Tiled attention", STEPS)  # in projector mode one at a time
+
+if show(1) or not is_present():  # the title and the goal on the first screen only
+    st.title("Going further: memory-efficient (tiled) attention")
+    learning_goal(
+        "how attention can give exactly softmax(S')V without ever holding the n × n matrix S'."
+    )
+    with after_chart("intro"):
+        random_weights_note()
+        core_n, core_bytes = largest_core_matrix()
+        st.markdown(
+            "An optional, more advanced page. The n × n matrix of scores grows like n²: at "
+            f"n = {core_n} one float64 copy is {core_bytes}. Tiled attention never builds it. It "
+            "walks over the keys in **blocks of b**, and for every query row keeps only a running "
+            "maximum **m**, a running normaliser **l** and a running output **Õ**. It still does "
+            "every multiplication, so the work stays O(n² d); what it saves is memory. "
+            "FlashAttention (Dao et al., 2022) uses this online softmax (Milakov and "
+            "Gimelshein, 2018; Rabe and Staats, 2021) to keep each tile in a GPU's small on-chip "
+            "memory (SRAM), so that far fewer scores are read from and written to its large, "
+            "slow memory (HBM): that is where its speed comes from. Real kernels also cut the "
+            "**queries** into blocks; this page keeps all n queries in each step, a "
+            "simplification that shows the idea."
+        )
+
 b = block_size_input(n)
 tiled = run_tiled(r, b)
 st.caption(
@@ -47,29 +61,33 @@ st.caption(
     f"T = {s.temperature:g}."
 )
 
-st.header("The online softmax")
-seen = ["S' = QKᵀ/√d_k" if r.scale else "S' = QKᵀ (scaling off)"]
-seen += [] if s.temperature == 1 else ["divided by T"]
-seen += [] if r.mask is None else ["−∞ where masked"]
-st.markdown(
-    "For each block of keys K_b, V_b with logits S_b (the block's columns of the logits the "
-    f"softmax sees: {', '.join(seen)}), in order, starting from m = −∞, l = 0, Õ = 0:"
-)
-st.latex(ONLINE_SOFTMAX)
-st.latex(r"\mathrm{Output} = \tilde O / l = \mathrm{softmax}(S')\, V")
-st.markdown(
-    "Every earlier term was computed against an older maximum; the factor e^(m−m′) moves it to "
-    "the new one, so at the end Õ / l is exactly softmax(S') V, without S' ever existing whole."
-)
+if show(1):
+    st.header("1. The online softmax")
+    seen = ["S' = QKᵀ/√d_k" if r.scale else "S' = QKᵀ (scaling off)"]
+    seen += [] if s.temperature == 1 else ["divided by T"]
+    seen += [] if r.mask is None else ["−∞ where masked"]
+    st.markdown(
+        "For each block of keys K_b, V_b with logits S_b (the block's columns of the logits the "
+        f"softmax sees: {', '.join(seen)}), in order, starting from m = −∞, l = 0, Õ = 0:"
+    )
+    st.latex(ONLINE_SOFTMAX)
+    st.latex(r"\mathrm{Output} = \tilde O / l = \mathrm{softmax}(S')\, V")
+    st.markdown(
+        "Every earlier term was computed against an older maximum; the factor e^(m−m′) moves it to "
+        "the new one, so at the end Õ / l is exactly softmax(S') V, without S' ever existing whole."
+    )
 
-st.header("Step through the blocks")
-k = block_slider(tiled)
-show_step(tiled, k, labels)
-show_row_update(tiled, k, labels)
-show_running_output(tiled, k, labels, r.output)
+if show(2):
+    st.header("2. Step through the blocks")
+    k = block_slider(tiled)
+    show_step(tiled, k, labels)
+    show_row_update(tiled, k, labels)
+    show_running_output(tiled, k, labels, r.output)
 
-st.header("The same output as the full computation")
-same_output(tiled, r, labels)
+if show(3):
+    st.header("3. The same output as the full computation")
+    same_output(tiled, r, labels)
 
-st.header("Memory as n grows")
-show_memory(n, b)
+if show(4):
+    st.header("4. Memory as n grows")
+    show_memory(n, b)

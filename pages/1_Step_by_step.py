@@ -4,15 +4,19 @@ any cell."""
 import streamlit as st
 
 from attnviz import FORMULA
-from attnviz.charts.pipeline import pipeline_svg
 from attnviz.ui import dims, page_setup, show_matrix, spread, steps
+from attnviz.ui.cache import Lookup
+from attnviz.ui.frame import is_present
 from attnviz.ui.pages.step_by_step import (
     STEP_TITLES,
     cached_spread,
     downloads,
+    page_steps,
+    pipeline,
     settings_caption,
     steps_shown,
     summary_view,
+    unedited,
     worked_example_view,
 )
 from attnviz.ui.text import learning_goal, random_weights_note, step_header
@@ -22,28 +26,19 @@ example = page_setup(PAGE, page_params=("step", "edit"))  # step=: projector mod
 labels, s = example.labels, example.settings
 found = spread.current_spread(example.result, labels, PAGE, cached_spread(s))  # or None
 r = example.result if found is None else found.after  # every step below, with the edit
+# What the fragments and callbacks keep: the keys to these results, never the arrays
+this = Lookup(page_steps, (s, None if found is None else found.edit))
+before = Lookup(unedited, (s,))
 n, d_model, d_k, d_v = r.n, r.d_model, r.d_k, r.d_v
 
-st.title("Self-attention, step by step")
-learning_goal("compute attention from the embeddings X to the output, and read every shape.")
 show = steps_shown()  # every step, or in projector mode the one of the URL's step=
-if show(0) or show(1):  # the map of the whole computation, before its first step
-    st.image(
-        pipeline_svg(
-            n,
-            d_model,
-            d_k,
-            d_v,
-            scale=s.scale,
-            masked=r.mask is not None,
-            temperature=s.temperature,
-        ),
-        width="stretch",
-        alt="The pipeline: X to Q, K, V, to S = QKᵀ, to S', to A = softmax, to the output AV",
-    )
+if show(0) or not is_present():  # the title and the goal on the first screen only
+    st.title("Self-attention, step by step")
+    learning_goal("compute attention from the embeddings X to the output, and read every shape.")
+pipeline(r, s, show)  # the map of the whole computation, the step's box highlighted
 st.caption(settings_caption(r, s))
 if found is not None:
-    spread.banner(PAGE, found, labels)
+    spread.banner(PAGE, found, labels, before)
 
 if show(0):
     worked_example_view()
@@ -64,13 +59,13 @@ if show(1):
     X_outline = spread.outline(found, "X")
     show_matrix(r.X, labels, dims(d_model), key="X", family="X", title="X", outline=X_outline)
     spread.note(found, "X")
-    spread.edit_controls(PAGE, example.result, labels, found)
+    spread.edit_controls(PAGE, before, labels, found)
 titles = {L: STEP_TITLES[k] for k, L in ((2, "Q"), (3, "K"), (4, "V")) if show(k)}
 if titles:  # a query asks, a key advertises, a value is what is passed on
-    steps.projection_steps(r, labels, titles, found)
+    steps.projection_steps(this, titles)
 headers = {}  # S, S' and A with the cell inspector: one part of the page (a fragment)
 if show(5):
-    headers["S"] = lambda: step_header(
+    headers["S"] = (
         STEP_TITLES[5],
         r"S = QK^T, \quad S_{ij} = q_i \cdot k_j",
         rf"S \in \mathbb{{R}}^{{{n} \times {n}}}",
@@ -80,7 +75,7 @@ if show(5):
         "S, S' or A to see its arithmetic.",
     )
 if show(6):
-    headers["S_scaled"] = lambda: step_header(
+    headers["S_scaled"] = (
         STEP_TITLES[6],
         steps.scaled_latex(r),
         rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {d_k**0.5:.4g}" if r.scale else r"\text{scaling is off}",
@@ -96,7 +91,7 @@ if show(6):
     )
 notes = steps.softmax_notes(s)
 if show(7):
-    headers["A"] = lambda: step_header(
+    headers["A"] = (
         STEP_TITLES[7],
         steps.attention_latex(r),
         rf"A \in \mathbb{{R}}^{{{n} \times {n}}}",
@@ -104,7 +99,7 @@ if show(7):
         + " ".join(notes),
     )
 if headers:
-    steps.score_steps(r, labels, headers, notes, found)
+    steps.score_steps(this, headers, tuple(notes))
 if show(8):
     step_header(
         STEP_TITLES[8],
@@ -113,7 +108,7 @@ if show(8):
         "Row i of the output is an average of the rows of V (the values), weighted by row i of "
         "A: a new, context-mixed vector for token i. **Click a cell** to see the sum.",
     )
-    steps.output_step(r, labels, found)
+    steps.output_step(this)
 if show(9):
     st.header(STEP_TITLES[9])
     st.latex(FORMULA)
@@ -129,6 +124,10 @@ if show(9):
     )
 if show(10):
     st.header(STEP_TITLES[10])
-    st.dataframe(steps.dimension_table(r), hide_index=True, width="content")
+    table = steps.dimension_table(r)
+    if is_present():  # static, in the page's larger text
+        st.table(table.set_index(table.columns[0]))
+    else:
+        st.dataframe(table, hide_index=True, width="content")
     summary_view(r)
 downloads(example)

@@ -21,72 +21,91 @@ from attnviz.ui.pages.why_scale import (
     variance_plot,
     variance_table,
 )
+from attnviz.ui.sidebar import is_present
+from attnviz.ui.stepper import after_chart, stepper
 from attnviz.ui.text import learning_goal, random_weights_note
 
 example = page_setup("Why scale")
 s, labels = example.settings, example.labels
 
-st.title("Why divide by √d_k?")
-learning_goal(
-    "why the scores are divided by √d_k: without it, the softmax saturates and stops "
-    "learning as d_k grows."
+STEPS = (
+    "1. The variance of q·k grows like d_k",
+    "2. Large scores saturate the softmax",
+    "3. Scaled and unscaled attention",
+    "4. A saturated softmax stops learning",
 )
-random_weights_note()
-st.markdown(
-    "The formula divides the scores by √d_k before the softmax. The usual reason given (the "
-    "course module's too) is that *large dot products make the softmax unstable*. "
-    "*Unstable* is not the right word: computed as attnviz computes it, subtracting each "
-    "row's maximum before the exponential (the cell inspector shows that step), the softmax "
-    "never overflows, however large the scores. The real reason is **saturation**: large "
-    "scores make each row nearly one-hot, and the softmax's gradient then vanishes, so the "
-    "scores stop learning. This page runs the experiments behind that, with the sidebar's "
-    "sentence, seed and dimensions."
-)
-st.latex(r"A = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right)")
+show = stepper("Why scale", STEPS)  # in projector mode one at a time
+
+if show(1) or not is_present():  # the title and the goal on the first screen only
+    st.title("Why divide by √d_k?")
+    learning_goal(
+        "why the scores are divided by √d_k: without it, the softmax saturates and stops "
+        "learning as d_k grows."
+    )
+    with after_chart("intro"):
+        random_weights_note()
+        st.markdown(
+            "The formula divides the scores by √d_k before the softmax. The usual reason given "
+            "(the course module's too) is that *large dot products make the softmax unstable*. "
+            "*Unstable* is not the right word: computed as attnviz computes it, subtracting each "
+            "row's maximum before the exponential (the cell inspector shows that step), the "
+            "softmax never overflows, however large the scores. The real reason is **saturation**: "
+            "large scores make each row nearly one-hot, and the softmax's gradient then vanishes, "
+            "so the scores stop learning. This page runs the experiments behind that, with the "
+            "sidebar's sentence, seed and dimensions."
+        )
+        st.latex(r"A = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right)")
 
 # 1. The variance of q . k --------------------------------------------------------------------
-st.header("1. The variance of q·k grows like d_k")
-st.markdown(
-    "Take q and k with d_k independent entries, each of mean 0 and variance 1 (attnviz's "
-    "weights are drawn from N(0, 1/d_model), LeCun's fan-in initialisation, so that q and k "
-    "come out that way). Then $q \\cdot k = q_1 k_1 + \\dots + q_{d_k} k_{d_k}$ is a sum of d_k "
-    "independent terms, each of variance 1, so **Var(q·k) = d_k**: a typical score is about "
-    "√d_k in size. Dividing by √d_k brings the variance back to 1, whatever d_k is. The "
-    "chart draws random pairs and measures it."
-)
-n_samples = sample_slider()
-var = cached_dot_product_variance(s.d_k, n_samples, s.seed)
-variance_plot(var, s.d_k)
-variance_notice(var, s.d_k)
-variance_table(var)
+if show(1):
+    st.header("1. The variance of q·k grows like d_k")
+    after_chart("variance").markdown(
+        "Take q and k with d_k independent entries, each of mean 0 and variance 1 (attnviz's "
+        "weights are drawn from N(0, 1/d_model), LeCun's fan-in initialisation, so that q and k "
+        "come out that way). Then $q \\cdot k = q_1 k_1 + \\dots + q_{d_k} k_{d_k}$ is a sum of "
+        "d_k independent terms, each of variance 1, so **Var(q·k) = d_k**: a typical score is "
+        "about √d_k in size. Dividing by √d_k brings the variance back to 1, whatever d_k is. The "
+        "chart draws random pairs and measures it."
+    )
+    n_samples = sample_slider()
+    var = cached_dot_product_variance(s.d_k, n_samples, s.seed)
+    variance_plot(var, s.d_k)
+    variance_notice(var, s.d_k)
+    variance_table(var)
 
 # 2. Saturation ---------------------------------------------------------------------------------
-st.header("2. Large scores saturate the softmax")
-st.markdown(
-    "The softmax turns gaps between scores into ratios of weights: a gap of g makes one weight "
-    "e^g times the other. When the scores spread like √d_k, the largest one soon dominates its "
-    "row and the row becomes nearly **one-hot** (entropy near 0, largest weight near 1). The "
-    "charts vary d_k for your sentence (everything else as in the sidebar) and for random "
-    "q, k, with and without the division by √d_k."
-)
-pick = d_k_slider()
-curve = cached_saturation_curve(s)
-saturation_charts(curve, pick)
-saturation_notice(curve, s)
+if show(2):
+    st.header("2. Large scores saturate the softmax")
+    after_chart("saturation").markdown(
+        "The softmax turns gaps between scores into ratios of weights: a gap of g makes one weight "
+        "e^g times the other. When the scores spread like √d_k, the largest one soon dominates its "
+        "row and the row becomes nearly **one-hot** (entropy near 0, largest weight near 1). The "
+        "charts vary d_k for your sentence (everything else as in the sidebar) and for random "
+        "q, k, with and without the division by √d_k."
+    )
+    pick = d_k_slider()
+    curve = cached_saturation_curve(s)
+    saturation_charts(curve, pick)
+    saturation_notice(curve, s)
+
+if (show(3) or show(4)) and not show(2):  # one step on the screen: the d_k it shows
+    pick = d_k_slider()
 
 # 3. The two heatmaps -------------------------------------------------------------------------
-st.header(f"3. Scaled and unscaled attention at d_k = {pick}")
-scaled, unscaled = scaled_and_unscaled(s, pick)  # stops the page if they cannot be computed
-heatmaps(scaled, unscaled, labels, pick)
-heatmaps_notice(scaled, unscaled, pick)
-heatmaps_caption(s)
+if show(3):
+    st.header(f"3. Scaled and unscaled attention at d_k = {pick}")
+    scaled, unscaled = scaled_and_unscaled(s, pick)  # stops the page if they cannot be computed
+    heatmaps(scaled, unscaled, labels, pick)
+    heatmaps_notice(scaled, unscaled, pick)
+    heatmaps_caption(s)
 
 # 4. The gradient -------------------------------------------------------------------------------
-st.header("4. A saturated softmax stops learning")
-st.markdown(
-    "Training moves W_Q and W_K through the softmax's gradient, its Jacobian "
-    "J = diag(a) − a aᵀ. When a row is one-hot, a·(1 − a) is 0 for every weight and J "
-    "vanishes: the scores get no signal to change. Leaving out the division multiplies the "
-    "logits by c = √d_k; the chart multiplies the scaled logits of the heatmaps above by c."
-)
-gradient(cached_softmax_gradient(s, pick), pick)
+if show(4):
+    st.header("4. A saturated softmax stops learning")
+    after_chart("gradient").markdown(
+        "Training moves W_Q and W_K through the softmax's gradient, its Jacobian "
+        "J = diag(a) − a aᵀ. When a row is one-hot, a·(1 − a) is 0 for every weight and J "
+        "vanishes: the scores get no signal to change. Leaving out the division multiplies the "
+        "logits by c = √d_k; the chart multiplies the scaled logits of the heatmaps above by c."
+    )
+    gradient(cached_softmax_gradient(s, pick), pick)

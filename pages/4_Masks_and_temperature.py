@@ -16,49 +16,60 @@ from attnviz.ui.pages.masks_and_temperature import (
     temperature_plot,
     temperature_slider,
 )
+from attnviz.ui.sidebar import is_present
+from attnviz.ui.stepper import after_chart, stepper
 from attnviz.ui.text import learning_goal, random_weights_note
 
 example = page_setup("Masks and temperature")
 s, labels = example.settings, example.labels
 
-st.title("Masks and temperature")
-learning_goal(
-    "how a mask hides keys from a query (−∞ before the softmax) and how a temperature "
-    "sharpens or flattens each row."
-)
-random_weights_note()
-st.markdown(
-    "Both act on the logits, just before the softmax. A **mask** sets the logit of every key "
-    "a query may not see to −∞, so e^−∞ = 0 and that key gets no weight; the softmax "
-    "shares the row among the keys left. A **temperature** T divides the logits: small T "
-    "sharpens every row, large T flattens it. The temperature is a teaching knob: standard "
-    "attention has none (T = 1; the fixed 1/√d_k and the learned lengths of q and k play its "
-    "part). The temperature of a chatbot acts on its output softmax over the next token."
-)
-st.latex(
-    r"A = \mathrm{softmax}\left(\frac{S'}{T} + M\right), \qquad M_{ij} = "
-    r"\begin{cases} 0 & \text{query } i \text{ may see key } j \\ -\infty & \text{otherwise} "
-    r"\end{cases}"
-)
+STEPS = ("1. Masks: which keys a query may see", "2. Temperature: how sharp each row is")
+show = stepper("Masks and temperature", STEPS)  # in projector mode one at a time
+
+if show(1) or not is_present():  # the title, the goal and the formula on the first screen
+    st.title("Masks and temperature")
+    learning_goal(
+        "how a mask hides keys from a query (−∞ before the softmax) and how a temperature "
+        "sharpens or flattens each row."
+    )
+    with after_chart("masks_intro"):
+        random_weights_note()
+        st.markdown(
+            "Both act on the logits, just before the softmax. A **mask** sets the logit of every "
+            "key a query may not see to −∞, so e^−∞ = 0 and that key gets no weight; the softmax "
+            "shares the row among the keys left. A **temperature** T divides the logits: small T "
+            "sharpens every row, large T flattens it. The temperature is a teaching knob: standard "
+            "attention has none (T = 1; the fixed 1/√d_k and the learned lengths of q and k play "
+            "its part). The temperature of a chatbot acts on its output softmax over the next "
+            "token."
+        )
+        st.latex(
+            r"A = \mathrm{softmax}\left(\frac{S'}{T} + M\right), \qquad M_{ij} = "
+            r"\begin{cases} 0 & \text{query } i \text{ may see key } j \\ "
+            r"-\infty & \text{otherwise} \end{cases}"
+        )
 
 # 1. Masks ---------------------------------------------------------------------------------------
-st.header("1. Masks: which keys a query may see")
-mode, mask = pick_mask(s.mask, labels)  # None: no mask
-masked, effect = masked_attention(s, mask)  # and what the mask did to the unmasked rows
-mask_matrices(mask, masked, labels, selectable=mode == "custom")
-mask_notices(mode, effect, labels)
+if show(1):
+    st.header(STEPS[0])
+mode, mask = pick_mask(s.mask, labels)  # None: no mask; step 2 uses it too
+if show(1):
+    masked, effect = masked_attention(s, mask)  # and what the mask did to the unmasked rows
+    mask_matrices(mask, masked, labels, selectable=mode == "custom")
+    mask_notices(mode, effect, labels)
 
 # 2. Temperature --------------------------------------------------------------------------------
-st.header("2. Temperature: how sharp each row is")
-st.markdown(
-    "The softmax sees S' / T. Below 1, T stretches the gaps between the logits and the rows "
-    "sharpen; as **T → 0** every row goes one-hot at its largest allowed logit (the argmax). "
-    "Above 1 it shrinks the gaps; as **T → ∞** every row goes uniform over its allowed keys. "
-    "Dividing by √d_k is itself a temperature, fixed by d_k. This section uses the mask above."
-)
-T = temperature_slider(s.temperature)
-sweep = cached_temperature_sweep(s, mask)
-temperature_plot(sweep, labels, T)
-A, at_T = attention_at_temperature(s, mask, T)
-limit_matrices(sweep, A, labels, T)
-temperature_notice(at_T, len(labels), T)
+if show(2):
+    st.header(STEPS[1])
+    after_chart("temperature_intro").markdown(
+        "The softmax sees S' / T. Below 1, T stretches the gaps between the logits and the rows "
+        "sharpen; as **T → 0** every row goes one-hot at its largest allowed logit (the argmax). "
+        "Above 1 it shrinks the gaps; as **T → ∞** every row goes uniform over its allowed keys. "
+        "Dividing by √d_k is itself a temperature, fixed by d_k. This section uses the mask above."
+    )
+    T = temperature_slider(s.temperature)
+    sweep = cached_temperature_sweep(s, mask)
+    temperature_plot(sweep, labels, T)
+    A, at_T = attention_at_temperature(s, mask, T)
+    limit_matrices(sweep, A, labels, T)
+    temperature_notice(at_T, len(labels), T)

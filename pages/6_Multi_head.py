@@ -12,25 +12,38 @@ from attnviz.ui.pages.multi_head_views import (
     open_head,
     why_heads,
 )
+from attnviz.ui.sidebar import is_present
+from attnviz.ui.stepper import after_chart, stepper
 from attnviz.ui.text import learning_goal, random_weights_note
 
 example = page_setup("Multi-head")
 r, labels, s = example.result, example.labels, example.settings
 n, d_model = r.n, r.d_model
 
-st.title("Multi-head attention")
-learning_goal("why several heads run side by side, and how their outputs are joined by W_O.")
-random_weights_note()
-st.markdown(
-    "Multi-head attention runs **h** ordinary attention heads side by side, each on its own "
-    "slice of W_Q, W_K and W_V, then concatenates their outputs and projects them back to "
-    "width d_model with W_O."
+STEPS = (
+    "1. Every head, and one built by hand",
+    "2. Why several heads help",
+    "3. Concatenate, then project with W_O",
+    "4. Open one head, step by step",
 )
-st.latex(
-    r"\mathrm{head}_i = \mathrm{Attention}(XW_Q^{(i)}, XW_K^{(i)}, XW_V^{(i)}),\ "
-    r"i = 0, \dots, h-1, \quad "
-    r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_0, \dots, \mathrm{head}_{h-1})\, W_O"
-)
+show = stepper("Multi-head", STEPS)  # in projector mode one at a time
+
+if show(1) or not is_present():  # the title and the goal on the first screen only
+    st.title("Multi-head attention")
+    learning_goal("why several heads run side by side, and how their outputs are joined by W_O.")
+    with after_chart("intro"):
+        random_weights_note()
+        st.markdown(
+            "Multi-head attention runs **h** ordinary attention heads side by side, each on its "
+            "own slice of W_Q, W_K and W_V, then concatenates their outputs and projects them back "
+            "to width d_model with W_O."
+        )
+        st.latex(
+            r"\mathrm{head}_i = \mathrm{Attention}(XW_Q^{(i)}, XW_K^{(i)}, XW_V^{(i)}),\ "
+            r"i = 0, \dots, h-1, \quad "
+            r"\mathrm{MultiHead}(X) = "
+            r"\mathrm{Concat}(\mathrm{head}_0, \dots, \mathrm{head}_{h-1})\, W_O"
+        )
 cfg = head_config(s)
 h, d_k, d_v = cfg.n_heads, cfg.d_k, cfg.d_v
 st.caption(
@@ -43,22 +56,28 @@ st.caption(
     )
 )
 
-st.header(f"The {h} heads' attention matrices")
+if show(1):
+    st.header(f"The {h} heads' attention matrices")
 grid_box = st.container()
 
-st.header("Hand-build a head")
-st.markdown(
-    "Give one head a rule of your choosing: a preset (its W_Q and W_K are solved so that every "
-    "query asks for a position), or edit its W_Q and W_K yourself. Each column c of the two "
-    "tables is one term of q_i · k_j = Σ_c q_ic k_jc."
-)
-controls, view = st.columns([2, 3])
-with controls:
-    built = hand_build(example, cfg)
+# The hand-built head's controls are drawn on every step (closed after the first): a widget
+# not drawn in a run loses its value, and every step shows that head
+with st.container() if show(1) else st.expander("The hand-built head's controls"):
+    if show(1):
+        st.header("Hand-build a head")
+        st.markdown(
+            "Give one head a rule of your choosing: a preset (its W_Q and W_K are solved so that "
+            "every query asks for a position), or edit its W_Q and W_K yourself. Each column c of "
+            "the two tables is one term of q_i · k_j = Σ_c q_ic k_jc."
+        )
+    controls, view = st.columns([2, 3])
+    with controls:
+        built = hand_build(example, cfg)
 mh = run_heads(example, cfg, built)
 titles = head_titles(h, built)
-with grid_box:
-    grid(mh, labels, titles)
+if show(1):
+    with grid_box:
+        grid(mh, labels, titles)
 with view:
     show_matrix(
         mh.heads[built.head].attention,
@@ -72,7 +91,9 @@ with view:
     )
     built_head_notice(built, mh.heads[built.head].attention, labels)
 
-why_heads(mh, labels)
-
-concat_and_project(mh, labels)
-open_head(mh, labels)
+if show(2):
+    why_heads(mh, labels)
+if show(3):
+    concat_and_project(mh, labels)
+if show(4):
+    open_head(mh, labels)

@@ -17,6 +17,8 @@ from attnviz.ui.pages.real_model_summaries import (
     layer_summaries,
     summary_run,
 )
+from attnviz.ui.sidebar import is_present
+from attnviz.ui.stepper import after_chart, stepper
 from attnviz.ui.text import learning_goal
 
 settings = page_frame(  # the sidebar's toy example is not needed here
@@ -26,21 +28,31 @@ settings = page_frame(  # the sidebar's toy example is not needed here
     note="This page uses only the **sentence**: the model's sizes and weights are its own.",
 )
 
-st.title("A real model: all-MiniLM-L6-v2, head by head")
-learning_goal(
-    "that a trained model runs the very same formula, and what its learned heads attend to."
+STEPS = (
+    "1. Word pieces",
+    "2–4. One head, step by step",
+    "5. Compare two sentences",
+    "6. Each layer at a glance",
 )
-st.markdown(
-    "BERT, GPT and every Transformer since compute attention with the formula of the lessons "
-    "(the newest add to it, e.g. rotary positions applied to q and k, keys and values shared "
-    "among heads, or a window of recent tokens). "
-    "Here is a real one: **all-MiniLM-L6-v2**, a small BERT-style encoder (6 layers of 12 "
-    "heads, d_model = 384, d_k = 32 per head, 22.7 million weights learned from text). This "
-    "page runs it in numpy with the same `self_attention` the other pages use. The sidebar's "
-    "d_model, d_k, seed, mask, scaling and temperature do not apply: the model's are fixed. "
-    "What you type is read as text: a typed [CLS] becomes the pieces [, cl, ##s, ], so the "
-    "only [CLS] and [SEP] are the ones the model puts around the sentence."
-)
+show = stepper("Real model", STEPS)  # in projector mode one at a time
+
+if show(1) or not is_present():  # the title and the goal on the first screen only
+    st.title("A real model: all-MiniLM-L6-v2, head by head")
+    learning_goal(
+        "that a trained model runs the very same formula, and what its learned heads attend to."
+    )
+    with after_chart("intro"):
+        st.markdown(
+            "BERT, GPT and every Transformer since compute attention with the formula of the "
+            "lessons (the newest add to it, e.g. rotary positions applied to q and k, keys and "
+            "values shared among heads, or a window of recent tokens). Here is a real one: "
+            "**all-MiniLM-L6-v2**, a small BERT-style encoder (6 layers of 12 heads, d_model = "
+            "384, d_k = 32 per head, 22.7 million weights learned from text). This page runs it in "
+            "numpy with the same `self_attention` the other pages use. The sidebar's d_model, d_k, "
+            "seed, mask, scaling and temperature do not apply: the model's are fixed. What you "
+            "type is read as text: a typed [CLS] becomes the pieces [, cl, ##s, ], so the only "
+            "[CLS] and [SEP] are the ones the model puts around the sentence."
+        )
 text, where = sentence_for_model(settings)
 model = pretrained_model()
 if not text.strip():
@@ -49,18 +61,23 @@ if not text.strip():
 with st.spinner("Running the model on the sentence…"):  # shown past half a second
     run = model_run(model, text)
 labels = token_labels(run.tokens)
-reading_notes(run, model, where)
+if show(1) or not is_present():
+    with after_chart("notes"):
+        reading_notes(run, model, where)
 
-st.header("1. Word pieces")
-word_pieces(run)
+if show(1):
+    st.header("1. Word pieces")
+    word_pieces(run)
 
-chosen_head(model, run, labels)  # sections 2 to 5: picking a head reruns them alone
+if show(2) or show(3):  # sections 2 to 5: picking a head reruns them alone (it keeps the text)
+    chosen_head(text, parts=("head",) * show(2) + ("pair",) * show(3))
 
-st.header("6. Each layer at a glance: the heads' average and attention rollout")
-st.markdown(
-    "These weights were learned from text, not drawn at random as on the earlier pages: the "
-    "patterns come from training. Two summaries of a layer: the mean of its heads, and attention "
-    "rollout (Abnar & Zuidema, 2020), which multiplies the layers' means, with the residual "
-    "path mixed in, to follow the weights from the input word pieces up to that layer."
-)
-layer_summaries(*summary_run(model, run, labels))
+if show(4):
+    st.header("6. Each layer at a glance: the heads' average and attention rollout")
+    after_chart("layers").markdown(
+        "These weights were learned from text, not drawn at random as on the earlier pages: the "
+        "patterns come from training. Two summaries of a layer: the mean of its heads, and "
+        "attention rollout (Abnar & Zuidema, 2020), which multiplies the layers' means, with the "
+        "residual path mixed in, to follow the weights from the input word pieces up to that layer."
+    )
+    layer_summaries(*summary_run(model, run, labels))

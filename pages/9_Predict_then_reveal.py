@@ -10,28 +10,35 @@ from attnviz.ui.pages.predict_then_reveal import (
     reveal,
     score,
 )
+from attnviz.ui.sidebar import is_present
+from attnviz.ui.stepper import after_chart, stepper
 from attnviz.ui.text import learning_goal
 
 example = page_setup("Predict then reveal", icon="❓")
 
-st.title("Predict, then reveal")
-learning_goal("to predict, by reasoning, what attention does before the numbers show it.")
-st.markdown(
-    "Answer each question before you look: predicting first is how the ideas stick. Every "
-    "question is about a rule of attention (a shape, what the softmax guarantees, what a mask, "
-    "the scaling, the temperature or a shuffle does), so you can work it out from the formula "
-    "without seeing a single matrix. The answers are then read from the numbers attnviz "
-    "computes for the sidebar's settings: change the sentence, d_k, the mask or the scaling "
-    "and the questions change with them."
-)
-
 seed = question_set_ui()
 questions = cached_quiz(example.settings, seed)
+# In projector mode one question at a time: the class answers it, then the lecturer reveals
+show = stepper("Predict then reveal", tuple(f"Question {k}" for k in range(1, len(questions) + 1)))
+if show(1) or not is_present():
+    st.title("Predict, then reveal")
+    learning_goal("to predict, by reasoning, what attention does before the numbers show it.")
+    with after_chart("intro"):
+        st.markdown(
+            "Answer each question before you look: predicting first is how the ideas stick. Every "
+            "question is about a rule of attention (a shape, what the softmax guarantees, what a "
+            "mask, the scaling, the temperature or a shuffle does), so you can work it out from "
+            "the formula without seeing a single matrix. The answers are then read from the "
+            "numbers attnviz computes for the sidebar's settings: change the sentence, d_k, the "
+            "mask or the scaling and the questions change with them."
+        )
 choices = []
 for k, question in enumerate(questions, 1):
-    choice = answer_ui(k, question, example.settings, seed)  # None until answered
-    reveal(k, question, choice)
-    choices.append(choice)
+    if show(k):
+        choice = answer_ui(k, question, example.settings, seed)  # None until answered
+        reveal(k, question, choice)
+        choices.append(choice)
 
-st.divider()
-score(questions, choices)
+if not is_present():
+    st.divider()
+    score(questions, choices)

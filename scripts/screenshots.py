@@ -4,7 +4,8 @@
 as in their URLs, Home for the home page, inspector for the cell inspector, projector for the
 step page in projector mode at 1280 x 720, spread for the step page with one entry of X changed,
 token_lines for the step page's A as token lines at 1280 x 720, worksheet for Work it out's
-worksheet PDF and its key, rendered with pdftoppm).
+worksheet PDF and its key, rendered with pdftoppm, present for every page's first screen in
+projector mode at 1280 x 720, as docs/screenshots/present_<page>.png).
 
 Starts `streamlit run app.py` on a free loopback port, opens each page in headless Chromium and
 writes docs/screenshots/<page>.png (the page from the top, at most MAX_HEIGHT pixels), plus the
@@ -121,6 +122,16 @@ def main():
             print("wrote", OUT / f"{path or 'Home'}.png")
         if not wanted or "worksheet" in wanted:
             worksheet_png()
+        if not wanted or "present" in wanted:  # every page's first screen on a projector
+            page.set_viewport_size({"width": 1280, "height": 720})
+            every = ["", *(p.stem.split("_", 1)[1] for p in pages)]
+            for path in every:
+                page.goto(f"{url}/{path}?present=on")
+                page.wait_for_selector("[data-testid=stMain] h1, [data-testid=stMain] h2")
+                wait_for_app(page)
+                time.sleep(2)
+                page.screenshot(path=OUT / f"present_{path or 'Home'}.png")
+                print("wrote", OUT / f"present_{path or 'Home'}.png")
         if not wanted or "projector" in wanted:  # what a lecturer projects, at 1280 x 720
             page.set_viewport_size({"width": 1280, "height": 720})
             page.goto(f"{url}/Step_by_step?present=on&step=6")

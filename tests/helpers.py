@@ -50,6 +50,13 @@ def need_model_files():
     pytest.skip(f"{missing}: `{INSTALL_MODEL}` (tests/run.sh does it)")
 
 
+def result_of(settings):
+    """The AttentionResult that ``settings`` computes."""
+    import attnviz
+
+    return attnviz.compute(settings).result
+
+
 def decode(value):
     """A Plotly JSON array (a list, or {"dtype", "bdata", "shape"} typed buffer) as numpy."""
     if isinstance(value, dict) and "bdata" in value:

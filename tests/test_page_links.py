@@ -9,6 +9,7 @@ from attnviz.lessons.spread import Edit
 from attnviz.limits import MAX_D_K, MAX_GPT_STEPS, MAX_GPT_TEXT_CHARS, MAX_PAIR_CHARS
 from attnviz.links.edit import edit_from_query, edit_text
 from attnviz.links.geometry import DEFAULT_D_K, GeometryChoice, choice_from_query
+from attnviz.links.inside_a_chat_model import choices_from_query as chat
 from attnviz.links.own_numbers import matrices_query, texts_from_query
 from attnviz.links.real_model import DEFAULT_PAIR, PAIR_PARAMS, pair_from_query
 from attnviz.links.shared import from_query, read_present
@@ -96,6 +97,15 @@ BAD = {
         exercise, {"ex_seed": "1.5"}, lambda c: c.seed == 0, "not a whole number"
     ),
     "ex_exp: junk": (exercise, {"ex_exp": "yes"}, lambda c: not c.exp_given, "own, given"),
+    "temperature: junk": (chat, {"temperature": "hot"}, lambda c: c.temperature == 1, "a number"),
+    "temperature: 0": (chat, {"temperature": "0"}, lambda c: c.temperature == 0.1, "outside"),
+    "top_k: huge": (chat, {"top_k": HUGE}, lambda c: c.top_k == 1000, "outside 0 to 1000"),
+    "pick: unknown": (chat, {"pick": "best"}, lambda c: c.pick == "likeliest", "not one of"),
+    "generate: huge": (chat, {"generate": HUGE}, lambda c: c.generate == 32, "outside 0 to 32"),
+    "head: 12": (chat, {"head": "12"}, lambda c: c.head == 8, "outside 0 to 8"),
+    "prompt: too long": (
+        chat, {"prompt": "a" * 30_000}, lambda c: len(c.prompt) == 20_000, "characters long"
+    ),
 }  # fmt: skip
 
 

@@ -178,20 +178,26 @@ def server_port(url):
     return int(url.rsplit(":", 1)[1])
 
 
-def server_rss_mb(port):
-    """Resident memory (MB, VmRSS) of the streamlit process serving on ``port``."""
+def server_pid(port):
+    """The process id of the streamlit process serving on ``port``."""
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            if b"streamlit" in b" ".join(cmdline) and str(port).encode() in cmdline:
-                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) / 1024
         except OSError:
             continue
+        if b"streamlit" in b" ".join(cmdline) and str(port).encode() in cmdline:
+            return int(pid)
     raise RuntimeError(f"no streamlit process serving on port {port}")
+
+
+def server_rss_mb(port):
+    """Resident memory (MB, VmRSS) of the streamlit process serving on ``port``."""
+    for line in Path(f"/proc/{server_pid(port)}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for the streamlit process serving on port {port}")
 
 
 def wait_for_run(page, timeout=90_000):

@@ -18,7 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.charts.arrows import arrow, arrow_outlines, convex_hull, rounded
-from attnviz.charts.style import AXIS_TITLE_COLOUR, FAMILIES, TEXT_PX
+from attnviz.charts.style import AXIS_TITLE_COLOUR, FAMILIES, PRESENT_TEXT_PX, TEXT_PX
 
 QUERY_COLOUR = FAMILIES["Q"][2]
 KEY_COLOUR = FAMILIES["K"][2]
@@ -231,28 +231,35 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
                 constrain="domain")  # fmt: skip
     title_font = dict(size=text_px + 2, color=AXIS_TITLE_COLOUR)
     titles = (("query q and keys k", 0), ("output Σ a_j v_j", 0.44), ("weights a", 0.76))
+    # On a projector (large text) the arrows, the weights and the sliders share one screen:
+    # a shorter figure (840 px, not 1300): the plots and both sliders in its top 670 px
+    big = text_px >= PRESENT_TEXT_PX
+    height = 840 if big else int(58 * text_px + 140)  # 836 px at 12 px text
+    plots = [0.54, 1] if big else [0.5, 1]  # the three plots' height, as a share
+    slider_y = (0.43, 0.3) if big else (0.44, 0.33)
+    table = [0, 0.12] if big else [0, 0.2]
     fig = go.Figure(
         data=fixed + blocks,
         frames=frames,
         layout=dict(
-            height=int(58 * text_px + 140),  # 836 px at 12 px text, 1300 px at 20 px
+            height=height,
             # room for the toolbar above the titles, and for a weight's text right of its bar
             margin=dict(l=10, r=3 * text_px, t=36 + 2 * text_px, b=10),
             font=dict(size=text_px),
             plot_bgcolor="white",
             xaxis=dict(axis, domain=[0, 0.36], range=[-reach, reach], title="x"),
-            yaxis=dict(axis, domain=[0.5, 1], range=[-reach, reach], scaleanchor="x",
+            yaxis=dict(axis, domain=plots, range=[-reach, reach], scaleanchor="x",
                        title="y"),
             xaxis2=dict(axis, domain=[0.44, 0.66], anchor="y2", range=[-v_reach, v_reach]),
-            yaxis2=dict(axis, domain=[0.5, 1], anchor="x2", range=[-v_reach, v_reach],
+            yaxis2=dict(axis, domain=plots, anchor="x2", range=[-v_reach, v_reach],
                         scaleanchor="x2"),
             xaxis3=dict(ticks, domain=[0.76, 1], anchor="y3", range=[0, 1.12],
                         title="a = softmax(q·k / √2)", tickvals=[0, 0.5, 1], gridcolor="#eeeeee"),
-            yaxis3=dict(ticks, domain=[0.5, 1], anchor="x3", autorange="reversed",
+            yaxis3=dict(ticks, domain=plots, anchor="x3", autorange="reversed",
                         categoryorder="array", categoryarray=list(names)),
             xaxis4=dict(domain=[0, 1], anchor="y4", range=[-0.05, 7], visible=False,
                         fixedrange=True),
-            yaxis4=dict(domain=[0, 0.2], anchor="x4", range=[max(n, 4) - 0.4, -1.6],
+            yaxis4=dict(domain=table, anchor="x4", range=[max(n, 4) - 0.4, -1.6],
                         visible=False, fixedrange=True),
             shapes=[dict(type="line", xref="paper", yref="y4", x0=0, x1=1, y0=-0.5, y1=-0.5,
                          line=dict(color=GUIDE_COLOUR, width=1))],
@@ -262,8 +269,8 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
                 for text, x in titles
             ],
             sliders=[
-                _slider(angle_steps, start_angle, "query angle: ", 0.44, text_px),
-                _slider(length_steps, start_length, "query length |q| = ", 0.33, text_px),
+                _slider(angle_steps, start_angle, "query angle: ", slider_y[0], text_px),
+                _slider(length_steps, start_length, "query length |q| = ", slider_y[1], text_px),
             ],
         ),
     )  # fmt: skip

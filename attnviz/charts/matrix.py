@@ -25,14 +25,15 @@ from attnviz.charts.style import (
     OUTLINE_COLOUR,
     OUTLINE_PX,
     PROBABILITY_COLORSCALE,
+    SCREEN_WIDTH_PX,
     SIGNED_COLORSCALE,
     TEXT_PX,
     escape_label,
+    text_px,
 )
 
 MAX_CELLS_WITH_TEXT = 400  # print values on the cells when the matrix has at most this many
-MAX_COLS_WITH_TEXT = 20  # ... and at most this many columns at TEXT_PX (fewer for larger
-# text): at 32 columns the numbers of neighbouring cells ran into each other
+# (and when the widest of them fits a cell's width in pixels: see ``numbers_fit``)
 MAX_DRAWN = 96  # rows or columns drawn; a larger matrix is averaged in blocks
 MAX_SELECTABLE = 32  # click-to-inspect markers up to this many rows and columns
 MAX_LABELLED_CELLS = 32 * 32  # hover with whole labels (customdata) up to this many cells
@@ -85,7 +86,12 @@ def axis_titles(family, row_title=None, col_title=None):
     )
 
 
-def matrix_heatmap(
+def matrix_heatmap(M, row_labels, col_labels, **options):
+    """``heatmap_spec`` as a ``go.Figure`` (validated by Plotly: what tests and exports read)."""
+    return go.Figure(heatmap_spec(M, row_labels, col_labels, **options))
+
+
+def heatmap_spec(
     M,
     row_labels,
     col_labels,
@@ -102,6 +108,7 @@ def matrix_heatmap(
     mask=None,
     outline=None,
     text_px=TEXT_PX,
+    width_px=SCREEN_WIDTH_PX,
 ):
     """Heatmap of ``M`` (rows, cols), row 0 on top, one row per label.
 
@@ -125,6 +132,10 @@ def matrix_heatmap(
             legend entry; on a matrix drawn in blocks, every block holding such a cell.
         text_px: the size in pixels of the cell numbers, tick labels and axis titles
             (PRESENT_TEXT_PX in projector mode).
+        width_px: the width the chart is drawn at (PRESENT_WIDTH_PX in projector mode, a
+            share of it in a page column): cell numbers are printed only where the widest
+            fits a cell's width in pixels at ``text_px``, else the hover gives them, and a
+            title wider than the chart wraps.
         selectable: add a nearly transparent marker at every cell centre, so that a click
             reports the cell to ``st.plotly_chart(on_select="rerun")`` (heatmaps report none).
             Ignored when the matrix is larger than MAX_SELECTABLE (see ``is_selectable``).
@@ -133,8 +144,10 @@ def matrix_heatmap(
             page column turns them even for a few, or neighbours would run together.
 
     Returns:
-        go.Figure whose first trace is the heatmap: ``z`` is ``M`` as float32 (-inf as NaN), or
-        its block means when M has more than MAX_DRAWN rows or columns. When selectable, a
+        {"data": traces, "layout": layout}, plain dicts that Plotly has not validated (a page
+        draws them with ``attnviz.ui.matrix.PlainFigure``, ``matrix_heatmap`` validates them
+        into a go.Figure); the first trace is the heatmap: ``z`` is ``M`` as float32 (-inf as
+        NaN), or its block means when M has more than MAX_DRAWN rows or columns. When selectable, a
         second trace of markers carries the hover text and the clicks.
     """
     M = np.asarray(M, dtype=float)
@@ -165,19 +178,21 @@ def matrix_heatmap(
         heatmap["hoverinfo"] = "skip"  # the markers on top carry the hover
     elif customdata is not None:
         heatmap["customdata"] = customdata
-    _numbers(heatmap, M, hidden, text_px)
     masked = np.isneginf(M)
     traces = [heatmap, *_masked_layer(masked, heatmap, text_px)]
     if selectable:
         traces.append(_selection_layer(M.shape, customdata, hover))
     shapes = []
     if outline is not None:
-        shapes = _outline(outline, (n_rows, n_cols), row_spans, col_spans, reduced)
+        width = round(OUTLINE_PX * max(text_px, TEXT_PX) / TEXT_PX)  # thicker on a projector
+        shapes = _outline(outline, (n_rows, n_cols), row_spans, col_spans, reduced, width)
         if shapes:
             traces.append(
                 legend_entry(
                     "changed by your edit",
-                    dict(size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line_width=2),
+                    dict(
+                        size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line=dict(width=2)
+                    ),
                 )
             )
     layout = matrix_layout(
@@ -190,9 +205,13 @@ def matrix_heatmap(
         bar_chars=colourbar_label_chars(bound, kind),
         text_px=text_px,
         legend=masked.any() or bool(shapes),
+        width_px=width_px,
     )
+    margin = layout["margin"]
+    cell_px = (width_px - margin["l"] - margin["r"]) / M.shape[1] - 2  # less the cells' gap
+    _numbers(heatmap, M, hidden, text_px, cell_px)
     layout["shapes"] = shapes
-    return go.Figure(data=traces, layout=layout)  # one validation of the whole figure: fast
+    return dict(data=traces, layout=layout)
 
 
 def _hover(M, values, hidden, row_labels, col_labels, names, reduced):
@@ -256,15 +275,24 @@ def _cells(M, kind, value_range, hover, text_px):
     return heatmap, bound
 
 
-def _numbers(heatmap, M, hidden, text_px):
+def numbers_fit(cells, cell_px, size):
+    """Whether every text of ``cells`` (rows of strings) fits a cell ``cell_px`` wide at font
+    ``size`` (measured with ``text_px``, which errs on the wide side)."""
+    widest = max((text_px(t, size) for row in cells for t in row if t), default=0)
+    return widest <= cell_px
+
+
+def _numbers(heatmap, M, hidden, size, cell_px):
     """Print each cell's value on it (a masked logit shows −∞, a cell hidden by the mask
-    nothing), when the matrix is small enough for the numbers to fit."""
-    if M.size <= MAX_CELLS_WITH_TEXT and M.shape[1] <= MAX_COLS_WITH_TEXT * TEXT_PX / text_px:
+    nothing), when the matrix is small and the widest number fits a cell's ``cell_px``
+    pixels at font ``size``: measured, so that neighbours never run together."""
+    if M.size <= MAX_CELLS_WITH_TEXT:
         cells = [[_format(v) for v in row] for row in M]  # a masked logit shows −∞
         if hidden is not None:
             for i, j in zip(*np.nonzero(hidden), strict=True):
                 cells[i][j] = ""  # masked by the mask given: grey, no number
-        heatmap.update(text=cells, texttemplate="%{text}", textfont=dict(size=text_px))
+        if numbers_fit(cells, cell_px, size):
+            heatmap.update(text=cells, texttemplate="%{text}", textfont=dict(size=size))
 
 
 def _masked_layer(masked, heatmap, text_px):
@@ -302,22 +330,22 @@ def _selection_layer(shape, customdata, hover):
         marker=dict(size=14, symbol="square", opacity=0.01),
         customdata=customdata.reshape(-1, 3),
         hovertemplate=hover,  # the markers carry the hover: they sit on top
-        hoverlabel=dict(bgcolor="white", bordercolor="#555", font_color="#111"),
+        hoverlabel=dict(bgcolor="white", bordercolor="#555", font=dict(color="#111")),
         showlegend=False,
         name="cells",
     )
 
 
-def _outline(outline, shape, row_spans, col_spans, reduced):
+def _outline(outline, shape, row_spans, col_spans, reduced, width=OUTLINE_PX):
     """The shapes outlining the True cells of ``outline`` (the matrix's ``shape``); on a matrix
-    drawn in blocks, every block holding such a cell."""
+    drawn in blocks, every block holding such a cell; lines ``width`` px."""
     outline = np.asarray(outline, dtype=bool)
     n_rows, n_cols = shape
     if outline.shape != (n_rows, n_cols):
         raise ValueError(f"outline must be {n_rows}x{n_cols} like the matrix")
     if reduced:
         outline = block_mean(outline.astype(float), row_spans, col_spans) > 0
-    return outline_shapes(outline)
+    return outline_shapes(outline, width)
 
 
 def legend_entry(name, marker):
@@ -346,15 +374,15 @@ def outline_path(cells):
     return "".join(parts)
 
 
-def outline_shapes(cells):
-    """Plotly shapes that outline ``cells``: a white line under a dark one, so the outline
-    shows on the darkest and the palest colours alike; [] when no cell is True."""
+def outline_shapes(cells, width=OUTLINE_PX):
+    """Plotly shapes that outline ``cells``: a white line under a dark one (``width`` px), so
+    the outline shows on the darkest and the palest colours alike; [] when no cell is True."""
     path = outline_path(cells)
     if not path:
         return []
     return [
         dict(type="path", path=path, xref="x", yref="y", line=dict(color=c, width=w))
-        for c, w in (("white", OUTLINE_PX + 2), (OUTLINE_COLOUR, OUTLINE_PX))
+        for c, w in (("white", width + 2), (OUTLINE_COLOUR, width))
     ]
 
 

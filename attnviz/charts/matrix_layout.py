@@ -8,10 +8,12 @@ import math
 from attnviz.charts.style import (
     AXIS_TITLE_COLOUR,
     FONT_FAMILY,
+    SCREEN_WIDTH_PX,
     TEXT_COLOUR,
     TEXT_PX,
     escape_label,
     text_px,
+    wrap,
 )
 
 ROW_PX = 34  # height of one row of a small heatmap, in pixels
@@ -56,11 +58,22 @@ def heatmap_height(n_rows, row_px=ROW_PX):
 
 
 def matrix_layout(
-    shape, ticks, axis_titles, title, title_colour, *, rotate, bar_chars, text_px, legend
+    shape,
+    ticks,
+    axis_titles,
+    title,
+    title_colour,
+    *,
+    rotate,
+    bar_chars,
+    text_px,
+    legend,
+    width_px=SCREEN_WIDTH_PX,
 ):
-    """The layout: the title at the very top, the key axis on top with its labels (turned by
-    45 degrees past 6 columns unless ``rotate`` says), the query axis read downwards,
-    margins that hold every label, and room for a legend under the plot when there is one."""
+    """The layout: the title at the very top (wrapped to ``width_px``, the chart's width), the
+    key axis on top with its labels (turned by 45 degrees past 6 columns unless ``rotate``
+    says), the query axis read downwards, margins that hold every label, and room for a
+    legend under the plot when there is one."""
     rows_drawn, cols_drawn = shape
     row_ticks, col_ticks = ticks
     row_title, col_title = axis_titles
@@ -78,6 +91,10 @@ def matrix_layout(
         bar_chars,
         title_px,
     )
+    title_size = max(text_px + 4, 16)
+    title = wrap(escape_label(title), title_size, width_px - 10) if title else ""
+    extra = math.ceil(title.count("<br>") * title_size * 1.3)  # a wrapped title's lines
+    title_px, top = title_px + extra, top + extra
     axis_title = dict(size=max(text_px, 14), color=AXIS_TITLE_COLOUR)
     legend_px = 2 * text_px + 12 if legend else 0  # room for the legend
     bottom += legend_px
@@ -85,14 +102,14 @@ def matrix_layout(
         # The title sits at the very top, above the key axis's labels and title (drawn on top
         # of the plot): in the middle of the margin it would overlap a centred axis title.
         title=dict(
-            text=escape_label(title),
-            font=dict(size=max(text_px + 4, 16), color=title_colour, weight=600),
+            text=title,
+            font=dict(size=title_size, color=title_colour, weight=600),
             x=0,
             xanchor="left",
             y=1,
             yref="container",
             yanchor="top",
-            pad=dict(t=8),
+            pad=dict(t=8 + extra),  # Plotly raises a wrapped title by its extra lines
         ),
         height=heatmap_height(rows_drawn, row_px) + (title_px if title else 0) + legend_px,
         margin=dict(l=left, r=right, t=top, b=bottom),

@@ -7,6 +7,7 @@ in the pipeline diagram and in the step headers.
 
 import html
 import math
+import re
 import unicodedata
 
 from attnviz.text import visible
@@ -18,6 +19,13 @@ PROBABILITY_COLORSCALE = "Viridis"
 MAX_LABEL_CHARS = 16  # tick labels longer than this are cut (the hover shows them whole)
 TEXT_PX = 12  # cell numbers, tick labels and axis titles, in pixels
 PRESENT_TEXT_PX = 20  # the same in projector mode: readable from the back of a room
+# The width (px) the main column gives a chart: on a projector at 1280 x 720, 1280 less
+# Streamlit's padding (80 px each side) with the sidebar collapsed; on a screen, a window 1460 px
+# wide with the sidebar open (300 px); a wider window only widens the cells. A chart in a page
+# column gets its share of it (charts.present.TextStyle.column).
+SCREEN_WIDTH_PX = 1000
+PRESENT_WIDTH_PX = 1120
+MIN_CONTRAST = 4.5  # WCAG AA for text: a chart's text paler than this on white is drawn dark
 AXIS_TITLE_COLOUR = "#262730"  # dark on white: axis titles are read, not decoration
 FONT_FAMILY = '"Source Sans", sans-serif'  # Streamlit's body font
 TEXT_COLOUR = "#31333F"  # Streamlit's body text
@@ -62,3 +70,26 @@ def text_px(text, size):
         else:  # lowercase letters, spaces, brackets (measured: "the (1)" is 3 em wide)
             em += 0.5
     return math.ceil(em * size) + 4
+
+
+def shown_text(text):
+    """What Plotly text shows: its tags dropped, its entities read."""
+    return html.unescape(re.sub(r"<[^>]+>", "", str(text)))
+
+
+def wrap(text, size, max_px):
+    """``text`` with ``<br>`` between words so that no line is wider than ``max_px`` at
+    ``size`` (see ``text_px``; a single word wider than that keeps a line of its own); the
+    breaks it has are kept. ``text`` is Plotly text: its tags and entities are not counted."""
+    lines = []
+    for line in str(text).split("<br>"):
+        current = ""
+        for word in line.split(" "):
+            candidate = f"{current} {word}" if current else word
+            if current and text_px(shown_text(candidate), size) > max_px:
+                lines.append(current)
+                current = word
+            else:
+                current = candidate
+        lines.append(current)
+    return "<br>".join(lines)

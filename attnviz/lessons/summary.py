@@ -32,6 +32,11 @@ class SummaryRow:
         """The live shape as text: "6 × 4"."""
         return " × ".join(str(x) for x in self.shape)
 
+    @property
+    def sizes_latex(self):
+        """The live shape in LaTeX: "6 \\times 4"."""
+        return r" \times ".join(str(x) for x in self.shape)
+
 
 def _bias(result, L):
     """The bias term ' + b_L' when the result's projection L has one (the real model's), else ''."""

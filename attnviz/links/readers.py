@@ -55,6 +55,19 @@ def _shown(value):
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def _in_range(name, raw, number, low, high, warnings):
+    """(``number``, or the nearest of ``low`` and ``high`` with a warning quoting ``raw``,
+    warnings)."""
+    if low <= number <= high:
+        return number, warnings
+    clamped = min(max(number, low), high)
+    warnings.append(
+        f"`{name}={quoted(raw)}` in the link is outside {_shown(low)} to {_shown(high)}: "
+        f"using {_shown(clamped)}."
+    )
+    return clamped, warnings
+
+
 def read_int(query, name, *, low, high, default):
     """(a whole number from ``low`` to ``high``, warnings); ``default`` if absent or not a
     whole number, the nearest bound if outside the range."""
@@ -69,13 +82,7 @@ def read_int(query, name, *, low, high, default):
             f"`{name}={quoted(raw)}` in the link is not a whole number: using {default}."
         )
         return default, warnings
-    if not low <= number <= high:
-        clamped = min(max(number, low), high)
-        warnings.append(
-            f"`{name}={quoted(raw)}` in the link is outside {low} to {high}: using {clamped}."
-        )
-        return clamped, warnings
-    return number, warnings
+    return _in_range(name, raw, number, low, high, warnings)
 
 
 def read_float(query, name, *, low, high, default):
@@ -94,13 +101,7 @@ def read_float(query, name, *, low, high, default):
             f"`{name}={quoted(raw)}` in the link is not a number: using {_shown(default)}."
         )
         return default, warnings
-    if not low <= number <= high:
-        clamped = float(min(max(number, low), high))
-        warnings.append(
-            f"`{name}={quoted(raw)}` in the link is outside {low:g} to {high:g}: using {clamped:g}."
-        )
-        return clamped, warnings
-    return number, warnings
+    return _in_range(name, raw, float(number), float(low), float(high), warnings)
 
 
 def read_choice(query, name, choices, default):

@@ -49,7 +49,7 @@ MAX_NAMED_UNKNOWN = 5  # unknown names quoted in the one warning about them
 STREAMLIT_QUERY_NAMES = ("embed", "embed_options")  # Streamlit's own, never ours
 # How the page is shown, not what it computes (attnviz/ui/sidebar.py reads them): projector mode,
 # and the step page's one step in it
-DISPLAY_QUERY_NAMES = ("present", "step")
+DISPLAY_QUERY_NAMES = ("present", "step", "palette")
 
 
 def settings_query(settings):
@@ -151,3 +151,12 @@ def _misspelt_names(query, known):
 def read_present(query):
     """(projector mode on?, warnings) from the link's ``present`` (on or off; default off)."""
     return read_choice(query, "present", _ON_OFF, False)
+
+
+# palette= in the link -> the palette's name (charts.palette.PALETTES)
+PALETTE_LINK = {"standard": "standard", "colourblind": "colour-blind safe"}
+
+
+def read_palette(query):
+    """(the palette's name, warnings) from the link's ``palette`` (standard or colourblind)."""
+    return read_choice(query, "palette", PALETTE_LINK, "standard")

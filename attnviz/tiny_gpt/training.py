@@ -23,10 +23,34 @@ SMOOTHING = 20  # steps in the moving mean that decides when the loss first fell
 PROJECT_AFTER = 0.5  # CPU seconds of training after which the whole run's time is projected
 
 
+# What one training step costs on one core, from the model's sizes (never from the clock, so
+# that a link is refused or accepted whatever else the server is doing): a fixed part, a part
+# per layer and head, and one per multiply-add of the forward and backward passes. Fitted on
+# 32 shapes (1-2 layers, 1-4 heads, d_model 12-48, MLP on/off, two tasks) on the shared 2-core
+# machine, 2026-12-01 (thread CPU time of 40 steps each); within about 30 % of each.
+STEP_MS = 0.8  # fixed, per step
+LAYER_MS = 0.6  # per layer
+HEAD_MS = 0.65  # per head of a layer
+MLP_MS = 0.9  # per MLP
+MS_PER_MFLOP = 0.12  # per million floating-point operations
+
+
+def step_seconds(config, batch_size=BATCH_SIZE):
+    """CPU seconds one Adam step of ``config`` costs on ``batch_size`` sequences (an estimate
+    from its sizes alone: the same on a quiet server and on a busy one)."""
+    D, T, V, L = config.d_model, config.context_length, config.vocab_size, config.n_layers
+    per_token = L * (8 * D * D + 4 * T * D + (4 * config.d_ff * D if config.mlp else 0)) + 2 * D * V
+    mflop = 3 * batch_size * T * per_token / 1e6  # the backward pass costs about twice the forward
+    ms = STEP_MS + L * (LAYER_MS + HEAD_MS * config.n_heads + MLP_MS * config.mlp)
+    return (ms + MS_PER_MFLOP * mflop) / 1000
+
+
 class TrainingTooSlowError(AttentionInputError):
     """A run that would take longer than its time limit; says how to shrink it."""
 
-    def __init__(self, seconds, steps, steps_per_second, limit):
+    def __init__(
+        self, seconds, steps, steps_per_second, limit, how="measured over its first steps"
+    ):
         self.seconds, self.steps, self.steps_per_second, self.limit = (
             seconds,
             steps,
@@ -36,7 +60,7 @@ class TrainingTooSlowError(AttentionInputError):
         fit = int(steps_per_second * limit)
         super().__init__(
             f"{steps} steps would take about {seconds:.0f} s of computing here "
-            f"({steps_per_second:.0f} steps per second, measured over its first steps); the "
+            f"({steps_per_second:.0f} steps per second, {how}); the "
             f"limit is {limit:g} s. Use about "
             f"{fit} steps or fewer, or a smaller model (fewer layers or heads, a smaller d_model, "
             "the MLP off)."

@@ -19,8 +19,7 @@ import streamlit as st
 
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.token_lines import lines_note, selected_token, token_lines
-from attnviz.charts.words import figure_name, figure_text
-from attnviz.ui.matrix import chart_words, show_matrix
+from attnviz.ui.matrix import draw_chart, show_matrix
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
@@ -85,14 +84,13 @@ def show_token_lines(A, labels, *, key, mask=None, title=""):
             "Show all lines", key=f"{key}_all", on_click=_show_all, args=(key,), width="stretch"
         )
     config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"attnviz-{key}-lines"}}
-    st.plotly_chart(
+    draw_chart(
         fig,
-        key=f"{key}_lines",
+        f"{key}_lines",
+        title="Token lines",
         on_select=functools.partial(_pick, key, n),
         selection_mode="points",
         width="content",
         config=config,
-        alt=figure_name(fig),
     )
-    chart_words("Token lines", figure_text(fig))
     st.caption(lines_note(A, mask=mask, selected=alone, text_px=text_px))

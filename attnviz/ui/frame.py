@@ -19,9 +19,10 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from attnviz.checks import AttentionInputError
-from attnviz.limits import MAX_TOKENS
+from attnviz.limits import CACHE_EXAMPLES, HEAVY_BYTES, MAX_TOKENS
 from attnviz.settings import compute
 from attnviz.ui.cache import shared_cache
+from attnviz.ui.projector import KEPT_PARAMS, page_look, present_wanted
 from attnviz.ui.sidebar import (
     PRESENT_CSS,
     SETTINGS_KEY,
@@ -39,12 +40,41 @@ HOME = ("app.py", "Home")  # (path relative to the app, label) of the entry scri
 
 # Every page, for every reader (WCAG 2.1 AA): captions dark enough to read (Streamlit's grey at
 # 60 % opacity is 3.9:1 on white; this one 7:1), and display formulas that wrap at their
-# relations and operators instead of scrolling sideways in a box that a keyboard cannot reach.
+# relations and operators instead of scrolling sideways in a box that a keyboard cannot reach;
+# on a touch screen, no Plotly toolbar over the charts' titles and tap targets 44 px tall; on
+# a phone, a wide table scrolls in its own box instead of the page.
 READABLE_CSS = """<style>
 [data-testid="stCaptionContainer"] { color: #55565f; opacity: 1; }
-.katex-display { overflow: visible !important; }
+.katex-display { overflow-x: clip !important; overflow-y: visible !important; }
 .katex-display > .katex { white-space: normal; }
+@media (hover: none) { .modebar-container { display: none !important; } }
+@media (max-width: 640px) {
+  [data-testid="stTable"], [data-testid="stMarkdownContainer"] table {
+    display: block; overflow-x: auto; max-width: 100%; }
+}
+@media (pointer: coarse) {
+  [data-testid="stRadio"] label, [data-testid="stCheckbox"] label,
+  [data-testid="stWidgetLabel"] + div label, .stButton button, .stDownloadButton button,
+  [data-testid="stPageLink-NavLink"], [data-testid="stExpander"] summary {
+    min-height: 44px; display: flex; align-items: center; }
+}
 </style>"""
+# A tap on a chart, on a touch screen: Plotly selects the point under the last hover, and a tap
+# brings no hover before its click, so the first tap on a cell would select nothing. The tap's
+# position is handed to Plotly as a hover first, and the tap opens the cell's inspector.
+TOUCH_JS = """<script>
+(() => {
+  if (window.__attnvizTouch) return;
+  window.__attnvizTouch = true;
+  document.addEventListener("touchstart", (e) => {
+    const t = e.touches[0];
+    const target = t && document.elementFromPoint(t.clientX, t.clientY);
+    if (!target || !target.closest(".js-plotly-plot")) return;
+    target.dispatchEvent(new MouseEvent("mousemove",
+      {clientX: t.clientX, clientY: t.clientY, bubbles: true, view: window}));
+  }, {capture: true, passive: true});
+})();
+</script>"""
 
 
 @functools.cache  # pages/ does not change while the server runs: parse it once
@@ -57,6 +87,12 @@ def lesson_pages():
         label = path.stem.split("_", 1)[-1].replace("_", " ")
         found.append((f"pages/{path.name}", label, " ".join(doc.split("\n\n", 1)[0].split())))
     return tuple(found)
+
+
+def page_paths():
+    """The URL path of every page ("" for Home): classic multipage mode drops the number and
+    ".py" of pages/N_Name.py."""
+    return frozenset([""] + [Path(path).stem.split("_", 1)[1] for path, _, _ in lesson_pages()])
 
 
 def page_links(query):
@@ -74,7 +110,22 @@ def page_links(query):
         return
 
 
-@shared_cache(max_entries=16)
+def example_bytes(settings):
+    """An upper bound on the bytes of ``compute(settings)``'s arrays (what it counts against
+    the cache's budget while it is computed): X and the embeddings (n, d_model), the weights,
+    Q, K, V and the output, and five (n, n) steps; float64. 29 MB at the limits (23 held)."""
+    s = settings
+    n, d_model, d_k, d_v = len(s.tokens), s.d_model, s.d_k, s.d_v
+    widths = 2 * n * d_model + d_model * (2 * d_k + d_v) + n * (2 * d_k + 2 * d_v)
+    return 8 * (widths + 5 * n * n)
+
+
+def heavy_example(settings):
+    """What computing ``settings`` is, if heavy enough to wait for a heavy slot, else None."""
+    return "a max-size example" if example_bytes(settings) >= HEAVY_BYTES else None
+
+
+@shared_cache(*CACHE_EXAMPLES, estimate=example_bytes, heavy=heavy_example)
 def cached_example(settings):
     """compute(settings), once per distinct settings per server, shared by every session.
 
@@ -98,13 +149,15 @@ def shared_settings(page, page_params=(), note=None, uses=None):
     menu = st.sidebar.container()  # on top of the sidebar; its links need this run's settings
     settings = sidebar_widgets(state[SETTINGS_KEY], page, note, uses)
     state[SETTINGS_KEY] = settings
-    sync_url(settings, page_params)
+    sync_url(settings, (*page_params, *KEPT_PARAMS))
     with menu:
         page_links(settings.to_query() | display_query())
         st.divider()
     st.html(READABLE_CSS)
+    st.html(TOUCH_JS, unsafe_allow_javascript=True)
     if is_present():
         st.html(PRESENT_CSS)
+    page_look()
     url_settings, warnings = state.get(URL_WARNINGS_KEY, (None, []))
     if warnings and settings == url_settings:
         st.warning(  # one box, however many values the link had wrong
@@ -130,7 +183,12 @@ def page_frame(title, icon="🔎", page_params=(), note=None, uses=None):
     For pages that do not use the sidebar's example (they pass a ``note`` saying which settings
     they use); the other pages call ``page_setup``.
     """
-    st.set_page_config(page_title=f"{title} · attnviz", page_icon=icon, layout="wide")
+    st.set_page_config(
+        page_title=f"{title} · attnviz",
+        page_icon=icon,
+        layout="wide",
+        initial_sidebar_state="collapsed" if present_wanted() else "auto",
+    )
     return shared_settings(title, page_params=page_params, note=note, uses=uses)
 
 

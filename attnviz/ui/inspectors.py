@@ -2,6 +2,10 @@
 
 ``cell_inspector`` for S, S' and A; ``projection_inspector`` for Q, K and V; ``output_inspector``
 for the output. The numbers come from ``attnviz.lessons.cell_arithmetic``.
+
+An inspector shows its table and formula once a cell has been picked in this session (a
+click, or a change of its selectors), not before: every rerun of a page paid for three tables
+and formulas that nobody had asked for (about a seventh of the step page's server time).
 """
 
 import numpy as np
@@ -17,15 +21,35 @@ MAX_STATIC_ROWS = 16  # an inspector's table up to this many rows is static HTML
 def numbers_table(container, table):
     """Draw a DataFrame of numbers in ``container``: up to MAX_STATIC_ROWS rows as a static
     table (cheap for the browser to show: the page updates faster), longer ones in a
-    scrolling grid. Numbers to 6 significant digits."""
+    scrolling grid. Numbers to 6 significant digits. A static table's cells are Markdown: its
+    text (the tokens) goes through ``md_escape``."""
     if len(table) <= MAX_STATIC_ROWS:
         numeric = table.select_dtypes("number").columns
+        table = table.assign(**{c: table[c].map(md_escape) for c in table.columns.drop(numeric)})
         container.table(table.style.format("{:.6g}", subset=numeric))
     else:
         container.dataframe(table, width="stretch", height=400)
 
 
-def _index_select(label, n_options, labels, key, clicked):
+PICKED = "attnviz.inspector_picked."  # + the inspector's name: True once a cell was picked
+
+
+def _mark_picked(name):
+    st.session_state[PICKED + name] = True
+
+
+def _picked(name, clicked, hint):
+    """Whether inspector ``name`` shows its arithmetic: once a cell was clicked (``clicked``)
+    or picked by its selectors in this session. Until then ``hint`` says how to pick one."""
+    if clicked is not None:
+        _mark_picked(name)
+    if st.session_state.get(PICKED + name, False):
+        return True
+    st.caption(hint)
+    return False
+
+
+def _index_select(label, n_options, labels, key, clicked, name):
     """A selectbox over 0..n_options-1 shown by label; a click or a stale value resets it.
 
     Streamlit keeps a selectbox's value as the text it shows: after the labels change, a text
@@ -40,18 +64,26 @@ def _index_select(label, n_options, labels, key, clicked):
         st.session_state[key] = shown.index(value) if value in shown else 0
     elif value >= n_options:
         st.session_state[key] = 0
-    return st.selectbox(label, range(n_options), format_func=lambda k: labels[k], key=key)
+    return st.selectbox(
+        label,
+        range(n_options),
+        format_func=lambda k: labels[k],
+        key=key,
+        on_change=_mark_picked,
+        args=(name,),
+    )
 
 
-def _pick_cell(row, col, clicked):
+def _pick_cell(row, col, clicked, name):
     """(i, j) picked by two selectboxes side by side; ``row`` and ``col`` are (label, the
-    options' labels, widget key); ``clicked`` is the (i, j) just clicked, else None."""
+    options' labels, widget key); ``clicked`` is the (i, j) just clicked, else None; ``name``
+    the inspector's."""
     picked = []
     for k, column in enumerate(st.columns(2)):
         label, options, key = (row, col)[k]
         with column:
             at = None if clicked is None else clicked[k]
-            picked.append(_index_select(label, len(options), options, key, at))
+            picked.append(_index_select(label, len(options), options, key, at, name))
     return tuple(picked)
 
 
@@ -62,7 +94,15 @@ def cell_inspector(result, labels, clicked=None):
         ("Query token i (row)", labels, "attnviz_inspect_i"),
         ("Key token j (column)", labels, "attnviz_inspect_j"),
         clicked,
+        "cell",
     )
+    if not _picked(
+        "cell",
+        clicked,
+        "Click a cell of S, S' or A, or choose a query and a key "
+        "above, to see the arithmetic behind its weight.",
+    ):
+        return
     cell = score_cell(result, i, j)
     st.markdown(
         f"Query **{md_escape(labels[i])}** (row {i}) and key **{md_escape(labels[j])}** "
@@ -127,13 +167,28 @@ def projection_inspector(result, labels, clicked=None):
     st.subheader("Projection inspector: where one number of Q, K or V comes from")
     if clicked is not None:
         st.session_state["attnviz_proj_L"] = clicked[0]
-    L = st.radio("Matrix", ["Q", "K", "V"], key="attnviz_proj_L", horizontal=True)
+    L = st.radio(
+        "Matrix",
+        ["Q", "K", "V"],
+        key="attnviz_proj_L",
+        horizontal=True,
+        on_change=_mark_picked,
+        args=("projection",),
+    )
     width = result.d_v if L == "V" else result.d_k
     i, c = _pick_cell(
         ("Token i (row)", labels, "attnviz_proj_i"),
         (f"Dimension c (column of {L})", [str(k) for k in range(width)], "attnviz_proj_c"),
         None if clicked is None else clicked[1:],
+        "projection",
     )
+    if not _picked(
+        "projection",
+        clicked,
+        "Click a cell of Q, K or V, or choose a token and a "
+        "dimension above, to see the sum behind it.",
+    ):
+        return
     cell = projection_cell(result, L, i, c)
     table = pd.DataFrame(
         {"X_id": cell.x_i, f"W_{L}[d, {c}]": cell.w_c, "product": cell.terms},
@@ -159,7 +214,15 @@ def output_inspector(result, labels, clicked=None):
         ("Query token i (row)", labels, "attnviz_out_i"),
         ("Value dimension c (column)", [str(k) for k in range(result.d_v)], "attnviz_out_c"),
         clicked,
+        "output",
     )
+    if not _picked(
+        "output",
+        clicked,
+        "Click a cell of the output, or choose a query and a "
+        "dimension above, to see the weighted sum behind it.",
+    ):
+        return
     cell = output_cell(result, i, c)
     table = pd.DataFrame(
         {"key token j": labels, "A_ij": cell.A_i, "V_jc": cell.V_c, "A_ij × V_jc": cell.terms}

@@ -4,16 +4,23 @@ No download under each chart: the step page has one export section, and Plotly's
 saves any chart as a PNG.
 """
 
+import base64
+import functools
 import hashlib
+import html
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
+from _plotly_utils.utils import plotlyjsShortTypes, to_typed_array_spec
 
-from attnviz.charts import MAX_SELECTABLE, is_selectable, matrix_heatmap, selected_cell
-from attnviz.charts.matrix import axis_titles
-from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts import MAX_SELECTABLE, is_selectable, selected_cell
+from attnviz.charts.matrix import axis_titles, heatmap_spec
+from attnviz.charts.palette import recolour
+from attnviz.charts.pipeline import pipeline_flow_html, pipeline_svg
+from attnviz.charts.present import PRESENT, SCREEN, readable
 from attnviz.charts.words import figure_name, figure_text, matrix_name, matrix_text, plain
-from attnviz.ui.sidebar import is_present
+from attnviz.ui.sidebar import is_present, palette
 
 CHART_CONFIG = {"displaylogo": False}
 
@@ -23,34 +30,119 @@ def dims(d, prefix=""):
     return [f"{prefix}{c}" for c in range(d)]
 
 
-def drawn_once(fig, *inputs):
+class PlainFigure(go.Figure):
+    """A finished figure (``plain_spec``'s dict) that ``st.plotly_chart`` draws as it is.
+
+    Streamlit reads a go.Figure through ``to_dict()`` alone, and validates a dict it is given
+    by building a go.Figure of it: Plotly's validators were about half of the step page's
+    server time (measured in docs/performance.md). This figure is never validated and hands
+    over its dict; only a page's own heatmaps (``heatmap_spec``) are drawn this way, and
+    tests/test_plain_figure.py checks that what it sends is what Plotly's validated figure
+    sends. The dict is read, never changed."""
+
+    def __init__(self, spec):  # no go.Figure.__init__: nothing is validated
+        self._plain = spec
+
+    def to_dict(self):
+        return self._plain
+
+
+@functools.cache
+def _colorscale(name):
+    """Plotly's own reading of a named colour scale (e.g. "RdBu_r" reversed), as JSON lists."""
+    return [list(stop) for stop in go.Heatmap()._get_validator("colorscale").validate_coerce(name)]
+
+
+def _without_none(value):
+    """``value`` with every None of its dicts left out, as Plotly's validated dict has them."""
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return [_without_none(v) for v in value]
+    return value
+
+
+def _typed_array(v):
+    """A numeric array as plotly.js's typed array spec ({"dtype", "bdata", "shape"}), as
+    Plotly's own ``to_typed_array_spec`` makes it (which it still makes for other dtypes)."""
+    short = plotlyjsShortTypes.get(str(v.dtype))
+    if short is None or v.size == 0:
+        return to_typed_array_spec(v)
+    typed = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(v)).decode("ascii")}
+    if v.ndim > 1:
+        typed["shape"] = str(v.shape)[1:-1]
+    return typed
+
+
+def _with_typed_arrays(value):
+    """Replace, in place, every numpy array in ``value``'s dicts and lists by ``_typed_array``
+    (Plotly's ``convert_to_base64``, without its generic array checks on every string)."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        if isinstance(item, np.ndarray) and key not in ("geojson", "layer", "layers", "range"):
+            value[key] = _typed_array(item)
+        elif isinstance(item, (dict, list)):
+            _with_typed_arrays(item)
+
+
+def plain_spec(spec):
+    """``spec`` ({"data", "layout"} of plain dicts, e.g. ``heatmap_spec``'s) as Plotly's
+    validated ``go.Figure(spec).to_dict()`` would be, with no template (the heatmaps set every
+    style they use): named colour scales spelt out, Nones and empty shapes left out, numeric
+    arrays as base64 typed arrays."""
+    spec = _without_none(spec)
+    for trace in spec["data"]:
+        if isinstance(trace.get("colorscale"), str):
+            trace["colorscale"] = _colorscale(trace["colorscale"])
+    if not spec["layout"].get("shapes", True):
+        del spec["layout"]["shapes"]
+    _with_typed_arrays(spec)
+    return spec
+
+
+def drawn_once(spec, *inputs):
     """Let Plotly draw ``fig`` once, not twice: Streamlit hands Plotly a copy of every new
     figure right after mounting it, and Plotly redraws whatever it sees as new. With no
     template (the heatmaps set every style they use; the page draws them with ``theme=None``)
     and a ``datarevision`` that changes exactly when the figure does (a digest of everything
     the figure is made from, ``inputs``), the copy is seen as what is already drawn (measured
-    in notes/browser-performance.md: the second draw of a chart from 12-21 ms to 2-4 ms)."""
-    digest = hashlib.blake2b(digest_size=8)
+    in notes/browser-performance.md: the second draw of a chart from 12-21 ms to 2-4 ms).
+    ``spec`` is a figure's dict ({"data", "layout"}), given no template."""
+    parts = []
 
     def feed(value):  # arrays by their bytes, dicts in key order, the rest by repr
         if isinstance(value, np.ndarray):
-            digest.update(f"{value.dtype}{value.shape}".encode())
-            digest.update(np.ascontiguousarray(value).tobytes())
+            parts.append(f"{value.dtype}{value.shape}".encode())
+            parts.append(np.ascontiguousarray(value).tobytes())
         elif isinstance(value, dict):
             for name in sorted(value):
-                digest.update(name.encode())
+                parts.append(name.encode())
                 feed(value[name])
         else:
-            digest.update(repr(value).encode())
+            parts.append(repr(value).encode())
 
     for value in inputs:
         feed(value)
-    fig.layout.template = None
-    fig.layout.datarevision = digest.hexdigest()
+    spec["layout"].pop("template", None)
+    spec["layout"]["datarevision"] = hashlib.blake2b(b"".join(parts), digest_size=8).hexdigest()
 
 
-def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_args):
-    """Draw ``M`` as a heatmap.
+def chart_style(share=1.0):
+    """The text size and width of a chart drawn in ``share`` of the page's width (0.5 in one
+    of two columns): ``charts.present.PRESENT`` in projector mode, else ``SCREEN``."""
+    return (PRESENT if is_present() else SCREEN).column(share)
+
+
+def projected(fig, share=1.0):
+    """``fig`` as a room reads it in projector mode (every text at least PRESENT_TEXT_PX and
+    dark, titles wrapped, cell numbers only where they fit: ``charts.present.readable``), drawn
+    in ``share`` of the page's width; unchanged otherwise."""
+    return readable(fig, chart_style(share)) if is_present() else fig
+
+
+def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, **chart_args):
+    """Draw ``M`` as a heatmap, in ``share`` of the page's width (a column's: cell numbers are
+    printed where they fit the cells' width at this size).
 
     Returns the (row, col) the user just clicked (only on the rerun that the click caused),
     else None. ``chart_args`` go to ``charts.matrix_heatmap`` (title, row_title, kind, ...).
@@ -61,28 +153,17 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
             "to pick any cell."
         )
         selectable = False
-    chart_args.setdefault("text_px", PRESENT_TEXT_PX if is_present() else TEXT_PX)
-    fig = matrix_heatmap(M, row_labels, col_labels, selectable=selectable, **chart_args)
-    drawn_once(fig, np.asarray(M), list(row_labels), list(col_labels), selectable, chart_args)
+    style = chart_style(share)
+    chart_args.setdefault("text_px", style.text_px)
+    chart_args.setdefault("width_px", style.width_px)
+    spec = heatmap_spec(M, row_labels, col_labels, selectable=selectable, **chart_args)
+    drawn_once(spec, np.asarray(M), list(row_labels), list(col_labels), selectable, chart_args)
+    fig = PlainFigure(plain_spec(spec))
     config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"attnviz-{key}"}}
     row_title, col_title = axis_titles(
         chart_args.get("family"), chart_args.get("row_title"), chart_args.get("col_title")
     )
     title = plain(chart_args.get("title", ""))
-    alt = matrix_name(title, np.shape(M), row_title, col_title)
-    if selectable:
-        event = st.plotly_chart(
-            fig,
-            key=key,
-            on_select="rerun",
-            selection_mode="points",
-            config=config,
-            theme=None,
-            alt=alt,
-        )
-    else:
-        st.plotly_chart(fig, key=key, config=config, theme=None, alt=alt)
-        event = None
     words = matrix_text(
         M,
         row_labels,
@@ -93,8 +174,19 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
         mask=chart_args.get("mask"),
         kind=chart_args.get("kind", "signed"),
     )
-    chart_words(title, words)
-    if event is None:
+    clicks = dict(on_select="rerun", selection_mode="points") if selectable else {}
+    event = draw_chart(
+        fig,
+        key,
+        share=None,  # sized by heatmap_spec for its share of the page
+        title=title,
+        alt=matrix_name(title, np.shape(M), row_title, col_title),
+        words=words,
+        config=config,
+        theme=None,
+        **clicks,
+    )
+    if not selectable:
         return None
     cell = selected_cell(event.selection)
     memory = f"attnviz.click.{key}"
@@ -103,20 +195,65 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, **chart_arg
     return cell if new else None
 
 
-def show_chart(fig, key):
-    """Draw any Plotly figure (a line or bar chart) under ``key``, with the app's toolbar."""
+def show_chart(fig, key, share=1.0):
+    """Draw any Plotly figure (a line or bar chart) under ``key``, with the app's toolbar, in
+    ``share`` of the page's width (readable on a projector: ``projected``)."""
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
-    if is_present():  # every label of the chart readable from the back of a room
-        fig.update_layout(font=dict(size=PRESENT_TEXT_PX), title_font_size=PRESENT_TEXT_PX + 4)
-    st.plotly_chart(fig, key=key, config=config, alt=figure_name(fig))
-    chart_words(plain(fig.layout.title.text or key), figure_text(fig))
+    draw_chart(fig, key, share=share, config=config)
+
+
+def draw_chart(fig, key, *, share=1.0, title=None, alt=None, words=None, **plotly_args):
+    """Put any chart on the page: readable on a projector (``projected`` in ``share`` of the
+    page's width; ``share=None`` for a figure already sized, as ``heatmap_spec``'s are), in
+    the reader's palette (``sidebar.palette``), with an accessible name (``alt``: the
+    figure's title and kind unless given) and its text alternative under it (``words``: read
+    from the figure's traces unless given), under the heading ``title``. ``plotly_args`` go
+    to ``st.plotly_chart``; returns what it returns (the selection state with ``on_select``)."""
+    if share is not None:
+        fig = projected(fig, share)
+    title = title or plain(fig.layout.title.text) or key
+    alt = alt or figure_name(fig)
+    words = words or figure_text(fig)
+    drawn = recolour(fig, palette())  # the figure itself, or its recoloured dict
+    if drawn is not fig:
+        drawn = PlainFigure(drawn)  # a validated figure's dict, recoloured: no second check
+    event = st.plotly_chart(drawn, key=key, alt=alt, **plotly_args)
+    chart_words(title, words)
+    return event
 
 
 def chart_words(title, text):
     """A chart's text alternative, under it, closed until opened: what a screen reader reads
-    and anyone can open (shown as plain text, never Markdown). Not in projector mode, where
-    the room reads the chart itself."""
+    and anyone can open (plain text, escaped: never Markdown or HTML of the user's). One
+    element (a <details>), not an expander and its text: every element costs the server time
+    on every rerun. Not in projector mode, where the room reads the chart itself."""
     if is_present():
         return
-    with st.expander(f"{title}: as text"):
-        st.text(text)
+    st.html(
+        f'<details class="attnviz-words"><summary>{html.escape(title)}: as text</summary>'
+        f'<pre style="white-space:pre-wrap">{html.escape(text)}</pre></details>'
+    )
+
+
+PIPELINE_CSS = """<style>
+.st-key-pipeline_narrow { display: none; }
+@media (max-width: 640px) {
+  .st-key-pipeline_wide { display: none; }
+  .st-key-pipeline_narrow { display: block; }
+}
+</style>"""
+
+
+def show_pipeline(n, d_model, d_k, d_v, *, scale, masked, temperature, **svg_args):
+    """The pipeline with these sizes: the wide diagram (``charts.pipeline.pipeline_svg``;
+    ``svg_args`` go to it) on a wide screen, the same boxes in a column on a phone (below
+    640 px, where the diagram's text would shrink to about 5 px)."""
+    sizes = dict(scale=scale, masked=masked, temperature=temperature)
+    with st.container(key="pipeline_wide"):
+        st.image(
+            pipeline_svg(n, d_model, d_k, d_v, **sizes, **svg_args),
+            width="stretch",
+            alt="The pipeline: X to Q, K, V, to S = QKᵀ, to S', to A = softmax, to the output AV",
+        )
+    with st.container(key="pipeline_narrow"):
+        st.html(PIPELINE_CSS + pipeline_flow_html(n, d_model, d_k, d_v, **sizes))

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import streamlit as st
 
+from attnviz.charts.palette import COLOUR_BLIND, STANDARD
 from attnviz.limits import (
     MAX_D_K,
     MAX_D_MODEL,
@@ -19,7 +20,7 @@ from attnviz.limits import (
     MAX_TOKENS,
     MIN_TEMPERATURE,
 )
-from attnviz.links.shared import from_query, read_present
+from attnviz.links.shared import PALETTE_LINK, from_query, read_palette, read_present
 from attnviz.settings import (
     EMBEDDINGS,
     MASKS,
@@ -33,6 +34,8 @@ PAGE_KEY = "attnviz.page"  # the page whose widgets hold the settings now
 WIDGET = "attnviz_"  # widget keys: WIDGET + a Settings field name, e.g. "attnviz_d_k"
 PRESENT_KEY = "attnviz.present"  # projector mode, kept across pages like the settings
 PRESENT_WIDGET = "attnviz_present"
+PALETTE_KEY = "attnviz.palette"  # the charts' palette, kept across pages like projector mode
+PALETTE_WIDGET = "attnviz_palette"
 # Projector mode: body text larger, headers too, captions and downloads out of the way. The
 # charts' own text is sized by the chart builders (charts.style.PRESENT_TEXT_PX).
 PRESENT_CSS = """<style>
@@ -54,14 +57,27 @@ def url_query():
     return {name: st.query_params.get_all(name) for name in st.query_params}
 
 
+def write_page_params(names, want):
+    """Make the URL hold a page's own parameters ``names`` as ``want`` ({name: text}): set
+    those that differ, drop those ``want`` leaves out; every other parameter stays."""
+    current = st.query_params.to_dict()
+    for name in names:
+        if name not in want and name in current:
+            del st.query_params[name]
+        elif name in want and current.get(name) != want[name]:
+            st.query_params[name] = want[name]
+
+
 def initial_settings():
     """Settings for a new session: from the URL, remembering what had to be changed; the
     projector mode from the URL too."""
     query = url_query()
     settings, warnings = from_query(query)
     present, present_warnings = read_present(query)
+    palette, palette_warnings = read_palette(query)
     st.session_state[PRESENT_KEY] = present
-    st.session_state[URL_WARNINGS_KEY] = (settings, warnings + present_warnings)
+    st.session_state[PALETTE_KEY] = palette
+    st.session_state[URL_WARNINGS_KEY] = (settings, warnings + present_warnings + palette_warnings)
     return settings
 
 
@@ -70,9 +86,18 @@ def is_present():
     return bool(st.session_state.get(PRESENT_KEY, False))
 
 
+def palette():
+    """The charts' palette: ``charts.palette.STANDARD`` or ``COLOUR_BLIND``."""
+    return st.session_state.get(PALETTE_KEY, STANDARD)
+
+
 def display_query():
-    """The URL parameters of how pages are shown: {"present": "on"} in projector mode."""
-    return {"present": "on"} if is_present() else {}
+    """The URL parameters of how pages are shown: {"present": "on"} in projector mode,
+    {"palette": "colourblind"} with the colour-blind-safe palette."""
+    query = {"present": "on"} if is_present() else {}
+    if palette() != STANDARD:
+        query["palette"] = {v: k for k, v in PALETTE_LINK.items()}[palette()]
+    return query
 
 
 def sidebar_widgets(settings, page, note, uses):
@@ -90,6 +115,8 @@ def sidebar_widgets(settings, page, note, uses):
             state[WIDGET + name] = getattr(settings, name)
     if new_page or PRESENT_WIDGET not in state:
         state[PRESENT_WIDGET] = is_present()
+    if new_page or PALETTE_WIDGET not in state:
+        state[PALETTE_WIDGET] = palette() == COLOUR_BLIND
     with st.sidebar:
         st.toggle(
             "Projector mode",
@@ -99,6 +126,15 @@ def sidebar_widgets(settings, page, note, uses):
             "as present=on.",
         )
         state[PRESENT_KEY] = state[PRESENT_WIDGET]
+        st.toggle(
+            "Colour-blind-safe colours",
+            key=PALETTE_WIDGET,
+            help="Lines and marks whose colours carry a meaning in pairs (scaled and unscaled: "
+            "green and red by default) drawn in blue and vermillion instead, apart for every "
+            "kind of colour vision, and masked cells darker. Kept in the link as "
+            "palette=colourblind.",
+        )
+        state[PALETTE_KEY] = COLOUR_BLIND if state[PALETTE_WIDGET] else STANDARD
         st.header("Settings")
         if note:
             st.caption(note)

@@ -5,6 +5,10 @@ The edit is kept in ``st.session_state`` per page (not in widgets, whose state g
 projector's one-step view hides them) and in the URL as ``edit=i,c,value``: token i, embedding
 dimension c, the new X_ic. A page draws its steps from ``spread.after`` and outlines
 ``spread.cells``; one edit at a time.
+
+The picker's callbacks get ``unedited``, an ``attnviz.ui.cache.Lookup`` of the AttentionResult
+without the edit (from the shared cache), never X itself: a callback's arguments stay in the
+session as long as it lives.
 """
 
 import streamlit as st
@@ -74,31 +78,36 @@ def _picked(X):
     return i, c
 
 
-def _set(page, edit, X=None):
-    """Store ``edit`` (or None); with X, put the picked cell's own value back in the box."""
+def _set(page, edit, unedited=None):
+    """Store ``edit`` (or None); with ``unedited`` (a Lookup of the result without the edit),
+    put the picked cell's own value back in the box."""
     _edits()[page] = edit
-    if X is not None:
+    if unedited is not None:
+        X = unedited().X
         st.session_state[WIDGET + "value"] = float(X[_picked(X)])
 
 
-def _typed(page, X):
+def _typed(page, unedited):
+    X = unedited().X
     i, c = _picked(X)
     value = float(st.session_state[WIDGET + "value"])
     _set(page, None if value == X[i, c] else Edit(i, c, value))
 
 
-def undo_button(page, X, where):
-    """One click back to X as computed; ``where`` tells the buttons of one page apart."""
+def undo_button(page, unedited, where):
+    """One click back to X as computed (``unedited``: a Lookup of the result without the
+    edit); ``where`` tells the buttons of one page apart."""
     st.button(
         "↩ Undo the change",
         key=WIDGET + f"undo_{where}",
         on_click=_set,
-        args=(page, None, X),
+        args=(page, None, unedited),
     )
 
 
-def banner(page, found, labels):
-    """Above every step while an edit is on: what was changed, and one click to undo it."""
+def banner(page, found, labels, unedited):
+    """Above every step while an edit is on: what was changed, and one click to undo it
+    (``unedited``: a Lookup of the result without the edit)."""
     e = found.edit
     left, right = st.columns([5, 1], vertical_alignment="center")
     left.info(
@@ -112,14 +121,14 @@ def banner(page, found, labels):
         icon="✏️",
     )
     with right:
-        undo_button(page, found.before.X, "banner")
+        undo_button(page, unedited, "banner")
 
 
-def edit_controls(page, result, labels, found):
-    """The picker: token i, dimension c and the new X_ic (applied on Enter). ``result`` is
-    without the edit; ``found`` the current Spread or None."""
+def edit_controls(page, unedited, labels, found):
+    """The picker: token i, dimension c and the new X_ic (applied on Enter). ``unedited`` is
+    a Lookup of the result without the edit; ``found`` the current Spread or None."""
     state = st.session_state
-    X = result.X
+    X = unedited().X
     n, d_model = X.shape
     if found is not None:  # the boxes show the edit in force (also after a visit elsewhere)
         state[WIDGET + "i"], state[WIDGET + "c"] = found.edit.i, found.edit.c
@@ -140,14 +149,14 @@ def edit_controls(page, result, labels, found):
         format_func=lambda i: labels[i],
         key=WIDGET + "i",
         on_change=_set,
-        args=(page, None, X),
+        args=(page, None, unedited),
     )
     b.selectbox(
         "Dimension c (column)",
         range(d_model),
         key=WIDGET + "c",
         on_change=_set,
-        args=(page, None, X),
+        args=(page, None, unedited),
     )
     c.number_input(
         "New value of X_ic",
@@ -157,11 +166,11 @@ def edit_controls(page, result, labels, found):
         format="%g",  # as typed: 1e-05 shows as 1e-05, not 0.0000
         key=WIDGET + "value",
         on_change=_typed,
-        args=(page, X),
+        args=(page, unedited),
     )
     with d:
         if found is not None:
-            undo_button(page, X, "picker")
+            undo_button(page, unedited, "picker")
 
 
 def outline(found, field):

@@ -7,6 +7,11 @@ and the seed's dimension table.
 Chart keys are the matrices' names: ``W_Q`` .. ``W_V``, ``Q`` .. ``V``, ``S``, ``S_scaled``,
 ``logits``, ``A`` and ``output`` (the page draws ``X`` itself). The cell inspectors are in
 ``attnviz.ui.inspectors``.
+
+The three fragments (a click reruns one of them alone) take ``steps``, an
+``attnviz.ui.cache.Lookup`` that gives (result, labels, found) from the shared cache, never the
+arrays themselves: Streamlit keeps a fragment's arguments in the session for as long as it
+lives (a tab, and ``disconnectedSessionTTL`` after it closes).
 """
 
 import numpy as np
@@ -50,6 +55,7 @@ def projection_step(result, labels, title, L, sub, role, found=None):
             dims(d_model),
             dims(width),
             key=f"W_{L}",
+            share=0.4,
             title=f"W_{L}",
             family="W",
             row_title="input dimension d",
@@ -61,6 +67,7 @@ def projection_step(result, labels, title, L, sub, role, found=None):
             labels,
             dims(width),
             key=L,
+            share=0.6,
             title=f"{L} = XW_{L}",
             family=L,
             value_name=f"{L}_ic",
@@ -72,10 +79,11 @@ def projection_step(result, labels, title, L, sub, role, found=None):
 
 
 @st.fragment  # a click on a cell, or the inspector's selectors, rerun this part only
-def projection_steps(result, labels, titles, found=None):
+def projection_steps(steps, titles):
     """The steps Q = XW_Q, K = XW_K, V = XW_V under ``titles`` ({"Q": title, ...}: those given
     are drawn, in projector mode one), then the projection inspector, on the cell of Q, K or V
-    just clicked. ``found``: an edit's Spread, or None."""
+    just clicked. ``steps()`` gives (result, labels, found: an edit's Spread or None)."""
+    result, labels, found = steps()
     clicks = [
         projection_step(result, labels, titles[L], L, *PROJECTIONS[L], found)
         for L in PROJECTIONS
@@ -131,7 +139,9 @@ def scaled_scores_matrix(result, labels, found=None):
             labels,
             labels,
             key="S_scaled",
-            title=f"{scaled_formula(result)} (on the colour range of S)",
+            title="S' = S / √d_k (on the colour range of S)"
+            if result.scale
+            else "S' = S (scaling off; on the colour range of S)",
             family="S",
             value_name="S'_ij",
             selectable=True,
@@ -242,14 +252,25 @@ def output_matrix(result, labels, found=None):
     return click
 
 
+def draw_header(header):
+    """A step's header as ``score_steps`` takes it: ``step_header``'s arguments (a tuple), a
+    subheader's text, or None for none."""
+    if isinstance(header, tuple):
+        step_header(*header)
+    elif header:
+        st.subheader(header)
+
+
 @st.fragment  # a click on a cell, or the inspector's selectors, rerun this part only
-def score_steps(result, labels, headers, notes=(), found=None):
+def score_steps(steps, headers, notes=()):
     """S, S' and A, each under its header, then the cell inspector on the cell just clicked.
 
-    ``headers`` {"S": draw, "S_scaled": draw, "A": draw}: a function that draws the step's
-    header, for each step to show (in projector mode one); ``notes`` the sentences on what the
-    softmax sees (``softmax_notes``); ``found`` an edit's Spread, or None.
+    ``headers`` {"S": header, "S_scaled": header, "A": header} for each step to show (in
+    projector mode one), each as ``draw_header`` takes it (text, never a function: a function
+    would keep the page script's variables); ``notes`` the sentences on what the softmax sees
+    (``softmax_notes``); ``steps()`` gives (result, labels, found: an edit's Spread or None).
     """
+    result, labels, found = steps()
     clicks = []
     for key, chart in (
         ("S", lambda: scores_matrix(result, labels, found)),
@@ -257,14 +278,15 @@ def score_steps(result, labels, headers, notes=(), found=None):
         ("A", lambda: softmax_matrices(result, labels, notes, found)),
     ):
         if key in headers:
-            headers[key]()
+            draw_header(headers[key])
             clicks.append(chart())
     cell_inspector(result, labels, next((c for c in clicks if c is not None), None))
 
 
 @st.fragment  # a click on a cell, or the inspector's selectors, rerun this part only
-def output_step(result, labels, found=None):
-    """Output = AV, then the output inspector on the cell just clicked."""
+def output_step(steps):
+    """Output = AV, then the output inspector on the cell just clicked (``steps`` as above)."""
+    result, labels, found = steps()
     output_inspector(result, labels, output_matrix(result, labels, found))
 
 

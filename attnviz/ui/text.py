@@ -1,6 +1,7 @@
 """Text on a page: markdown that shows tokens as typed, a step's header, a highlighted notice."""
 
 import contextlib
+import re
 import string
 
 import streamlit as st
@@ -9,20 +10,39 @@ from streamlit.errors import StreamlitPageNotFoundError
 from attnviz.text import visible
 
 _MD_SPECIALS = str.maketrans({c: "\\" + c for c in string.punctuation})
+WORD_JOINER = "\u2060"  # invisible, zero width: splits what Streamlit would turn into a link
+# Streamlit's Markdown finds bare URLs (http://, www.), e-mail addresses, emoji and icon
+# shortcodes (:smile:, :material/home:) in the text after backslash escapes are read, so an
+# escape alone leaves them live. A word joiner after the ":" or "@", or before the dot of
+# "www.", breaks each pattern without changing what the reader sees.
+_AUTOLINKS = re.compile(r"(?<=[:@])|(?<=www)(?=\.)", re.IGNORECASE)
 
 
 def md_escape(text):
-    """``text`` for st.markdown, shown as typed: every ASCII punctuation mark backslash-escaped,
-    invisible and bidi control characters written out (``attnviz.text.visible``)."""
-    return visible(text).translate(_MD_SPECIALS)
+    """``text`` for any element that renders Markdown (st.markdown, st.caption, st.info and the
+    other alerts, st.table cells, widget labels and help texts, radio options, progress texts),
+    shown exactly as typed: no link, image, bold, formula ($), colour, HTML, emoji or heading
+    made of it.
+
+    Invisible and bidi control characters are written out (``attnviz.text.visible``), every
+    ASCII punctuation mark is backslash-escaped, and a word joiner (U+2060, invisible) goes
+    after every ":" and "@" and before the "." of "www.", which an escape cannot protect: the
+    Markdown finds bare URLs, e-mail addresses and emoji codes in the text it has unescaped."""
+    return _AUTOLINKS.sub(WORD_JOINER, visible(text)).translate(_MD_SPECIALS)
 
 
 def step_header(title, formula, shape, meaning):
     """A step's title, its formula and live shape (one KaTeX block: each block costs the
-    browser a render of its own), and what it means."""
+    browser a render of its own), and what it means: in projector mode after the step's chart
+    (the frame's CSS moves a ``step_meaning`` container to the end), so the chart comes first
+    on the screen."""
     st.header(title)
     st.latex(rf"{formula} \qquad\qquad {shape}")
-    st.markdown(meaning)
+    if st.session_state.get("attnviz.present"):
+        slug = "".join(c if c.isalnum() else "_" for c in title)
+        st.container(key=f"step_meaning_{slug}").markdown(meaning)
+    else:
+        st.markdown(meaning)
 
 
 def notice(text):

@@ -29,6 +29,7 @@ READY = {
     "Predict_then_reveal": "[data-testid=stMain] [data-testid=stRadio]",
     "Attention_as_geometry": ".js-plotly-plot .barlayer",  # arrows and bars, no heatmap
     "Work_it_out": "[data-testid=stMain] [data-testid=stTextInput]",
+    "Lecture_deck": "[data-testid=stMain] [data-testid=stCode]",  # a table and its link
 }
 HEATMAP = ".js-plotly-plot .heatmaplayer"
 

@@ -1,53 +1,153 @@
-"""Projector mode in a browser: text sizes as rendered, one step at a time, nothing to download."""
+"""Projector mode in a browser at 1280 x 720: every page and every step of its stepper fits a
+projector (chart text, no downloads, nothing cut, the chart on the first screen, the sidebar
+collapsed, no serious or critical accessibility problem on its first step), and a clicker's
+keys drive the steps and the lecture deck across pages."""
+
+import re
+from pathlib import Path
 
 import pytest
 
-from tools.browser import error_count, wait_for_app, wait_for_run
+from tests.helpers import PAGES
+from tools.browser import accessibility_problems, error_count, wait_for_app, wait_for_run
 
 pytestmark = pytest.mark.browser
 
-# Rendered font sizes (px) of a chart's cell numbers, tick labels and axis titles.
-CHART_FONTS = """key => {
-    const root = document.querySelector(`.st-key-${key} .js-plotly-plot`);
-    const size = sel => Array.from(root.querySelectorAll(sel),
-        el => parseFloat(getComputedStyle(el).fontSize));
-    return {
-        cells: size(".heatmaplayer text, .textpoint text, g.heatmaplayer text"),
-        ticks: size(".xtick text, .ytick text"),
-        titles: size(".g-xtitle text, .g-ytitle text"),
-        titleColours: Array.from(root.querySelectorAll(".g-ytitle text"),
-            el => getComputedStyle(el).fill),
-    };
+PAGE_PATHS = [""] + [Path(p).stem.split("_", 1)[1] for p in PAGES]
+SMALLEST_PX = 18
+FIRST_CHART_PX = 600  # the top of the step's first chart (or picture) on the first screen
+# Measured from the rendered page: the chart texts' computed sizes (visible SVG text inside
+# Plotly's charts), what is cut (a button, a label or a chart title wider than its box), the
+# first chart's top, the sidebar and the stepper's "Step k of N".
+MEASURE = """SMALLEST => {
+  const main = document.querySelector("[data-testid=stMain]");
+  const shown = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const small = [];
+  for (const t of main.querySelectorAll(".js-plotly-plot svg text")) {
+    if (!shown(t) || !t.textContent.trim()) continue;
+    const px = parseFloat(getComputedStyle(t).fontSize);
+    if (px < SMALLEST) small.push(`${px}px "${t.textContent.slice(0, 30)}"`);
+  }
+  const cut = [];
+  for (const el of main.querySelectorAll("button *, label *, [data-testid=stWidgetLabel] *")) {
+    if (shown(el) && el.scrollWidth > el.clientWidth + 1 && el.textContent.trim())
+      cut.push(el.textContent.slice(0, 40));
+  }
+  for (const plot of main.querySelectorAll(".js-plotly-plot")) {
+    const box = plot.getBoundingClientRect();
+    for (const title of plot.querySelectorAll(".gtitle, .g-gtitle text")) {
+      const r = title.getBoundingClientRect();
+      if (r.width && (r.left < box.left - 1 || r.right > box.right + 1))
+        cut.push(title.textContent.slice(0, 40));
+    }
+  }
+  const charts = Array.from(main.querySelectorAll(
+    ".js-plotly-plot, [data-testid=stImage] img")).filter(shown);
+  const top = charts.length ? Math.min(...charts.map(c => c.getBoundingClientRect().top)) : null;
+  const bar = main.querySelector(".st-key-stepper");
+  const sidebar = document.querySelector("[data-testid=stSidebar]");
+  return {
+    small, cut, top, charts: charts.length,
+    downloads: Array.from(document.querySelectorAll("[data-testid=stDownloadButton]"))
+      .filter(shown).length,
+    sidebarOpen: !!sidebar && sidebar.getAttribute("aria-expanded") === "true",
+    step: bar ? bar.innerText : null,
+  };
 }"""
+STEP_OF = re.compile(r"Step (\d+) of (\d+)")
 
 
-def test_projector_mode_renders_large_text_one_step_and_no_downloads(page, server, artifacts):
-    page.set_viewport_size({"width": 1280, "height": 720})
-    page.goto(f"{server}/Step_by_step?present=on&step=6")
-    wait_for_app(page, "S_scaled")
-    assert page.locator("h2", has_text="6. Scaling").count() == 1
-    fonts = page.evaluate(CHART_FONTS, "S_scaled")
-    assert fonts["cells"] and min(fonts["cells"]) >= 18
-    assert fonts["ticks"] and min(fonts["ticks"]) >= 18
-    assert fonts["titles"] and min(fonts["titles"]) >= 18
-    assert all(c == "rgb(38, 39, 48)" for c in fonts["titleColours"])  # dark axis titles
-    body = page.locator(
-        "[data-testid=stMainBlockContainer] [data-testid=stMarkdownContainer] p"
-    ).first
-    assert float(body.evaluate("el => parseFloat(getComputedStyle(el).fontSize)")) >= 20
-    assert page.locator("[data-testid=stDownloadButton]").count() == 0
-    assert page.locator(".st-key-A").count() == 0  # one step: not A's chart
-    page.screenshot(path=str(artifacts / "projector-step-6.png"))
-    page.get_by_role("button", name="Next ▶").click()
-    page.wait_for_selector("h2:has-text('7. Softmax attention matrix A')")
-    wait_for_run(page)
-    assert "step=7" in page.url and "present=on" in page.url
-    assert error_count(page) == 0
+def _open(page, url):
+    page.goto(url)
+    page.wait_for_selector("[data-testid=stMain] h1, [data-testid=stMain] h2", timeout=120_000)
+    wait_for_app(page)
+    page.wait_for_timeout(400)  # Plotly draws after the run
 
 
-def test_without_projector_mode_the_chart_text_is_smaller(page, server):
-    page.goto(f"{server}/Step_by_step")
-    wait_for_app(page, "S_scaled")
-    fonts = page.evaluate(CHART_FONTS, "S_scaled")
-    assert fonts["cells"] and max(fonts["cells"]) < 18
-    assert page.locator("[data-testid=stDownloadButton]").count() == 3
+def _problems(where, m):
+    found = []
+    if m["small"]:
+        found.append(f"{where}: chart text under {SMALLEST_PX} px: {m['small'][:3]}")
+    if m["cut"]:
+        found.append(f"{where}: cut: {m['cut'][:3]}")
+    if m["downloads"]:
+        found.append(f"{where}: {m['downloads']} download buttons")
+    if m["sidebarOpen"]:
+        found.append(f"{where}: the sidebar is open")
+    if m["top"] is not None and m["top"] > FIRST_CHART_PX:
+        found.append(f"{where}: the first chart starts at {m['top']:.0f} px")
+    return found
+
+
+def test_every_page_and_step_fits_a_projector(browser, server, artifacts):
+    """Every page with present=on, and every step of the pages with a stepper (Next, then the
+    bar says "Step k+1 of N"), measured from the rendered page."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    problems, steps_seen = [], {}
+    try:
+        for path in PAGE_PATHS:
+            _open(page, f"{server}/{path}?present=on")
+            assert error_count(page) == 0, path
+            m = page.evaluate(MEASURE, SMALLEST_PX)
+            problems += _problems(f"{path or 'Home'} step 1", m)
+            problems += [f"{path or 'Home'}: {p}" for p in accessibility_problems(page)]
+            found = STEP_OF.search(m["step"] or "")
+            if not found:
+                continue
+            k, n = int(found[1]), int(found[2])
+            steps_seen[path] = n
+            while k < n:
+                page.locator(".st-key-step_next button").click()
+                page.wait_for_function(
+                    "k => document.querySelector('.st-key-stepper')?.innerText"
+                    ".includes(`Step ${k} of`)",
+                    arg=k + 1,
+                    timeout=60_000,
+                )
+                wait_for_run(page)
+                page.wait_for_timeout(300)
+                k += 1
+                problems += _problems(
+                    f"{path or 'Home'} step {k}", page.evaluate(MEASURE, SMALLEST_PX)
+                )
+        page.screenshot(path=str(artifacts / "projector-last.png"))
+    finally:
+        context.close()
+    assert steps_seen.get("Step_by_step") == 11  # steps 0 to 10
+    assert not problems, "\n".join(problems)
+
+
+def _bar(page):
+    return page.locator(".st-key-stepper").inner_text()
+
+
+def test_the_clickers_keys_move_the_steps_and_follow_the_deck_across_pages(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        # The lecture deck's slide 10: Step by step, step 7; slide 11 is step 8, then the edit
+        _open(page, f"{server}/Step_by_step?present=on&deck=lecture&slide=10&step=7")
+        assert "Step 8 of 11" in _bar(page) and "slide 10 of" in _bar(page)
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "() => document.querySelector('.st-key-stepper')?.innerText.includes('Step 9 of')",
+            timeout=60_000,
+        )
+        wait_for_run(page)
+        assert "step=8" in page.url and "slide=11" in page.url
+        page.keyboard.press("PageDown")  # past the page's own steps: the next slide's link
+        page.wait_for_url(re.compile(r"slide=12"), timeout=60_000)
+        _open(page, page.url)  # the slide opened as its own link: Step 1 with edit=1,0,5
+        assert "edit=1%2C0%2C5" in page.url and "Step 2 of 11" in _bar(page)
+        page.keyboard.press("ArrowLeft")  # back to the slide before: step 8, no edit
+        page.wait_for_url(re.compile(r"slide=11"), timeout=60_000)
+        wait_for_app(page)
+        page.wait_for_function(
+            "() => document.querySelector('.st-key-stepper')?.innerText.includes('Step 9 of')",
+            timeout=60_000,
+        )
+        assert "edit" not in page.url
+        assert error_count(page) == 0
+    finally:
+        context.close()

@@ -145,6 +145,8 @@ def test_projector_mode_keeps_every_label_readable_and_no_sidebar_settings():
     spec = chart_specs(at)["geometry"]
     assert spec["layout"]["font"]["size"] >= 18
     assert all(s["font"]["size"] >= 18 for s in spec["layout"]["sliders"])
+    assert "geo_dk_chart" not in chart_specs(at)  # one step at a time: the d_k chart is step 2
+    at.button(key="step_next").click().run()
     assert chart_specs(at)["geo_dk_chart"]["layout"]["font"]["size"] >= 18
     assert not at.sidebar.number_input and not at.sidebar.text_area  # uses=(): none drawn
 

@@ -9,10 +9,10 @@ import pytest
 import attnviz
 from attnviz import lessons
 from tests.helpers import (
-    SIDEBAR_CASES,
     chart_specs,
     heatmap_z,
     notices,
+    result_of,
     run,
     run_more,
     text_of,
@@ -21,17 +21,6 @@ from tests.helpers import (
 
 MASKS = "pages/4_Masks_and_temperature.py"
 S0 = attnviz.Settings()
-
-
-def result_of(s):
-    return attnviz.compute(s).result
-
-
-@pytest.mark.parametrize("widgets", SIDEBAR_CASES.values(), ids=list(SIDEBAR_CASES))
-def test_runs_and_says_what_to_notice(widgets):
-    at = run(MASKS, **widgets)
-    assert not at.error and not at.exception
-    assert at.info, "a lesson says in words what to notice"
 
 
 def mask_mode(at, mode):

@@ -83,7 +83,9 @@ def test_multi_head_default_draws_every_head_concat_w_o_and_output():
         "mh_head_out": mh.heads[0].output,
     }.items():
         assert_drawn(heatmap_z(specs[key]), M, err_msg=key)
-    assert "S_{0,0} &= " in texts(at, "latex")
+    assert "Click a cell of S, S' or A" in texts(at, "caption")  # the inspector, not yet used
+    at.selectbox(key="attnviz_inspect_j").set_value(1).run()
+    assert "S_{0,1} &= " in texts(at, "latex")
 
 
 def test_why_heads_uses_the_current_numbers():

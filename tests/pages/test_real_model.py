@@ -408,12 +408,12 @@ def test_the_model_survives_streamlits_clear_cache_message():
     from attnviz.ui.pages import real_model
 
     run(PAGE)
-    loaded = real_model._MODEL_SLOT["model"]
+    loaded = real_model.loaded_model()
     assert loaded is not None
     st.cache_data.clear()
     st.cache_resource.clear()  # what any browser's "Clear cache" does, for every user
     at = run(PAGE)
-    assert real_model._MODEL_SLOT["model"] is loaded and not at.error
+    assert real_model.loaded_model() is loaded and not at.error
 
 
 def test_the_page_says_what_shapes_a_learned_head():

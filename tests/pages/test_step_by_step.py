@@ -7,6 +7,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz.charts.token_lines import lines_note
+from attnviz.ui.inspectors import PICKED
+from attnviz.ui.pages.step_by_step import STEP_TITLES
 from attnviz.ui.text import md_escape
 from tests.helpers import (
     ROOT,
@@ -68,8 +70,10 @@ def test_dimension_table_has_the_live_sizes():
         "Output": "6 × 5",
     }
     summary = next(md.value for md in at.markdown if md.value.startswith("| concept |"))
-    assert "| Query weights | $W_Q$ | $d_{model} \\times d_k$ = 10 × 3 |" in summary
-    assert "| Attention output | $\\mathrm{Output} = AV$ | $n \\times d_v$ = 6 × 5 |" in summary
+    assert "| Query weights | $W_Q$ | $d_{model} \\times d_k = 10 \\times 3$ |" in summary
+    assert (
+        "| Attention output | $\\mathrm{Output} = AV$ | $n \\times d_v = 6 \\times 5$ |" in summary
+    )
 
 
 def test_changed_settings_change_the_numbers():
@@ -89,7 +93,7 @@ def test_changed_settings_change_the_numbers():
     assert at.query_params["mask"] == "causal" and at.query_params["scale"] == "off"
     # scaling off: S' = S in its title and formula, no division left
     assert html.unescape(specs["S_scaled"]["layout"]["title"]["text"]).startswith(
-        "S' = S (scaling off)"
+        "S' = S (scaling off;"
     )
     (six,) = [el.value for el in at.latex if el.value.strip("$\n").startswith("S'")]
     assert "scaling off" in six and "sqrt" not in six.split(r"\qquad")[0]
@@ -101,7 +105,17 @@ def table_with(at, column):
     return table
 
 
-@pytest.mark.parametrize(("L", "i", "c"), [("Q", 0, 0), ("K", 3, 2), ("V", 5, 3)])
+def test_the_inspectors_show_their_arithmetic_once_a_cell_is_picked():
+    at = run(STEP)  # nobody has picked a cell: no tables, no inspector's formula
+    assert not at.table and "S_{0,0} &= " not in " ".join(el.value for el in at.latex)
+    hints = " ".join(el.value for el in at.caption)
+    assert "Click a cell of S, S' or A" in hints and "Click a cell of Q, K or V" in hints
+    at.selectbox(key="attnviz_inspect_j").set_value(1).run()
+    assert "S_{0,1} &= " in " ".join(el.value for el in at.latex)
+    assert len(at.table) == 1  # this inspector's only
+
+
+@pytest.mark.parametrize(("L", "i", "c"), [("Q", 1, 0), ("K", 3, 2), ("V", 5, 3)])
 def test_projection_inspector_sums_a_row_of_X_times_a_column_of_W(L, i, c):
     at = run(STEP)
     at.radio(key="attnviz_proj_L").set_value(L)
@@ -164,6 +178,7 @@ def test_inspector_takes_a_selection_held_as_its_label():
     at = AppTest.from_file(str(ROOT / STEP), default_timeout=TIMEOUT)
     at.session_state["attnviz_inspect_i"] = "sat"  # still a token: its row
     at.session_state["attnviz_inspect_j"] = "dog"  # gone: the first row
+    at.session_state[PICKED + "cell"] = True  # as it was when the user picked them
     at.run()
     assert not at.exception
     assert at.selectbox(key="attnviz_inspect_i").value == 2
@@ -299,16 +314,17 @@ def test_projector_mode_shows_one_step_with_previous_and_next():
 
 
 def test_the_projectors_step_count_is_the_number_of_steps_the_page_has():
-    every = [h.value for h in run(STEP).header if h.value[:1].isdigit()]  # normal mode: all
+    every = STEP_TITLES  # the steps the page draws in normal mode (the test below checks it)
     at = run(STEP, {"present": "on", "step": str(len(every) - 1)})
     assert next(h.value for h in at.header) == every[-1]
     said = " ".join(md.value for md in at.markdown)
-    assert f"**{len(every)} / {len(every)}:** {every[-1]}" in said
+    assert f"**Step {len(every)} of {len(every)}: {every[-1]}**" in said
     assert at.button(key="step_next").disabled
 
 
 def test_projector_mode_off_shows_every_step_and_drops_step_from_the_link():
     at = run(STEP, {"step": "6"})
+    assert [h.value for h in at.header if h.value[:1].isdigit()] == list(STEP_TITLES)
     assert {"X", "S", "S_scaled", "A", "output"} <= set(chart_specs(at))
     assert "step" not in at.query_params
     assert chart_specs(at)["A"]["data"][0]["textfont"]["size"] < 18

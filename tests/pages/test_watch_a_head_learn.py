@@ -8,10 +8,10 @@ deterministic for a seed, so the page's run and this one are the same.
 
 import numpy as np
 import pytest
-import streamlit as st
 
 from attnviz.links.tiny_gpt import RunChoice, default_choice
 from attnviz.tiny_gpt import forward, init_params, next_token_logits, train
+from attnviz.ui.cache import clear_shared_caches
 from attnviz.ui.pages import watch_a_head_learn as page
 from tests.helpers import chart_specs, decode, run
 
@@ -23,9 +23,9 @@ SHORT = {"gpt_steps": str(STEPS)}
 @pytest.fixture(autouse=True)
 def fresh_cache():
     """No run trained yet on this "server" (AppTest runs in this process), and none after."""
-    st.cache_resource.clear()
+    clear_shared_caches()
     yield
-    st.cache_resource.clear()
+    clear_shared_caches()
 
 
 def texts(at, kind="markdown"):
@@ -131,8 +131,7 @@ def test_the_scaling_preset_trains_both_ways_in_one_click(monkeypatch):
     on, off = (train(choice.config(x), choice.make_task(), STEPS) for x in (True, False))
     (table,) = [df.value for df in at.dataframe if "gap" in df.value.columns]
     assert table["d_k"].tolist() == [48]
-    gap = round(float(off.eval_losses[-1] - on.eval_losses[-1]), 3)
-    assert table["gap"].tolist() == [pytest.approx(gap, abs=1e-3)]
+    assert table["gap"].tolist() == [f"{off.eval_losses[-1] - on.eval_losses[-1]:.3f}"]
     assert "d_k = 48 both ways" in texts(at)
 
 
@@ -162,8 +161,39 @@ def test_a_class_opening_the_same_link_finds_the_run_trained(monkeypatch):
 def test_a_run_over_the_time_limit_is_refused_with_how_to_shrink_it(monkeypatch):
     monkeypatch.setattr(page, "MAX_GPT_TRAIN_SECONDS", 1e-4)
     at = click(run(PAGE), "gpt_train")
-    assert "Training refused" in at.error[0].value and "steps or fewer" in at.error[0].value
+    refused = at.error[0].value
+    assert "Training refused" in refused and "steps or fewer" in refused
+    assert "for this model's sizes" in refused  # from its sizes, never from a busy clock
     assert "gpt_checkpoints" not in chart_specs(at)
+
+
+def test_the_training_budget_counts_every_visitors_trainings(monkeypatch):
+    """Trainings queued for other visitors count: past MAX_GPT_QUEUE_SECONDS a run waits for
+    none of them and is refused, saying why; the same link trains once the queue is short."""
+    import threading
+
+    from attnviz.limits import MAX_GPT_QUEUE_SECONDS
+    from attnviz.ui.heavy import HEAVY
+
+    held, release = threading.Event(), threading.Event()
+
+    def other_visitor():  # a training of another visitor, running, as the gate counts it
+        with HEAVY.admit(cost=MAX_GPT_QUEUE_SECONDS):
+            held.set()
+            release.wait(60)
+
+    worker = threading.Thread(target=other_visitor)
+    worker.start()
+    held.wait(60)
+    try:
+        at = click(run(PAGE, SHORT), "gpt_train")
+        refused = at.error[0].value
+        assert "queued for other visitors" in refused and "gpt_checkpoints" not in chart_specs(at)
+    finally:
+        release.set()
+        worker.join(60)
+    at = click(run(PAGE, SHORT), "gpt_train")
+    assert "gpt_checkpoints" in chart_specs(at) and not at.error
 
 
 def test_bad_link_values_give_warnings_not_a_traceback():

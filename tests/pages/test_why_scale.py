@@ -5,15 +5,14 @@ own sliders."""
 from dataclasses import replace
 
 import numpy as np
-import pytest
 
 import attnviz
 from attnviz import lessons
 from tests.helpers import (
-    SIDEBAR_CASES,
     chart_specs,
     heatmap_z,
     notices,
+    result_of,
     run,
     text_of,
     trace_xy,
@@ -21,17 +20,6 @@ from tests.helpers import (
 
 WHY = "pages/3_Why_scale.py"
 S0 = attnviz.Settings()
-
-
-def result_of(s):
-    return attnviz.compute(s).result
-
-
-@pytest.mark.parametrize("widgets", SIDEBAR_CASES.values(), ids=list(SIDEBAR_CASES))
-def test_runs_and_says_what_to_notice(widgets):
-    at = run(WHY, **widgets)
-    assert not at.error and not at.exception
-    assert at.info, "a lesson says in words what to notice"
 
 
 def test_why_scale_variance_chart_is_the_measured_experiment():

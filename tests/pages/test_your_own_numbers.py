@@ -12,6 +12,7 @@ from attnviz.files.export import all_steps_npz
 from attnviz.files.own_numbers import EXERCISE, NAMES, format_matrix
 from attnviz.limits import MAX_OWN_N
 from attnviz.ui.pages.your_own_numbers import matrices_npz
+from attnviz.ui.text import WORD_JOINER
 from tests.helpers import STEP, assert_drawn, chart_specs, heatmap_z, outlined, run, run_more
 
 OWN = "pages/2_Your_own_numbers.py"
@@ -25,8 +26,9 @@ def box(at, field):
 
 
 def plain(element):
-    """What a message shows: its markdown escapes (md_escape) removed."""
-    return re.sub(r"\\(.)", r"\1", element.value)
+    """What a message shows: its markdown escapes and invisible word joiners (md_escape)
+    removed."""
+    return re.sub(r"\\(.)", r"\1", element.value).replace(WORD_JOINER, "")
 
 
 def type_into(at, **texts):

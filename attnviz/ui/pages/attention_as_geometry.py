@@ -17,8 +17,8 @@ import streamlit as st
 
 from attnviz.charts.dot_products import dot_product_histogram
 from attnviz.charts.geometry import geometry_figure
+from attnviz.charts.present import PRESENT, readable
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.charts.words import figure_name, figure_text
 from attnviz.lessons.dot_products import random_pairs
 from attnviz.lessons.geometry import (
     DEFAULT_KEYS,
@@ -29,11 +29,18 @@ from attnviz.lessons.geometry import (
     peak_angles,
     top_weights,
 )
-from attnviz.limits import GEO_ROW_KEYS, MAX_D_K, MAX_GEO_COORD, MAX_GEO_KEYS, MIN_GEO_KEYS
+from attnviz.limits import (
+    CACHE_GEO_FIGURES,
+    GEO_ROW_KEYS,
+    MAX_D_K,
+    MAX_GEO_COORD,
+    MAX_GEO_KEYS,
+    MIN_GEO_KEYS,
+)
 from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
-from attnviz.ui.cache import shared_cache
-from attnviz.ui.matrix import CHART_CONFIG, chart_words
-from attnviz.ui.sidebar import is_present, url_query
+from attnviz.ui.cache import object_bytes, shared_cache
+from attnviz.ui.matrix import CHART_CONFIG, draw_chart
+from attnviz.ui.sidebar import is_present, url_query, write_page_params
 from attnviz.ui.text import notice
 
 PAGE_PARAMS = QUERY_NAMES
@@ -128,19 +135,19 @@ def cached_grid(keys, values):
     return geometry_grid(keys, values)
 
 
-@shared_cache(max_entries=16)
+@shared_cache(*CACHE_GEO_FIGURES, size=object_bytes)  # a figure: Python objects, not arrays
 def cached_figure(keys, values, angle, length, text_px):
     """The figure with every frame (about 0.2 s to build), once per keys, start and text size.
     Shared read-only: nothing below changes it."""
-    return geometry_figure(cached_grid(keys, values), angle, length, text_px=text_px)
+    fig = geometry_figure(cached_grid(keys, values), angle, length, text_px=text_px)
+    return readable(fig, PRESENT) if text_px == PRESENT.text_px else fig
 
 
 def geometry_chart(choice):
     """Draw the figure: its own sliders turn and stretch the query with no rerun."""
     fig = cached_figure(choice.keys, choice.values, choice.angle, choice.length, _text_px())
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{CHART}"})
-    st.plotly_chart(fig, key=CHART, config=config, width="stretch", alt=figure_name(fig))
-    chart_words("Query, keys and weights", figure_text(fig))
+    draw_chart(fig, CHART, title="Query, keys and weights", config=config, width="stretch")
 
 
 def _degrees(values):
@@ -226,8 +233,7 @@ def cached_pairs(d_k):
 def d_k_histogram(pairs):
     fig = dot_product_histogram(pairs, text_px=_text_px())
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-geo-dk"})
-    st.plotly_chart(fig, key="geo_dk_chart", config=config, width="stretch", alt=figure_name(fig))
-    chart_words("q·k of random pairs", figure_text(fig))
+    draw_chart(fig, "geo_dk_chart", title="q·k of random pairs", config=config, width="stretch")
 
 
 def d_k_notice(pairs):
@@ -248,10 +254,4 @@ def d_k_notice(pairs):
 
 def sync_url(choice):
     """Write the page's parameters into the URL (the sidebar's settings stay as they are)."""
-    want = choice.to_query()
-    current = st.query_params.to_dict()
-    for name in PAGE_PARAMS:
-        if name not in want and name in current:
-            del st.query_params[name]
-        elif name in want and current.get(name) != want[name]:
-            st.query_params[name] = want[name]
+    write_page_params(PAGE_PARAMS, choice.to_query())

@@ -8,12 +8,11 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.charts.head_grid import head_grid
-from attnviz.charts.words import figure_name, figure_text
 from attnviz.lessons.head_rules import RULES, disagreement, rule_counts
 from attnviz.limits import MAX_GRID_CELLS
 from attnviz.ui.attention_view import show_attention
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import chart_words, dims, show_matrix
+from attnviz.ui.matrix import dims, draw_chart, show_matrix
 from attnviz.ui.pages.multi_head import SEEDED
 from attnviz.ui.text import md_escape
 
@@ -48,8 +47,7 @@ def grid(mh, labels, titles):
             icon="ℹ️",
         )
     fig = head_grid(mh.attention[:fit], labels, labels, titles=titles[:fit])
-    st.plotly_chart(fig, key="mh_grid", config=CHART_CONFIG, alt=figure_name(fig))
-    chart_words("Every head", figure_text(fig))
+    draw_chart(fig, "mh_grid", title="Every head", config=CHART_CONFIG)
 
 
 def _counts_text(counts):
@@ -182,6 +180,7 @@ def open_head(mh, labels):
             labels,
             dims(r.d_k),
             key="mh_head_Q",
+            share=0.5,
             family="Q",
             title=f"Q of head {k}",
         )
@@ -191,6 +190,7 @@ def open_head(mh, labels):
             labels,
             dims(r.d_k),
             key="mh_head_K",
+            share=0.5,
             family="K",
             title=f"K of head {k}",
         )
@@ -201,6 +201,7 @@ def open_head(mh, labels):
             labels,
             labels,
             key="mh_head_S",
+            share=0.5,
             family="S",
             title=f"S = QKᵀ of head {k}",
             value_name="S_ij",
@@ -212,6 +213,7 @@ def open_head(mh, labels):
             labels,
             labels,
             key="mh_head_A",
+            share=0.5,
             mask=r.mask,
             family="A",
             title=f"A of head {k}",
@@ -258,6 +260,7 @@ def concat_and_project(mh, labels):
             concat_cols,
             dims(d_model),
             key="mh_W_O",
+            share=0.4,
             family="W",
             title="W_O",
             row_title="head:value dimension",
@@ -269,6 +272,7 @@ def concat_and_project(mh, labels):
             labels,
             dims(d_model),
             key="mh_output",
+            share=0.6,
             family="O",
             title="MultiHead(X) = Concat · W_O",
             value_name="output_ic",

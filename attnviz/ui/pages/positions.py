@@ -89,6 +89,7 @@ def comparison(exp, labels, positions):
             moved,
             dims(d_v),
             key=f"{key}_reordered",
+            share=0.5,
             family="O",
             title=f"{title}: Output(X), rows reordered by π",
             col_title="value dimension c",
@@ -100,6 +101,7 @@ def comparison(exp, labels, positions):
             moved,
             dims(d_v),
             key=f"{key}_shuffled",
+            share=0.5,
             family="O",
             title=f"{title}: Output(X_π) of the shuffled tokens",
             col_title="value dimension c",
@@ -189,9 +191,9 @@ def rotary_table(exp, labels):
     st.dataframe(
         pd.DataFrame(
             {
-                "query position m": rot.pairs[:, 0],
-                "key position n": rot.pairs[:, 1],
-                "offset n − m": rot.offsets,
+                "query at m": rot.pairs[:, 0],
+                "key at n": rot.pairs[:, 1],
+                "n − m": rot.offsets,
                 "R(m)q · R(n)k": rot.scores,
             }
         ),

@@ -11,19 +11,24 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from attnviz.charts.model_grid import grid_selected_head, model_grid
-from attnviz.charts.words import figure_name, figure_text
-from attnviz.limits import MAX_MODEL_TOKENS, MAX_TEXT_CHARS
+from attnviz.limits import CACHE_MODEL, CACHE_MODEL_RUNS, MAX_MODEL_TOKENS, MAX_TEXT_CHARS
 from attnviz.model.bert import head_attention
 from attnviz.model.head_stats import PATTERNS, HeadStats, describe, head_stats, strongest_pattern
 from attnviz.model.pretrained import MODEL_ID, ModelLoadError, load_pretrained
 from attnviz.ui.attention_view import show_attention
-from attnviz.ui.cache import clear_shared_caches, release_freed_memory, shared_cache
+from attnviz.ui.cache import (
+    MB,
+    cached_call,
+    clear_shared_caches,
+    peek,
+    register,
+    release_freed_memory,
+    shared_cache,
+)
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import chart_words, dims, show_matrix
+from attnviz.ui.matrix import dims, draw_chart, show_matrix
 from attnviz.ui.text import md_escape, step_header
 
-RUNS_KEPT = 6  # sentences kept per server (a page shows 3: its own and the pair compared);
-# each run at MAX_MODEL_TOKENS pieces is about 6 MB
 PENDING_KEY = "model.pending_head"  # (layer, head) to show: clicked in the grid or a ranking
 GRID_KEY = "model_grid"  # the grid's chart, whose selection is the head clicked
 
@@ -62,39 +67,49 @@ def progress_tqdm(container):
     return StreamlitTqdm
 
 
-# The server's one model, loaded on first use. Module state, not st.cache_resource: Streamlit's
+# The server's one model, loaded on first use, in the server's caches (attnviz/ui/cache.py),
+# pinned: never evicted to make room for another cache. Not st.cache_resource: Streamlit's
 # "Clear cache" message, which any browser may send, would otherwise drop it for every user
 # and the next visitor would wait for it to load again.
-_MODEL_SLOT = {"model": None, "lock": threading.Lock()}
+MODEL_CACHE = "attnviz.model"
+register(MODEL_CACHE, *CACHE_MODEL, pinned=True)
+RUN_PEAK_BYTES = 31 * MB  # a forward pass at MAX_MODEL_TOKENS pieces while it runs (its trace)
 
 
 def forget_model():
     """Drop the loaded model (tests: as if the server had just started)."""
-    with _MODEL_SLOT["lock"]:
-        _MODEL_SLOT["model"] = None
     clear_shared_caches()  # its runs too: a server that has just started holds none
 
 
+def loaded_model():
+    """The model if this server has loaded it, else None (never loads)."""
+    return peek(MODEL_CACHE, MODEL_ID)
+
+
 def pretrained_model():
-    """The model, loaded on first use per server; stops the page with the fix if it can't load."""
-    slot = _MODEL_SLOT
-    if slot["model"] is None:
-        failed = None
-        with st.spinner(f"Loading {MODEL_ID} (once per server)…"):
-            progress = st.empty()  # the download's progress bars, cleared when done
-            with slot["lock"]:  # another session may be loading it: wait for that
-                if slot["model"] is None:
-                    try:
-                        tqdm_class = progress_tqdm(progress.container())
-                        slot["model"] = load_pretrained(tqdm_class=tqdm_class)
-                    except ModelLoadError as exc:
-                        failed = exc
-            progress.empty()
-        if failed is not None:  # stopped outside the spinner, which st.stop() left spinning
-            st.error(f"The real model is not available: {failed}", icon="🚫")
-            st.info("Every other page works without it. After the fix, reload this page.")
-            st.stop()
-    return slot["model"]
+    """The model, loaded on first use per server (a second visitor meanwhile waits for that
+    load); stops the page with the fix if it can't load."""
+    model = loaded_model()
+    if model is not None:
+        return model
+    failed = None
+    with st.spinner(f"Loading {MODEL_ID} (once per server)…"):
+        progress = st.empty()  # the download's progress bars, cleared when done
+        try:
+            model = cached_call(
+                MODEL_CACHE,
+                MODEL_ID,
+                lambda: load_pretrained(tqdm_class=progress_tqdm(progress.container())),
+                estimate=CACHE_MODEL[1] * MB,
+            )
+        except ModelLoadError as exc:
+            failed = exc
+        progress.empty()
+    if failed is not None:  # stopped outside the spinner, which st.stop() left spinning
+        st.error(f"The real model is not available: {failed}", icon="🚫")
+        st.info("Every other page works without it. After the fix, reload this page.")
+        st.stop()
+    return model
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,7 +143,11 @@ class ModelRun:
         return head_attention(model.weights, model.config, X, layer, head)
 
 
-@shared_cache(max_entries=RUNS_KEPT)
+@shared_cache(
+    *CACHE_MODEL_RUNS,
+    estimate=lambda _model, text: RUN_PEAK_BYTES,
+    heavy=lambda _model, text: "the real model's forward pass",
+)
 def model_run(_model, text):
     """``_model.run(text)`` on at most MAX_MODEL_TOKENS word pieces, kept per text for every
     session (about 6 MB each at 128 pieces)."""
@@ -188,15 +207,14 @@ def grid_chart(run, labels, selected):
     n_layers, n_heads = stats.shape
     hover = [[_hover_lines(stats, layer, h) for h in range(n_heads)] for layer in range(n_layers)]
     fig = model_grid(run.attention, labels, selected=selected, head_hover=hover)
-    st.plotly_chart(
+    draw_chart(
         fig,
-        key=GRID_KEY,
+        GRID_KEY,
+        title="Every head",
         on_select=_grid_clicked,  # before the rerun the click causes: the radios follow it
         selection_mode="points",
         config={"displaylogo": False, "toImageButtonOptions": {"filename": "attnviz-heads"}},
-        alt=figure_name(fig),
     )
-    chart_words("Every head", figure_text(fig))
 
 
 def _grid_clicked():

@@ -32,12 +32,14 @@ from attnviz.ui.pages.real_model import (
     head_summary,
     heads_in_words,
     model_run,
+    pretrained_model,
     queries_and_keys,
     same_as_forward_pass,
     scores_and_attention,
     values_and_output,
 )
-from attnviz.ui.sidebar import is_present, url_query
+from attnviz.ui.sidebar import is_present, url_query, write_page_params
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
 
 SUMMARY_LAYER_KEY = "model_summary_layer"
@@ -86,6 +88,7 @@ def layer_summaries(run, labels):
             labels,
             labels,
             key="model_layer_mean",
+            share=0.5,
             title=f"Mean of layer {layer}'s {n_heads} heads",
             family="A",
             kind="probability",
@@ -107,6 +110,7 @@ def layer_summaries(run, labels):
             labels,
             labels,
             key="model_rollout",
+            share=0.5,
             title=f"Rollout through layer {layer}",
             family="A",
             kind="probability",
@@ -149,12 +153,8 @@ def summary_run(model, run, labels):
 
 def _sync_pair_url(pair):
     """The URL holds each sentence that is not the classic one."""
-    for name, value, default in zip(PAIR_PARAMS, pair, DEFAULT_PAIR, strict=True):
-        if value == default:
-            if name in st.query_params:
-                del st.query_params[name]
-        elif st.query_params.get(name) != value:
-            st.query_params[name] = value
+    want = {name: v for name, v, d in zip(PAIR_PARAMS, pair, DEFAULT_PAIR, strict=True) if v != d}
+    write_page_params(PAIR_PARAMS, want)
 
 
 def pair_sentences():
@@ -246,9 +246,10 @@ def _ranking(diff, runs, labels, word):
     values = diff.distance.ravel()
     st.markdown(
         f"Ranked by how much of the weight of {word} would have to move to turn its row in "
-        f"sentence 1 into its row in sentence 2 (the differing words count as one key): from "
-        f"**{ranking[0][2]:.2f}** in the first head down to **{ranking[-1][2]:.2f}**, median "
-        f"{np.median(values):.2f} over the {total} heads. Open one:"
+        f"sentence 1 into its row in sentence 2 (each place where they differ counts as one "
+        f"key): from **{ranking[0][2]:.2f}** in the first head down to "
+        f"**{ranking[-1][2]:.2f}**, median {np.median(values):.2f} over the {total} heads. Open "
+        "one (it opens step by step in §3 above, and side by side below):"
     )
     for column, (layer, head, _) in zip(
         st.columns(OPEN_BUTTONS), ranking[:OPEN_BUTTONS], strict=False
@@ -350,31 +351,43 @@ def compare_pair(model, first, second, layer, head):
 
 
 @st.fragment  # a head picked (radios, a click in the grid, a ranked head's button) reruns this
-def chosen_head(model, run, labels):
+def chosen_head(text, parts=("head", "pair")):
     """Sections 2 to 5 of the page, one part of it: every head, the chosen one step by step,
-    the formula with learned weights, and two sentences compared on it."""
-    st.header("2. All 72 heads")
-    st.markdown(
-        "Each thumbnail is one head's attention matrix A for this sentence (row i: how query i "
-        "spreads its weight over the keys j). Layers go down, heads across. **Click a head** (or "
-        "choose it below) to open it step by step. What the numbers say:"
-    )
-    heads_in_words(run.stats)
-    layer, head = head_picker(run, labels)
+    the formula with learned weights (``"head"`` in ``parts``), and two sentences compared on
+    it (``"pair"``): in projector mode one of them is a step of its own.
 
-    r = run.head(model, layer, head)  # recomputed from the layer's input X: see section 4
-    st.header(f"3. Layer {layer}, head {head}, step by step")
-    head_summary(run.stats, layer, head)
-    queries_and_keys(r, labels, layer, head)
-    scores_and_attention(r, labels, layer, head)
-    values_and_output(r, labels, layer, head, run.config.n_heads)
+    Takes the sentence, never the model or its run: Streamlit keeps a fragment's arguments in
+    the session, and both live once per server (the model's slot, ``model_run``'s cache)."""
+    model = pretrained_model()
+    run = model_run(model, text)
+    labels = token_labels(run.tokens)
+    if "head" in parts:
+        st.header("2. All 72 heads")
+        with after_chart("heads"):  # on a projector after the grid
+            st.markdown(
+                "Each thumbnail is one head's attention matrix A for this sentence (row i: how "
+                "query i spreads its weight over the keys j). Layers go down, heads across. "
+                "**Click a head** (or choose it below) to open it step by step. What the numbers "
+                "say:"
+            )
+            heads_in_words(run.stats)
+    layer, head = head_picker(run, labels)  # the pair's step too: it compares on this head
+    if "head" in parts:
+        r = run.head(model, layer, head)  # recomputed from the layer's input X: see section 4
+        st.header(f"3. Layer {layer}, head {head}, step by step")
+        head_summary(run.stats, layer, head)
+        queries_and_keys(r, labels, layer, head)
+        scores_and_attention(r, labels, layer, head)
+        values_and_output(r, labels, layer, head, run.config.n_heads)
 
-    st.header("4. The lessons' formula, with learned weights")
-    st.latex(
-        r"A = \mathrm{softmax}\left(\frac{(XW_Q^h + b_Q^h)(XW_K^h + b_K^h)^T}{\sqrt{d_k}}\right)"
-    )
-    same_as_forward_pass(r, run, layer, head)
-
+        st.header("4. The lessons' formula, with learned weights")
+        st.latex(
+            r"A = \mathrm{softmax}\left(\frac{(XW_Q^h + b_Q^h)(XW_K^h + b_K^h)^T}"
+            r"{\sqrt{d_k}}\right)"
+        )
+        same_as_forward_pass(r, run, layer, head)
+    if "pair" not in parts:
+        return
     st.header("5. Compare two sentences")
     st.markdown(
         "A classic pair: a reader takes “it” to be the animal when it is too tired and the "

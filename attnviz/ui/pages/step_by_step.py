@@ -15,11 +15,12 @@ from attnviz.lessons.spread import spread_of_edit
 from attnviz.lessons.summary import summary_rows
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
-from attnviz.links.readers import quoted
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
+from attnviz.ui.matrix import show_pipeline
 from attnviz.ui.sidebar import is_present
-from attnviz.ui.text import step_header
+from attnviz.ui.stepper import stepper
+from attnviz.ui.text import md_escape, step_header
 
 
 def settings_caption(result, settings):
@@ -42,6 +43,21 @@ def _spread(settings, edit):
 def cached_spread(settings):
     """How the page makes an edit's Spread: once per (settings, edit) for every session."""
     return lambda result, edit, labels: _spread(settings, edit)
+
+
+def unedited(settings):
+    """The AttentionResult of ``settings`` without an edit, from the shared cache."""
+    return cached_example(settings).result
+
+
+def page_steps(settings, edit):
+    """(result, labels, found) the page's steps draw, from the shared cache: ``settings``'
+    result with ``edit`` (an Edit, or None) applied, its labels, and the edit's Spread or None.
+
+    The page's fragments and callbacks keep ``Lookup(page_steps, (settings, edit))``."""
+    example = cached_example(settings)
+    found = None if edit is None else _spread(settings, edit)
+    return (example.result if found is None else found.after), example.labels, found
 
 
 def _export(settings, kind):
@@ -111,46 +127,13 @@ STEP_TITLES = (
     "9. Complete self-attention formula",
     "10. Matrix dimensions",
 )
-LAST_STEP = len(STEP_TITLES) - 1  # the steps are numbered 0 .. LAST_STEP
-STEP_KEY = "attnviz_step"
-
-
-def _move(delta):
-    st.session_state[STEP_KEY] = min(max(st.session_state[STEP_KEY] + delta, 0), LAST_STEP)
 
 
 def steps_shown():
-    """Which steps to draw: a function of the step number (0 to LAST_STEP) that says yes or no.
-
-    Every step, or in projector mode only one, with Previous / Next above it and its number in
-    the URL (``step=6`` opens "6. Scaling"); a step number the URL gets wrong is said and
-    replaced by the nearest one.
-    """
-    if not is_present():
-        if "step" in st.query_params:
-            del st.query_params["step"]
-        return lambda k: True
-    state = st.session_state
-    if STEP_KEY not in state:
-        raw = st.query_params.get("step", "1")
-        try:
-            state[STEP_KEY] = min(max(int(raw), 0), LAST_STEP)
-            if str(state[STEP_KEY]) != raw.strip():
-                raise ValueError
-        except ValueError:
-            state.setdefault(STEP_KEY, 1)
-            st.warning(
-                f"`step={quoted(raw)}` in the link is not a step from 0 to {LAST_STEP}: showing "
-                f"step {state[STEP_KEY]}.",
-                icon="⚠️",
-            )
-    k = state[STEP_KEY]
-    st.query_params["step"] = str(k)
-    back, title, forward = st.columns([1, 4, 1], vertical_alignment="center")
-    back.button("◀ Previous", on_click=_move, args=(-1,), disabled=k == 0, key="step_back")
-    title.markdown(f"**{k + 1} / {len(STEP_TITLES)}:** {STEP_TITLES[k]}")  # counted from 1
-    forward.button("Next ▶", on_click=_move, args=(1,), disabled=k == LAST_STEP, key="step_next")
-    return lambda step: step == k
+    """Which steps to draw (a function of the step number, 0 to 10, that says yes or no): every
+    step, or in projector mode the one of the link's ``step=`` (``step=6`` opens "6. Scaling"),
+    with the stepper's bar above it (``attnviz.ui.stepper``)."""
+    return stepper("Step by step", STEP_TITLES, first=0)
 
 
 def _vector(row):
@@ -179,7 +162,14 @@ def worked_example_view():
         (name, _vector(M[0]), _vector(M[1]))
         for name, M in (("query q", r.Q), ("key k", r.K), ("value v", r.V))
     ]
-    st.table({"": [x[0] for x in rows], a: [x[1] for x in rows], b: [x[2] for x in rows]})
+    # A Markdown table: the same static table as st.table's, without a DataFrame and its Arrow
+    # conversion on every rerun (about 5 % of the page's server time for six fixed cells)
+    st.markdown(
+        "\n".join(
+            [f"| | {md_escape(a)} | {md_escape(b)} |", "| --- | --- | --- |"]
+            + [f"| {name} | {md_escape(x)} | {md_escape(y)} |" for name, x, y in rows]
+        )
+    )
     S, Sp, A, out = r.scores, r.scaled_scores, r.attention, r.output
     st.markdown(
         f"1. **Scores:** S({a}, {a}) = q_{a} · k_{a} = {_products(r.Q[0], r.K[0])} = "
@@ -200,6 +190,36 @@ def worked_example_view():
     )
 
 
+# The pipeline's box that each step computes (steps 0, 9 and 10 are about the whole)
+STEP_BOXES = {1: "X", 2: "Q", 3: "K", 4: "V", 5: "S", 6: "Sp", 7: "A", 8: "O"}
+
+
+def pipeline(result, settings, show):
+    """The pipeline diagram with the live sizes: above step 1 on the page; in projector mode
+    under each of steps 1 to 8 (the step's chart comes first), with larger labels and
+    the step's own box lit."""
+    present = is_present()
+    k = next((k for k in range(len(STEP_TITLES)) if show(k)), None) if present else None
+    if present and k not in STEP_BOXES:  # the worked example, the formula, the table
+        return
+    if not present and not (show(0) or show(1)):
+        return
+    r, s = result, settings
+    place = st.container(key="step_meaning_pipeline") if present else st.container()
+    with place:
+        show_pipeline(
+            r.n,
+            r.d_model,
+            r.d_k,
+            r.d_v,
+            scale=s.scale,
+            masked=r.mask is not None,
+            temperature=s.temperature,
+            text_px=19 if present else 15,
+            lit=STEP_BOXES.get(k),
+        )
+
+
 def summary_view(result):
     """The course module's Summary as a cheat sheet: concept, formula, shape (symbols and the
     live sizes) and meaning of every step from X to the output (``lessons.summary``). Its
@@ -207,7 +227,7 @@ def summary_view(result):
     st.subheader("Summary: the whole computation on one page")
     lines = ["| concept | formula | shape | meaning |", "|---|---|---|---|"]
     lines += [
-        f"| {row.concept} | ${row.formula}$ | ${row.symbols}$ = {row.sizes} | {row.meaning} |"
+        f"| {row.concept} | ${row.formula}$ | ${row.symbols} = {row.sizes_latex}$ | {row.meaning} |"
         for row in summary_rows(result)
     ]
     st.markdown("\n".join(lines))

@@ -11,10 +11,9 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.charts.tiled_memory import format_bytes, memory_chart
-from attnviz.charts.words import figure_name, figure_text
 from attnviz.limits import MAX_CORE_N, MAX_TILED_BLOCKS, MAX_TOKENS
 from attnviz.tiled import attention_memory, tiled_attention
-from attnviz.ui.matrix import chart_words, dims, show_matrix
+from attnviz.ui.matrix import dims, draw_chart, show_matrix
 
 
 def block_size_input(n):
@@ -115,6 +114,7 @@ def show_step(tiled, k, labels):
             labels,
             keys,
             key="tile_logits",
+            share=0.5,
             family="S",
             title=f"S_b of block {k} (scaled)",
             value_name="S_ij",
@@ -125,6 +125,7 @@ def show_step(tiled, k, labels):
             labels,
             keys,
             key="tile_weights",
+            share=0.5,
             family="A",
             title="P̃ = exp(S_b − m′)",
             value_name="P̃_ij",
@@ -202,8 +203,7 @@ def show_memory(n, block_size):
     ns, full, tiled = memory_figures(n, block_size)
     here, top = attention_memory(n, block_size), attention_memory(MAX_CORE_N, block_size)
     fig = memory_chart(ns, full, tiled, current_n=n, block_size=block_size)
-    st.plotly_chart(fig, key="tile_memory", config={"displaylogo": False}, alt=figure_name(fig))
-    chart_words("Memory of attention", figure_text(fig))
+    draw_chart(fig, "tile_memory", title="Memory of attention", config={"displaylogo": False})
     st.markdown(
         f"For this sentence (n = {n}, b = {block_size}, float64): one n × n matrix takes "
         f"**{format_bytes(here.full)}**, one n × b block **{format_bytes(here.tiled)}**, "
@@ -245,6 +245,7 @@ def same_output(tiled, r, labels):
             labels,
             dims(r.d_v),
             key="tile_output",
+            share=0.5,
             family="O",
             title="Tiled: Õ / l",
         )
@@ -254,6 +255,7 @@ def same_output(tiled, r, labels):
             labels,
             dims(r.d_v),
             key="tile_full_output",
+            share=0.5,
             family="O",
             title="Full: softmax(S')V",
         )

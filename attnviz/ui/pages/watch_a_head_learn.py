@@ -4,26 +4,27 @@ head at every checkpoint, scaling on and off, generation) are
 ``attnviz.ui.pages.watch_a_head_learn_views``; every number in their prose is read from the run
 (``attnviz.tiny_gpt.report``).
 
-Trained runs are kept per server in ``_slot``, an st.cache_resource of RUNS_KEPT entries keyed
-on the small, hashable RunChoice (never on arrays), so a class that opens the same link finds
-the run trained. The training itself runs in the script's thread, outside any cached function
-(Streamlit would replay the progress bar's updates on every later hit), under the slot's lock:
-a second session asking for the same run waits for the first instead of training it again.
+Trained runs are kept per server in the server's caches (``attnviz.ui.cache.cached_call``,
+bounded by ``limits.CACHE_GPT_RUNS``), keyed on the small, hashable (RunChoice, scale), never
+on arrays, so a class that opens the same link finds the run trained. The training runs in the
+script's thread of the first session that asks (its page draws the progress); a second
+session asking for the same run meanwhile waits for it instead of training it again.
 
 Widget keys start with ``gpt_``; the URL parameters are ``attnviz.links.tiny_gpt.QUERY_NAMES``.
 """
 
-import threading
 import time
-import weakref
 from dataclasses import replace
 
 import streamlit as st
 
 from attnviz.charts.training import loss_chart
+from attnviz.charts.words import figure_name
 from attnviz.checks import AttentionInputError
 from attnviz.limits import (
+    CACHE_GPT_RUNS,
     GPT_D_MODELS,
+    MAX_GPT_QUEUE_SECONDS,
     MAX_GPT_STEPS,
     MAX_GPT_TEXT_CHARS,
     MAX_GPT_TRAIN_SECONDS,
@@ -39,13 +40,20 @@ from attnviz.tiny_gpt import train
 from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
 from attnviz.tiny_gpt.report import checkpoint_report
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, TASKS
-from attnviz.tiny_gpt.training import BATCH_SIZE, TrainingTooSlowError
-from attnviz.ui.matrix import CHART_CONFIG
-from attnviz.ui.sidebar import url_query
+from attnviz.tiny_gpt.training import BATCH_SIZE, TrainingTooSlowError, step_seconds
+from attnviz.ui.cache import MB, cached_call, entries, peek, register
+from attnviz.ui.heavy import HEAVY, gated
+from attnviz.ui.matrix import CHART_CONFIG, projected
+from attnviz.ui.sidebar import url_query, write_page_params
 from attnviz.ui.text import md_escape
 
 PAGE_PARAMS = QUERY_NAMES
-RUNS_KEPT = 4  # choices kept per server; at the largest sizes a choice keeps about 26 MB
+RUNS = "attnviz.tiny_gpt.runs"  # the server's cache of trained runs: (RunChoice, scale) -> run
+REPORTS = "attnviz.tiny_gpt.reports"  # and of their CheckpointReports
+register(RUNS, *CACHE_GPT_RUNS)
+register(REPORTS, *CACHE_GPT_RUNS)
+BACKSTOP = 3  # a run measured past 3 x MAX_GPT_TRAIN_SECONDS of CPU stops all the same
+RUN_BYTES = 13 * MB  # one run at the largest sizes while it trains: its checkpoints, Adam's state
 CHOICE_KEY = "gpt.choice"  # the RunChoice in force, kept across pages
 URL_KEY = "gpt.url"  # (RunChoice read from the URL, its warnings)
 LIVE_EVERY = 0.25  # seconds between two updates of the progress bar while training
@@ -68,46 +76,21 @@ PRESET_D_K = SCALING_PRESET["d_model"] // SCALING_PRESET["n_heads"]
 AUTOTRAIN = "gpt.autotrain"
 
 
-class Slot:
-    """The trained runs of one RunChoice, {scale: TrainRun}, their reports, and a lock."""
-
-    __slots__ = ("__weakref__", "lock", "reports", "runs")
-
-    def __init__(self):
-        self.runs, self.reports, self.lock = {}, {}, threading.Lock()
-
-
-@st.cache_resource(max_entries=RUNS_KEPT, show_spinner=False)
-def _slot(choice):
-    """The Slot of ``choice``, one per server: the bounded cache that keeps trained runs."""
-    return Slot()
-
-
-@st.cache_resource(show_spinner=False)
-def _registry():
-    """{RunChoice: Slot}, held weakly, of the choices trained on this server.
-
-    Looked up instead of ``_slot``, so that a choice only looked at never creates a slot (which
-    would push a trained run out of the bounded cache); an entry goes when ``_slot`` drops it.
-    """
-    return weakref.WeakValueDictionary()
-
-
 def scaling_pairs(task):
     """[(choice, run with scaling, run without)] of every choice of ``task`` this server has
     trained both ways, smallest d_k first (then the other sizes)."""
+    runs = dict(entries(RUNS))  # (choice, scale) -> run
     pairs = [
-        (choice, slot.runs[True], slot.runs[False])
-        for choice, slot in list(_registry().items())
-        if choice.task == task and True in slot.runs and False in slot.runs
+        (choice, run, runs[choice, False])
+        for (choice, scale), run in runs.items()
+        if scale and choice.task == task and (choice, False) in runs
     ]
     return sorted(pairs, key=lambda p: (p[1].config.d_k, p[0].n_layers, p[0].steps, p[0].seed))
 
 
 def finished_run(choice, scale=True):
     """The trained run of ``choice`` if this server has it, else None (never trains)."""
-    slot = _registry().get(choice)
-    return None if slot is None else slot.runs.get(scale)
+    return peek(RUNS, (choice, scale))
 
 
 # Choices ---------------------------------------------------------------------------------------
@@ -200,13 +183,7 @@ def choices(seed):
 
 
 def _sync_url(choice):
-    want = choice.to_query()
-    current = st.query_params.to_dict()
-    for name in PAGE_PARAMS:
-        if name not in want and name in current:
-            del st.query_params[name]
-        elif name in want and current.get(name) != want[name]:
-            st.query_params[name] = want[name]
+    write_page_params(PAGE_PARAMS, choice.to_query())
 
 
 def task_explanation(choice):
@@ -245,11 +222,16 @@ def _train_with_progress(choice, scale, area):
         if not last and now - updates["chart"] >= CHART_EVERY:  # the last one is cleared
             updates["chart"], updates["n"] = now, updates["n"] + 1
             fig = loss_chart({name: losses}, steps=steps, target=task.target_loss)
-            live.plotly_chart(fig, key=f"gpt_live_{int(scale)}_{updates['n']}", config=CHART_CONFIG)
+            key = f"gpt_live_{int(scale)}_{updates['n']}"
+            live.plotly_chart(projected(fig), key=key, config=CHART_CONFIG, alt=figure_name(fig))
 
     try:
-        return train(
-            choice.config(scale), task, steps, callback=on_step, time_limit=MAX_GPT_TRAIN_SECONDS
+        return train(  # the limit again, measured: a backstop should the estimate be far off
+            choice.config(scale),
+            task,
+            steps,
+            callback=on_step,
+            time_limit=BACKSTOP * MAX_GPT_TRAIN_SECONDS,
         )
     except TrainingTooSlowError as exc:
         area.empty()
@@ -259,19 +241,49 @@ def _train_with_progress(choice, scale, area):
         area.empty()
 
 
+def _refuse(message):
+    st.error(f"Training refused: {message}", icon="⏱️")
+    st.stop()
+
+
+def _train_in_turn(choice, scale, area):
+    """Train ``choice`` once a heavy slot is free (``attnviz.ui.heavy``: one training or other
+    heavy computation per core; the rest wait their turn with a progress bar).
+
+    Refused before it starts when its steps would take more than MAX_GPT_TRAIN_SECONDS for its
+    sizes (an estimate from the sizes, ``step_seconds``: the same link is refused or accepted
+    whatever the load), or when the trainings every visitor has queued would keep the server
+    busy more than MAX_GPT_QUEUE_SECONDS with it."""
+    per_step = step_seconds(choice.config(scale))
+    seconds = choice.steps * per_step
+    if seconds > MAX_GPT_TRAIN_SECONDS:
+        _refuse(
+            TrainingTooSlowError(
+                seconds, choice.steps, 1 / per_step, MAX_GPT_TRAIN_SECONDS, "for this model's sizes"
+            )
+        )
+    queued = HEAVY.queued_cost()
+    if queued + seconds > MAX_GPT_QUEUE_SECONDS:
+        _refuse(
+            f"the server has about {queued:.0f} s of training queued for other visitors, and "
+            f"this run would add {seconds:.0f} s (the server takes at most "
+            f"{MAX_GPT_QUEUE_SECONDS} s in all). Try again in a minute, or with fewer steps."
+        )
+    return gated(
+        lambda: _train_with_progress(choice, scale, area), "a tiny GPT's training", cost=seconds
+    )
+
+
 def trained_run(choice, scale, area):
-    """The run of ``choice``, trained now (in ``area``) unless this server has it already."""
-    slot = _slot(choice)
-    _registry()[choice] = slot
-    if not slot.lock.acquire(blocking=False):
-        with st.spinner("Another visitor is training this same model: waiting for it…"):
-            slot.lock.acquire()
-    try:
-        if scale not in slot.runs:
-            slot.runs[scale] = _train_with_progress(choice, scale, area)
-        return slot.runs[scale]
-    finally:
-        slot.lock.release()
+    """The run of ``choice``, trained now (in ``area``) unless this server has it already, or
+    is training it for another visitor (then this one waits for that run)."""
+    return cached_call(
+        RUNS,
+        (choice, scale),
+        lambda: _train_in_turn(choice, scale, area),
+        estimate=RUN_BYTES,
+        on_wait=lambda: st.spinner("Another visitor is training this same model: waiting for it…"),
+    )
 
 
 def _scaling_preset(seed):
@@ -317,10 +329,5 @@ def train_button(choice):
 
 
 def report_of(choice, run, scale=True):
-    """The run's CheckpointReport, computed once per server and kept with the run."""
-    slot = _registry().get(choice)
-    if slot is None:  # dropped from the cache since the run was found: compute it again
-        return checkpoint_report(run, choice.seed)
-    if scale not in slot.reports:
-        slot.reports[scale] = checkpoint_report(run, choice.seed)
-    return slot.reports[scale]
+    """The run's CheckpointReport, computed once per server (``run`` is ``choice``'s)."""
+    return cached_call(REPORTS, (choice, scale), lambda: checkpoint_report(run, choice.seed))

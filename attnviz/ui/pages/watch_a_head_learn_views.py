@@ -11,13 +11,12 @@ import streamlit as st
 
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.training import checkpoint_figure, loss_chart, next_token_chart
-from attnviz.charts.words import figure_name, figure_text
 from attnviz.checks import AttentionInputError
 from attnviz.limits import MAX_GPT_TEXT_CHARS
 from attnviz.tiny_gpt import forward, generate, init_params, next_token_probs
 from attnviz.tiny_gpt.report import compare_scaling, scaling_sentences
 from attnviz.tiny_gpt.training import EVAL_SIZE, SMOOTHING
-from attnviz.ui.matrix import CHART_CONFIG, chart_words, show_chart
+from attnviz.ui.matrix import CHART_CONFIG, draw_chart, show_chart
 from attnviz.ui.pages.watch_a_head_learn import (
     AUTOTRAIN,
     SCALED,
@@ -27,6 +26,7 @@ from attnviz.ui.pages.watch_a_head_learn import (
     scaling_pairs,
     trained_run,
 )
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice
 
 
@@ -39,11 +39,12 @@ def random_heads(choice):
     A = np.where(np.tri(T, dtype=bool), A, np.nan).reshape(L * H, T, T)
     labels = [task.label(i) for i in ids]
     titles = [f"layer {layer} head {head}" for layer in range(L) for head in range(H)]
-    notice(
-        "**The weights are random: nothing has been learned yet.** Below, every head's attention "
-        "for an example sequence with the random starting weights (seed "
-        f"{choice.seed}). Press **Train** to watch these patterns change."
-    )
+    with after_chart("random_heads"):  # on a projector after the heads
+        notice(
+            "**The weights are random: nothing has been learned yet.** Here, every head's "
+            "attention for an example sequence with the random starting weights (seed "
+            f"{choice.seed}). Press **Train** to watch these patterns change."
+        )
     fig = head_grid(A, labels, labels, titles=titles, columns=H)
     show_chart(fig, "gpt_random_heads")
     st.caption("Rows are queries, columns keys. Blank cells: the causal mask hides later keys.")
@@ -91,13 +92,12 @@ def heads_over_training(report, run):
         report.head_titles,
         n_heads=n_heads,
     )
-    st.plotly_chart(
+    draw_chart(
         fig,
-        key="gpt_checkpoints",
+        "gpt_checkpoints",
+        title="Every head at every checkpoint",
         config=dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-gpt-heads"}),
-        alt=figure_name(fig),
     )
-    chart_words("Every head at every checkpoint", figure_text(fig))
     st.caption(
         f"{len(report.steps)} checkpoints, from step 0 (random weights) to step {run.steps}. "
         "The slider moves in your browser: nothing is recomputed. Each panel's title names the "
@@ -120,15 +120,18 @@ def scaling_comparison(choice, run, report):
     area = st.empty()
     unscaled = finished_run(choice, scale=False)
     if unscaled is None:
-        st.markdown(
-            "Train the same model again with **S' = S** instead of S / √d_k: the same random "
-            "start, the same batches, only the division left out."
-        )
-        pressed = st.button("Train without scaling", key="gpt_train_unscaled")
+        offer = st.empty()  # the offer goes once the run is trained
+        with offer.container():
+            st.markdown(
+                "Train the same model again with **S' = S** instead of S / √d_k: the same "
+                "random start, the same batches, only the division left out."
+            )
+            pressed = st.button("Train without scaling", key="gpt_train_unscaled")
         if not (pressed or autotrain(choice)):
             return
         st.session_state.pop(AUTOTRAIN, None)
         unscaled = trained_run(choice, False, area)
+        offer.empty()
     show_chart(
         loss_chart(
             {SCALED: run.losses, UNSCALED: unscaled.losses},
@@ -157,21 +160,22 @@ def scaling_by_d_k(task):
             "layers × heads": f"{c.n_layers} × {c.n_heads}",
             "steps": c.steps,
             "seed": c.seed,
-            "final loss, scaled": round(float(on.eval_losses[-1]), 3),
-            "final loss, unscaled": round(float(off.eval_losses[-1]), 3),
-            "gap": round(float(off.eval_losses[-1] - on.eval_losses[-1]), 3),
+            "final loss, scaled": f"{on.eval_losses[-1]:.3f}",
+            "final loss, unscaled": f"{off.eval_losses[-1]:.3f}",
+            "gap": f"{off.eval_losses[-1] - on.eval_losses[-1]:.3f}",
         }
         for c, on, off in pairs
     ]
     st.markdown("**Every run of this task trained both ways on this server, by d_k:**")
     st.dataframe(rows, hide_index=True)
     gaps = {}
-    for row in rows:  # the largest gap measured at each d_k
-        gaps[row["d_k"]] = max(gaps.get(row["d_k"], -np.inf), row["gap"])
+    for _, on, off in pairs:  # the largest gap measured at each d_k
+        gap, d_k = float(off.eval_losses[-1] - on.eval_losses[-1]), on.config.d_k
+        gaps[d_k] = max(gaps.get(d_k, -np.inf), gap)
     if len(gaps) < 2:
         st.markdown(
-            "One d_k so far. Train this task at another d_k (d_model / heads) both ways, or "
-            "press ⚖️ at the top, and the gap at each d_k is compared here."
+            "One d_k so far. Train this task at another d_k both ways (d_k = d_model / heads: "
+            "more heads or a smaller d_model give a smaller one) and the gaps are compared here."
         )
         return
     d_ks = sorted(gaps)
@@ -195,9 +199,13 @@ def _prompt_key(choice):
     return f"gpt_prompt_{choice.task}"
 
 
-def _sample(choice, run, n, temperature, top_k):
-    """Append ``n`` sampled tokens to the prompt (a button's callback)."""
+def _sample(choice, n, temperature, top_k):
+    """Append ``n`` sampled tokens to the prompt (a button's callback). It gets the choice and
+    finds the trained run on the server: a callback's arguments stay in the session."""
     state = st.session_state
+    run = finished_run(choice)
+    if run is None:  # dropped from the server since the page was drawn: the rerun says so
+        return
     task = run.task
     try:
         ids = task.encode(state[_prompt_key(choice)])
@@ -221,8 +229,8 @@ def _sample(choice, run, n, temperature, top_k):
     state["gpt.sampled"] = (int(out[-1]), n)
 
 
-def _reset_prompt(choice, task):
-    st.session_state[_prompt_key(choice)] = task.default_prompt(choice.seed)
+def _reset_prompt(choice):
+    st.session_state[_prompt_key(choice)] = choice.make_task().default_prompt(choice.seed)
 
 
 def generation(choice, run):
@@ -305,10 +313,10 @@ def generation(choice, run):
             "Sample the next token" if n == 1 else f"Sample {n} tokens",
             key=f"gpt_sample_{n}",
             on_click=_sample,
-            args=(choice, run, n, temperature, top_k),
+            args=(choice, n, temperature, top_k),
             disabled=done,
         )
-    b3.button("Reset the prompt", key="gpt_reset", on_click=_reset_prompt, args=(choice, task))
+    b3.button("Reset the prompt", key="gpt_reset", on_click=_reset_prompt, args=(choice,))
     if "gpt.sampled" in state:
         sampled = state.pop("gpt.sampled")
         if sampled is None:

@@ -153,10 +153,12 @@ def saturation_charts(curve, d_k):
     left, right = st.columns(2)
     with left:
         show_chart(
-            saturation_chart(curve, "normalised_entropy", mark_d_k=d_k), "saturation_entropy"
+            saturation_chart(curve, "normalised_entropy", mark_d_k=d_k),
+            "saturation_entropy",
+            share=0.5,
         )
     with right:
-        show_chart(saturation_chart(curve, "max_weight", mark_d_k=d_k), "saturation_max")
+        show_chart(saturation_chart(curve, "max_weight", mark_d_k=d_k), "saturation_max", share=0.5)
 
 
 def _range(curve, stats):
@@ -220,6 +222,7 @@ def heatmaps(scaled, unscaled, labels, d_k):
                 labels,
                 labels,
                 key=key,
+                share=0.5,
                 family="A",
                 title=title,
                 value_name="A_ij",

@@ -7,8 +7,13 @@ replaced by an error: a bad entry shows a message and stays in its box to be fix
 session starts from the URL (parameters ``X``, ``W_Q``, ``W_K``, ``W_V`` in the form
 ``1,0;0,1`` and ``labels``) or else from the small integer exercise. Widget keys start with
 ``attnviz_own_``.
+
+The steps are computed once per (matrices' texts, mask, scaling, temperature) for every session
+(``own_result``, in the shared cache); the page's fragments and callbacks keep that key
+(``steps_key``), never the arrays.
 """
 
+import functools
 import io
 from urllib.parse import urlencode
 
@@ -27,12 +32,14 @@ from attnviz.files.own_numbers import (
     parse_matrix,
     read_file,
 )
-from attnviz.inputs import generated_tokens, tokenize
+from attnviz.inputs import generated_tokens, token_labels, tokenize
+from attnviz.lessons.spread import spread_of_edit
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_N, MAX_OWN_URL_CHARS, MAX_TEXT_CHARS
 from attnviz.links.own_numbers import FIELDS, matrices_query, texts_from_query
 from attnviz.masking import causal_mask
+from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
-from attnviz.ui.sidebar import SETTINGS_KEY, url_query
+from attnviz.ui.sidebar import SETTINGS_KEY, is_present, url_query
 from attnviz.ui.text import md_escape
 
 TEXTS_KEY = "attnviz.own_texts"  # {field: text} as last typed
@@ -216,32 +223,90 @@ def matrices_npz(found, tokens):
     return buffer.getvalue()
 
 
-def attend_to(found, settings):
-    """self_attention on the matrices read, with the sidebar's mask, scaling and temperature.
+def steps_key(texts, settings):
+    """The small key the steps are cached under: the matrices' and labels' texts as typed, and
+    the sidebar's mask, scaling and temperature."""
+    return (
+        tuple((field, texts[field]) for field in FIELDS),
+        settings.mask,
+        settings.scale,
+        settings.temperature,
+    )
+
+
+def _read(texts):
+    """(matrices, tokens) from ``texts`` that ``matrices`` has accepted, as it reads them."""
+    found = {name: parse_matrix(name, texts[name]) for name in NAMES}
+    n = found["X"].shape[0]
+    tokens = tokenize(texts["labels"])
+    return found, tokens if len(tokens) == n else generated_tokens(n)
+
+
+@shared_cache(max_entries=16)
+def own_result(key):
+    """(AttentionResult, row labels) of ``steps_key``'s matrices, with its mask, scaling and
+    temperature, once for every session. Raises AttentionInputError when a step overflows."""
+    texts, mask, scale, temperature = key
+    found, tokens = _read(dict(texts))
+    n = found["X"].shape[0]
+    result = self_attention(
+        found["X"],
+        found["W_Q"],
+        found["W_K"],
+        found["W_V"],
+        mask=causal_mask(n) if mask == "causal" else None,
+        scale=scale,
+        temperature=temperature,
+    )
+    return result, token_labels(tokens)  # unique row labels: "a (1)", "b", "a (2)"
+
+
+@shared_cache(max_entries=16)
+def own_spread(key, edit):
+    """The Spread of ``edit`` on ``own_result(key)``, once for every session."""
+    result, labels = own_result(key)
+    return spread_of_edit(result, edit, labels)
+
+
+def unedited(key):
+    """The AttentionResult of ``key`` without an edit (a Lookup's function)."""
+    return own_result(key)[0]
+
+
+def own_steps(key, edit):
+    """(result, labels, found) the steps draw: ``key``'s result with ``edit`` (an Edit, or
+    None) applied, its labels and the edit's Spread or None (a Lookup's function)."""
+    result, labels = own_result(key)
+    found = None if edit is None else own_spread(key, edit)
+    return (result if found is None else found.after), labels, found
+
+
+def attend_to(key):
+    """The AttentionResult of ``key`` (``steps_key``): self_attention on the matrices read, with
+    the sidebar's mask, scaling and temperature, from the shared cache.
 
     Stops the page with the core's message when a step overflows (numbers far too large).
     """
-    n = found["X"].shape[0]
     try:
-        return self_attention(
-            found["X"],
-            found["W_Q"],
-            found["W_K"],
-            found["W_V"],
-            mask=causal_mask(n) if settings.mask == "causal" else None,
-            scale=settings.scale,
-            temperature=settings.temperature,
-        )
+        return own_result(key)[0]
     except AttentionInputError as exc:
         st.error(str(exc), icon="🚫")
         st.stop()
 
 
-def download_matrices(found, tokens):
-    """A button that downloads the four matrices and the tokens as .npz (readable here again)."""
+def _npz_of(key):
+    return matrices_npz(*_read(dict(key[0])))
+
+
+def download_matrices(key):
+    """A button that downloads the four matrices and the tokens as .npz (readable here again);
+    ``key`` is ``steps_key``'s (the button keeps it, and makes the file on click); none in
+    projector mode."""
+    if is_present():
+        return
     st.download_button(
         "⬇ These matrices (.npz, upload it here again)",
-        data=lambda: matrices_npz(found, tokens),
+        data=functools.partial(_npz_of, key),
         file_name="attnviz-own-numbers.npz",
         mime="application/octet-stream",
         key="download_own",

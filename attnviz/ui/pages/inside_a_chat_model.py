@@ -1,0 +1,289 @@
+"""Inside a chat model: SmolLM2 loaded once per server, the prompt, the next token, generation.
+
+A session keeps only its choices (the widgets' values: the prompt, temperature, top-k, the
+pick, the number of tokens generated, the head); the model's runs live in the shared cache
+keyed by them. The heads' grid and one head step by step are in ``inside_a_chat_model_heads``.
+"""
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from attnviz.causal_lm.sampling import next_token_probabilities, top
+from attnviz.charts.token_bars import probability_bars
+from attnviz.inputs import is_blank, token_labels
+from attnviz.limits import (
+    MAX_CHAT_TEMPERATURE,
+    MAX_CHAT_TOKENS,
+    MAX_CHAT_TOP_K,
+    MAX_TEXT_CHARS,
+    MIN_CHAT_TEMPERATURE,
+)
+from attnviz.links.inside_a_chat_model import ChatChoices, choices_from_query
+from attnviz.ui.cache import clear_shared_caches, release_freed_memory, shared_cache
+from attnviz.ui.matrix import draw_chart
+from attnviz.ui.text import md_escape
+
+KEYS = {  # ChatChoices field -> widget key
+    "prompt": "chat_prompt",
+    "temperature": "chat_temperature",
+    "top_k": "chat_top_k",
+    "pick": "chat_pick",
+    "generate": "chat_generate",
+    "layer": "chat_layer",
+    "head": "chat_head",
+}
+WARNINGS_KEY = "chat_link_warnings"
+RUNS_KEPT = 4  # prompts kept per server: each about 12 MB at 64 tokens
+GENERATIONS_KEPT = 8  # generations kept: one per length, so "one more" reuses the last
+TOP_SHOWN = 10
+
+
+# The server's one chat model, loaded on first use. Module state, not st.cache_resource:
+# Streamlit's "Clear cache" message, which any browser may send, would otherwise drop it for
+# every user (as attnviz/ui/pages/real_model.py keeps MiniLM).
+_SLOT = {"model": None, "lock": threading.Lock()}
+
+
+def forget_chat_model():
+    """Drop the loaded model and its runs (tests: as if the server had just started)."""
+    with _SLOT["lock"]:
+        _SLOT["model"] = None
+    clear_shared_caches()
+
+
+def chat_model():
+    """The model, loaded once per server with a progress bar; stops the page with the fix if
+    it cannot be loaded (the other pages do not need it)."""
+    from attnviz.causal_lm import MODEL_ID, CausalLMLoadError, load_causal_lm
+    from attnviz.ui.pages.real_model import progress_tqdm
+
+    if _SLOT["model"] is None:
+        box = st.empty()
+        with _SLOT["lock"]:  # another session may be loading it: wait for that
+            if _SLOT["model"] is None:
+                bar = box.progress(0.0, text=f"Loading {MODEL_ID} (once per server)…")
+
+                def progress(done, total):
+                    bar.progress(
+                        done / total, text=f"Reading the weights: tensor {done} of {total}"
+                    )
+
+                try:
+                    _SLOT["model"] = load_causal_lm(
+                        progress=progress, tqdm_class=progress_tqdm(box.container())
+                    )
+                    release_freed_memory()  # the reading's temporaries, back to the system
+                except CausalLMLoadError as exc:
+                    box.empty()
+                    st.error(f"The chat model could not be loaded. {exc}", icon="🚫")
+                    st.info("Every other page works without it. After the fix, reload this page.")
+                    st.stop()
+        box.empty()
+    return _SLOT["model"]
+
+
+def display_tokens(tokens):
+    """Unique labels that show spaces (␣), line breaks (↵) and tabs (⇥) in a token."""
+    shown = [t.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥") for t in tokens]
+    return token_labels(shown)
+
+
+# Choices: the link starts a session, the widgets keep them, the link follows -------------------
+
+
+def start_session():
+    """Put the link's choices into the widgets' keys once per session."""
+    state = st.session_state
+    if KEYS["prompt"] in state:
+        return
+    choices, warnings = choices_from_query(st.query_params.to_dict())
+    for name, key in KEYS.items():
+        state[key] = getattr(choices, name)
+    state[WARNINGS_KEY] = warnings
+
+
+def link_warnings():
+    for warning in st.session_state.pop(WARNINGS_KEY, []):
+        st.warning(warning, icon="⚠️")
+
+
+def current_choices():
+    state = st.session_state
+    return ChatChoices(**{name: state[key] for name, key in KEYS.items()})
+
+
+def sync_link():
+    """The link holds the choices that differ from the defaults."""
+    want = current_choices().to_query()
+    for name in ChatChoices.__dataclass_fields__:
+        if name not in want and name in st.query_params:
+            del st.query_params[name]
+    for name, value in want.items():
+        if st.query_params.get(name) != value:
+            st.query_params[name] = value
+
+
+def prompt_box():
+    """The prompt's text box; returns the text, or stops the page (with a message) if empty."""
+    text = st.text_area(
+        "Prompt",
+        key=KEYS["prompt"],
+        max_chars=MAX_TEXT_CHARS,
+        height=80,
+        help=f"Any text. The model reads its first {MAX_CHAT_TOKENS} tokens.",
+    )
+    if not text or is_blank(text):
+        what = "empty" if not text.strip() else "only invisible characters"
+        st.warning(
+            f"The prompt is {what}: type some text for the model to continue, e.g. "
+            "“The capital of France is”.",
+            icon="✍️",
+        )
+        st.stop()
+    return text
+
+
+# The prompt's forward pass, kept per text for every session ------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ChatRun:
+    """What the page draws from one prompt (the whole run's logits at every position are
+    (n, 49,152): only the last row is kept). Arrays read-only, shared by every session."""
+
+    tokens: tuple
+    token_ids: np.ndarray  # (n,)
+    next_logits: np.ndarray  # (vocab,) the scores of the token after the prompt
+    attention: np.ndarray  # (n_layers, n_heads, n, n)
+    hidden_states: np.ndarray  # (n_layers + 1, n, d_model): [l] enters block l
+    cache: object  # the prompt's KVCache
+    n_total: int  # tokens of the whole text, before the cut to MAX_CHAT_TOKENS
+
+    @property
+    def n(self):
+        return len(self.tokens)
+
+    @property
+    def logits(self):  # what Generation continues from
+        return self.next_logits[None, :]
+
+
+@shared_cache(max_entries=RUNS_KEPT)
+def chat_run(_model, text):
+    """``_model.run(text)`` on its first MAX_CHAT_TOKENS tokens, as a ChatRun."""
+    run = _model.run(text, max_tokens=MAX_CHAT_TOKENS)
+    kept = ChatRun(
+        tokens=run.tokens,
+        token_ids=run.token_ids,
+        next_logits=run.logits[-1].copy(),
+        attention=run.attention,
+        hidden_states=run.hidden_states,
+        cache=run.cache,
+        n_total=_model.count_tokens(text),
+    )
+    del run
+    release_freed_memory()
+    return kept
+
+
+@shared_cache(max_entries=GENERATIONS_KEPT)
+def chat_generation(_model, text, temperature, top_k, pick, steps):
+    """``steps`` tokens generated after ``text``'s run; the one with ``steps − 1`` (kept too)
+    is extended by one token, so a click on "one more" computes one token."""
+    from attnviz.causal_lm import Generation
+
+    if steps == 0:
+        run = chat_run(_model, text)
+        return Generation(run=run, steps=(), cache=run.cache, next_logits=run.next_logits)
+    before = chat_generation(_model, text, temperature, top_k, pick, steps - 1)
+    return _model.extend(before, 1, temperature=temperature, top_k=top_k or None, rule=pick, seed=0)
+
+
+def reading_note(model, run):
+    c = model.config
+    st.caption(
+        f"The model reads {run.n} tokens. Its weights come from {md_escape(model.source)}: "
+        f"{c.n_layers} blocks of {c.n_heads} query heads, d_model = {c.d_model}."
+    )
+    if run.n_total > run.n:
+        last = display_tokens(run.tokens)[-1]
+        st.warning(
+            f"The prompt is {run.n_total} tokens long; this page reads the first "
+            f"{MAX_CHAT_TOKENS} (up to “{md_escape(last)}”) and leaves out the other "
+            f"{run.n_total - run.n}.",
+            icon="✂️",
+        )
+
+
+def token_strip(run):
+    """The tokens as the model reads them, with their ids."""
+    labels = display_tokens(run.tokens)
+    st.dataframe(
+        {"position": list(range(run.n)), "token": labels, "id": run.token_ids.tolist()},
+        hide_index=True,
+        height=min(35 * (run.n + 1) + 3, 250),
+    )
+
+
+# 2. The next token -------------------------------------------------------------------------------
+
+
+def sampling_controls():
+    """Temperature, top-k and the pick; returns (temperature, top_k or None, pick)."""
+    left, middle, right = st.columns(3)
+    temperature = left.slider(
+        "Temperature T",
+        min_value=MIN_CHAT_TEMPERATURE,
+        max_value=MAX_CHAT_TEMPERATURE,
+        step=0.1,
+        key=KEYS["temperature"],
+        help="p = softmax(logits / T): below 1 sharper, above 1 flatter.",
+    )
+    top_k = middle.number_input(
+        "Top-k (0: every token)",
+        min_value=0,
+        max_value=MAX_CHAT_TOP_K,
+        step=1,
+        key=KEYS["top_k"],
+        help="Keep only the k highest logits; the softmax shares 1 among them.",
+    )
+    pick = right.radio(
+        "Generate by",
+        ["likeliest", "sample"],
+        key=KEYS["pick"],
+        format_func={"likeliest": "the likeliest token", "sample": "drawing (seed 0)"}.get,
+        horizontal=True,
+    )
+    return float(temperature), int(top_k) or None, pick
+
+
+def next_token_chart(model, logits, temperature, top_k, *, key, title, picked_id=None):
+    """The top-10 next-token probabilities as bars; returns (ids, p) of those shown."""
+    p = next_token_probabilities(logits, temperature, top_k)
+    ids, probs = top(p, TOP_SHOWN)
+    labels = display_tokens(model.token_texts(ids))
+    picked = (
+        None if picked_id is None else next((i for i, t in enumerate(ids) if t == picked_id), None)
+    )
+    fig = probability_bars(probs, labels, title=title, picked=picked, value_name="p")
+    draw_chart(fig, key, config={"displaylogo": False})
+    return ids, probs, p
+
+
+def next_token_section(model, run, temperature, top_k):
+    ids, probs, p = next_token_chart(
+        model, run.next_logits, temperature, top_k, key="chat_next",
+        title="The next token: the 10 likeliest",
+    )  # fmt: skip
+    best = display_tokens(model.token_texts(ids[:1]))[0]
+    kept = int((p > 0).sum())
+    st.markdown(
+        f"The likeliest next token is “{md_escape(best)}” with p = {probs[0]:.3f}; the ten "
+        f"shown hold {probs.sum():.3f} of the probability, shared among {kept:,} tokens "
+        f"{'kept by top-k' if top_k else 'of the vocabulary'}. These p come from the last "
+        "token's row of logits, softmax(logits / T): the same stable row softmax that turns "
+        "S′ into A."
+    )

@@ -1,0 +1,175 @@
+"""Inside a chat model, sections 3 and 5: every head at a glance, things to find, one head
+step by step (RMSNorm, Q and K before and after RoPE, V, S, S′, the causal A, the output)."""
+
+import numpy as np
+import streamlit as st
+
+from attnviz.causal_lm.findings import SCORES, THRESHOLD, head_scores
+from attnviz.causal_lm.llama import rope
+from attnviz.charts.model_grid import model_grid
+from attnviz.ui.cache import shared_cache
+from attnviz.ui.matrix import dims, draw_chart, show_matrix
+from attnviz.ui.pages.inside_a_chat_model import KEYS, chat_run
+from attnviz.ui.text import md_escape, notice, step_header
+
+HEADS_KEPT = 4
+
+
+@shared_cache(max_entries=HEADS_KEPT)
+def chat_head(_model, text, layer, head):
+    """One head of the prompt's run, every step (HeadSteps, about 1 MB at 64 tokens)."""
+    run = chat_run(_model, text)
+    from attnviz.causal_lm.llama import head_steps
+
+    return head_steps(_model.weights, _model.config, run.hidden_states[layer], layer, head)
+
+
+def head_picker(config):
+    """Block and head selectors; returns (layer, head)."""
+    left, right = st.columns(2)
+    layer = left.selectbox("Block (layer)", list(range(config.n_layers)), key=KEYS["layer"])
+    head = right.selectbox(
+        "Query head",
+        list(range(config.n_heads)),
+        key=KEYS["head"],
+        format_func=lambda h: f"{h} (reads key/value head {config.group_of(h)})",
+    )
+    return layer, head
+
+
+def grid_section(model, run, labels, layer, head):
+    c = model.config
+    groups = "; ".join(
+        f"query heads {g * c.group_size} to {(g + 1) * c.group_size - 1} share key/value head {g}"
+        for g in range(c.n_kv_heads)
+    )
+    st.markdown(
+        f"Every one of the {c.n_layers * c.n_heads} heads' A for this prompt: row l is block l, "
+        f"column h is query head h. {groups.capitalize()} (grouped-query attention: "
+        f"{c.n_heads} queries, {c.n_kv_heads} keys and values per block). Every A is zero above "
+        "its diagonal: the causal mask."
+    )
+    # 30 tiles high leave no room for the tokens beside each: the hover names each head
+    fig = model_grid(run.attention, [""] * run.n, selected=(layer, head))
+    draw_chart(fig, "chat_grid", title="Every head", config={"displaylogo": False})
+    findings(run)
+
+
+def _head_list(found):
+    return ", ".join(f"block {layer} head {head} ({score:.2f})" for layer, head, score in found)
+
+
+def findings(run):
+    """Heads that look at the previous token, at the first token, at what followed a repeat."""
+    scores = head_scores(run.attention, run.token_ids)
+    lines = []
+    for name, what in SCORES.items():
+        if name == "induction" and scores.induction_queries == 0:
+            lines.append(
+                f"- **{what.capitalize()}**: this prompt repeats no token, so there is nothing "
+                "to copy. Try “Harry Potter and the cat. Harry Potter and the”."
+            )
+            continue
+        found = scores.top(name)
+        if found:
+            lines.append(
+                f"- **{what.capitalize()}**: {_head_list(found)} put on average at least "
+                f"{THRESHOLD:.0%} of their weight there."
+            )
+        else:
+            best = scores.top(name, k=1, threshold=-1)
+            lines.append(
+                f"- **{what.capitalize()}**: no head puts {THRESHOLD:.0%} there on this prompt; "
+                f"the most is {_head_list(best)}."
+            )
+    st.markdown("Things to find, measured on this prompt (mean weight over its queries):")
+    st.markdown("\n".join(lines))
+
+
+def head_steps_section(model, run, text, labels, layer, head):
+    c = model.config
+    with st.spinner("Recomputing the head…"):
+        h = chat_head(model, text, layer, head)
+    d, g = c.d_head, h.group
+    st.markdown(
+        f"Block {layer}, query head {head}, which reads key/value head {g}. Each step below is "
+        "computed from the stream entering the block, with this head's own rows of the weights."
+    )
+    step_header(
+        "5a. Normalise: x̂ = RMSNorm(x)",
+        r"\hat{x} = \frac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}} \odot g",
+        rf"({run.n} \times {c.d_model})",
+        "Each token's row is divided by its root mean square and scaled by learned gains: "
+        "no mean subtracted, no bias (the 2017 Transformer used LayerNorm after each part).",
+    )
+    show_matrix(h.x_hat, labels, dims(c.d_model), key="chat_xhat", title="x̂", family="X")
+    step_header(
+        "5b. Queries and keys, before and after RoPE",
+        r"Q = \mathrm{RoPE}(\hat{x} W_Q^{h\,T}),\; K = \mathrm{RoPE}(\hat{x} W_K^{g\,T})",
+        rf"({run.n} \times {d})",
+        f"RoPE turns each pair of columns (i, i + {d // 2}) of the query or key at position p by "
+        f"the angle p·θᵢ, θᵢ = {c.rope_base:,.0f}^(−2i/{d}): column pair 0 turns one radian per "
+        f"position, pair {d // 2 - 1} {1 / c.rope_base ** ((d - 2) / d):.2g} radians.",
+    )
+    left, right = st.columns(2)
+    with left:
+        show_matrix(h.Q_raw, labels, dims(d), key="chat_qraw", title="x̂ W_Q: before", family="Q")
+        show_matrix(h.Q, labels, dims(d), key="chat_q", title="Q: after RoPE", family="Q")
+    with right:
+        show_matrix(h.K_raw, labels, dims(d), key="chat_kraw", title="x̂ W_K: before", family="K")
+        show_matrix(h.K, labels, dims(d), key="chat_k", title="K: after RoPE", family="K")
+    offset_table(h, labels, c)
+    step_header(
+        "5c. Values", r"V = \hat{x} W_V^{g\,T}", rf"({run.n} \times {d})",
+        "Values are not rotated: position enters only through q · k.",
+    )  # fmt: skip
+    show_matrix(h.V, labels, dims(d), key="chat_v", title="V", family="V")
+    step_header(
+        "5d. Scores, scaled, masked, softmax",
+        r"S = QK^T,\; S' = S/\sqrt{" + str(d) + r"},\; A = \mathrm{softmax}(S' + M)",
+        rf"({run.n} \times {run.n})",
+        "The same steps as the lessons'. M is the causal mask: −∞ above the diagonal.",
+    )
+    bound = float(np.abs(h.S).max())
+    left, right = st.columns(2)
+    with left:
+        show_matrix(h.S, labels, labels, key="chat_s", title="S = QKᵀ", family="S",
+                    value_range=bound)  # fmt: skip
+    with right:
+        show_matrix(h.S_scaled, labels, labels, key="chat_s2", title="S′ = S / √d", family="S",
+                    value_range=bound)  # fmt: skip
+    show_matrix(h.A, labels, labels, key="chat_a", title="A (causal)", family="A",
+                kind="probability", mask=h.mask)  # fmt: skip
+    diff = float(np.abs(h.A - run.attention[layer, head]).max())
+    notice(
+        f"This A, recomputed from the weights, differs from the one the whole forward pass "
+        f"gave (the grid's) by at most {diff:.1e}. Row 0 is 1 on the first token: it sees only "
+        "itself."
+    )
+    step_header(
+        "5e. The head's output", r"\mathrm{head} = AV", rf"({run.n} \times {d})",
+        f"Each row mixes the values of the tokens up to it. The {c.n_heads} heads' outputs are "
+        f"joined ({c.n_heads * d} columns) and multiplied by W_O, added to the stream, then the "
+        "SwiGLU MLP follows.",
+    )  # fmt: skip
+    show_matrix(h.output, labels, dims(d), key="chat_out", title="A V", family="O")
+
+
+def offset_table(h, labels, c):
+    """q · k of the same two vectors placed at several positions: equal at equal offsets."""
+    n = h.Q_raw.shape[0]
+    i, j = n - 1, max(n - 2, 0)
+    q, k = h.Q_raw[i][None, :], h.K_raw[j][None, :]
+    rows = []
+    for p_q, p_k in [(i, j), (i + 10, j + 10), (i + 100, j + 100), (i, i), (i + 5, j)]:
+        value = float(rope(q, [p_q], c.rope_base)[0] @ rope(k, [p_k], c.rope_base)[0])
+        rows.append({"query at": p_q, "key at": p_k, "offset": p_q - p_k, "q · k": round(value, 4)})
+    st.table(rows)
+    st.markdown(
+        f"The query of “{md_escape(labels[i])}” and the key of “{md_escape(labels[j])}” "
+        "(before RoPE), placed at other positions: q · k stays the same at the same offset "
+        "(rows 1 to 3, up to float32 rounding) and changes with it (rows 4 and 5). RoPE makes "
+        "attention depend on how far apart two tokens are, not where they are; the "
+        "sinusoidal positions of the Positions page are added to X once, at the input, "
+        "and every layer sees them mixed into the token's meaning."
+    )

@@ -1,0 +1,102 @@
+"""The Lecture deck page: a table of slides (page, step, settings) that the lecturer edits, read
+back as a deck (``attnviz.links.deck``), and the one link that gives the lecture.
+
+The table starts from the deck in the page's own link (``deck=``), or from the review's
+50-minute lecture; a row that names no page or has a bad step is left out, and said.
+"""
+
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from attnviz.links.deck import LECTURE, SLIDE_SEP, deck_text, parse_deck, read_deck, slide_query
+from attnviz.ui.frame import lesson_pages, page_paths
+
+TABLE_KEY = "deck_table"
+HOME_NAME = "Home"
+
+
+def _page_names():
+    """The pages a slide may open, as their URL paths, in the menu's order (Home first)."""
+    return [HOME_NAME, *(Path(path).stem.split("_", 1)[1] for path, _, _ in lesson_pages())]
+
+
+def starting_slides():
+    """(slides, warnings): the deck in this page's link, or the default lecture."""
+    query = {name: st.query_params.get_all(name) for name in st.query_params}
+    slides, _, warnings = read_deck(query, page_paths())
+    return (slides or LECTURE), warnings
+
+
+def _table(slides):
+    rows = []
+    for s in slides:
+        settings = s.text().partition("?")[2]
+        rows.append(
+            {
+                "page": s.page or HOME_NAME,
+                "step": None if s.step is None else int(s.step),
+                "settings": settings,
+            }
+        )
+    return pd.DataFrame(rows, columns=["page", "step", "settings"])
+
+
+def deck_editor(slides):
+    """The slides as a table to edit (add, remove, reorder by editing rows); returns the text
+    of the deck it now holds, one slide per row."""
+    edited = st.data_editor(
+        _table(slides),
+        key=TABLE_KEY,
+        num_rows="dynamic",
+        hide_index=False,
+        width="stretch",
+        column_config={
+            "page": st.column_config.SelectboxColumn(
+                "page", options=_page_names(), required=True, help="The page the slide opens."
+            ),
+            "step": st.column_config.NumberColumn(
+                "step",
+                min_value=0,
+                step=1,
+                help="The step it opens on, in projector mode (empty: the page's first).",
+            ),
+            "settings": st.column_config.TextColumn(
+                "settings",
+                help="Its own link parameters, as in a link: e.g. edit=1,0,5 or "
+                "mask=causal&d_k=8 (empty: the defaults).",
+            ),
+        },
+    )
+    parts = []
+    for row in edited.itertuples(index=False):
+        if not isinstance(row.page, str) or not row.page:
+            continue
+        text = row.page
+        if row.step is not None and not pd.isna(row.step):
+            text += f"/{int(row.step)}"
+        if isinstance(row.settings, str) and row.settings.strip():
+            text += "?" + row.settings.strip().lstrip("?")
+        parts.append(text)
+    return SLIDE_SEP.join(parts)
+
+
+def deck_link(text):
+    """Read the deck back (saying what was left out) and give its link: the first slide, in
+    projector mode, with the deck and its position."""
+    slides, warnings = parse_deck(text, page_paths())
+    for warning in warnings:
+        st.warning(warning, icon="⚠️")
+    if not slides:
+        return None
+    query = slide_query(slides, 0)
+    link = f"./{slides[0].page}?{urlencode(query)}"
+    st.markdown(
+        f"**{len(slides)} slides.** The lecture's link (the deck is `{deck_text(slides)}`"
+        " when it is the default):"
+    )
+    st.code(link, language=None, wrap_lines=True)
+    st.link_button("▶ Start the lecture", link, type="primary")
+    return link

@@ -1,0 +1,173 @@
+"""One step per screen in projector mode: the stepper bar, the clicker's keys, the lecture deck.
+
+A long page names its steps and draws each inside ``if show(k):``:
+
+    show = stepper("Why scale", ("1. The variance of q·k", "2. Saturation", ...), first=1)
+    if show(1): ...
+
+Out of projector mode ``show`` says yes to every step. In projector mode it says yes to one,
+``step=N`` in the link (kept across reruns), and a slim bar above it holds Previous / Next and
+"Step k of N". A lecture deck in the link (``deck=...&slide=s``, ``attnviz.links.deck``) makes
+Next and Previous follow the deck's slides instead, across pages: a slide on another page (or
+with other settings) is opened as its own link, as a student who opens it at home sees it.
+
+The keys a presenter's clicker sends (→ / Page Down, ← / Page Up) press Next and Previous: a
+small script in the page (``KEYS_JS``), which leaves keys typed into a box or a slider alone.
+"""
+
+import html
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from attnviz.links.deck import read_deck, slide_query
+from attnviz.links.readers import read_int
+from attnviz.ui.frame import page_paths
+from attnviz.ui.sidebar import is_present
+
+NEXT_KEY, BACK_KEY = "step_next", "step_back"  # the buttons' keys: the keys script clicks them
+STEP_STATE = "attnviz_step."  # + the page's name: the step shown, kept across reruns
+# The clicker: → and Page Down press Next, ← and Page Up press Previous, unless the key is
+# meant for a box, a list or a slider (or comes with a modifier: the browser's own shortcuts).
+KEYS_JS = """<script>
+(() => {
+  if (window.__attnvizKeys) return;
+  window.__attnvizKeys = true;
+  const keys = {ArrowRight: "step_next", PageDown: "step_next",
+                ArrowLeft: "step_back", PageUp: "step_back"};
+  document.addEventListener("keydown", e => {
+    const key = keys[e.key];
+    if (!key || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    const t = e.target;
+    if (t && t.closest && t.closest(
+      "input, textarea, select, [contenteditable=true], [role=slider], [role=combobox], " +
+      "[role=listbox], [role=spinbutton], [data-baseweb=select]")) return;
+    const target = document.querySelector(`.st-key-${key}_link a, .st-key-${key} button`);
+    if (!target || target.disabled) return;
+    e.preventDefault();
+    target.click();
+  });
+})();
+</script>"""
+
+
+@dataclass(frozen=True)
+class Move:
+    """Where Next (or Previous) goes: a step of this page (``step``), or another slide's link
+    (``href``), or nowhere (both None); ``slide`` the deck position it reaches."""
+
+    step: int | None = None
+    href: str | None = None
+    slide: int | None = None
+
+
+def _state_key(page):
+    return STEP_STATE + page
+
+
+def step_count(titles):
+    """How many steps there are: one per title."""
+    return len(titles)
+
+
+def step_label(k, titles, first):
+    """ "Step 7 of 11: 6. Scaling": the position of step ``k`` counted from 1, of all of them,
+    and the step's own title (which may number from 0)."""
+    return f"Step {k - first + 1} of {step_count(titles)}: {titles[k - first]}"
+
+
+def _href(slides, position):
+    page = slides[position].page
+    return f"./{page}?{urlencode(slide_query(slides, position))}"
+
+
+def _deck_move(slides, position, delta, page_path, params):
+    """Where the deck's next (delta 1) or previous (-1) slide is, from ``position``."""
+    target = position + delta
+    if not 0 <= target < len(slides):
+        return Move()
+    there = slides[target]
+    if there.page == page_path and dict(there.params) == params and there.step is not None:
+        return Move(step=there.step, slide=target)
+    return Move(href=_href(slides, target), slide=target)
+
+
+def _moved(page, step, slide):
+    st.session_state[_state_key(page)] = step
+    st.query_params["step"] = str(step)
+    if slide is not None:
+        st.query_params["slide"] = str(slide + 1)
+
+
+def _button(column, label, move, key, page):
+    """Next or Previous: a button for a move within the page, a link for another slide."""
+    with column:
+        if move.href is not None:  # the slide's own link, opened in this tab
+            st.container(key=f"{key}_link").html(
+                f'<a class="attnviz-slide" href="{html.escape(move.href)}" target="_self">'
+                f"{label}</a>"
+            )
+            return
+        st.button(
+            label,
+            key=key,
+            on_click=_moved,
+            args=(page, move.step, move.slide),
+            disabled=move.step is None,
+            width="stretch",
+        )
+
+
+def keys_script():
+    """The clicker's keys (→ / Page Down: Next, ← / Page Up: Previous), once per page."""
+    st.html(KEYS_JS, unsafe_allow_javascript=True)
+
+
+def stepper(page, titles, *, first=1):
+    """Which steps to draw: a function of a step's number (``first`` to ``first`` + N - 1, one
+    per title) that says yes or no.
+
+    Every step, or in projector mode only one (``step=`` in the link, then kept in the
+    session), under a slim bar with Previous, "Step k of N" and Next. A step number the link
+    gets wrong is said and replaced by the nearest one.
+    """
+    last = first + step_count(titles) - 1
+    query = st.query_params.to_dict()
+    if not is_present():
+        if "step" in st.query_params:
+            del st.query_params["step"]
+        return lambda k: True
+    state, key = st.session_state, _state_key(page)
+    slides, position, deck_warnings = read_deck(query, page_paths())
+    if key not in state:
+        state[key], warnings = read_int(query, "step", low=first, high=last, default=first)
+        for warning in warnings + deck_warnings:
+            st.warning(warning, icon="⚠️")
+    k = min(max(state[key], first), last)
+    st.query_params["step"] = str(k)
+    here = "" if page == "Home" else page.replace(" ", "_")  # this page's URL path
+    if slides and slides[position].page != here:  # the link's slide is another page's
+        slides = ()
+    if slides:  # the deck decides where Next and Previous go
+        params = dict(slides[position].params)
+        ahead = _deck_move(slides, position, 1, here, params)
+        behind = _deck_move(slides, position, -1, here, params)
+    else:
+        ahead = Move(step=k + 1) if k < last else Move()
+        behind = Move(step=k - 1) if k > first else Move()
+    keys_script()
+    with st.container(key="stepper"):
+        back, title, forward = st.columns([1, 5, 1], vertical_alignment="center")
+        _button(back, "◀ Previous", behind, BACK_KEY, page)
+        where = f" · slide {position + 1} of {len(slides)}" if slides else ""
+        title.markdown(f"**{step_label(k, titles, first)}**{where}")
+        _button(forward, "Next ▶", ahead, NEXT_KEY, page)
+    return lambda step: step == k
+
+
+def after_chart(name):
+    """A container for a step's prose that, in projector mode, is shown after the step's chart
+    (the projector's CSS moves ``step_meaning`` containers to the end), so the chart comes
+    first on the screen; in place otherwise. ``name``: unique on the page."""
+    return st.container(key=f"step_meaning_{name}") if is_present() else st.container()

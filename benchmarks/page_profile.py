@@ -1,0 +1,71 @@
+"""Where a page's server time goes: cProfile of its script thread over N changes of a widget.
+
+AppTest runs the page in a thread of its own, which a profiler started in the main thread does
+not see: this wraps Streamlit's script-running function so that the profiler runs inside the
+script thread, for the runs after the first (whose imports and caches are not a change). Each
+of the N sessions has a sentence of its own (7 to 10 tokens, d_model 8, d_k 4) and changes
+d_k to 3 once. Prints the script thread's CPU per change and the profile.
+
+    python benchmarks/page_profile.py [--page 1_Step_by_step.py] [--sort tottime] [--n 10]
+
+A script, never a test. Profiling inflates the times; compare runs of this script only.
+"""
+
+import argparse
+import cProfile
+import io
+import pstats
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from streamlit.runtime.scriptrunner import script_runner  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+WORDS = ["the", "cat", "sat", "on", "a", "mat", "while", "it", "rained"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--page", default="1_Step_by_step.py")
+    parser.add_argument("--sort", default="cumulative")
+    parser.add_argument("--n", type=int, default=10)
+    parser.add_argument("--lines", type=int, default=60)
+    args = parser.parse_args()
+    profiler, state = cProfile.Profile(), {"on": False, "cpu": 0.0}
+    run_script = script_runner.exec_func_with_error_handling
+
+    def profiled(func, ctx):
+        if not state["on"]:
+            return run_script(func, ctx)
+        start = time.thread_time()
+        profiler.enable()
+        try:
+            return run_script(func, ctx)
+        finally:
+            profiler.disable()
+            state["cpu"] += time.thread_time() - start
+
+    script_runner.exec_func_with_error_handling = profiled
+    apps = []
+    for k in range(args.n):
+        at = AppTest.from_file(str(ROOT / "pages" / args.page), default_timeout=600)
+        at.query_params["tokens"] = " ".join(WORDS[: 6 + k % 4]) + f" w{k}"
+        at.run()
+        apps.append(at)
+    state["on"] = True
+    for at in apps:
+        at.number_input(key="attnviz_d_k").set_value(3).run()
+        if at.exception:
+            raise RuntimeError(at.exception[0].value)
+    print(f"script thread CPU per change: {state['cpu'] / args.n * 1000:.0f} ms")
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats(args.sort).print_stats(args.lines)
+    print(out.getvalue())
+
+
+if __name__ == "__main__":
+    main()

