@@ -109,3 +109,16 @@ MAX_CLASS_SET = 60  # worksheets (each its own seed) in one class-set PDF: a cla
 # A lecture deck (attnviz/links/deck.py, pages/15_Lecture_deck.py): slides in one link.
 MAX_DECK_SLIDES = 60  # a 50-minute lecture is about 20
 MAX_DECK_CHARS = 4000  # the deck= value read from a link (about 60 slides with settings)
+
+# The classroom (pages/14_Classroom.py, attnviz/classroom/): rooms that a lecturer opens and
+# students join from their phones. Every stored thing is bounded, in one store or in Redis.
+MAX_ROOMS = 200  # rooms open at once in one store (one server, or one Redis)
+MAX_ROOM_STUDENTS = 500  # students who may join one room
+ROOM_LIFETIME_SECONDS = 4 * 3600  # a room, and every key it keeps, ends 4 hours after it opens
+MAX_JOINS_PER_MINUTE = 10  # room codes one session may try in a minute (guessing is slowed)
+MAX_ANSWERS_PER_MINUTE = 30  # taps on an answer one session may make in a minute
+MAX_OPENS_PER_MINUTE = 5  # rooms one session may open in a minute
+MAX_ROOM_TEXT_CHARS = 300  # the pushed example's sentence (it is drawn on every phone)
+MAX_ROOM_TOKENS = 12  # its tokens: the phones draw A, n x n, in one column of 390 px
+MAX_ROOM_DIM = 64  # d_model, d_k and d_v of a pushed example
+MAX_STORED_CHARS = 4000  # one stored room's state, as JSON; a room beyond it is refused

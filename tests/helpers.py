@@ -16,9 +16,10 @@ PAGES = [  # in the course's order: 10_... after 9_...
 ]
 ALL_SCRIPTS = ["app.py", *PAGES]
 CHARTLESS = {  # the quiz draws a chart only with an answer; Work it out is numbers to type;
-    # the deck is a table and a link
+    # the deck is a table and a link; the classroom draws one only inside a room
     "pages/9_Predict_then_reveal.py",
     "pages/13_Work_it_out.py",
+    "pages/14_Classroom.py",
     "pages/15_Lecture_deck.py",
 }
 

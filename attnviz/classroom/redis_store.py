@@ -1,0 +1,199 @@
+"""Rooms in Redis, shared by several replicas of the app (``ATTNVIZ_REDIS_URL``).
+
+Keys, under ``attnviz:`` (every one expires when its room ends, ROOM_LIFETIME_SECONDS after it
+opened; a rate bucket after its minute):
+
+    room:{code}                    the Room as JSON (room.Room.to_json): one key, one GET a poll
+    room:{code}:answering          the question number taking answers; absent otherwise
+    room:{code}:students           a set of session ids
+    room:{code}:q{n}:answers       a hash sid -> option: one answer per student per question
+    room:{code}:q{n}:counts        a hash option -> students (HINCRBY)
+    rooms                          a sorted set code -> when it ends (to bound the rooms)
+    rate:{bucket}:{minute}         hits in that minute (INCR)
+
+An answer and a join are each one Lua script, so they are atomic: a new answer moves its
+student's count from the old option to the new one, and only while the question takes answers;
+a join admits at most MAX_ROOM_STUDENTS. The lecturer's changes are WATCH/MULTI transactions
+on the room's key. A lost connection raises StoreUnavailableError, never redis's own errors.
+"""
+
+import functools
+
+import redis
+
+from attnviz.classroom.room import Room, StoreUnavailableError, TooManyRoomsError, not_found
+from attnviz.classroom.store import RATE_WINDOW_SECONDS, RoomStore
+from attnviz.limits import MAX_ROOM_STUDENTS, MAX_ROOMS
+
+PREFIX = "attnviz:"
+TIMEOUT_SECONDS = 1.0  # a Redis that does not answer in 1 s is treated as unreachable
+
+ANSWER = """
+if redis.call('GET', KEYS[1]) ~= ARGV[2] then return -1 end
+if redis.call('SISMEMBER', KEYS[4], ARGV[1]) == 0 then return -1 end
+local previous = redis.call('HGET', KEYS[2], ARGV[1])
+if previous == ARGV[3] then return 1 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('HINCRBY', KEYS[3], ARGV[3], 1)
+if previous then redis.call('HINCRBY', KEYS[3], previous, -1) end
+redis.call('EXPIREAT', KEYS[2], ARGV[4])
+redis.call('EXPIREAT', KEYS[3], ARGV[4])
+return 1
+"""  # KEYS: answering, answers, counts, students; ARGV: sid, question_no, option, expires
+
+JOIN = """
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 1 end
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('EXPIREAT', KEYS[1], ARGV[3])
+return 1
+"""  # KEYS: students; ARGV: sid, most students, expires
+
+
+def _unavailable(method):
+    """Turn redis's connection errors into StoreUnavailableError (a plain message)."""
+
+    @functools.wraps(method)
+    def wrapped(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise StoreUnavailableError(
+                "The classroom's shared store (Redis) cannot be reached, so rooms cannot be "
+                "opened, joined or answered right now. The lesson pages work as before; this "
+                "page tries again on its own."
+            ) from exc
+
+    return wrapped
+
+
+class RedisStore(RoomStore):
+    """Rooms in the Redis at ``url`` (``redis://host:port/db``), or in ``client`` (e.g. a
+    fakeredis.FakeRedis in the fast tests)."""
+
+    def __init__(self, url=None, client=None, clock=None):
+        if clock is not None:
+            self.clock = clock
+        self.r = client or redis.Redis.from_url(
+            url,
+            socket_timeout=TIMEOUT_SECONDS,
+            socket_connect_timeout=TIMEOUT_SECONDS,
+            health_check_interval=30,
+        )
+        self._answer = self.r.register_script(ANSWER)
+        self._join = self.r.register_script(JOIN)
+
+    def _key(self, code, *parts):
+        return PREFIX + ":".join(("room", code, *parts))
+
+    @_unavailable
+    def ping(self):
+        self.r.ping()
+
+    @_unavailable
+    def _get(self, code):
+        text = self.r.get(self._key(code))
+        if text is None:
+            return None
+        room = Room.from_json(text.decode("utf-8", "replace"))
+        if room is None or room.code != code or room.expires <= self.clock():
+            return None
+        return room
+
+    @_unavailable
+    def _create(self, room):
+        now, rooms = self.clock(), PREFIX + "rooms"
+        self.r.zremrangebyscore(rooms, "-inf", now)
+        if self.r.zcard(rooms) >= MAX_ROOMS:
+            raise TooManyRoomsError(
+                f"The shared store already has {MAX_ROOMS} open rooms, the most it keeps: try "
+                "again when one has ended."
+            )
+        expires = int(room.expires) + 1
+        if not self.r.set(self._key(room.code), room.to_json(), nx=True, exat=expires):
+            return False
+        pipe = self.r.pipeline()
+        pipe.zadd(rooms, {room.code: room.expires})
+        pipe.expireat(rooms, expires)
+        pipe.execute()
+        return True
+
+    @_unavailable
+    def _update(self, code, change):
+        key = self._key(code)
+        with self.r.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(key)
+                    text = pipe.get(key)
+                    room = None if text is None else Room.from_json(text.decode())
+                    if room is None or room.expires <= self.clock():
+                        raise not_found(code)
+                    new = change(room)
+                    expires = int(room.expires) + 1
+                    pipe.multi()
+                    pipe.set(key, new.to_json(), exat=expires)
+                    answering = self._key(code, "answering")
+                    if new.phase == "answering" and new.kind is not None:
+                        pipe.set(answering, new.question_no, exat=expires)
+                    else:
+                        pipe.delete(answering)
+                    if new.question_no != room.question_no:  # the last answers are not needed
+                        q = f"q{room.question_no}"
+                        pipe.delete(self._key(code, q, "answers"), self._key(code, q, "counts"))
+                    pipe.execute()
+                    return new
+                except redis.WatchError:
+                    continue
+
+    @_unavailable
+    def _add_student(self, room, sid):
+        keys = [self._key(room.code, "students")]
+        return bool(self._join(keys=keys, args=[sid, MAX_ROOM_STUDENTS, int(room.expires) + 1]))
+
+    @_unavailable
+    def _n_students(self, room):
+        return int(self.r.scard(self._key(room.code, "students")))
+
+    def _question_keys(self, room):
+        q = f"q{room.question_no}"
+        return self._key(room.code, q, "answers"), self._key(room.code, q, "counts")
+
+    @_unavailable
+    def _set_answer(self, room, sid, option):
+        answers, counts = self._question_keys(room)
+        keys = [self._key(room.code, "answering"), answers, counts]
+        keys.append(self._key(room.code, "students"))
+        args = [sid, room.question_no, option, int(room.expires) + 1]
+        return self._answer(keys=keys, args=args) == 1
+
+    @_unavailable
+    def _answer_of(self, room, sid):
+        value = self.r.hget(self._question_keys(room)[0], sid)
+        try:
+            option = int(value)
+        except (TypeError, ValueError):
+            return None
+        return option if 0 <= option < room.n_options else None
+
+    @_unavailable
+    def _counts(self, room):
+        stored = self.r.hgetall(self._question_keys(room)[1])
+        counts = [0] * room.n_options
+        for option, count in stored.items():
+            try:
+                k, n = int(option), int(count)
+            except ValueError:
+                continue
+            if 0 <= k < room.n_options:
+                counts[k] = max(n, 0)
+        return counts
+
+    @_unavailable
+    def _hit(self, bucket):
+        minute = int(self.clock() // RATE_WINDOW_SECONDS)
+        key = f"{PREFIX}rate:{bucket}:{minute}"
+        pipe = self.r.pipeline()
+        pipe.incr(key)
+        pipe.expire(key, RATE_WINDOW_SECONDS * 2)
+        return int(pipe.execute()[0])

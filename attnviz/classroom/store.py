@@ -1,0 +1,321 @@
+"""Where rooms live: one interface, ``RoomStore``, and the in-process store (the default).
+
+``RoomStore`` holds every rule (who may change a room, the limits, the messages); a backend
+gives it a few primitives on its own data: the in-process ``MemoryStore`` below (one lock, for
+one server, as on Streamlit Community Cloud) and ``redis_store.RedisStore`` (several replicas).
+The same contract tests run against both (tests/test_classroom_store.py).
+
+    store.open(settings_query, sid)        -> (room, key)     the lecturer
+    store.push_example / push_question / reveal / close(code, key, ...)   only with the key
+    store.join(code, sid), store.answer(code, sid, option)                a student
+    store.room(code), store.version(code), store.tally(code), store.my_answer(code, sid)
+
+``sid`` is a session's random id; ``option`` an index into the current question's options.
+"""
+
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+from attnviz.classroom.room import (
+    CODE_PROBLEM,
+    NotAnsweringError,
+    RateLimitedError,
+    RoomClosedError,
+    RoomError,
+    RoomFullError,
+    TooManyRoomsError,
+    WrongKeyError,
+    normal_code,
+    not_found,
+    opened_room,
+)
+from attnviz.limits import (
+    MAX_ANSWERS_PER_MINUTE,
+    MAX_JOINS_PER_MINUTE,
+    MAX_OPENS_PER_MINUTE,
+    MAX_ROOM_STUDENTS,
+    MAX_ROOMS,
+)
+
+RATE_WINDOW_SECONDS = 60
+MAX_SID_CHARS = 64  # a session id as the page makes it is 16 characters
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How the class has answered the current question: ``counts`` (n_options,) students per
+    option, ``answered`` their sum, ``students`` how many have joined the room."""
+
+    counts: tuple
+    answered: int
+    students: int
+
+
+def _check_sid(sid):
+    sid = str(sid)
+    if not sid or len(sid) > MAX_SID_CHARS:
+        raise RoomError(f"A session id is 1 to {MAX_SID_CHARS} characters.")
+    return sid
+
+
+class RoomStore:
+    """The rules of rooms, over a backend's primitives (the methods that start with ``_``)."""
+
+    clock = staticmethod(time.time)
+
+    # -- what a backend gives ---------------------------------------------------------------
+    def _get(self, code):  # the open or closed Room under code, or None (none, or ended)
+        raise NotImplementedError
+
+    def _create(self, room):  # store a new room; False if the code is taken; TooManyRooms
+        raise NotImplementedError
+
+    def _update(self, code, change):  # atomically room -> change(room); the new Room
+        raise NotImplementedError
+
+    def _add_student(self, room, sid):  # join; False when the room is full
+        raise NotImplementedError
+
+    def _n_students(self, room):
+        raise NotImplementedError
+
+    def _set_answer(self, room, sid, option):  # False unless room.question_no takes answers
+        raise NotImplementedError
+
+    def _answer_of(self, room, sid):
+        raise NotImplementedError
+
+    def _counts(self, room):  # (n_options,) ints
+        raise NotImplementedError
+
+    def _hit(self, bucket):  # count this hit; the hits in the bucket's current minute
+        raise NotImplementedError
+
+    def ping(self):
+        """Raise StoreUnavailableError when the store cannot be reached (Redis)."""
+
+    # -- the rules --------------------------------------------------------------------------
+    def limit(self, bucket, most, what):
+        """Count a hit on ``bucket``; RateLimitedError past ``most`` in a minute."""
+        if self._hit(bucket) > most:
+            raise RateLimitedError(
+                f"Too many {what} from this browser: at most {most} a minute. Wait a minute, "
+                "then try again."
+            )
+
+    def open(self, settings_query, sid):
+        """(a new room showing the example ``settings_query``, the lecturer's key)."""
+        self.limit(f"open:{_check_sid(sid)}", MAX_OPENS_PER_MINUTE, "rooms opened")
+        for _ in range(8):  # 887 million codes: a collision is rare, eight in a row never
+            room, key = opened_room(settings_query, self.clock())
+            if self._create(room):
+                return room, key
+        raise TooManyRoomsError("No free room code was found: try again.")  # pragma: no cover
+
+    def room(self, code):
+        """The Room under ``code`` (typed or from a link), open or closed; RoomError if the
+        text is no code, RoomNotFoundError if no room has it."""
+        normal = normal_code(code)
+        if normal is None:
+            raise RoomError(CODE_PROBLEM)
+        room = self._get(normal)
+        if room is None:
+            raise not_found(normal)
+        return room
+
+    def version(self, code):
+        """The room's version number: the phones poll it."""
+        return self.room(code).version
+
+    def join(self, code, sid):
+        """Let session ``sid`` into the room (again is fine); the Room. Joins are counted per
+        session, so guessing codes is slowed; a closed or full room says so."""
+        sid = _check_sid(sid)
+        self.limit(f"join:{sid}", MAX_JOINS_PER_MINUTE, "attempts to join a room")
+        room = self.room(code)
+        if room.closed:
+            raise RoomClosedError(f"Room {room.code} is closed: the lecturer has ended it.")
+        if not self._add_student(room, sid):
+            raise RoomFullError(
+                f"Room {room.code} is full: it has {MAX_ROOM_STUDENTS} students, the most a "
+                "room takes. Ask the lecturer to open a second room."
+            )
+        return room
+
+    def answer(self, code, sid, option):
+        """Session ``sid``'s answer to the current question: ``option`` (int index); a new
+        answer replaces the last one, until the reveal."""
+        sid = _check_sid(sid)
+        self.limit(f"answer:{sid}", MAX_ANSWERS_PER_MINUTE, "answers")
+        room = self.room(code)
+        if room.closed:
+            raise RoomClosedError(f"Room {room.code} is closed: the lecturer has ended it.")
+        if room.kind is None or room.phase != "answering":
+            raise NotAnsweringError("There is no question to answer right now.")
+        if not isinstance(option, int) or not 0 <= option < room.n_options:
+            raise RoomError(f"An answer is one of the question's {room.n_options} options.")
+        if not self._set_answer(room, sid, option):
+            raise NotAnsweringError(
+                "The answers are closed for this question (it was revealed, or the lecturer "
+                "moved on), or you have not joined this room."
+            )
+
+    def my_answer(self, code, sid):
+        """Session ``sid``'s answer (option index) to the current question, or None."""
+        room = self.room(code)
+        return None if room.kind is None else self._answer_of(room, _check_sid(sid))
+
+    def tally(self, code):
+        """The current question's Tally."""
+        room = self.room(code)
+        counts = tuple(self._counts(room)) if room.kind is not None else ()
+        return Tally(counts, sum(counts), self._n_students(room))
+
+    def _change(self, code, key, change):
+        """Apply ``change`` (Room -> Room) with the lecturer's ``key``; the new Room."""
+        room = self.room(code)
+        if not room.key_matches(key):
+            raise WrongKeyError(
+                f"That is not the lecturer's key of room {room.code}: only the lecturer's link "
+                "can change the room."
+            )
+        if room.closed:
+            raise RoomClosedError(f"Room {room.code} is closed: open a new room.")
+        return self._update(room.code, change)
+
+    def push_example(self, code, key, settings_query):
+        """Show the example ``settings_query`` (a Settings.to_query mapping) on every phone;
+        the question is cleared (it was computed on the old example)."""
+        settings = tuple(sorted((str(k), str(v)) for k, v in dict(settings_query).items()))
+        return self._change(
+            code,
+            key,
+            lambda r: r.changed(settings=settings, kind=None, n_options=0, phase="answering"),
+        )
+
+    def push_question(self, code, key, quiz_seed, kind, n_options):
+        """Ask question ``kind`` of question set ``quiz_seed`` on the room's example: a new
+        question number, answers open."""
+        if not 2 <= int(n_options) <= 64:
+            raise RoomError("A question has 2 to 64 options.")
+        return self._change(
+            code,
+            key,
+            lambda r: r.changed(
+                quiz_seed=int(quiz_seed),
+                kind=str(kind),
+                n_options=int(n_options),
+                question_no=r.question_no + 1,
+                phase="answering",
+            ),
+        )
+
+    def reveal(self, code, key):
+        """Close the answers and show everyone the class's distribution and the answer."""
+        return self._change(code, key, lambda r: r.changed(phase="revealed"))
+
+    def close(self, code, key):
+        """End the room: students see that it is closed; it takes no answers."""
+        return self._change(code, key, lambda r: r.changed(phase="closed"))
+
+
+class MemoryStore(RoomStore):
+    """Rooms in this process's memory, behind one lock: the default, for one server."""
+
+    def __init__(self, clock=None):
+        if clock is not None:
+            self.clock = clock
+        self._lock = threading.Lock()
+        self._rooms = {}  # code -> Room
+        self._students = {}  # code -> {sid}
+        self._answers = {}  # code -> (question_no, {sid: option})
+        self._hits = {}  # bucket -> (minute, hits)
+
+    def _purge(self, now):
+        for code in [c for c, r in self._rooms.items() if r.expires <= now]:
+            for table in (self._rooms, self._students, self._answers):
+                table.pop(code, None)
+        minute = int(now // RATE_WINDOW_SECONDS)
+        if len(self._hits) > 10_000:
+            self._hits = {b: h for b, h in self._hits.items() if h[0] == minute}
+
+    def _get(self, code):
+        with self._lock:
+            room = self._rooms.get(code)
+            return room if room is not None and room.expires > self.clock() else None
+
+    def _create(self, room):
+        with self._lock:
+            self._purge(self.clock())
+            if room.code in self._rooms:
+                return False
+            if len(self._rooms) >= MAX_ROOMS:
+                raise TooManyRoomsError(
+                    f"This server already has {MAX_ROOMS} open rooms, the most it keeps: try "
+                    "again when one has ended."
+                )
+            self._rooms[room.code] = room
+            self._students[room.code] = set()
+            return True
+
+    def _update(self, code, change):
+        with self._lock:
+            room = self._rooms.get(code)
+            if room is None or room.expires <= self.clock():
+                raise not_found(code)
+            new = change(room)
+            new.to_json()  # the same bound as a shared store's
+            self._rooms[code] = new
+            return new
+
+    def _add_student(self, room, sid):
+        with self._lock:
+            students = self._students.setdefault(room.code, set())
+            if sid not in students and len(students) >= MAX_ROOM_STUDENTS:
+                return False
+            students.add(sid)
+            return True
+
+    def _n_students(self, room):
+        with self._lock:
+            return len(self._students.get(room.code, ()))
+
+    def _set_answer(self, room, sid, option):
+        with self._lock:
+            now = self._rooms.get(room.code)
+            if (
+                now is None
+                or now.phase != "answering"
+                or now.question_no != room.question_no
+                or sid not in self._students.get(room.code, ())
+            ):
+                return False
+            question_no, answers = self._answers.get(room.code, (None, {}))
+            if question_no != room.question_no:
+                answers = {}  # the last question's answers are no longer needed
+            answers[sid] = option
+            self._answers[room.code] = (room.question_no, answers)
+            return True
+
+    def _answer_of(self, room, sid):
+        with self._lock:
+            question_no, answers = self._answers.get(room.code, (None, {}))
+            return answers.get(sid) if question_no == room.question_no else None
+
+    def _counts(self, room):
+        with self._lock:
+            question_no, answers = self._answers.get(room.code, (None, {}))
+            counted = Counter(answers.values()) if question_no == room.question_no else {}
+            return [counted.get(k, 0) for k in range(room.n_options)]
+
+    def _hit(self, bucket):
+        now = self.clock()
+        minute = int(now // RATE_WINDOW_SECONDS)
+        with self._lock:
+            self._purge(now)
+            start, hits = self._hits.get(bucket, (minute, 0))
+            hits = hits + 1 if start == minute else 1
+            self._hits[bucket] = (minute, hits)
+            return hits

@@ -1,0 +1,78 @@
+"""The Classroom page: who this session is in the room, and what it is shown.
+
+    a lecturer's link (room=CODE&key=…)  -> the key is checked, kept in the session and taken
+                                            out of the address; the lecturer's view
+    a session holding a room and its key -> the lecturer's view (classroom_lecturer)
+    a join link (room=CODE), or a code   -> the student's view (classroom_student)
+    neither                              -> join by code, or open a room
+
+``read_link`` runs before the page's frame (which rewrites the address without ``key``).
+"""
+
+import streamlit as st
+
+from attnviz.classroom import RoomError
+from attnviz.links.classroom import PARAMS, read_room
+from attnviz.ui.pages.classroom_lecturer import lecturer_view, open_room
+from attnviz.ui.pages.classroom_shared import KEY, ROOM, TOUCH_CSS, room_store, say
+from attnviz.ui.pages.classroom_student import join, join_form, student_view
+from attnviz.ui.text import md_escape
+
+
+def read_link():
+    """(room code or None, lecturer key or None, warnings) from the page's address."""
+    query = {name: st.query_params.get_all(name) for name in PARAMS if name in st.query_params}
+    return read_room(query)
+
+
+def take_key(code, key):
+    """A lecturer's link: keep the key in the session when it is the room's, else say so."""
+    try:
+        room = room_store().room(code)
+    except RoomError as exc:
+        say(exc)
+        return
+    if room.key_matches(key):
+        st.session_state[ROOM], st.session_state[KEY] = room.code, key
+    else:
+        st.error(
+            f"The link's key is not the lecturer's key of room {room.code}: you can join it as "
+            "a student.",
+            icon="🔑",
+        )
+
+
+def classroom(settings, link):
+    """The page below its title; ``settings`` the sidebar's, ``link`` from ``read_link``."""
+    st.html(TOUCH_CSS)
+    code, key, warnings = link
+    for warning in warnings:
+        st.warning(warning, icon="⚠️")
+    state = st.session_state
+    if code and key:
+        take_key(code, key)
+    if state.get(KEY) and state.get(ROOM):
+        lecturer_view(settings)
+        return
+    if code and state.get(ROOM) != code:
+        join(code)
+    if state.get(ROOM):
+        student_view(state[ROOM])
+        return
+    landing(settings)
+
+
+def landing(settings):
+    """Join a room by its code; or, for a lecturer, open one with the sidebar's example."""
+    st.subheader("Join a room")
+    join_form()
+    st.subheader("Lecturers: open a room")
+    st.markdown(
+        "A room shows the sidebar's example on every student's phone and asks them the "
+        "Predict-then-reveal questions on it; the projector shows how many have answered, "
+        "then the class's answers. No names, no accounts."
+    )
+    if st.button("Open a room", key="cls_open"):
+        open_room(settings)
+    sentence = md_escape(settings.text if not settings.generated else f"t1 … t{settings.n}")
+    st.caption(f"The sidebar's example: {sentence}.")

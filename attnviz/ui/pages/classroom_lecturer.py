@@ -1,0 +1,241 @@
+"""The lecturer's Classroom page (made for the projector, and for present=on): the room's code,
+a QR code of the join link, the lecturer's link; push the sidebar's example, ask a question on
+it, watch how many have answered (not what), Reveal, Next question, Close the room.
+
+Every change goes through the store with the session's lecturer key. Widget keys: ``cls_open``
+(Open a room, on the landing page), ``cls_push``, ``cls_question``, ``cls_ask``, ``cls_reveal``,
+``cls_next``, ``cls_other``, ``cls_close``, ``cls_forget``; chart keys ``cls_lect_dist``,
+``cls_lect_proof_<m>``.
+"""
+
+import io
+import os
+
+import segno
+import streamlit as st
+
+from attnviz.classroom import RoomError
+from attnviz.classroom.questions import pushable_problem, room_settings
+from attnviz.links.classroom import join_query, lecturer_query
+from attnviz.ui.pages.classroom_shared import (
+    KEY,
+    NOTE,
+    POLL_SECONDS,
+    ROOM,
+    cached_room_questions,
+    distribution,
+    drawn,
+    option_text,
+    proof,
+    question_text,
+    room_question,
+    room_store,
+    say,
+    session_id,
+)
+from attnviz.ui.sidebar import is_present
+from attnviz.ui.text import md_escape
+
+PUBLIC_URL_VARIABLE = "ATTNVIZ_PUBLIC_URL"  # the app's address as phones reach it, if not
+# the one the lecturer's browser used (e.g. http://localhost:8501 on the lecturer's laptop)
+PAGE_PATH = "Classroom"
+QR_SCALE = 12  # pixels per module: a join link is a 29-33 module code, about 400 px wide
+QR_WIDTH_PX = (240, 320)  # drawn width, normal and projector mode: 320 px of a 1280-px
+# projector is a quarter of the screen's width, about 75 cm on a 3-m screen
+
+
+def app_address():
+    """The app's base address as phones should reach it: ATTNVIZ_PUBLIC_URL, else the address
+    the lecturer's browser used (st.context.url without its page)."""
+    public = os.environ.get(PUBLIC_URL_VARIABLE, "").strip()
+    if public:
+        return public.rstrip("/")
+    url = (st.context.url or "").split("?", 1)[0].rstrip("/")
+    if url.endswith("/" + PAGE_PATH):
+        url = url[: -len(PAGE_PATH) - 1]
+    return url or "http://localhost:8501"
+
+
+def page_link(query):
+    """The Classroom page's address with ``query``."""
+    params = "&".join(f"{k}={v}" for k, v in query.items())  # codes and keys are URL-safe
+    return f"{app_address()}/{PAGE_PATH}?{params}"
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def qr_png(text):
+    """A QR code of ``text`` as PNG bytes (segno; error correction M, a 4-module quiet zone)."""
+    buffer = io.BytesIO()
+    segno.make(text, error="m").save(buffer, kind="png", scale=QR_SCALE, border=4)
+    return buffer.getvalue()
+
+
+def open_room(settings):
+    """Open a room showing ``settings``' example; this session becomes its lecturer."""
+    problem = pushable_problem(settings)
+    if problem:
+        st.error(md_escape(problem), icon="📏")
+        return
+    try:
+        room, key = room_store().open(settings.to_query(), session_id())
+    except RoomError as exc:
+        say(exc)
+        return
+    st.session_state[ROOM], st.session_state[KEY] = room.code, key
+    st.rerun()
+
+
+def _change(action, *args):
+    """A lecturer's button callback: the store's method ``action`` (its name) on the room with
+    the key and ``args``; a refusal is kept in NOTE for the page to say."""
+    state = st.session_state
+    try:
+        getattr(room_store(), action)(state[ROOM], state[KEY], *args)
+    except RoomError as exc:
+        state[NOTE] = str(exc)
+
+
+def _forget():
+    for name in (ROOM, KEY):
+        st.session_state.pop(name, None)
+
+
+def join_panel(room):
+    """The code, big, and the QR code of the join link, for the back row."""
+    join = page_link(join_query(room.code))
+    st.markdown("### Room code")
+    st.container(key="cls_code").markdown(f"# {room.code}")  # 6 letters and digits: no markup
+    st.image(qr_png(join), width=QR_WIDTH_PX[is_present()])
+    st.markdown(f"Scan the code, or open {md_escape(join)}")
+
+
+def lecturer_link(room):
+    """The lecturer's link, folded away (it holds the key)."""
+    with st.expander("Lecturer link (keep it off the projector)"):
+        st.caption(
+            "It reopens this room with its controls on another device or after a reload. "
+            "Anyone with it can change the room."
+        )
+        st.code(page_link(lecturer_query(room.code, st.session_state[KEY])), language=None)
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def answer_count(code):
+    """How many students have joined and answered (not what): redrawn every POLL_SECONDS."""
+    try:
+        tally = room_store().tally(code)
+    except RoomError as exc:
+        say(exc)
+        return
+    st.metric("Answered", f"{tally.answered} of {tally.students}")
+
+
+def lecturer_view(settings):
+    """The lecturer's page for the room in session state; ``settings``: the sidebar's."""
+    state, store = st.session_state, room_store()
+    try:
+        room = store.room(state[ROOM])
+    except RoomError as exc:
+        say(exc)
+        st.button("Open another room", key="cls_forget", on_click=_forget)
+        return
+    drawn(room.version)
+    note = state.pop(NOTE, None)
+    if note:
+        st.error(md_escape(note), icon="🚫")
+    if room.closed:
+        st.info(f"Room {room.code} is closed.", icon="👋")
+        st.button("Open another room", key="cls_forget", on_click=_forget, type="primary")
+        return
+    left, right = st.columns([2, 3])
+    with left:
+        join_panel(room)
+    question = room_question(room)
+    with right:
+        if question is None:
+            st.info("Choose a question below: the phones show it as soon as it is asked.")
+        else:
+            question_text(question, room.question_no)
+            st.markdown("  \n".join(option_text(k, o) for k, o in enumerate(question.options)))
+        if question is not None and room.phase == "answering":
+            answer_count(room.code)
+            st.button(
+                "Reveal", key="cls_reveal", type="primary", on_click=_change, args=("reveal",)
+            )
+        elif question is not None:
+            distribution(question, store.tally(room.code).counts, key="cls_lect_dist")
+        next_button(room, question)
+        question_menu(room, question)
+    if question is not None and room.phase == "revealed":
+        proof(question, key="cls_lect_proof")
+    st.divider()
+    example_controls(room, settings)
+    lecturer_link(room)
+    st.button("Close the room", key="cls_close", on_click=_change, args=("close",))
+
+
+def example_controls(room, settings):
+    """Push the sidebar's example to the phones, and whether they show it now."""
+    shown = room_settings(room)
+    if shown == settings:
+        st.caption("The phones show the sidebar's example.")
+    else:
+        st.caption("The sidebar's example differs from the phones': push it to show it there.")
+    problem = pushable_problem(settings)
+    if problem:
+        st.caption(md_escape(problem))
+    st.button(
+        "Push the sidebar's example to the phones",
+        key="cls_push",
+        disabled=problem is not None or shown == settings,
+        on_click=_change,
+        args=("push_example", settings.to_query()),
+    )
+
+
+def next_button(room, current):
+    """Next question: the room's next kind of question on its example (after the last, the
+    first again)."""
+    questions = cached_room_questions(room_settings(room), room.quiz_seed)
+    kinds = [q.kind for q in questions]
+    if current is None or current.kind not in kinds:
+        return
+    following = questions[(kinds.index(current.kind) + 1) % len(kinds)]
+    st.button(
+        "Next question",
+        key="cls_next",
+        type="primary" if room.phase == "revealed" else "secondary",
+        on_click=_change,
+        args=("push_question", room.quiz_seed, following.kind, len(following.options)),
+    )
+
+
+def question_menu(room, current):
+    """Choose any question computed on the room's example and ask it, or the next set's."""
+    questions = cached_room_questions(room_settings(room), room.quiz_seed)
+    if not questions:
+        st.warning("This example asks no question: push another example.", icon="🤷")
+        return
+    with st.expander("Choose a question", expanded=current is None):
+        k = st.selectbox(
+            "Question",
+            range(len(questions)),
+            format_func=lambda k: questions[k].text,  # a select box shows text as typed
+            key="cls_question",
+        )
+        st.button(
+            "Ask this question",
+            key="cls_ask",
+            type="primary" if current is None else "secondary",
+            on_click=_change,
+            args=("push_question", room.quiz_seed, questions[k].kind, len(questions[k].options)),
+        )
+        others = cached_room_questions(room_settings(room), room.quiz_seed + 1)
+        if others:
+            first = others[0]
+            st.button(
+                "Other questions (the next set)",
+                key="cls_other",
+                on_click=_change,
+                args=("push_question", room.quiz_seed + 1, first.kind, len(first.options)),
+            )

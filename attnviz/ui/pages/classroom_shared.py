@@ -1,0 +1,130 @@
+"""What the Classroom page's lecturer and student views share: the store, the session's id, the
+room's example and question, the reveal, and the poll that follows the room.
+
+Session state (small values only): SID the session's random id, ROOM the code it is in, KEY
+the lecturer's key (only in the lecturer's session), SEEN the room version last drawn, NOTE a
+message from a button's callback. Widget keys start with ``cls_``.
+"""
+
+import secrets
+
+import pandas as pd
+import streamlit as st
+
+from attnviz.charts.class_answers import answer_bars
+from attnviz.charts.line_charts import vector_bars
+from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError, make_store
+from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
+from attnviz.ui.cache import shared_cache
+from attnviz.ui.frame import cached_example
+from attnviz.ui.sidebar import is_present
+from attnviz.ui.text import md_escape
+
+SID = "attnviz.classroom.sid"
+ROOM = "attnviz.classroom.room"
+KEY = "attnviz.classroom.key"
+SEEN = "attnviz.classroom.seen"
+NOTE = "attnviz.classroom.note"
+POLL_SECONDS = 1.5  # how often a phone (and the lecturer's count) asks for the room's version
+NO_MODEBAR = {"displayModeBar": False}  # on a phone the toolbar covers the chart's title
+# Tap targets of at least 44 px (buttons, the code box), one column on a phone
+TOUCH_CSS = """<style>
+[data-testid="stMainBlockContainer"] button { min-height: 48px; }
+[data-testid="stMainBlockContainer"] input { min-height: 44px; }
+</style>"""
+
+
+@st.cache_resource(show_spinner=False)
+def room_store():
+    """The server's RoomStore (Redis when ATTNVIZ_REDIS_URL is set), made once per process."""
+    return make_store()
+
+
+def session_id():
+    """This session's random id (16 URL-safe characters): no names, no accounts."""
+    return st.session_state.setdefault(SID, secrets.token_urlsafe(12))
+
+
+def say(exc):
+    """A RoomError's message (the store's own sentences, which quote nothing typed), as a
+    warning when the store is unreachable, else an error."""
+    if isinstance(exc, StoreUnavailableError):
+        st.warning(str(exc), icon="📡")
+    else:
+        st.error(str(exc), icon="🚫")
+
+
+@shared_cache(max_entries=64)
+def cached_room_questions(settings, quiz_seed):
+    """Every question of set ``quiz_seed`` on the example of ``settings`` (small, frozen)."""
+    return all_questions(settings, quiz_seed)
+
+
+def room_example(room):
+    """The Example the room shows (from the shared cache)."""
+    return cached_example(room_settings(room))
+
+
+def room_question(room):
+    """The room's current Question, or None (none pushed, or its kind not askable here)."""
+    if room.kind is None:
+        return None
+    question = question_of(cached_room_questions(room_settings(room), room.quiz_seed), room.kind)
+    if question is None or len(question.options) != room.n_options:
+        return None
+    return question
+
+
+def option_text(k, option):
+    """'B · 6 × 4' as markdown: the option's letter and its text shown as typed."""
+    return f"**{letter(k)}** · {md_escape(option)}"
+
+
+def question_text(question, number):
+    """The question, numbered, as text."""
+    st.markdown(f"**Question {number}.** {md_escape(question.text)}")
+
+
+def distribution(question, counts, key, height=300):
+    """The class's answers as bars, the right one green (chart key ``key``)."""
+    text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
+    letters = [letter(k) for k in range(len(question.options))]
+    fig = answer_bars(
+        letters, question.options, counts, question.answer_index, text_px=text_px, height=height
+    )
+    st.plotly_chart(fig, key=key, config=NO_MODEBAR, theme=None)
+
+
+def proof(question, key):
+    """The right answer and the numbers that prove it: the explanation, the question's rows of
+    A as bars (chart keys ``{key}_<m>``) and its table."""
+    q = question
+    st.markdown(f"The answer: {option_text(q.answer_index, q.answer)}")
+    st.markdown(f"**Why:** {md_escape(q.explanation)}")
+    for m, bars in enumerate(q.bars):
+        fig = vector_bars(bars.values, bars.labels, title=bars.title, value_name=bars.value_name)
+        st.plotly_chart(fig, key=f"{key}_{m}", config=NO_MODEBAR)
+    if q.table is not None:
+        t = q.table  # a data grid shows its cells as plain text
+        index = pd.Index(t.index, name=t.index_name)
+        st.dataframe(pd.DataFrame(list(t.rows), index=index, columns=list(t.columns)))
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def follow(code):
+    """Poll the room's version every POLL_SECONDS and rerun the page only when it changed (a
+    new question, the reveal, the room closed). Draws nothing while nothing changes."""
+    try:
+        version = room_store().version(code)
+    except RoomNotFoundError:
+        version = "gone"
+    except RoomError:
+        version = None  # unreachable: the page says so and keeps asking
+    if version != st.session_state.get(SEEN):
+        st.rerun()
+
+
+def drawn(version):
+    """Remember that the page now shows ``version`` of the room (``follow`` compares)."""
+    st.session_state[SEEN] = version

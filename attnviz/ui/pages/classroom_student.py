@@ -1,0 +1,165 @@
+"""A student's Classroom page, made for a phone (390 × 844, one column): join a room, see its
+example drawn small and the current question, tap an answer (a new tap replaces it until the
+reveal), then see whether it was right and how the class answered.
+
+Nothing here changes a room except the student's own join and answer; no lecturer control is
+ever drawn. Widget keys: ``cls_join_code``, ``cls_join`` (the join form), ``cls_opt_<k>``
+(option k), ``cls_leave``; chart keys ``cls_room_A``, ``cls_dist``, ``cls_proof_<m>``.
+"""
+
+import streamlit as st
+
+from attnviz.charts.matrix import matrix_heatmap
+from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
+from attnviz.classroom.questions import letter
+from attnviz.ui.pages.classroom_shared import (
+    NO_MODEBAR,
+    NOTE,
+    ROOM,
+    distribution,
+    drawn,
+    follow,
+    option_text,
+    proof,
+    question_text,
+    room_example,
+    room_question,
+    room_store,
+    say,
+    session_id,
+)
+from attnviz.ui.text import md_escape
+
+ROOM_A_TEXT_PX = 11  # the room's A on a phone: 12 tokens in 390 px
+
+
+def join(code):
+    """Join room ``code`` (typed or from the link) as this session; True when in. A refusal
+    (no such room, full, closed, too many tries) is said on the page."""
+    try:
+        room = room_store().join(code, session_id())
+    except RoomError as exc:
+        say(exc)
+        return False
+    st.session_state[ROOM] = room.code
+    st.query_params["room"] = room.code  # a reload comes back to the room
+    return True
+
+
+def join_form():
+    """The code box and Join button; joins when pressed."""
+    with st.form("cls_join_form", border=False):
+        typed = st.text_input(
+            "Room code (on the projector)", max_chars=12, key="cls_join_code", placeholder="K7QX4M"
+        )
+        pressed = st.form_submit_button("Join", type="primary", key="cls_join", width="stretch")
+    if pressed and join(typed) is True:
+        st.rerun()
+
+
+def _answer(code, k):
+    """The callback of option ``k``'s button: the answer goes to the store at once."""
+    try:
+        room_store().answer(code, session_id(), k)
+    except RoomError as exc:
+        st.session_state[NOTE] = str(exc)
+
+
+def _leave():
+    st.session_state.pop(ROOM, None)
+    st.query_params.pop("room", None)
+
+
+def room_example_view(room):
+    """The room's attention matrix A, small enough for a phone (no toolbar)."""
+    example = room_example(room)
+    r = example.result
+    fig = matrix_heatmap(
+        r.attention,
+        example.labels,
+        example.labels,
+        title="The room's example: A",
+        family="A",
+        kind="probability",
+        value_name="A_ij",
+        mask=r.mask,
+        text_px=ROOM_A_TEXT_PX,
+    )
+    st.plotly_chart(fig, key="cls_room_A", config=NO_MODEBAR, theme=None)
+
+
+def student_view(code):
+    """Everything a student sees in room ``code``, then the poll that follows it."""
+    store, sid = room_store(), session_id()
+    try:
+        room = store.room(code)
+    except RoomError as exc:
+        say(exc)
+        st.button("Join another room", key="cls_leave", on_click=_leave)
+        if not isinstance(exc, RoomNotFoundError):
+            drawn(None)
+            follow(code)  # the store may come back
+        return
+    drawn(room.version)
+    st.subheader(f"Room {room.code}")
+    if room.closed:
+        st.info("The lecturer has closed this room. Thank you for taking part!", icon="👋")
+        st.button("Join another room", key="cls_leave", on_click=_leave)
+        return
+    note = st.session_state.pop(NOTE, None)
+    if note:
+        st.warning(md_escape(note), icon="⏳")
+    question = room_question(room)
+    if question is None:
+        st.info("You are in. The question appears here when the lecturer asks it.", icon="⏳")
+        room_example_view(room)
+    else:
+        try:
+            mine = store.my_answer(room.code, sid)
+        except StoreUnavailableError as exc:
+            say(exc)
+            mine = None
+        question_text(question, room.question_no)
+        if room.phase == "answering":
+            options(room, question, mine)
+        else:
+            revealed(room, question, mine)
+        room_example_view(room)
+    follow(room.code)
+
+
+def options(room, question, mine):
+    """One full-width button per option; the chosen one highlighted and acknowledged."""
+    for k, option in enumerate(question.options):
+        st.button(
+            option_text(k, option),
+            key=f"cls_opt_{k}",
+            on_click=_answer,
+            args=(room.code, k),
+            type="primary" if k == mine else "secondary",
+            width="stretch",
+        )
+    if mine is None:
+        st.caption("Tap your answer. The class's answers are shown after the reveal.")
+    else:
+        st.success(
+            f"Your answer: **{letter(mine)}**, you can change it until the reveal.", icon="✅"
+        )
+
+
+def revealed(room, question, mine):
+    """After the reveal: right or not, the class's distribution, the numbers that prove it."""
+    if mine is None:
+        st.info("You did not answer this one.", icon="🙈")
+    elif mine == question.answer_index:
+        st.success(f"Your answer {letter(mine)} is right.", icon="✅")
+    else:
+        right = letter(question.answer_index)
+        st.warning(f"Your answer was {letter(mine)}; the right answer is {right}.", icon="🤔")
+    try:
+        tally = room_store().tally(room.code)
+    except StoreUnavailableError as exc:
+        say(exc)
+    else:
+        distribution(question, tally.counts, key="cls_dist", height=260)
+    proof(question, key="cls_proof")

@@ -1,0 +1,62 @@
+"""Screenshots of the Classroom for the README: `python scripts/classroom_screenshots.py`.
+
+Starts `streamlit run app.py` on a free loopback port; a lecturer in projector mode (1280 x 720)
+opens a room and asks a question; three phones (390 x 844, touch) join and answer; the script
+shoots the projector while answers come in and after the reveal, and a phone before and after
+it: docs/screenshots/Classroom_projector.png, Classroom_reveal.png, Classroom_phone.png and
+Classroom_phone_reveal.png.
+"""
+
+import sys
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tools.browser import launch_chromium, streamlit_server, wait_for_run  # noqa: E402
+
+OUT = ROOT / "docs" / "screenshots"
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+CHOSEN = [1, 0, 1]
+
+
+def main():
+    with streamlit_server() as url, sync_playwright() as p:
+        browser = launch_chromium(p)
+        lecturer = browser.new_page(viewport={"width": 1280, "height": 720})
+        lecturer.goto(f"{url}/Classroom?present=on")
+        lecturer.locator("button", has_text="Open a room").click(timeout=90_000)
+        code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
+        lecturer.locator("button", has_text="Ask this question").click()
+        lecturer.wait_for_selector("text=Answered", timeout=60_000)
+        phones = browser.new_context(**PHONE, device_scale_factor=2)
+        students = [phones.new_page() for _ in CHOSEN]
+        for student, k in zip(students, CHOSEN, strict=True):
+            student.goto(f"{url}/Classroom?room={code}")
+            option = student.locator(f".st-key-cls_opt_{k} button")
+            option.wait_for(timeout=90_000)
+            wait_for_run(student)
+            option.tap()
+            student.wait_for_selector("text=you can change it until the reveal", timeout=60_000)
+        wait_for_run(students[0])
+        students[0].screenshot(path=OUT / "Classroom_phone.png", full_page=True)
+        lecturer.wait_for_selector(f"[data-testid=stMetricValue] >> text=3 of {len(CHOSEN)}")
+        lecturer.locator("h1").first.scroll_into_view_if_needed()
+        lecturer.wait_for_timeout(500)
+        lecturer.screenshot(path=OUT / "Classroom_projector.png")
+        lecturer.locator("button", has_text="Reveal").click()
+        lecturer.wait_for_selector(".st-key-cls_lect_dist .js-plotly-plot", timeout=60_000)
+        wait_for_run(lecturer)
+        lecturer.locator(".st-key-cls_lect_dist").scroll_into_view_if_needed()
+        lecturer.wait_for_timeout(500)
+        lecturer.screenshot(path=OUT / "Classroom_reveal.png")
+        students[0].wait_for_selector(".st-key-cls_dist .js-plotly-plot", timeout=60_000)
+        wait_for_run(students[0])
+        students[0].screenshot(path=OUT / "Classroom_phone_reveal.png", full_page=True)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()

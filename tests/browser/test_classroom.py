@@ -1,0 +1,76 @@
+"""A lesson in the Classroom, in a browser, on one server: a lecturer (1280 × 720, projector
+mode) opens a room; three students on phones (390 × 844, touch) join by its code; the lecturer
+asks a question; each student taps an answer; the lecturer sees how many answered, reveals, and
+the histogram's counts are the answers given, on the projector and on every phone. A student's
+page never offers a lecturer's control, and every tap target is at least 44 px high."""
+
+import numpy as np
+import pytest
+
+from tools.browser import error_count, wait_for_chart, wait_for_run
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+LECTURER_ONLY = ["Open a room", "Reveal", "Next question", "Close the room", "Ask this question"]
+CHOSEN = [1, 0, 1]  # the options the three students tap: B, A, B
+MIN_TAP_PX = 44
+
+
+def bars(page, key):
+    """The bar heights of the chart under ``key``."""
+    return page.locator(f".st-key-{key} .js-plotly-plot").evaluate(
+        "gd => Array.from(gd._fullData[0].y)"
+    )
+
+
+def main_button(page, text):
+    return page.locator("[data-testid=stMain] button", has_text=text)
+
+
+def test_a_lecturer_and_three_phones(browser, server):
+    lecturer = browser.new_page(viewport={"width": 1280, "height": 720})
+    phones = browser.new_context(**PHONE)  # its pages are sessions of their own, one cache
+    try:
+        lecturer.goto(f"{server}/Classroom?present=on")
+        main_button(lecturer, "Open a room").click(timeout=90_000)
+        code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
+        assert len(code) == 6
+        students = [phones.new_page() for _ in CHOSEN]
+        for student in students:
+            student.goto(f"{server}/Classroom")
+            student.get_by_label("Room code (on the projector)").fill(code.lower())
+            main_button(student, "Join").tap()
+        for student in students:
+            student.wait_for_selector("text=You are in.", timeout=60_000)
+        main_button(lecturer, "Ask this question").click()
+        lecturer.wait_for_selector("text=Answered", timeout=60_000)
+        for student, k in zip(students, CHOSEN, strict=True):
+            option = student.locator(f".st-key-cls_opt_{k} button")
+            option.wait_for(timeout=90_000)  # the phone's poll saw the question
+            wait_for_run(student)
+            option.tap()
+            student.wait_for_selector("text=you can change it until the reveal", timeout=90_000)
+            heights = student.locator("[data-testid=stMain] button").evaluate_all(
+                "bs => bs.filter(b => b.offsetParent).map(b => b.getBoundingClientRect().height)"
+            )
+            assert min(heights) >= MIN_TAP_PX, heights
+            width = student.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["viewport"]["width"]  # one column, nothing off the screen
+        lecturer.wait_for_selector(f"[data-testid=stMetricValue] >> text=3 of {len(CHOSEN)}")
+        main_button(lecturer, "Reveal").click()
+        wait_for_chart(lecturer, "cls_lect_dist", "gd._fullData[0].y.length > 1")
+        counts = np.bincount(CHOSEN, minlength=len(bars(lecturer, "cls_lect_dist")))
+        assert bars(lecturer, "cls_lect_dist") == counts.tolist()
+        for student in students:
+            wait_for_chart(student, "cls_dist", "gd._fullData[0].y.length > 1", timeout=90_000)
+            assert bars(student, "cls_dist") == counts.tolist()
+            text = student.locator("[data-testid=stMain]").inner_text()
+            assert "is right" in text or "the right answer is" in text
+            for control in LECTURER_ONLY:
+                assert main_button(student, control).count() == 0, control
+            assert error_count(student) == 0
+        assert error_count(lecturer) == 0
+    finally:
+        lecturer.close()
+        phones.close()

@@ -1,0 +1,86 @@
+"""Two replicas of the app behind nginx (deploy/nginx.conf), sharing one real Redis: the
+lecturer on one replica opens a room and asks a question, students on the other replica answer
+(one of them through nginx, over its WebSocket upgrade), and the lecturer sees the counts; the
+lecturer's link opened on the other replica finds the room in Redis; an upload on Your own
+numbers works through nginx (sticky: it reaches the replica that holds the session)."""
+
+import contextlib
+
+import pytest
+
+import attnviz
+from attnviz.files.export import all_steps_npz
+from tools.browser import chart_data, error_count, streamlit_server, wait_for_app, wait_for_rows
+from tools.services import nginx_proxy, redis_server
+
+pytestmark = [pytest.mark.replicas, pytest.mark.browser]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """(replica A's URL, replica B's URL, nginx's URL), all on loopback, one Redis."""
+    with contextlib.ExitStack() as stack, pytest.MonkeyPatch.context() as env:
+        env.setenv("ATTNVIZ_REDIS_URL", stack.enter_context(redis_server()))
+        a = stack.enter_context(streamlit_server())
+        b = stack.enter_context(streamlit_server())
+        proxy = stack.enter_context(nginx_proxy([u.split("//", 1)[1] for u in (a, b)]))
+        yield a, b, proxy
+
+
+def button(page, text):
+    return page.locator("[data-testid=stMain] button", has_text=text)
+
+
+def join_and_answer(page, url, code, k):
+    page.goto(f"{url}/Classroom?room={code}")
+    option = page.locator(f".st-key-cls_opt_{k} button")
+    option.click(timeout=90_000)
+    page.wait_for_selector("text=you can change it until the reveal", timeout=60_000)
+
+
+def test_two_replicas_behind_nginx_share_a_room(browser, cluster, tmp_path):
+    a, b, proxy = cluster
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        lecturer = context.new_page()
+        lecturer.goto(f"{a}/Classroom")
+        button(lecturer, "Open a room").click(timeout=90_000)
+        code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
+        button(lecturer, "Ask this question").click()
+        lecturer.wait_for_selector("text=Answered", timeout=60_000)
+        students = [context.new_page() for _ in range(3)]
+        join_and_answer(students[0], b, code, 0)
+        join_and_answer(students[1], b, code, 1)
+        join_and_answer(students[2], proxy, code, 1)  # through nginx's WebSocket upgrade
+        lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
+        link = lecturer.locator("[data-testid=stCode] code").text_content()  # folded away
+        other = context.new_page()  # on replica B: the room is found in Redis, not in A
+        other.goto(b + link[link.index("/Classroom") :])
+        button(other, "Reveal").click(timeout=90_000)
+        other.wait_for_selector(".st-key-cls_lect_dist .js-plotly-plot", timeout=60_000)
+        counts = other.locator(".st-key-cls_lect_dist .js-plotly-plot").evaluate(
+            "gd => Array.from(gd._fullData[0].y)"
+        )
+        assert counts[:2] == [1, 2] and sum(counts) == 3
+        assert error_count(lecturer) == 0 and error_count(other) == 0
+        for page in [lecturer, *students, other]:
+            page.close()  # their polls would compete with the upload's page for the CPU
+
+        example = attnviz.compute(attnviz.Settings(text="to be or not", d_model=5, d_k=3))
+        (tmp_path / "steps.npz").write_bytes(all_steps_npz(example))
+        upload = context.new_page()
+        upload.goto(f"{proxy}/Your_own_numbers")
+        try:
+            wait_for_app(upload, "A")
+        except Exception:
+            upload.screenshot(path="test-artifacts/replica-upload.png")
+            raise
+        upload.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(
+            tmp_path / "steps.npz"
+        )
+        upload.wait_for_selector("text=Read X, W_Q, W_K and W_V from steps.npz", timeout=60_000)
+        wait_for_rows(upload, "A", len(example.labels))
+        assert chart_data(upload, "A")["ticks"] == example.labels
+        assert error_count(upload) == 0
+    finally:
+        context.close()

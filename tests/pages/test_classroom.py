@@ -1,0 +1,137 @@
+"""The Classroom page through AppTest: a lecturer and students in one process (one in-process
+store, as on one server): open, ask, answer, count, reveal, close; the lecturer's link; wrong
+keys and codes; an ended room; markup typed into the example; a Redis that cannot be reached."""
+
+import time
+
+import numpy as np
+import pytest
+
+from attnviz import limits
+from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
+from attnviz.ui.pages.classroom_shared import KEY, ROOM, room_store
+from tests.helpers import chart_specs, decode, run, run_more, text_of
+
+PAGE = "pages/14_Classroom.py"
+LECTURER_KEYS = {"cls_push", "cls_ask", "cls_reveal", "cls_next", "cls_other", "cls_close"}
+MARKUP = "<b>x</b> *y* [z](http://e.org)"
+
+
+@pytest.fixture(autouse=True)
+def fresh_store():
+    room_store.clear()
+    yield
+    room_store.clear()
+
+
+def click(at, key):
+    at.button(key=key).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def buttons(at):
+    return {b.key for b in at.button}
+
+
+def opened(**sidebar):
+    """A lecturer's page with a room open and its first question asked."""
+    lecturer = run(PAGE, **sidebar)
+    click(lecturer, "cls_open")
+    click(lecturer, "cls_ask")
+    return lecturer
+
+
+def test_a_lesson_through_the_page():
+    lecturer = opened(text=MARKUP)
+    code = lecturer.session_state[ROOM]
+    room = room_store().room(code)
+    question = question_of(all_questions(room_settings(room), room.quiz_seed), room.kind)
+    assert LECTURER_KEYS - {"cls_next"} <= buttons(lecturer) | {"cls_reveal"}
+    assert code in text_of(lecturer)
+    students = [run(PAGE, {"room": code}) for _ in range(2)]  # three in the browser test
+    chosen = [1, 1]
+    for student, k in zip(students, chosen, strict=True):
+        assert not buttons(student) & LECTURER_KEYS  # a student is never offered them
+        assert len([b for b in buttons(student) if b.startswith("cls_opt_")]) == room.n_options
+        click(student, f"cls_opt_{(k + 1) % room.n_options}")
+        click(student, f"cls_opt_{k}")  # a new tap replaces the first
+        assert f"Your answer: **{letter(k)}**, you can change it until the reveal" in "\n".join(
+            s.value for s in student.success
+        )
+        a = decode(chart_specs(student)["cls_room_A"]["data"][0]["z"])
+        np.testing.assert_allclose(a.astype(float).sum(axis=1), 1, atol=1e-6)
+    lecturer.run()
+    assert [m.value for m in lecturer.metric] == ["2 of 2"]  # how many, not what
+    assert "cls_lect_dist" not in chart_specs(lecturer)
+    click(lecturer, "cls_reveal")
+    counts = np.bincount(chosen, minlength=room.n_options)
+    bars = chart_specs(lecturer)["cls_lect_dist"]["data"][0]
+    np.testing.assert_array_equal(decode(bars["y"]).astype(int), counts)
+    assert list(bars["marker"]["color"]).count("#1b7837") == 1  # the right answer, green
+    for student, k in zip(students, chosen, strict=True):
+        student.run()
+        assert not student.exception and not buttons(student) & LECTURER_KEYS
+        np.testing.assert_array_equal(
+            decode(chart_specs(student)["cls_dist"]["data"][0]["y"]).astype(int), counts
+        )
+        verdict = "is right" if k == question.answer_index else "the right answer is"
+        assert verdict in text_of(student)
+    # the typed markup reaches the phones as text: escaped in the chart, in the markdown
+    ticks = chart_specs(students[0])["cls_room_A"]["layout"]["yaxis"]["ticktext"]
+    assert "&lt;b&gt;x&lt;&#x2F;b&gt;" in ticks or "&lt;b&gt;x&lt;/b&gt;" in ticks
+    assert "<b>" not in text_of(students[0])
+    click(lecturer, "cls_close")
+    students[0].run()
+    assert "closed" in "\n".join(i.value for i in students[0].info)
+    late = run(PAGE, {"room": code})
+    assert "is closed" in "\n".join(e.value for e in late.error)
+
+
+def test_the_lecturers_link_and_wrong_keys():
+    lecturer = opened()
+    code, key = lecturer.session_state[ROOM], lecturer.session_state[KEY]
+    again = run(PAGE, {"room": code, "key": key})  # another device, or after a reload
+    assert "cls_reveal" in buttons(again)
+    assert "key" not in again.query_params  # the key leaves the address at once
+    for wrong in (key[:-1] + ("A" if key[-1] != "A" else "B"), "<b>k</b>"):
+        thief = run(PAGE, {"room": code, "key": wrong})
+        assert "not the lecturer's key" in "\n".join(e.value for e in thief.error)
+        assert not buttons(thief) & LECTURER_KEYS  # joined as a student, no more
+
+
+def test_codes_that_find_no_room():
+    bad = run(PAGE, {"room": "<script>x</script>"})
+    assert "is not a room code" in "\n".join(w.value for w in bad.warning)
+    assert "cls_join" in buttons(bad)  # the code box instead
+    missing = run(PAGE, {"room": "ABCDEF"})
+    assert "No open room has the code ABCDEF" in "\n".join(e.value for e in missing.error)
+    lecturer = opened()
+    code = lecturer.session_state[ROOM]
+    store = room_store()
+    store.clock = lambda: time.time() + limits.ROOM_LIFETIME_SECONDS + 1  # four hours later
+    ended = run(PAGE, {"room": code})
+    assert "4 hours after it opens" in "\n".join(e.value for e in ended.error)
+    lecturer.run()
+    assert not lecturer.exception and "No open room" in "\n".join(e.value for e in lecturer.error)
+
+
+def test_a_redis_that_cannot_be_reached_is_said_plainly(monkeypatch):
+    from tools.browser import free_port
+
+    monkeypatch.setenv("ATTNVIZ_REDIS_URL", f"redis://127.0.0.1:{free_port()}/0")
+    room_store.clear()
+    lecturer = run(PAGE)
+    click(lecturer, "cls_open")
+    assert "(Redis) cannot be reached" in "\n".join(w.value for w in lecturer.warning)
+    student = run(PAGE, {"room": "ABCDEF"})
+    assert "cannot be reached" in "\n".join(w.value for w in student.warning)
+    run("pages/1_Step_by_step.py")  # the lesson pages keep working
+
+
+def test_an_example_too_large_for_a_phone_is_refused():
+    lecturer = run_more(run(PAGE, generated=True), n=limits.MAX_ROOM_TOKENS + 1)
+    click(lecturer, "cls_open")
+    errors = "\n".join(e.value for e in lecturer.error)
+    assert f"a room shows 1 to {limits.MAX_ROOM_TOKENS}" in errors
+    assert ROOM not in lecturer.session_state

@@ -1,0 +1,282 @@
+"""The room store's contract, the same tests against every backend: in process, fakeredis,
+and a real redis-server started on loopback (tools/services.py). Every limit and bad input:
+wrong key, ended room, full room, closed room, flooding answers and joins, too many rooms,
+codes that are no codes, what is too long to store, a Redis that is gone."""
+
+import time
+
+import pytest
+
+from attnviz import limits
+from attnviz.classroom import (
+    CODE_ALPHABET,
+    MemoryStore,
+    NotAnsweringError,
+    RateLimitedError,
+    Room,
+    RoomClosedError,
+    RoomError,
+    RoomFullError,
+    RoomNotFoundError,
+    StoreUnavailableError,
+    TooManyRoomsError,
+    WrongKeyError,
+    make_store,
+)
+from attnviz.classroom.redis_store import RedisStore
+from attnviz.settings import Settings
+from tools.browser import free_port
+from tools.services import redis_server
+
+EXAMPLE = Settings().to_query()
+
+
+class Clock:
+    """Time that the test moves: starts now (Redis expires keys on its own clock)."""
+
+    def __init__(self):
+        self.now = time.time()
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def real_redis():
+    with redis_server() as url:
+        yield url
+
+
+def _maker(kind, request):
+    """A function clock -> a fresh, empty store of the backend ``kind``."""
+    if kind == "memory":
+        return lambda clock: MemoryStore(clock=clock)
+    if kind == "fakeredis":
+        import fakeredis
+
+        server = fakeredis.FakeServer()
+        return lambda clock: RedisStore(client=fakeredis.FakeRedis(server=server), clock=clock)
+    url = request.getfixturevalue("real_redis")
+    RedisStore(url).r.flushdb()
+    return lambda clock: RedisStore(url, clock=clock)
+
+
+@pytest.fixture(params=["memory", "fakeredis", "redis"])
+def make(request):
+    return _maker(request.param, request)
+
+
+@pytest.fixture(params=["fakeredis", "redis"])
+def make_shared(request):
+    """The backends that several processes share."""
+    return _maker(request.param, request)
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def store(make, clock):
+    return make(clock)
+
+
+def asked(store, n_options=3):
+    """A room with a question of ``n_options`` pushed: (room, key)."""
+    room, key = store.open(EXAMPLE, "lecturer")
+    room = store.push_question(room.code, key, 0, "row_sum", n_options)
+    return room, key
+
+
+def test_a_lesson_round(store):
+    room, key = store.open(EXAMPLE, "lecturer")
+    assert len(room.code) == 6 and set(room.code) <= set(CODE_ALPHABET)
+    assert room.settings_query == EXAMPLE and room.kind is None
+    assert store.room(room.code.lower()) == room  # a code typed in small letters finds it
+    room = store.push_question(room.code, key, 7, "row_sum", 4)
+    assert (room.kind, room.quiz_seed, room.question_no) == ("row_sum", 7, 1)
+    assert room.phase == "answering"
+    for sid in ("s1", "s2", "s3"):
+        store.join(room.code, sid)
+    store.answer(room.code, "s1", 0)
+    store.answer(room.code, "s2", 2)
+    store.answer(room.code, "s3", 2)
+    store.answer(room.code, "s3", 1)  # a new tap replaces the last answer
+    tally = store.tally(room.code)
+    assert (tally.counts, tally.answered, tally.students) == ((1, 1, 1, 0), 3, 3)
+    assert store.my_answer(room.code, "s3") == 1 and store.my_answer(room.code, "nobody") is None
+    before = store.version(room.code)
+    room = store.reveal(room.code, key)
+    assert room.phase == "revealed" and room.version == before + 1
+    with pytest.raises(NotAnsweringError):
+        store.answer(room.code, "s1", 3)
+    assert store.tally(room.code).counts == (1, 1, 1, 0)  # the reveal shows what was given
+    room = store.push_question(room.code, key, 7, "shift", 3)  # Next question
+    assert room.question_no == 2 and store.tally(room.code) == store.tally(room.code)
+    assert store.tally(room.code).counts == (0, 0, 0)
+    assert store.my_answer(room.code, "s1") is None
+    room = store.push_example(room.code, key, {**EXAMPLE, "d_k": "2"})
+    assert room.settings_query["d_k"] == "2" and room.kind is None
+
+
+def test_a_restarted_replica_finds_the_room(make_shared, clock):
+    """Two store objects on one Redis (two replicas; a replica after a restart) share rooms."""
+    first = make_shared(clock)
+    room, key = asked(first)
+    second = make_shared(clock)
+    second.join(room.code, "s1")
+    second.answer(room.code, "s1", 2)
+    assert first.tally(room.code).counts == (0, 0, 1)
+    assert second.reveal(room.code, key).phase == "revealed"
+
+
+def test_only_the_lecturers_key_changes_a_room(store):
+    room, key = asked(store)
+    changes = [
+        lambda k: store.push_example(room.code, k, EXAMPLE),
+        lambda k: store.push_question(room.code, k, 1, "shift", 3),
+        lambda k: store.reveal(room.code, k),
+        lambda k: store.close(room.code, k),
+    ]
+    for change in changes:
+        for wrong in (None, "", key[:-1], key + "x", "<b>key</b>"):
+            with pytest.raises(WrongKeyError, match="not the lecturer's key"):
+                change(wrong)
+    assert store.room(room.code) == room  # unchanged, version too
+    assert store.room(room.code).key_digest != key  # the key itself is not stored
+
+
+def test_a_room_ends_after_its_lifetime(store, clock):
+    room, _ = asked(store)
+    clock.now += limits.ROOM_LIFETIME_SECONDS - 1
+    store.join(room.code, "s1")
+    clock.now += 2
+    with pytest.raises(RoomNotFoundError, match=r"No open room has the code .* 4 hours"):
+        store.join(room.code, "s2")
+
+
+def test_a_full_room_says_so(store):
+    room, _ = asked(store)
+    for k in range(limits.MAX_ROOM_STUDENTS):
+        store.join(room.code, f"s{k}")
+    store.join(room.code, "s0")  # a student already in may come back
+    with pytest.raises(RoomFullError, match=f"full: it has {limits.MAX_ROOM_STUDENTS} students"):
+        store.join(room.code, "one-too-many")
+    assert store.tally(room.code).students == limits.MAX_ROOM_STUDENTS
+
+
+def test_a_closed_room_takes_nobody(store):
+    room, key = asked(store)
+    store.join(room.code, "s1")
+    store.close(room.code, key)
+    with pytest.raises(RoomClosedError, match="closed"):
+        store.join(room.code, "s2")
+    with pytest.raises(RoomClosedError):
+        store.answer(room.code, "s1", 0)
+    with pytest.raises(RoomClosedError):
+        store.reveal(room.code, key)
+
+
+def test_flooding_answers_is_limited_per_minute(store, clock):
+    room, _ = asked(store)
+    store.join(room.code, "s1")
+    clock.now = (clock.now // 60 + 1) * 60  # the start of a minute
+    for k in range(limits.MAX_ANSWERS_PER_MINUTE):
+        store.answer(room.code, "s1", k % 3)
+    with pytest.raises(RateLimitedError, match=f"at most {limits.MAX_ANSWERS_PER_MINUTE} a minute"):
+        store.answer(room.code, "s1", 0)
+    assert store.tally(room.code).answered == 1  # still one answer, the last kept
+    clock.now += 60
+    store.answer(room.code, "s1", 0)
+    assert store.my_answer(room.code, "s1") == 0
+
+
+def test_guessing_codes_is_slowed(store, clock):
+    clock.now = (clock.now // 60 + 1) * 60
+    for k in range(limits.MAX_JOINS_PER_MINUTE):
+        with pytest.raises(RoomNotFoundError):
+            store.join("ABCDE" + CODE_ALPHABET[k], "guesser")
+    with pytest.raises(RateLimitedError, match="attempts to join"):
+        store.join("ABCDEF", "guesser")
+    room, _ = asked(store)
+    store.join(room.code, "honest")  # another session is not held up
+
+
+def test_rooms_are_bounded(store, clock, monkeypatch):
+    for k in range(limits.MAX_ROOMS):
+        store.open(EXAMPLE, f"lecturer{k}")
+    with pytest.raises(TooManyRoomsError, match=f"{limits.MAX_ROOMS} open rooms"):
+        store.open(EXAMPLE, "one-more")
+    clock.now += limits.ROOM_LIFETIME_SECONDS + 1
+    store.open(EXAMPLE, "one-more")  # ended rooms make room
+
+
+def test_opening_rooms_is_limited_per_session(store):
+    for _ in range(limits.MAX_OPENS_PER_MINUTE):
+        store.open(EXAMPLE, "lecturer")
+    with pytest.raises(RateLimitedError, match="rooms opened"):
+        store.open(EXAMPLE, "lecturer")
+
+
+@pytest.mark.parametrize("text", ["", "ABC", "ABCDEFG", "0OIL1A", "<b>x</b>", "ABC_DEF"])
+def test_what_is_not_a_code_says_what_a_code_is(store, text):
+    with pytest.raises(RoomError, match="A room code is 6 characters") as caught:
+        store.join(text, "s1")
+    assert not isinstance(caught.value, RoomNotFoundError)
+
+
+def test_bad_answers_are_refused(store):
+    room, _ = asked(store, n_options=3)
+    with pytest.raises(NotAnsweringError, match="not joined"):
+        store.answer(room.code, "stranger", 0)  # never joined
+    store.join(room.code, "s1")
+    for option in (-1, 3, 1.0, "1", None):
+        with pytest.raises(RoomError, match="one of the question's 3 options"):
+            store.answer(room.code, "s1", option)
+    with pytest.raises(RoomError, match="session id"):
+        store.join(room.code, "x" * 65)
+    fresh, _ = store.open(EXAMPLE, "lecturer2")
+    store.join(fresh.code, "s1")
+    with pytest.raises(NotAnsweringError, match="no question"):
+        store.answer(fresh.code, "s1", 0)  # before the first question
+
+
+def test_what_is_stored_is_bounded(store):
+    room, key = store.open(EXAMPLE, "lecturer")
+    huge = {**EXAMPLE, "tokens": "x " * limits.MAX_STORED_CHARS}
+    with pytest.raises(RoomError, match=f"at most {limits.MAX_STORED_CHARS}"):
+        store.push_example(room.code, key, huge)
+    with pytest.raises(RoomError):
+        store.open(huge, "lecturer")
+    assert store.room(room.code).settings_query == EXAMPLE
+    with pytest.raises(RoomError, match="2 to 64 options"):
+        store.push_question(room.code, key, 0, "row_sum", 1000)
+
+
+def test_a_damaged_value_in_redis_is_no_room(clock):
+    import fakeredis
+
+    client = fakeredis.FakeRedis()
+    store = RedisStore(client=client, clock=clock)
+    room, _ = store.open(EXAMPLE, "lecturer")
+    client.set(f"attnviz:room:{room.code}", b"{not json")
+    with pytest.raises(RoomNotFoundError):
+        store.room(room.code)
+    assert Room.from_json('{"code": "<b>", "key_digest": "", "opened": 0, "expires": 1}') is None
+
+
+def test_redis_unreachable_and_lost_mid_class_say_so():
+    port = free_port()
+    gone = RedisStore(f"redis://127.0.0.1:{port}/0")
+    with pytest.raises(StoreUnavailableError, match="cannot be reached"):
+        gone.open(EXAMPLE, "lecturer")
+    with redis_server(port) as url:
+        store = RedisStore(url)
+        room, _ = asked(store)
+        store.join(room.code, "s1")
+    with pytest.raises(StoreUnavailableError, match="lesson pages work as before"):
+        store.answer(room.code, "s1", 0)  # the server went away mid-class
+    with pytest.raises(StoreUnavailableError, match="not a Redis URL"):
+        make_store({"ATTNVIZ_REDIS_URL": "http://nowhere"})
+    assert isinstance(make_store({}), MemoryStore)
