@@ -18,6 +18,7 @@ from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableErro
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
+from attnviz.ui.matrix import draw_chart
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
@@ -93,7 +94,7 @@ def distribution(question, counts, key, height=300):
     fig = answer_bars(
         letters, question.options, counts, question.answer_index, text_px=text_px, height=height
     )
-    st.plotly_chart(fig, key=key, config=NO_MODEBAR, theme=None)
+    draw_chart(fig, key, share=None, title="The class's answers", config=NO_MODEBAR, theme=None)
 
 
 def proof(question, key):
@@ -104,7 +105,7 @@ def proof(question, key):
     st.markdown(f"**Why:** {md_escape(q.explanation)}")
     for m, bars in enumerate(q.bars):
         fig = vector_bars(bars.values, bars.labels, title=bars.title, value_name=bars.value_name)
-        st.plotly_chart(fig, key=f"{key}_{m}", config=NO_MODEBAR)
+        draw_chart(fig, f"{key}_{m}", config=NO_MODEBAR)
     if q.table is not None:
         t = q.table  # a data grid shows its cells as plain text
         index = pd.Index(t.index, name=t.index_name)

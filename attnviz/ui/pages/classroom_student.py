@@ -12,6 +12,7 @@ import streamlit as st
 from attnviz.charts.matrix import matrix_heatmap
 from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
 from attnviz.classroom.questions import letter
+from attnviz.ui.matrix import draw_chart
 from attnviz.ui.pages.classroom_shared import (
     NO_MODEBAR,
     NOTE,
@@ -85,7 +86,7 @@ def room_example_view(room):
         mask=r.mask,
         text_px=ROOM_A_TEXT_PX,
     )
-    st.plotly_chart(fig, key="cls_room_A", config=NO_MODEBAR, theme=None)
+    draw_chart(fig, "cls_room_A", share=None, config=NO_MODEBAR, theme=None)
 
 
 def student_view(code):
