@@ -13,9 +13,11 @@ _MD_SPECIALS = str.maketrans({c: "\\" + c for c in string.punctuation})
 WORD_JOINER = "\u2060"  # invisible, zero width: splits what Streamlit would turn into a link
 # Streamlit's Markdown finds bare URLs (http://, www.), e-mail addresses, emoji and icon
 # shortcodes (:smile:, :material/home:) in the text after backslash escapes are read, so an
-# escape alone leaves them live. A word joiner after the ":" or "@", or before the dot of
-# "www.", breaks each pattern without changing what the reader sees.
-_AUTOLINKS = re.compile(r"(?<=[:@])|(?<=www)(?=\.)", re.IGNORECASE)
+# escape alone leaves them live. A word joiner after a ":" that something follows (http://,
+# mailto:x, :smile:) or an "@", or before the dot of "www.", breaks each pattern without
+# changing what the reader sees; a ":" before a space or the end ("row 2: …") needs none, so
+# our own sentences stay as they are when searched or copied.
+_AUTOLINKS = re.compile(r"(?<=:)(?=\S)|(?<=@)|(?<=www)(?=\.)", re.IGNORECASE)
 
 
 def md_escape(text):
@@ -26,8 +28,9 @@ def md_escape(text):
 
     Invisible and bidi control characters are written out (``attnviz.text.visible``), every
     ASCII punctuation mark is backslash-escaped, and a word joiner (U+2060, invisible) goes
-    after every ":" and "@" and before the "." of "www.", which an escape cannot protect: the
-    Markdown finds bare URLs, e-mail addresses and emoji codes in the text it has unescaped."""
+    after every "@" and every ":" that something follows, and before the "." of "www.", which
+    an escape cannot protect: the Markdown finds bare URLs, e-mail addresses and emoji codes in
+    the text it has unescaped."""
     return _AUTOLINKS.sub(WORD_JOINER, visible(text)).translate(_MD_SPECIALS)
 
 

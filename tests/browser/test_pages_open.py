@@ -30,6 +30,7 @@ READY = {
     "Attention_as_geometry": ".js-plotly-plot .barlayer",  # arrows and bars, no heatmap
     "Work_it_out": "[data-testid=stMain] [data-testid=stTextInput]",
     "Lecture_deck": "[data-testid=stMain] [data-testid=stCode]",  # a table and its link
+    "Classroom": ".st-key-cls_open button",  # no room yet: the button that opens one
 }
 HEATMAP = ".js-plotly-plot .heatmaplayer"
 

@@ -65,7 +65,18 @@ def _open(page, url):
     page.goto(url)
     page.wait_for_selector("[data-testid=stMain] h1, [data-testid=stMain] h2", timeout=120_000)
     wait_for_app(page)
-    page.wait_for_timeout(400)  # Plotly draws after the run
+    _drawn(page)
+
+
+def _drawn(page):
+    """Wait until every chart of the main area is drawn: Plotly draws after the run, and a chart
+    not drawn yet has no size (the measure would pass over it to a later one)."""
+    page.wait_for_function(
+        """() => [...document.querySelectorAll("[data-testid=stMain] .js-plotly-plot")]
+        .every(p => p.querySelector(".main-svg"))""",
+        timeout=60_000,
+    )
+    page.wait_for_timeout(300)
 
 
 def _problems(where, m, path=None):
@@ -110,7 +121,7 @@ def test_every_page_and_step_fits_a_projector(browser, server, artifacts):
                     timeout=60_000,
                 )
                 wait_for_run(page)
-                page.wait_for_timeout(300)
+                _drawn(page)
                 k += 1
                 problems += _problems(
                     f"{path or 'Home'} step {k}", page.evaluate(MEASURE, SMALLEST_PX)
