@@ -22,16 +22,18 @@ MIN_TEMPERATURE = 0.01  # softmax temperature range offered by the app
 MAX_TEMPERATURE = 100.0
 MAX_TEXT_CHARS = 20_000  # characters in the text box / URL `tokens`
 MAX_PAIR_CHARS = 200  # characters in one sentence of the real model's pair: one line each
-MAX_CACHE_MB = 520  # everything attnviz keeps for every session, in all (attnviz/ui/cache.py):
-# the two real models (about 91 MB of MiniLM's weights and 165 MB of the chat model's, kept
-# 4-bit), their runs, the tiny GPT's runs, every page's
-# results (an example at the limits is about 23 MB, at classroom sizes a few KB); with
-# Streamlit itself (about 160 MB) a server stays well under Community Cloud's 1 GB
+MAX_CACHE_MB = 640  # everything attnviz keeps for every session, in all (attnviz/ui/cache.py):
+# the two real models (about 91 MB of MiniLM's weights; the chat model's 165 MB of 4-bit
+# blocks from its GGUF, or 270 MB of bfloat16 from the Hub), their runs, the tiny GPT's runs,
+# every page's results (an example at the limits is about 23 MB, at classroom sizes a few KB);
+# with Streamlit itself (about 160 MB) and the libraries (about 100 MB) a server stays under
+# Community Cloud's 1 GB
 # Each cache's own bound, under MAX_CACHE_MB: (entries, MB)
 CACHE_EXAMPLES = (16, 250)  # the sidebar's examples (attnviz/ui/frame.py cached_example)
 CACHE_MODEL = (1, 120)  # the real model itself: never evicted for another cache
 CACHE_MODEL_RUNS = (6, 40)  # the real model's sentences: about 6 MB each at 128 pieces
-CACHE_CHAT_MODEL = (1, 180)  # the chat model (SmolLM2, 4-bit blocks): never evicted either
+CACHE_CHAT_MODEL = (1, 300)  # the chat model (SmolLM2: 165 MB from the GGUF, 270 MB from the
+# Hub, as on Community Cloud): never evicted either
 CACHE_GPT_RUNS = (8, 110)  # the tiny GPT's trained runs (4 choices, with and without scaling)
 CACHE_GEO_FIGURES = (16, 40)  # the geometry page's figures, every frame in (about 2 MB each)
 HEAVY_AT_ONCE = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
