@@ -6,6 +6,7 @@ from attnviz import FORMULA
 from attnviz.ui import link_query, page_setup, show_matrix
 from attnviz.ui.frame import lesson_pages
 from attnviz.ui.matrix import show_pipeline
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import after_chart, stepper
 from attnviz.ui.text import learning_goal, md_escape, random_weights_note
 
@@ -28,6 +29,7 @@ if show(1):
         scale=s.scale,
         masked=r.mask is not None,
         temperature=s.temperature,
+        text_px=19 if is_present() else 15,  # the step page's sizes: readable from the back
     )
     with after_chart("home_intro"):  # on a projector after the picture
         st.markdown(
