@@ -4,9 +4,11 @@ import streamlit as st
 
 from attnviz.ui import page_frame
 from attnviz.ui.pages.inside_a_chat_model import (
+    about_the_model,
     chat_model,
     chat_run,
     display_tokens,
+    keep_choices,
     link_warnings,
     next_token_section,
     prompt_box,
@@ -17,7 +19,14 @@ from attnviz.ui.pages.inside_a_chat_model import (
     token_strip,
 )
 from attnviz.ui.pages.inside_a_chat_model_generate import generation_section
-from attnviz.ui.pages.inside_a_chat_model_heads import grid_section, head_picker, head_steps_section
+from attnviz.ui.pages.inside_a_chat_model_heads import (
+    HEAD_STEPS,
+    chosen_head,
+    grid_section,
+    head_picker,
+    head_steps_section,
+)
+from attnviz.ui.stepper import after_chart, stepper
 from attnviz.ui.text import learning_goal
 
 page_frame(
@@ -28,45 +37,62 @@ page_frame(
     note="This page uses only its own prompt: the model's sizes and weights are its own.",
 )
 start_session()
-
-st.title("Inside a chat model: SmolLM2, predicting and generating")
-learning_goal(
-    "that a modern chat model's attention is the lesson's formula with a causal mask, rotated "
-    "queries and keys, and keys and values shared among heads."
+STEPS = (
+    "1. The prompt, as tokens",
+    "2. The next token",
+    "3. Every head at a glance",
+    "4. Generate, token by token",
+    *HEAD_STEPS,  # 5a to 5e: one head, step by step
 )
+show = stepper("Inside a chat model", STEPS)  # in projector mode one at a time
+keep_choices()  # a step draws only its own widgets: the others keep their values
+head_steps = [k for k in range(5, 5 + len(HEAD_STEPS)) if show(k)]
+
+if show(1):  # the title and the goal on the first screen only
+    st.title("Inside a chat model: SmolLM2, predicting and generating")
+    learning_goal(
+        "that a modern chat model's attention is the lesson's formula with a causal mask, "
+        "rotated queries and keys, and keys and values shared among heads."
+    )
 model = chat_model()
 c = model.config
-st.markdown(
-    f"**SmolLM2-135M-Instruct** is a small chat model of the LLaMA architecture, the design of "
-    f"LLaMA, Mistral and Qwen: {c.n_layers} blocks, each with {c.n_heads} query heads of "
-    f"{c.d_head} numbers sharing {c.n_kv_heads} key/value heads, d_model = {c.d_model}, and a "
-    f"vocabulary of {c.vocab_size:,} byte-level tokens. Its 135 million weights were learned from "
-    "text, then tuned to follow instructions; they are stored 4-bit (32 weights share a scale "
-    "and an offset), and this page computes with them widened to float32, exactly as the "
-    "reference (Hugging Face transformers) does, in numpy on the server's CPU. It reads the "
-    "prompt left to right and scores every possible next token."
-)
+if show(1):
+    after_chart("intro").markdown(about_the_model(c))
 link_warnings()
 
-st.header("1. The prompt, as tokens")
-text = prompt_box()
+if show(1):
+    st.header("1. The prompt, as tokens")
+text = prompt_box(drawn=show(1))  # stops the page when the prompt is empty
 with st.spinner("Running the model on the prompt…"):
     run = chat_run(model, text)
-reading_note(model, run)
-token_strip(run)
 labels = display_tokens(run.tokens)
+if show(1):
+    reading_note(model, run)
+    token_strip(run)
 
-st.header("2. The next token")
-temperature, top_k, pick = sampling_controls()
-next_token_section(model, run, temperature, top_k)
+if show(2):
+    st.header("2. The next token")
+    temperature, top_k, pick = sampling_controls()
+    next_token_section(model, run, temperature, top_k)
+elif not show(4):
+    temperature, top_k, pick = sampling_controls(drawn=False)
 
-st.header("3. Every head at a glance")
-layer, head = head_picker(c)
-grid_section(model, run, labels, layer, head)
+if show(3):
+    st.header("3. Every head at a glance")
+    layer, head = head_picker(c)
+    grid_section(model, run, labels, layer, head)
+elif head_steps:  # on a projector: each of the head's steps picks its head
+    layer, head = head_picker(c)
+elif not show(4):
+    layer, head = chosen_head()
 
-st.header("4. Generate, token by token")
-generation_section(model, run, text, temperature, top_k, pick, layer, head)
+if show(4):
+    st.header("4. Generate, token by token")
+    if not show(2):  # on a projector: what generation uses, on its own step too
+        with st.expander("The sampling (step 2) and the head (step 3)"):
+            temperature, top_k, pick = sampling_controls()
+            layer, head = head_picker(c)
+    generation_section(model, run, text, temperature, top_k, pick, layer, head)
 
-st.header("5. One head, step by step")
-head_steps_section(model, run, text, labels, layer, head)
+head_steps_section(model, run, text, labels, layer, head, [k - 5 for k in head_steps])
 sync_link()

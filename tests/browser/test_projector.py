@@ -16,10 +16,6 @@ pytestmark = pytest.mark.browser
 PAGE_PATHS = [""] + [Path(p).stem.split("_", 1)[1] for p in PAGES]
 SMALLEST_PX = 18
 FIRST_CHART_PX = 600  # the top of the step's first chart (or picture) on the first screen
-# Pages without a stepper yet, said here rather than passed: their first chart is further down
-NO_STEPPER_YET = {  # its sections share widgets (the prompt, the sampling, the head picked)
-    "Inside_a_chat_model": "landed at 23:50 UTC; one step per screen is still to do",
-}
 # Measured from the rendered page: the chart texts' computed sizes (visible SVG text inside
 # Plotly's charts), what is cut (a button, a label or a chart title wider than its box), the
 # first chart's top, the sidebar and the stepper's "Step k of N".
@@ -79,7 +75,7 @@ def _drawn(page):
     page.wait_for_timeout(300)
 
 
-def _problems(where, m, path=None):
+def _problems(where, m):
     found = []
     if m["small"]:
         found.append(f"{where}: chart text under {SMALLEST_PX} px: {m['small'][:3]}")
@@ -89,7 +85,7 @@ def _problems(where, m, path=None):
         found.append(f"{where}: {m['downloads']} download buttons")
     if m["sidebarOpen"]:
         found.append(f"{where}: the sidebar is open")
-    if m["top"] is not None and m["top"] > FIRST_CHART_PX and path not in NO_STEPPER_YET:
+    if m["top"] is not None and m["top"] > FIRST_CHART_PX:
         found.append(f"{where}: the first chart starts at {m['top']:.0f} px")
     return found
 
@@ -105,7 +101,7 @@ def test_every_page_and_step_fits_a_projector(browser, server, artifacts):
             _open(page, f"{server}/{path}?present=on")
             assert error_count(page) == 0, path
             m = page.evaluate(MEASURE, SMALLEST_PX)
-            problems += _problems(f"{path or 'Home'} step 1", m, path)
+            problems += _problems(f"{path or 'Home'} step 1", m)
             problems += [f"{path or 'Home'}: {p}" for p in accessibility_problems(page)]
             found = STEP_OF.search(m["step"] or "")
             if not found:

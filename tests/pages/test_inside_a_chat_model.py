@@ -122,3 +122,51 @@ def lm_slot_back(lm):
     from attnviz.ui.pages.inside_a_chat_model import CHAT_MODEL_CACHE
 
     cached_call(CHAT_MODEL_CACHE, MODEL_ID, lambda: lm)
+
+
+# --- projector mode: one step per screen --------------------------------------------------------
+
+
+def headers(at):
+    return [h.value for h in at.main.header]
+
+
+def test_projector_mode_draws_one_step_with_the_widgets_it_needs(lm, prompt_run):
+    from attnviz.ui.pages.inside_a_chat_model_heads import HEAD_STEPS
+
+    at = run(PAGE, {"present": "on", "step": "2"})
+    assert headers(at) == ["2. The next token"] and not at.main.title  # title: step 1
+    assert set(chart_specs(at)) == {"chat_next"}
+    assert "**Step 2 of 9: 2. The next token**" in markdown(at)
+    at.slider(key="chat_temperature").set_value(0.7).run()
+    at.button(key="step_next").click().run()  # step 3: the grid and the head picker
+    assert headers(at) == ["3. Every head at a glance"] and set(chart_specs(at)) == {"chat_grid"}
+    at.selectbox(key="chat_layer").set_value(5).run()
+    at.selectbox(key="chat_head").set_value(4).run()
+    at.button(key="step_next").click().run()  # step 4: the temperature and head kept
+    assert at.query_params["step"] in ("4", ["4"])
+    assert at.slider(key="chat_temperature").value == 0.7
+    assert at.selectbox(key="chat_layer").value == 5
+    at.slider(key="chat_generate").set_value(3).run()
+    generation = lm.generate(prompt_run, 3, temperature=0.7)
+    specs = chart_specs(at)
+    np.testing.assert_allclose(
+        bars(specs["chat_step_row"]), generation.steps[-1].attention[5, 4], atol=1e-6
+    )
+    for k, title in enumerate(HEAD_STEPS, start=5):  # one head, one part per step
+        at.button(key="step_next").click().run()
+        assert headers(at) == [title], k
+        assert at.selectbox(key="chat_head").value == 4
+    causal = np.tri(prompt_run.n, dtype=bool)
+    at.button(key="step_back").click().run()  # 5d: the causal A of block 5, head 4
+    z = heatmap_z(chart_specs(at)["chat_a"])
+    np.testing.assert_allclose(z[causal], prompt_run.attention[5, 4][causal], atol=1e-6)
+    assert at.button(key="step_next").disabled is False
+    for name, value in (("temperature", "0.7"), ("generate", "3"), ("layer", "5"), ("head", "4")):
+        assert at.query_params[name] in (value, [value]), name  # the link holds every choice
+
+
+def test_projector_steps_after_the_first_say_where_an_empty_prompt_is_typed(lm):
+    at = run(PAGE, {"present": "on", "step": "3", "prompt": "   "})
+    assert "its box is on step 1" in "\n".join(w.value for w in at.warning)
+    assert not chart_specs(at)

@@ -43,6 +43,7 @@ KEYS = {  # ChatChoices field -> widget key
     "layer": "chat_layer",
     "head": "chat_head",
 }
+STEP_KEY = "chat_step"  # which generated token is opened (1 = the first)
 WARNINGS_KEY = "chat_link_warnings"
 RUNS_KEPT = 4  # prompts kept per server: each about 12 MB at 64 tokens
 GENERATIONS_KEPT = 8  # generations kept: one per length, so "one more" reuses the last
@@ -93,6 +94,20 @@ def chat_model():
     return model
 
 
+def about_the_model(c):
+    """What SmolLM2 is, from its config ``c``: the page's opening paragraph."""
+    return (
+        f"**SmolLM2-135M-Instruct** is a small chat model of the LLaMA architecture, the design "
+        f"of LLaMA, Mistral and Qwen: {c.n_layers} blocks, each with {c.n_heads} query heads of "
+        f"{c.d_head} numbers sharing {c.n_kv_heads} key/value heads, d_model = {c.d_model}, and "
+        f"a vocabulary of {c.vocab_size:,} byte-level tokens. Its 135 million weights were "
+        "learned from text, then tuned to follow instructions; they are stored 4-bit (32 weights "
+        "share a scale and an offset), and this page computes with them widened to float32, "
+        "exactly as the reference (Hugging Face transformers) does, in numpy on the server's "
+        "CPU. It reads the prompt left to right and scores every possible next token."
+    )
+
+
 def display_tokens(tokens):
     """Unique labels that show spaces (␣), line breaks (↵) and tabs (⇥) in a token."""
     shown = [t.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥") for t in tokens]
@@ -118,6 +133,16 @@ def link_warnings():
         st.warning(warning, icon="⚠️")
 
 
+def keep_choices():
+    """Keep the values of the widgets this run does not draw (in projector mode a step draws
+    only its own): Streamlit forgets a keyed widget's value after a run without it, unless the
+    script sets it again."""
+    state = st.session_state
+    for key in (*KEYS.values(), STEP_KEY):
+        if key in state:
+            state[key] = state[key]
+
+
 def current_choices():
     state = st.session_state
     return ChatChoices(**{name: state[key] for name, key in KEYS.items()})
@@ -134,20 +159,24 @@ def sync_link():
             st.query_params[name] = value
 
 
-def prompt_box():
-    """The prompt's text box; returns the text, or stops the page (with a message) if empty."""
-    text = st.text_area(
-        "Prompt",
-        key=KEYS["prompt"],
-        max_chars=MAX_TEXT_CHARS,
-        height=80,
-        help=f"Any text. The model reads its first {MAX_CHAT_TOKENS} tokens.",
-    )
+def prompt_box(drawn=True):
+    """The prompt's text box (or, not ``drawn``, the text it holds: a projector's later steps);
+    returns the text, or stops the page (with a message) if empty."""
+    if drawn:
+        text = st.text_area(
+            "Prompt",
+            key=KEYS["prompt"],
+            max_chars=MAX_TEXT_CHARS,
+            height=80,
+            help=f"Any text. The model reads its first {MAX_CHAT_TOKENS} tokens.",
+        )
+    else:
+        text = st.session_state[KEYS["prompt"]]
     if not text or is_blank(text):
         what = "empty" if not text.strip() else "only invisible characters"
         st.warning(
-            f"The prompt is {what}: type some text for the model to continue, e.g. "
-            "“The capital of France is”.",
+            f"The prompt is {what}: type some text for the model to continue"
+            f"{'' if drawn else ' (its box is on step 1)'}, e.g. “The capital of France is”.",
             icon="✍️",
         )
         st.stop()
@@ -239,8 +268,16 @@ def token_strip(run):
 # 2. The next token -------------------------------------------------------------------------------
 
 
-def sampling_controls():
-    """Temperature, top-k and the pick; returns (temperature, top_k or None, pick)."""
+def sampling_controls(drawn=True):
+    """Temperature, top-k and the pick (or, not ``drawn``, their values: a projector's step
+    without them); returns (temperature, top_k or None, pick)."""
+    if not drawn:
+        state = st.session_state
+        return (
+            float(state[KEYS["temperature"]]),
+            int(state[KEYS["top_k"]]) or None,
+            state[KEYS["pick"]],
+        )
     left, middle, right = st.columns(3)
     temperature = left.slider(
         "Temperature T",

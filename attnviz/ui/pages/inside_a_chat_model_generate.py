@@ -6,10 +6,9 @@ import streamlit as st
 from attnviz.charts.token_bars import row_bars
 from attnviz.limits import MAX_CHAT_GENERATED
 from attnviz.ui.matrix import dims, draw_chart, show_matrix
-from attnviz.ui.pages.inside_a_chat_model import KEYS, chat_generation, display_tokens
+from attnviz.ui.pages.inside_a_chat_model import KEYS, STEP_KEY, chat_generation, display_tokens
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
-
-STEP_KEY = "chat_step"  # which generated token is opened (1 = the first)
 
 
 def _one_more():
@@ -50,24 +49,25 @@ def generation_section(model, run, text, temperature, top_k, pick, layer, head):
     with st.spinner(f"Generating {steps} tokens…"):
         generation = chat_generation(model, text, temperature, top_k, pick, steps)
     new = [s.token for s in generation.steps]
-    st.markdown(
-        f"The prompt continues with {steps} tokens, each "
-        f"{'the likeliest' if pick == 'likeliest' else 'drawn'} at T = {temperature:g}"
-        f"{f', top-k = {top_k}' if top_k else ''}:"
-    )
-    st.code("".join(new), language=None, wrap_lines=True)  # as typed: no markup
     labels = display_tokens([*run.tokens, *new])
-    st.dataframe(
-        {
-            "#": list(range(1, steps + 1)),
-            "position": [s.position for s in generation.steps],
-            "token": labels[run.n :],
-            "p": [round(s.probability, 4) for s in generation.steps],
-            "keys and values reused": [s.cache_length for s in generation.steps],
-        },
-        hide_index=True,
-        height=min(35 * (steps + 1) + 3, 250),
-    )
+    with after_chart("generated"):  # on a projector after the opened token's chart
+        st.markdown(
+            f"The prompt continues with {steps} tokens, each "
+            f"{'the likeliest' if pick == 'likeliest' else 'drawn'} at T = {temperature:g}"
+            f"{f', top-k = {top_k}' if top_k else ''}:"
+        )
+        st.code("".join(new), language=None, wrap_lines=True)  # as typed: no markup
+        st.dataframe(
+            {
+                "#": list(range(1, steps + 1)),
+                "position": [s.position for s in generation.steps],
+                "token": labels[run.n :],
+                "p": [round(s.probability, 4) for s in generation.steps],
+                "keys and values reused": [s.cache_length for s in generation.steps],
+            },
+            hide_index=True,
+            height=min(35 * (steps + 1) + 3, 250),
+        )
     state = st.session_state
     if state.get(STEP_KEY) is None or not 1 <= state[STEP_KEY] <= steps:
         state[STEP_KEY] = steps

@@ -10,9 +10,18 @@ from attnviz.charts.model_grid import model_grid
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.matrix import dims, draw_chart, show_matrix
 from attnviz.ui.pages.inside_a_chat_model import KEYS, chat_run
+from attnviz.ui.sidebar import is_present
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice, step_header
 
 HEADS_KEPT = 4
+HEAD_STEPS = (  # section 5's parts: one step each in projector mode
+    "5a. Normalise: x̂ = RMSNorm(x)",
+    "5b. Queries and keys, before and after RoPE",
+    "5c. Values",
+    "5d. Scores, scaled, masked, softmax",
+    "5e. The head's output",
+)
 
 
 @shared_cache(max_entries=HEADS_KEPT)
@@ -37,13 +46,18 @@ def head_picker(config):
     return layer, head
 
 
+def chosen_head():
+    """(layer, head) as picked, on a step that does not draw the picker."""
+    return st.session_state[KEYS["layer"]], st.session_state[KEYS["head"]]
+
+
 def grid_section(model, run, labels, layer, head):
     c = model.config
     groups = "; ".join(
         f"query heads {g * c.group_size} to {(g + 1) * c.group_size - 1} share key/value head {g}"
         for g in range(c.n_kv_heads)
     )
-    st.markdown(
+    after_chart("grid").markdown(  # on a projector after the grid
         f"Every one of the {c.n_layers * c.n_heads} heads' A for this prompt: row l is block l, "
         f"column h is query head h. {groups.capitalize()} (grouped-query attention: "
         f"{c.n_heads} queries, {c.n_kv_heads} keys and values per block). Every A is zero above "
@@ -86,25 +100,41 @@ def findings(run):
     st.markdown("\n".join(lines))
 
 
-def head_steps_section(model, run, text, labels, layer, head):
+def head_steps_section(model, run, text, labels, layer, head, parts):
+    """Section 5: the parts of HEAD_STEPS numbered in ``parts`` (0 to 4: every one, or in
+    projector mode the step's one)."""
+    if not parts:
+        return
     c = model.config
+    if not is_present():
+        st.header("5. One head, step by step")
     with st.spinner("Recomputing the head…"):
         h = chat_head(model, text, layer, head)
-    d, g = c.d_head, h.group
-    st.markdown(
-        f"Block {layer}, query head {head}, which reads key/value head {g}. Each step below is "
-        "computed from the stream entering the block, with this head's own rows of the weights."
-    )
+    if 0 in parts:
+        after_chart("head_intro").markdown(
+            f"Block {layer}, query head {head}, which reads key/value head {h.group}. Each step "
+            "below is computed from the stream entering the block, with this head's own rows of "
+            "the weights."
+        )
+    for part in parts:
+        (_normalised, _queries_and_keys, _values, _scores, _output)[part](h, run, labels, c)
+
+
+def _normalised(h, run, labels, c):
     step_header(
-        "5a. Normalise: x̂ = RMSNorm(x)",
+        HEAD_STEPS[0],
         r"\hat{x} = \frac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}} \odot g",
         rf"({run.n} \times {c.d_model})",
         "Each token's row is divided by its root mean square and scaled by learned gains: "
         "no mean subtracted, no bias (the 2017 Transformer used LayerNorm after each part).",
     )
     show_matrix(h.x_hat, labels, dims(c.d_model), key="chat_xhat", title="x̂", family="X")
+
+
+def _queries_and_keys(h, run, labels, c):
+    d = c.d_head
     step_header(
-        "5b. Queries and keys, before and after RoPE",
+        HEAD_STEPS[1],
         r"Q = \mathrm{RoPE}(\hat{x} W_Q^{h\,T}),\; K = \mathrm{RoPE}(\hat{x} W_K^{g\,T})",
         rf"({run.n} \times {d})",
         f"RoPE turns each pair of columns (i, i + {d // 2}) of the query or key at position p by "
@@ -119,13 +149,21 @@ def head_steps_section(model, run, text, labels, layer, head):
         show_matrix(h.K_raw, labels, dims(d), key="chat_kraw", title="x̂ W_K: before", family="K")
         show_matrix(h.K, labels, dims(d), key="chat_k", title="K: after RoPE", family="K")
     offset_table(h, labels, c)
+
+
+def _values(h, run, labels, c):
+    d = c.d_head
     step_header(
-        "5c. Values", r"V = \hat{x} W_V^{g\,T}", rf"({run.n} \times {d})",
+        HEAD_STEPS[2], r"V = \hat{x} W_V^{g\,T}", rf"({run.n} \times {d})",
         "Values are not rotated: position enters only through q · k.",
     )  # fmt: skip
     show_matrix(h.V, labels, dims(d), key="chat_v", title="V", family="V")
+
+
+def _scores(h, run, labels, c):
+    d = c.d_head
     step_header(
-        "5d. Scores, scaled, masked, softmax",
+        HEAD_STEPS[3],
         r"S = QK^T,\; S' = S/\sqrt{" + str(d) + r"},\; A = \mathrm{softmax}(S' + M)",
         rf"({run.n} \times {run.n})",
         "The same steps as the lessons'. M is the causal mask: −∞ above the diagonal.",
@@ -140,14 +178,18 @@ def head_steps_section(model, run, text, labels, layer, head):
                     value_range=bound)  # fmt: skip
     show_matrix(h.A, labels, labels, key="chat_a", title="A (causal)", family="A",
                 kind="probability", mask=h.mask)  # fmt: skip
-    diff = float(np.abs(h.A - run.attention[layer, head]).max())
+    diff = float(np.abs(h.A - run.attention[h.layer, h.head]).max())
     notice(
         f"This A, recomputed from the weights, differs from the one the whole forward pass "
         f"gave (the grid's) by at most {diff:.1e}. Row 0 is 1 on the first token: it sees only "
         "itself."
     )
+
+
+def _output(h, run, labels, c):
+    d = c.d_head
     step_header(
-        "5e. The head's output", r"\mathrm{head} = AV", rf"({run.n} \times {d})",
+        HEAD_STEPS[4], r"\mathrm{head} = AV", rf"({run.n} \times {d})",
         f"Each row mixes the values of the tokens up to it. The {c.n_heads} heads' outputs are "
         f"joined ({c.n_heads * d} columns) and multiplied by W_O, added to the stream, then the "
         "SwiGLU MLP follows.",
