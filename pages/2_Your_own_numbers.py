@@ -19,6 +19,7 @@ from attnviz.ui.pages.your_own_numbers import (
     sync_url,
     unedited,
 )
+from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import after_chart, stepper
 from attnviz.ui.steps import (
@@ -116,5 +117,5 @@ if show(4):
 if show(5):
     st.subheader("Output = AV")
     output_step(this)
-    st.dataframe(dimension_table(r), hide_index=True, width="content")
+    data_table(dimension_table(r), hide_index=True, width="content")
 download_matrices(key)

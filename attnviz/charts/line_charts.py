@@ -9,7 +9,7 @@ as trace names and ``customdata``, never inside a hover template.
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.style import MAX_LABEL_CHARS, escape_label
+from attnviz.charts.style import BOTTOM_LEGEND, MAX_LABEL_CHARS, escape_label
 
 SCALED_COLOUR = "#1b7837"  # green: with scaling, S / sqrt(d_k)
 UNSCALED_COLOUR = "#b2182b"  # red: without scaling, S
@@ -22,7 +22,8 @@ _FLOOR = 1e-6  # a log axis cannot show 0 or less: band edges are kept above thi
 
 
 def _layout(fig, *, title, x_title, y_title, height=380, log_y=False, y_range=None, x_ticks=None):
-    """Titles, a log x axis (ticks at ``x_ticks``, else at the powers of 10), the legend below."""
+    """Titles, a log x axis (ticks at ``x_ticks``, else at the powers of 10), the legend below
+    the x axis's title (at the figure's bottom, so that it never sits under that title)."""
     x_axis = dict(title=escape_label(x_title), type="log", dtick=1)
     if x_ticks is not None:
         x_axis.update(
@@ -38,7 +39,7 @@ def _layout(fig, *, title, x_title, y_title, height=380, log_y=False, y_range=No
             type="log" if log_y else "linear",
             dtick=1 if log_y else None,
         ),
-        legend=dict(orientation="h", yanchor="top", y=-0.18, x=0),
+        legend=BOTTOM_LEGEND,
         hovermode="x unified",
     )
     if y_range is not None:

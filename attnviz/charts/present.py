@@ -25,6 +25,7 @@ from attnviz.charts.style import (
     PRESENT_WIDTH_PX,
     SCREEN_WIDTH_PX,
     TEXT_PX,
+    legend_px,
     shown_text,
     text_px,
     wrap,
@@ -230,10 +231,14 @@ def readable(fig, style=PRESENT):
     milliseconds a chart)."""
     layout = fig.layout.to_plotly_json()
     changes, extra = readable_layout(layout, style)
+    legend = layout.get("legend") or {}
+    if legend.get("yref") == "container" and legend.get("y") == 0:  # at the bottom: it grows
+        extra_legend = legend_px(fig, style.text_px) - legend_px(fig, TEXT_PX)
+        changes["height"] = (layout.get("height") or 450) + extra + extra_legend
     if extra:
         margin = layout.get("margin") or {}
         changes["margin"] = {"t": margin.get("t", 100) + extra}
-        changes["height"] = (layout.get("height") or 450) + extra
+        changes.setdefault("height", (layout.get("height") or 450) + extra)
     fig.update_layout(changes)
     layout = fig.layout.to_plotly_json()
     traces = list(fig.data)

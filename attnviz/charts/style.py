@@ -94,3 +94,27 @@ def wrap(text, size, max_px):
                 current = candidate
         lines.append(current)
     return "<br>".join(lines)
+
+
+# A legend under the plot, at the figure's bottom (not at a fraction of the plot's height, where
+# larger ticks and axis title reach it): Plotly makes room for it; two entries a row.
+BOTTOM_LEGEND = dict(
+    orientation="h", yref="container", yanchor="bottom", y=0, x=0, traceorder="normal",
+    entrywidthmode="fraction", entrywidth=0.5,
+)  # fmt: skip
+LEGEND_ROW = 1.7  # a legend row's height, in font sizes (the entry and the gap to the next)
+
+
+def legend_rows(fig):
+    """How many rows a horizontal legend of ``fig`` takes: its entries (the traces shown in
+    it), ``1 / entrywidth`` a row when the entries' width is a fraction, else one a row."""
+    legend = fig.layout.legend
+    entries = sum(1 for t in fig.data if t.showlegend is not False and t.name)
+    fraction = legend.entrywidth if legend.entrywidthmode == "fraction" else None
+    per_row = max(round(1 / fraction), 1) if fraction else 1
+    return -(-entries // per_row)
+
+
+def legend_px(fig, size):
+    """The height (px) of ``fig``'s legend drawn at ``size`` px: ``legend_rows`` rows."""
+    return math.ceil(legend_rows(fig) * size * LEGEND_ROW)

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.lessons.cell_arithmetic import output_cell, projection_cell, score_cell
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
 MAX_STATIC_ROWS = 16  # an inspector's table up to this many rows is static HTML (st.table)
@@ -21,12 +22,16 @@ MAX_STATIC_ROWS = 16  # an inspector's table up to this many rows is static HTML
 def numbers_table(container, table):
     """Draw a DataFrame of numbers in ``container``: up to MAX_STATIC_ROWS rows as a static
     table (cheap for the browser to show: the page updates faster), longer ones in a
-    scrolling grid. Numbers to 6 significant digits. A static table's cells are Markdown: its
-    text (the tokens) goes through ``md_escape``."""
-    if len(table) <= MAX_STATIC_ROWS:
+    scrolling grid (in projector mode a static table that scrolls). Numbers to 6 significant
+    digits. A static table's cells are Markdown: its text (the tokens) goes through
+    ``md_escape``."""
+    long = len(table) > MAX_STATIC_ROWS
+    if not long or is_present():  # on a projector static, in the page's larger text
         numeric = table.select_dtypes("number").columns
         table = table.assign(**{c: table[c].map(md_escape) for c in table.columns.drop(numeric)})
-        container.table(table.style.format("{:.6g}", subset=numeric))
+        container.table(
+            table.style.format("{:.6g}", subset=numeric), height=400 if long else "content"
+        )
     else:
         container.dataframe(table, width="stretch", height=400)
 

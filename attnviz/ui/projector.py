@@ -6,10 +6,12 @@ The sidebar (``attnviz.ui.sidebar``) holds the projector switch and its CSS for 
 charts' own text is sized by the chart builders and ``charts.present``.
 """
 
+import pandas as pd
 import streamlit as st
 
 from attnviz.links.shared import read_present
 from attnviz.ui.sidebar import PRESENT_KEY, is_present
+from attnviz.ui.text import md_escape
 
 # Left in the URL on every page: the stepper's step and the lecture deck (attnviz.ui.stepper)
 KEPT_PARAMS = ("step", "deck", "slide")
@@ -71,3 +73,25 @@ def page_look():
     if is_present():
         st.html(PROJECTOR_CSS)
     st.html(FIT_FORMULAS_JS, unsafe_allow_javascript=True)
+
+
+def _escaped(values):
+    """A column or an index of text as a static table shows it: Markdown, escaped."""
+    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return values
+    return values.map(lambda v: md_escape(str(v)))
+
+
+def data_table(data, *, hide_index=None, height=None, **dataframe_args):
+    """A table of ``data`` (a DataFrame, or what makes one: a dict of columns, a list of rows).
+
+    On a screen a scrolling grid (``st.dataframe``, ``height`` px or its own). In projector mode
+    a static table in the page's larger text instead (a grid draws its cells on a canvas, at
+    its own small size whatever the page's CSS), its text escaped (a static table's cells are
+    Markdown), ``height`` px tall at most, then scrolling."""
+    if not is_present():
+        return st.dataframe(data, hide_index=hide_index, height=height or "auto", **dataframe_args)
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    frame = frame.apply(_escaped)
+    frame.index = _escaped(frame.index.to_series()).rename(frame.index.name)
+    return st.table(frame, hide_index=hide_index, height=height or "content")

@@ -1,7 +1,7 @@
 """Projector mode in a browser at 1280 x 720: every page and every step of its stepper fits a
-projector (chart text, no downloads, nothing cut, the chart on the first screen, the sidebar
-collapsed, no serious or critical accessibility problem on its first step), and a clicker's
-keys drive the steps and the lecture deck across pages."""
+projector (chart and table text, no downloads, nothing cut, no legend over an axis title, the
+chart on the first screen, the sidebar collapsed, no serious or critical accessibility problem
+on its first step), and a clicker's keys drive the steps and the lecture deck across pages."""
 
 import re
 from pathlib import Path
@@ -17,8 +17,9 @@ PAGE_PATHS = [""] + [Path(p).stem.split("_", 1)[1] for p in PAGES]
 SMALLEST_PX = 18
 FIRST_CHART_PX = 600  # the top of the step's first chart (or picture) on the first screen
 # Measured from the rendered page: the chart texts' computed sizes (visible SVG text inside
-# Plotly's charts), what is cut (a button, a label or a chart title wider than its box), the
-# first chart's top, the sidebar and the stepper's "Step k of N".
+# Plotly's charts), what is cut (a button, a label or a chart title wider than its box), a
+# legend's box over an axis title's, the table cells' computed sizes, the first chart's top,
+# the sidebar and the stepper's "Step k of N".
 MEASURE = """SMALLEST => {
   const main = document.querySelector("[data-testid=stMain]");
   const shown = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
@@ -41,13 +42,30 @@ MEASURE = """SMALLEST => {
         cut.push(title.textContent.slice(0, 40));
     }
   }
+  const meets = (a, b) =>
+    a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const under = [];  // a legend over an axis title
+  for (const plot of main.querySelectorAll(".js-plotly-plot")) {
+    const legend = plot.querySelector(".legend");
+    if (!legend || !shown(legend)) continue;
+    for (const title of plot.querySelectorAll(".g-xtitle text, .g-ytitle text")) {
+      if (shown(title) && meets(legend.getBoundingClientRect(), title.getBoundingClientRect()))
+        under.push(title.textContent.slice(0, 40));
+    }
+  }
+  const tables = [];  // table cells (st.table, Markdown tables) under the smallest size
+  for (const cell of main.querySelectorAll("table td, table th")) {
+    const px = parseFloat(getComputedStyle(cell).fontSize);
+    if (shown(cell) && cell.textContent.trim() && px < SMALLEST)
+      tables.push(`${px}px "${cell.textContent.slice(0, 20)}"`);
+  }
   const charts = Array.from(main.querySelectorAll(
     ".js-plotly-plot, [data-testid=stImage] img")).filter(shown);
   const top = charts.length ? Math.min(...charts.map(c => c.getBoundingClientRect().top)) : null;
   const bar = main.querySelector(".st-key-stepper");
   const sidebar = document.querySelector("[data-testid=stSidebar]");
   return {
-    small, cut, top, charts: charts.length,
+    small, cut, top, charts: charts.length, under, tables,
     downloads: Array.from(document.querySelectorAll("[data-testid=stDownloadButton]"))
       .filter(shown).length,
     sidebarOpen: !!sidebar && sidebar.getAttribute("aria-expanded") === "true",
@@ -81,6 +99,10 @@ def _problems(where, m):
         found.append(f"{where}: chart text under {SMALLEST_PX} px: {m['small'][:3]}")
     if m["cut"]:
         found.append(f"{where}: cut: {m['cut'][:3]}")
+    if m["under"]:
+        found.append(f"{where}: a legend over the axis title {m['under'][:3]}")
+    if m["tables"]:
+        found.append(f"{where}: table text under {SMALLEST_PX} px: {m['tables'][:3]}")
     if m["downloads"]:
         found.append(f"{where}: {m['downloads']} download buttons")
     if m["sidebarOpen"]:

@@ -32,6 +32,7 @@ from attnviz.ui.cache import (
     shared_cache,
 )
 from attnviz.ui.matrix import draw_chart
+from attnviz.ui.projector import data_table
 from attnviz.ui.text import md_escape
 
 KEYS = {  # ChatChoices field -> widget key
@@ -258,7 +259,7 @@ def reading_note(model, run):
 def token_strip(run):
     """The tokens as the model reads them, with their ids."""
     labels = display_tokens(run.tokens)
-    st.dataframe(
+    data_table(
         {"position": list(range(run.n)), "token": labels, "id": run.token_ids.tolist()},
         hide_index=True,
         height=min(35 * (run.n + 1) + 3, 250),

@@ -7,6 +7,7 @@ from attnviz.charts.token_bars import row_bars
 from attnviz.limits import MAX_CHAT_GENERATED
 from attnviz.ui.matrix import dims, draw_chart, show_matrix
 from attnviz.ui.pages.inside_a_chat_model import KEYS, STEP_KEY, chat_generation, display_tokens
+from attnviz.ui.projector import data_table
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
 
@@ -57,7 +58,7 @@ def generation_section(model, run, text, temperature, top_k, pick, layer, head):
             f"{f', top-k = {top_k}' if top_k else ''}:"
         )
         st.code("".join(new), language=None, wrap_lines=True)  # as typed: no markup
-        st.dataframe(
+        data_table(
             {
                 "#": list(range(1, steps + 1)),
                 "position": [s.position for s in generation.steps],

@@ -14,6 +14,7 @@ from attnviz.ui.attention_view import show_attention
 from attnviz.ui.inspectors import cell_inspector
 from attnviz.ui.matrix import dims, draw_chart, show_matrix
 from attnviz.ui.pages.multi_head import SEEDED
+from attnviz.ui.projector import data_table
 from attnviz.ui.text import md_escape
 
 CHART_CONFIG = {"displaylogo": False}
@@ -156,7 +157,7 @@ def why_heads(mh, labels):
         },
         index=pd.Index([f"head {k}" for k in range(mh.n_heads)], name="head"),
     )
-    st.dataframe(table, width="content")
+    data_table(table, width="content")
 
 
 def open_head(mh, labels):

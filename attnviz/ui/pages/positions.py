@@ -16,6 +16,7 @@ from attnviz import lessons
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.projector import data_table
 from attnviz.ui.text import md_escape, notice
 
 
@@ -64,7 +65,7 @@ def moved_labels(exp, labels):
 
 def shuffle_table(exp, labels):
     """The sentence (first row) above the shuffled sentence (second row), one column a position."""
-    st.dataframe(
+    data_table(
         pd.DataFrame(
             [labels, moved_labels(exp, labels)],
             index=["sentence", "shuffled: token π(i)"],
@@ -139,7 +140,7 @@ def repeated_tokens(exp, labels):
             "with positions": exp.pair_diff_on,
         }
     )
-    st.dataframe(table, hide_index=True)
+    data_table(table, hide_index=True)
     i, j = pairs[0]
     notice(
         f"**{md_escape(labels[i])}** (position {i}) and **{md_escape(labels[j])}** (position "
@@ -188,7 +189,7 @@ def rotary_table(exp, labels):
     r = exp.original_off
     j = 1 if r.n > 1 else 0
     rot = lessons.rotary_scores(r.Q[0], r.K[j])
-    st.dataframe(
+    data_table(
         pd.DataFrame(
             {
                 "query at m": rot.pairs[:, 0],

@@ -18,6 +18,7 @@ from attnviz.charts.line_charts import vector_bars
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import show_chart
+from attnviz.ui.projector import data_table
 from attnviz.ui.text import md_escape
 
 SEED = "attnviz_lesson_quiz_seed"  # the session's question set: 0, 1, 2 ...
@@ -89,7 +90,7 @@ def reveal(k, question, choice):
     if q.table is not None:
         t = q.table
         index = pd.Index(t.index, name=t.index_name)
-        st.dataframe(pd.DataFrame(list(t.rows), index=index, columns=list(t.columns)))
+        data_table(pd.DataFrame(list(t.rows), index=index, columns=list(t.columns)))
 
 
 def score(questions, choices):

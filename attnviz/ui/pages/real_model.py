@@ -25,6 +25,7 @@ from attnviz.ui.cache import (
 from attnviz.ui.inspectors import cell_inspector
 from attnviz.ui.matrix import dims, draw_chart, show_matrix
 from attnviz.ui.progress import progress_tqdm
+from attnviz.ui.projector import data_table
 from attnviz.ui.text import md_escape, step_header
 
 PENDING_KEY = "model.pending_head"  # (layer, head) to show: clicked in the grid or a ranking
@@ -162,7 +163,7 @@ def head_summary(stats, layer, head):
     values = stats.head(layer, head)
     table = {PATTERNS[name]: [round(values[name], 3)] for name in PATTERNS}
     table["entropy (0: one key, 1: all keys)"] = [round(values["entropy"], 3)]
-    st.dataframe(table, hide_index=True)
+    data_table(table, hide_index=True)
 
 
 def grid_chart(run, labels, selected):

@@ -38,6 +38,7 @@ from attnviz.ui.pages.real_model import (
     scores_and_attention,
     values_and_output,
 )
+from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present, url_query, write_page_params
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
@@ -242,7 +243,7 @@ def _ranking(diff, runs, labels, word):
             top = int(np.argmax(weights))
             row[f"most weight in sentence {number}"] = f"{names[top]} ({weights[top]:.2f})"
         rows.append(row)
-    st.dataframe(rows, hide_index=True)
+    data_table(rows, hide_index=True)
     values = diff.distance.ravel()
     st.markdown(
         f"Ranked by how much of the weight of {word} would have to move to turn its row in "

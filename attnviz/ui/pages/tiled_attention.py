@@ -14,6 +14,7 @@ from attnviz.charts.tiled_memory import format_bytes, memory_chart
 from attnviz.limits import MAX_CORE_N, MAX_TILED_BLOCKS, MAX_TOKENS
 from attnviz.tiled import attention_memory, tiled_attention
 from attnviz.ui.matrix import dims, draw_chart, show_matrix
+from attnviz.ui.projector import data_table
 
 
 def block_size_input(n):
@@ -155,7 +156,7 @@ def show_step(tiled, k, labels):
             f"In block {k} no row's maximum rose: every rescale factor is 1, and the block's "
             "terms are simply added to l and Õ."
         )
-    st.dataframe(running_table(tiled, k, labels), width="stretch")
+    data_table(running_table(tiled, k, labels), width="stretch")
 
 
 def show_row_update(tiled, k, labels):

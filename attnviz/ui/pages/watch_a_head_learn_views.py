@@ -26,6 +26,7 @@ from attnviz.ui.pages.watch_a_head_learn import (
     scaling_pairs,
     trained_run,
 )
+from attnviz.ui.projector import data_table
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice
 
@@ -167,7 +168,7 @@ def scaling_by_d_k(task):
         for c, on, off in pairs
     ]
     st.markdown("**Every run of this task trained both ways on this server, by d_k:**")
-    st.dataframe(rows, hide_index=True)
+    data_table(rows, hide_index=True)
     gaps = {}
     for _, on, off in pairs:  # the largest gap measured at each d_k
         gap, d_k = float(off.eval_losses[-1] - on.eval_losses[-1]), on.config.d_k

@@ -22,6 +22,7 @@ from attnviz.lessons import (
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import show_chart, show_matrix
+from attnviz.ui.projector import data_table
 from attnviz.ui.text import notice
 
 # The caches below are keyed on small things (the Settings, a few numbers), never on arrays, and
@@ -132,7 +133,7 @@ def variance_notice(var, d_k):
 def variance_table(var):
     """Every measurement of ``var`` in a table, folded away."""
     with st.expander("The numbers"):
-        st.dataframe(
+        data_table(
             pd.DataFrame(
                 {
                     "d_k": var.d_k,
