@@ -2,6 +2,7 @@
 inverse temperature), the figure with its sliders and frames, and the page's URL form."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ from attnviz.lessons.geometry import (
     winners,
 )
 from attnviz.limits import GEO_ANGLES, GEO_LENGTHS, MAX_GEO_KEYS
-from attnviz.links.geometry import GeometryChoice, choice_from_query
+from attnviz.links.geometry import GeometryChoice, choice_from_query, start_length
 from tests.helpers import decode
 
 KEYS, VALUES = np.array(DEFAULT_KEYS), np.array(DEFAULT_VALUES)
@@ -260,13 +261,33 @@ def test_the_histogram_holds_the_random_pairs():
 
 def test_a_choice_survives_its_link():
     choice = GeometryChoice(keys=((1.5, 0.0), (0.0, -2.0), (3.0, 3.0)),
-                            values=((1.0, 1.0), (0.0, 0.5), (-1.0, 0.0)), angle=7, length=4,
+                            values=((1.0, 1.0), (0.0, 0.5), (-1.0, 0.0)), angle=7, length=1,
                             d_k=300)  # fmt: skip
     query = choice.to_query()
     assert query["geo_keys"] == "1.5,0;0,-2;3,3"
-    assert (query["geo_angle"], query["geo_len"]) == ("70", "4")
+    assert (query["geo_angle"], query["geo_len"]) == ("70", "0.5")
     assert choice_from_query(query) == (choice, [])
     assert set(GeometryChoice().to_query()) == {"geo_keys", "geo_values", "geo_dk"}
+    # at its start length (4 for these keys: the longest is |(3, 3)| = 4.24) the link omits it
+    start = replace(choice, length=GEO_LENGTHS.index(4.0))
+    assert "geo_len" not in start.to_query() and choice_from_query(start.to_query())[0] == start
+
+
+@pytest.mark.parametrize(
+    ("keys", "length"),
+    [(DEFAULT_KEYS, 2.0), (((0.1, 0.0), (0.0, 0.2), (0.1, 0.1)), 0.25), (((4.0, 0.0),) * 3, 4.0)],
+)
+def test_the_query_starts_about_as_long_as_the_longest_key(keys, length):
+    """Its arrow no shorter than half the longest key's (the lengths offered double), and no
+    longer than it, unless every key is shorter than the shortest length offered."""
+    start = GEO_LENGTHS[start_length(keys)]
+    longest = max(np.hypot(*k) for k in keys)
+    assert start == length
+    assert start <= longest or start == GEO_LENGTHS[0]
+    assert start > longest / 2 or start == GEO_LENGTHS[0]
+    assert choice_from_query({"geo_keys": ";".join(f"{x:g},{y:g}" for x, y in keys)})[
+        0
+    ].length == start_length(keys)
 
 
 @pytest.mark.parametrize(
@@ -286,7 +307,7 @@ def test_a_choice_survives_its_link():
         ({"geo_angle": "-90"}, "", {"angle": 27}),
         ({"geo_angle": "x`y"}, "geo_angle=x'y", {"angle": 3}),
         ({"geo_len": "3"}, "not one of the lengths", {"length": 4}),
-        ({"geo_len": "0"}, "not a length > 0", {"length": 2}),
+        ({"geo_len": "0"}, "not a length > 0", {"length": GeometryChoice().length}),
         ({"geo_dk": "9999"}, "outside 1 to 512", {"d_k": 512}),
         ({"geo_dk": "two"}, "not a whole number", {"d_k": 64}),
     ],

@@ -24,22 +24,32 @@ from attnviz.limits import (
 from attnviz.links.readers import quoted, raw_value, read_int
 
 DEFAULT_ANGLE = 30.0  # degrees: the query starts between k1 and k2, nearer k1
-DEFAULT_LENGTH = 1.0
 DEFAULT_D_K = 64
 # Values for keys past the defaults' four, when a link gives more keys than values
 EXTRA_VALUES = ((0.7, 0.7), (-0.7, -0.7))
 QUERY_NAMES = ("geo_keys", "geo_values", "geo_dk", "geo_angle", "geo_len")
 
 
+def start_length(keys):
+    """Where the query's length starts (an index into GEO_LENGTHS) for ``keys`` ((n, 2)): the
+    longest length offered that is no longer than the longest key, so that the query's arrow
+    is about as long as the keys' (at 1 it is a short arrow among long ones); the shortest
+    offered when every key is shorter."""
+    longest = float(np.linalg.norm(np.asarray(keys, dtype=float), axis=1).max())
+    fits = [k for k, length in enumerate(GEO_LENGTHS) if length <= longest * (1 + 1e-9)]
+    return fits[-1] if fits else 0
+
+
 @dataclass(frozen=True)
 class GeometryChoice:
     """The page's keys and values (tuples of (x, y)), where the query starts (an index into
-    the grid's angles and lengths) and the d_k of the random pairs. Small and hashable."""
+    the grid's angles and lengths; the length's default is ``start_length`` of the default
+    keys: pass it for other keys) and the d_k of the random pairs. Small and hashable."""
 
     keys: tuple = DEFAULT_KEYS
     values: tuple = DEFAULT_VALUES
     angle: int = round(DEFAULT_ANGLE * GEO_ANGLES / 360)
-    length: int = GEO_LENGTHS.index(DEFAULT_LENGTH)
+    length: int = start_length(DEFAULT_KEYS)
     d_k: int = DEFAULT_D_K
 
     def to_query(self):
@@ -52,7 +62,7 @@ class GeometryChoice:
         default = GeometryChoice()
         if self.angle != default.angle:
             query["geo_angle"] = f"{grid_angles()[self.angle]:g}"
-        if self.length != default.length:
+        if self.length != start_length(self.keys):
             query["geo_len"] = f"{GEO_LENGTHS[self.length]:g}"
         return query
 
@@ -105,7 +115,7 @@ def _nearest_angle(raw, warnings):
     return index
 
 
-def _nearest_length(raw, warnings):
+def _nearest_length(raw, warnings, default):
     offered = ", ".join(f"{v:g}" for v in GEO_LENGTHS)
     try:
         length = float(raw)
@@ -113,10 +123,10 @@ def _nearest_length(raw, warnings):
         length = np.nan
     if not np.isfinite(length) or length <= 0:
         warnings.append(
-            f"`geo_len={quoted(raw)}` is not a length > 0: starting at {DEFAULT_LENGTH:g} "
-            f"(lengths offered: {offered})."
+            f"`geo_len={quoted(raw)}` is not a length > 0: starting at "
+            f"{GEO_LENGTHS[default]:g} (lengths offered: {offered})."
         )
-        return GeometryChoice().length
+        return default
     index = int(np.argmin(np.abs(np.log(np.array(GEO_LENGTHS)) - np.log(length))))
     if not np.isclose(length, GEO_LENGTHS[index]):
         warnings.append(
@@ -168,10 +178,13 @@ def choice_from_query(query):
                        "the missing ones are default values.")
                 )  # fmt: skip
             values = np.vstack([found[:n], spare[len(found) : n]])
-    choice = GeometryChoice(keys=pairs_tuple(keys), values=pairs_tuple(values))
+    length = start_length(keys)
+    choice = GeometryChoice(keys=pairs_tuple(keys), values=pairs_tuple(values), length=length)
     changes = {}
-    for name, field, nearest in (("geo_angle", "angle", _nearest_angle),
-                                 ("geo_len", "length", _nearest_length)):  # fmt: skip
+    for name, field, nearest in (
+        ("geo_angle", "angle", _nearest_angle),
+        ("geo_len", "length", lambda raw, said: _nearest_length(raw, said, length)),
+    ):
         if name in query:
             raw, said = raw_value(query, name)
             warnings += said

@@ -8,6 +8,8 @@ import pytest
 
 from attnviz import self_attention
 from attnviz.lessons.geometry import DEFAULT_KEYS, query_vectors
+from attnviz.limits import GEO_LENGTHS
+from attnviz.links.geometry import start_length
 from tools.browser import error_count, wait_for_run
 
 pytestmark = pytest.mark.browser
@@ -22,6 +24,7 @@ COUNT_RUNS = """() => {
         if (app.getAttribute('data-test-script-state') === 'running') window.geoRuns += 1;
     }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
 }"""
+START = GEO_LENGTHS[start_length(DEFAULT_KEYS)]  # the query's length when the page opens
 SHOWN_WEIGHTS = "gd => gd._fullData.filter(t => t.type === 'bar' && t.visible === true)[0].x"
 
 
@@ -59,7 +62,7 @@ def test_the_sliders_redraw_the_cores_weights_without_a_rerun(page, server, arti
     wait_for_run(page)
     chart = page.locator(CHART)
     chart.scroll_into_view_if_needed()
-    np.testing.assert_allclose(chart.evaluate(SHOWN_WEIGHTS), core_weights(30, 1), atol=5e-5)
+    np.testing.assert_allclose(chart.evaluate(SHOWN_WEIGHTS), core_weights(30, START), atol=5e-5)
     page.evaluate(COUNT_RUNS)
 
     click_step(page, 0, "120°")
@@ -67,8 +70,8 @@ def test_the_sliders_redraw_the_cores_weights_without_a_rerun(page, server, arti
         f"() => {{ const gd = document.querySelector('{CHART}'); "
         "return gd._fullLayout.sliders[0].active === 12; }"
     )
-    np.testing.assert_allclose(chart.evaluate(SHOWN_WEIGHTS), core_weights(120, 1), atol=5e-5)
-    np.testing.assert_allclose(table_weights(chart), core_weights(120, 1), atol=5e-4)
+    np.testing.assert_allclose(chart.evaluate(SHOWN_WEIGHTS), core_weights(120, START), atol=5e-5)
+    np.testing.assert_allclose(table_weights(chart), core_weights(120, START), atol=5e-4)
     click_step(page, 1, "4")  # the length slider keeps the angle where it is
     page.wait_for_function(
         f"() => {{ const gd = document.querySelector('{CHART}'); "

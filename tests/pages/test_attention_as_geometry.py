@@ -7,6 +7,7 @@ import pytest
 from attnviz import self_attention
 from attnviz.lessons.geometry import DEFAULT_KEYS, query_vectors
 from attnviz.limits import GEO_ANGLES, GEO_LENGTHS
+from attnviz.links.geometry import start_length
 from tests.helpers import STEP, chart_specs, decode, notices, run, text_of
 
 GEO = "pages/10_Attention_as_geometry.py"
@@ -56,11 +57,14 @@ def test_the_page_draws_the_cores_weights_for_every_angle_and_length():
     specs = chart_specs(at)
     assert set(specs) == {"geometry", "geo_dk_chart"}
     assert_core_weights(specs["geometry"], np.array(DEFAULT_KEYS))
-    _, shown = drawn_weights(specs["geometry"])  # it opens at 30° and length 1
+    _, shown = drawn_weights(specs["geometry"])  # at 30°, as long as fits the longest key
+    start = GEO_LENGTHS[start_length(DEFAULT_KEYS)]
+    assert start == 2.0  # the longest default key is |(-2.6, 1.5)| = 3.0
     np.testing.assert_allclose(
-        shown, weights_of(query_vectors([30], [1])[0, 0], DEFAULT_KEYS), atol=5e-5
+        shown, weights_of(query_vectors([30], [start])[0, 0], DEFAULT_KEYS), atol=5e-5
     )
-    assert [s["active"] for s in specs["geometry"]["layout"]["sliders"]] == [3, 2]
+    sliders = specs["geometry"]["layout"]["sliders"]
+    assert [s["active"] for s in sliders] == [3, GEO_LENGTHS.index(start)]
     assert at.query_params["geo_keys"] == "2,0;0,1;-2.6,1.5;0,-1.5"
     assert at.query_params["geo_values"] == "1,0;0,1;-1,0;0,-1"
     assert at.query_params["geo_dk"] == "64"
