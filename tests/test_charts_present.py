@@ -7,7 +7,7 @@ from plotly.subplots import make_subplots
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.line_charts import variance_chart
 from attnviz.charts.present import PRESENT, SCREEN, contrast_on_white, readable
-from attnviz.charts.style import text_px
+from attnviz.charts.style import legend_px, legend_rows, text_px
 from attnviz.lessons.scaling import dot_product_variance
 
 
@@ -48,3 +48,21 @@ def test_contrast_reads_the_colour_forms_plotly_takes():
     assert contrast_on_white("#fff") == 1.0
     assert contrast_on_white("rgb(38, 39, 48)") > 4.5
     assert contrast_on_white("steelblue") is None
+
+
+def test_a_legend_at_the_bottom_sits_below_the_axis_title_and_the_chart_grows_for_it():
+    """The line charts' legend is at the figure's bottom (Plotly makes room for it under the x
+    axis's title), not at a fraction of the plot's height that larger text reaches; on a
+    projector the figure grows by what its larger rows need."""
+    fig = variance_chart(dot_product_variance((1, 2, 4, 8), 200, 0), mark_d_k=4)
+    legend = fig.layout.legend
+    assert (legend.yref, legend.y, legend.yanchor) == ("container", 0, "bottom")
+    shown = [t for t in fig.data if t.showlegend is not False and t.name]
+    assert legend_rows(fig) == -(-len(shown) // 2)  # two entries a row
+    height = fig.layout.height
+    readable(fig, PRESENT)
+    grown = legend_px(fig, PRESENT.text_px) - legend_px(fig, SCREEN.text_px)
+    assert grown > 0 and fig.layout.height == height + grown
+    paper = make_subplots()  # a legend elsewhere: no growth for it
+    paper.update_layout(height=300, legend=dict(orientation="h", y=-0.2))
+    assert readable(paper, PRESENT).layout.height == 300

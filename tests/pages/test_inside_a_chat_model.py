@@ -11,6 +11,7 @@ from attnviz.causal_lm import loading
 from attnviz.causal_lm.sampling import next_token_probabilities, top
 from attnviz.limits import MAX_CHAT_TOKENS
 from attnviz.ui.pages.inside_a_chat_model import display_tokens, forget_chat_model
+from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, heatmap_z, run
 
 PAGE = "pages/12_Inside_a_chat_model.py"
@@ -170,3 +171,14 @@ def test_projector_steps_after_the_first_say_where_an_empty_prompt_is_typed(lm):
     at = run(PAGE, {"present": "on", "step": "3", "prompt": "   "})
     assert "its box is on step 1" in "\n".join(w.value for w in at.warning)
     assert not chart_specs(at)
+
+
+def test_on_a_projector_the_token_table_is_a_static_table_of_escaped_text(lm):
+    """A grid draws its cells at its own small size: on a projector the tokens are a static
+    table in the page's larger text, each cell Markdown-escaped."""
+    at = run(PAGE, {"present": "on", "prompt": "<b>x</b> *y*"})
+    assert not at.dataframe
+    cells = at.table[0].value
+    tokens = display_tokens(lm.run("<b>x</b> *y*").tokens)
+    assert cells["token"].tolist() == [md_escape(t) for t in tokens]
+    assert "\\<" in cells["token"].iloc[0]  # the markup is text
