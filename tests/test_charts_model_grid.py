@@ -15,7 +15,9 @@ from attnviz.charts.model_grid import (
     grid_gap,
     grid_selected_head,
     model_grid,
+    row_px,
 )
+from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from tests.helpers import decode
 
 LABELS = ["[CLS]", "<b>x</b>", "%{z}-and-more", "the (1)", "the (2)", "[SEP]"]  # 6: labelled
@@ -191,3 +193,29 @@ def test_bad_input_is_explained(A, labels, message):
 )
 def test_grid_selected_head(selection, expected):
     assert grid_selected_head(selection) == expected
+
+
+@pytest.mark.parametrize("text_px", [TEXT_PX, PRESENT_TEXT_PX])
+def test_layer_and_head_names_never_overlap_at_their_size(text_px):
+    """30 layers of 9 heads (the chat model's): on a projector the names would overlap, so every
+    other one (or fewer) is printed, layer 0 and head 0 always; on a screen all of them."""
+    fig = model_grid(attention(30, 9, 5), [""] * 5, text_px=text_px)
+    step = fig.layout.meta["step"]
+    px = row_px(30, fig.layout.margin.t) / step  # pixels per heatmap cell
+    layers = [note.y for note in fig.layout.annotations]
+    heads = list(fig.layout.xaxis.tickvals)
+    for named in (layers, heads):
+        assert named[0] == (5 - 1) / 2  # the first tile's centre
+        assert min(np.diff(named)) * px >= text_px  # room for each name's height
+    if text_px == TEXT_PX:
+        assert len(layers) == 30 and len(heads) == 9
+    else:
+        assert len(layers) < 30 and len(heads) < 9
+
+
+def test_the_queries_are_named_only_where_their_rows_have_room():
+    A = attention(6, 12, 6)  # MiniLM's grid with a six-piece sentence
+    screen = model_grid(A, LABELS, text_px=TEXT_PX)
+    projector = model_grid(A, LABELS, text_px=PRESENT_TEXT_PX)
+    assert len(screen.layout.yaxis.tickvals) == 6 * 6
+    assert not projector.layout.yaxis.tickvals  # 20 px names in rows of about 10 px

@@ -17,16 +17,36 @@ Geometry: with ``step = n + gap``, cell (i, j) of head (l, h) is cell
 (l * step + i, h * step + j) of the heatmap; ``layout.meta`` holds n, gap and step.
 """
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.style import PROBABILITY_COLORSCALE, escape_label
+from attnviz.charts.style import PROBABILITY_COLORSCALE, TEXT_PX, escape_label
 
 GRID_MAX_TICKS = 6  # tiles name their rows (the word pieces) only when the names fit
 GRID_LABEL_CHARS = 8  # tick labels are cut to this many characters (the head view has them all)
 GRID_HEIGHT_PX = 470  # the figure's height; the tiles stay square (the y axis is tied to x)
 GRID_LEVELS = 255  # a weight a in [0, 1] is sent as round(a * 255): uint8, one byte a cell
 GAP_COLOR = "white"  # the strips between tiles (the plot's background)
+LABEL_ROOM = 1.2  # a layer's or a head's name needs this many font sizes of room
+NAME_PX = 11  # the layers' names, on a screen
+
+
+TOKEN_TICK_PX = 9  # the queries' names beside each tile row, on a screen
+
+
+def row_px(n_layers, top, bottom=10):
+    """The height (px) of one layer's tiles: GRID_HEIGHT_PX less the margins ``top`` and
+    ``bottom``, shared by the layers (the tiles are square, so a head's width is the same
+    when the grid is as tall as it may be)."""
+    return (GRID_HEIGHT_PX - top - bottom) / n_layers
+
+
+def label_stride(n_layers, text_px, top):
+    """Every how many layers (and heads) a name is printed, so that names ``text_px`` high
+    never overlap: 1 when each layer's row has room for one."""
+    return max(1, math.ceil(text_px * LABEL_ROOM / row_px(n_layers, top)))
 
 
 def grid_gap(n):
@@ -69,17 +89,19 @@ def gap_strips(n_layers, n_heads, n):
     return rows + cols
 
 
-def model_grid(attention, labels, *, selected=None, head_hover=None, title=""):
+def model_grid(attention, labels, *, selected=None, head_hover=None, title="", text_px=TEXT_PX):
     """A grid of every head's attention matrix: row l is layer l, column h is head h.
 
     Args:
         attention: (n_layers, n_heads, n, n) attention matrices; each row of each sums to 1.
         labels: (n,) word-piece labels, shown as typed (HTML-escaped) on every tile row's
-            queries when n <= GRID_MAX_TICKS.
+            queries when n <= GRID_MAX_TICKS and they fit (at ``text_px``).
         selected: (layer, head) outlined in red, or None.
         head_hover: [layer][head] a list of plain-text lines shown when hovering that head
             (escaped here), or None for just its name.
         title: the figure title.
+        text_px: the size its names will be drawn at (PRESENT_TEXT_PX on a projector): layers
+            and heads are named every ``label_stride`` of them, so that no two names overlap.
 
     Returns:
         go.Figure with two traces: the heatmap of ``tile_grid(attention)`` (uint8 steps of
@@ -129,12 +151,16 @@ def model_grid(attention, labels, *, selected=None, head_hover=None, title=""):
         showlegend=False,
         name="heads",
     )
-    if n <= GRID_MAX_TICKS:  # each tile row names its queries; layer names sit further out
+    top = 70 if title else 40
+    stride = label_stride(n_layers, NAME_PX if text_px <= TEXT_PX else text_px, top)
+    token_px = TOKEN_TICK_PX if text_px <= TEXT_PX else text_px  # the queries' names' size
+    named = n <= GRID_MAX_TICKS and row_px(n_layers, top) / step >= token_px
+    if named:  # each tile row names its queries; layer names sit further out
         ticks = [escape_label(label, GRID_LABEL_CHARS) for label in labels]
         y_ticks = dict(
             tickvals=[layer * step + i for layer in range(n_layers) for i in range(n)],
             ticktext=ticks * n_layers,
-            tickfont=dict(size=9),
+            tickfont=dict(size=TOKEN_TICK_PX),
         )
         layer_shift = -58
     else:
@@ -143,16 +169,16 @@ def model_grid(attention, labels, *, selected=None, head_hover=None, title=""):
     annotations = [
         dict(
             text=f"layer {layer}",
-            xref="paper",
+            xref="x",  # beside the tiles, where a tall grid leaves the plot's width
             yref="y",
-            x=0,
+            x=-0.5 - gap / 2,
             xanchor="right",
             xshift=layer_shift,
             y=layer * step + centre,
             showarrow=False,
-            font=dict(size=11),
+            font=dict(size=NAME_PX),
         )
-        for layer in range(n_layers)
+        for layer in range(0, n_layers, stride)
     ]
     shapes = gap_strips(n_layers, n_heads, n)
     if selected is not None:
@@ -176,13 +202,13 @@ def model_grid(attention, labels, *, selected=None, head_hover=None, title=""):
     fig.update_layout(
         title=dict(text=escape_label(title), x=0, xanchor="left"),
         height=GRID_HEIGHT_PX,
-        margin=dict(l=115 if n <= GRID_MAX_TICKS else 60, r=10, t=70 if title else 40, b=10),
+        margin=dict(l=115 if named else 60, r=10, t=top, b=10),
         xaxis=dict(
             range=[-0.5 - gap / 2, Z.shape[1] - 0.5 + gap / 2],
             side="top",
             tickmode="array",
-            tickvals=[head * step + centre for head in range(n_heads)],
-            ticktext=[f"head {head}" for head in range(n_heads)],
+            tickvals=[head * step + centre for head in range(0, n_heads, stride)],
+            ticktext=[f"head {head}" for head in range(0, n_heads, stride)],
             ticks="",
             showgrid=False,
             zeroline=False,

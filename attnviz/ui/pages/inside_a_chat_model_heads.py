@@ -10,6 +10,7 @@ from attnviz.charts.model_grid import model_grid
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.matrix import dims, draw_chart, show_matrix
 from attnviz.ui.pages.inside_a_chat_model import KEYS, chat_run
+from attnviz.ui.projector import chart_text_px
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice, step_header
@@ -64,7 +65,7 @@ def grid_section(model, run, labels, layer, head):
         "its diagonal: the causal mask."
     )
     # 30 tiles high leave no room for the tokens beside each: the hover names each head
-    fig = model_grid(run.attention, [""] * run.n, selected=(layer, head))
+    fig = model_grid(run.attention, [""] * run.n, selected=(layer, head), text_px=chart_text_px())
     draw_chart(fig, "chat_grid", title="Every head", config={"displaylogo": False})
     findings(run)
 

@@ -25,7 +25,7 @@ from attnviz.ui.cache import (
 from attnviz.ui.inspectors import cell_inspector
 from attnviz.ui.matrix import dims, draw_chart, show_matrix
 from attnviz.ui.progress import progress_tqdm
-from attnviz.ui.projector import data_table
+from attnviz.ui.projector import chart_text_px, data_table
 from attnviz.ui.text import md_escape, step_header
 
 PENDING_KEY = "model.pending_head"  # (layer, head) to show: clicked in the grid or a ranking
@@ -171,7 +171,9 @@ def grid_chart(run, labels, selected):
     stats = run.stats
     n_layers, n_heads = stats.shape
     hover = [[_hover_lines(stats, layer, h) for h in range(n_heads)] for layer in range(n_layers)]
-    fig = model_grid(run.attention, labels, selected=selected, head_hover=hover)
+    fig = model_grid(
+        run.attention, labels, selected=selected, head_hover=hover, text_px=chart_text_px()
+    )
     draw_chart(
         fig,
         GRID_KEY,
