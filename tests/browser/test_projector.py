@@ -84,10 +84,17 @@ def _open(page, url):
 
 def _drawn(page):
     """Wait until every chart of the main area is drawn: Plotly draws after the run, and a chart
-    not drawn yet has no size (the measure would pass over it to a later one)."""
+    not drawn yet has no size (the measure would pass over it to a later one). The charts are
+    counted at two polls half a second apart: a step's chart that Streamlit has not put in the
+    page yet is not among them (the measure once found only the picture below it)."""
     page.wait_for_function(
-        """() => [...document.querySelectorAll("[data-testid=stMain] .js-plotly-plot")]
-        .every(p => p.querySelector(".main-svg"))""",
+        """() => {
+          const plots = [...document.querySelectorAll("[data-testid=stMain] .js-plotly-plot")];
+          const same = window.__attnvizPlots === plots.length;
+          window.__attnvizPlots = plots.length;
+          return same && plots.every(p => p.querySelector(".main-svg"));
+        }""",
+        polling=500,
         timeout=60_000,
     )
     page.wait_for_timeout(300)
