@@ -29,14 +29,19 @@ def float_dtype(*arrays):
     return np.dtype(np.float64)
 
 
-def as_matrix(name, a, dtype=None, *, max_rows=MAX_CORE_N, max_cols=MAX_CORE_DIM):
-    """Return ``a`` as a finite 2-D float array of ``dtype``, or raise AttentionInputError."""
+def _read_array(name, a, wanted):
+    """``np.asarray(a)``, or AttentionInputError saying to pass ``wanted`` instead."""
     try:
-        arr = np.asarray(a)
+        return np.asarray(a)
     except (TypeError, ValueError) as exc:
         raise AttentionInputError(
-            f"{name} could not be read as a matrix ({exc}): pass a 2-D array of numbers"
+            f"{name} could not be read as a matrix ({exc}): pass {wanted}"
         ) from None
+
+
+def as_matrix(name, a, dtype=None, *, max_rows=MAX_CORE_N, max_cols=MAX_CORE_DIM):
+    """Return ``a`` as a finite 2-D float array of ``dtype``, or raise AttentionInputError."""
+    arr = _read_array(name, a, "a 2-D array of numbers")
     if arr.dtype == object or not (
         np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
     ):
@@ -93,18 +98,24 @@ def check_positive_int(name, value, maximum, hint):
     return int(value)
 
 
+def check_positive_number(name, value, hint):
+    """Raise unless ``value`` is a real number, finite and > 0 (``hint``: what to give)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        raise AttentionInputError(f"{name} must be a number (got {value!r})")
+    if not (np.isfinite(value) and value > 0):
+        raise AttentionInputError(f"{name} must be a finite number > 0 (got {value}): {hint}")
+
+
 def check_temperature(temperature, dtype=np.float64):
     """Return the softmax temperature T as a Python float, or raise AttentionInputError.
 
     T must be a finite number > 0 that ``dtype`` can hold (the logits are divided by it).
     """
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.number)):
-        raise AttentionInputError(f"temperature must be a number (got {temperature!r})")
-    if not (np.isfinite(temperature) and temperature > 0):
-        raise AttentionInputError(
-            f"temperature must be a finite number > 0 (got {temperature}): use 1 for the "
-            "plain softmax, smaller to sharpen it, larger to flatten it"
-        )
+    check_positive_number(
+        "temperature",
+        temperature,
+        "use 1 for the plain softmax, smaller to sharpen it, larger to flatten it",
+    )
     info = np.finfo(dtype)
     if not float(info.tiny) <= float(temperature) <= float(info.max):
         raise AttentionInputError(
@@ -117,12 +128,7 @@ def check_temperature(temperature, dtype=np.float64):
 
 def check_mask(mask, n):
     """Return ``mask`` as an (n, n) bool array, or raise AttentionInputError."""
-    try:
-        mask = np.asarray(mask)
-    except (TypeError, ValueError) as exc:
-        raise AttentionInputError(
-            f"mask could not be read as a matrix ({exc}): pass an ({n}, {n}) boolean array"
-        ) from None
+    mask = _read_array("mask", mask, f"an ({n}, {n}) boolean array")
     if mask.shape != (n, n):
         raise AttentionInputError(
             f"mask must have shape ({n}, {n}), one row per query and one column per key "

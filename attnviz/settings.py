@@ -9,16 +9,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from attnviz import inputs
 from attnviz.core import AttentionResult, self_attention
-from attnviz.inputs import (
-    generated_tokens,
-    one_hot_embeddings,
-    projection_weights,
-    sinusoidal_positions,
-    token_embeddings,
-    token_labels,
-    tokenize,
-)
 from attnviz.limits import (
     MAX_TOKENS,
 )
@@ -49,7 +41,7 @@ class Settings:
     @property
     def all_tokens(self):
         """Every token of the text (or t1..tn), before the MAX_TOKENS limit."""
-        return generated_tokens(self.n) if self.generated else tokenize(self.text)
+        return inputs.generated_tokens(self.n) if self.generated else inputs.tokenize(self.text)
 
     @property
     def tokens(self):
@@ -89,10 +81,10 @@ class Example:
 def embeddings(settings, tokens):
     """(E, P): token embeddings (n, d_model) and positional encodings (n, d_model) or None."""
     if settings.embedding == "one-hot":
-        E = one_hot_embeddings(tokens, settings.d_model)
+        E = inputs.one_hot_embeddings(tokens, settings.d_model)
     else:
-        E = token_embeddings(tokens, settings.d_model, settings.seed)
-    P = sinusoidal_positions(len(tokens), settings.d_model) if settings.positions else None
+        E = inputs.token_embeddings(tokens, settings.d_model, settings.seed)
+    P = inputs.sinusoidal_positions(len(tokens), settings.d_model) if settings.positions else None
     return E, P
 
 
@@ -101,12 +93,14 @@ def compute(settings):
     tokens = settings.tokens
     E, P = embeddings(settings, tokens)
     X = E if P is None else E + P  # (n, d_model)
-    W_Q, W_K, W_V = projection_weights(settings.d_model, settings.d_k, settings.d_v, settings.seed)
+    W_Q, W_K, W_V = inputs.projection_weights(
+        settings.d_model, settings.d_k, settings.d_v, settings.seed
+    )
     mask = causal_mask(len(tokens)) if settings.mask == "causal" else None
     result = self_attention(
         X, W_Q, W_K, W_V, mask=mask, scale=settings.scale, temperature=settings.temperature
     )
-    return Example(settings, tokens, token_labels(tokens), E, P, result)
+    return Example(settings, tokens, inputs.token_labels(tokens), E, P, result)
 
 
 SETTING_NAMES = tuple(f.name for f in fields(Settings))

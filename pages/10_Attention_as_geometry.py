@@ -6,8 +6,7 @@ import streamlit as st
 from attnviz.ui import page_frame
 from attnviz.ui.pages import attention_as_geometry as geo
 from attnviz.ui.sidebar import is_present
-from attnviz.ui.stepper import after_chart, stepper
-from attnviz.ui.text import learning_goal
+from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
 
 page_frame(
     "Attention as geometry",
@@ -18,13 +17,12 @@ page_frame(
 )
 STEPS = ("1–3. A query and its keys as arrows", "4. More dimensions: why divide by √d_k")
 show = stepper("Attention as geometry", STEPS)  # in projector mode one at a time
-if show(1) or not is_present():  # the title and the goal on the first screen only
-    st.title("Attention as geometry")
-    learning_goal(
+if first_screen(show):  # the title and the goal on the first screen only
+    with intro(
+        "Attention as geometry",
         "why a key's weight follows its angle to the query, why a longer query is a colder "
-        "softmax, and why the scores are divided by √d_k."
-    )
-    with after_chart("intro"):
+        "softmax, and why the scores are divided by √d_k.",
+    ):
         st.info(
             "The keys, values and queries on this page are **chosen by hand, not learned**: two "
             "numbers each (d_k = 2), so that every one of them is an arrow you can see. A trained "

@@ -4,20 +4,8 @@ import streamlit as st
 
 from attnviz.tiled import ONLINE_SOFTMAX
 from attnviz.ui import page_setup
-from attnviz.ui.pages.tiled_attention import (
-    block_size_input,
-    block_slider,
-    largest_core_matrix,
-    run_tiled,
-    same_output,
-    show_memory,
-    show_row_update,
-    show_running_output,
-    show_step,
-)
-from attnviz.ui.sidebar import is_present
-from attnviz.ui.stepper import after_chart, stepper
-from attnviz.ui.text import learning_goal, random_weights_note
+from attnviz.ui.pages import tiled_attention as view
+from attnviz.ui.stepper import first_screen, intro, stepper
 
 example = page_setup("Tiled attention")
 r, labels, s = example.result, example.labels, example.settings
@@ -31,14 +19,13 @@ STEPS = (
 )
 show = stepper("Tiled attention", STEPS)  # in projector mode one at a time
 
-if show(1) or not is_present():  # the title and the goal on the first screen only
-    st.title("Going further: memory-efficient (tiled) attention")
-    learning_goal(
-        "how attention can give exactly softmax(S')V without ever holding the n × n matrix S'."
-    )
-    with after_chart("intro"):
-        random_weights_note()
-        core_n, core_bytes = largest_core_matrix()
+if first_screen(show):  # the title and the goal on the first screen only
+    with intro(
+        "Going further: memory-efficient (tiled) attention",
+        "how attention can give exactly softmax(S')V without ever holding the n × n matrix S'.",
+        random_weights=True,
+    ):
+        core_n, core_bytes = view.largest_core_matrix()
         st.markdown(
             "An optional, more advanced page. The n × n matrix of scores grows like n²: at "
             f"n = {core_n} one float64 copy is {core_bytes}. Tiled attention never builds it. It "
@@ -53,8 +40,8 @@ if show(1) or not is_present():  # the title and the goal on the first screen on
             "simplification that shows the idea."
         )
 
-b = block_size_input(n)
-tiled = run_tiled(r, b)
+b = view.block_size_input(n)
+tiled = view.run_tiled(r, b)
 st.caption(
     f"{n} tokens in {tiled.n_blocks} block(s) of b = {b} keys (the last may be shorter); "
     f"d_k = {r.d_k}, d_v = {r.d_v}, mask {s.mask}, scaling {'on' if s.scale else 'off'}, "
@@ -79,15 +66,15 @@ if show(1):
 
 if show(2):
     st.header("2. Step through the blocks")
-    k = block_slider(tiled)
-    show_step(tiled, k, labels)
-    show_row_update(tiled, k, labels)
-    show_running_output(tiled, k, labels, r.output)
+    k = view.block_slider(tiled)
+    view.show_step(tiled, k, labels)
+    view.show_row_update(tiled, k, labels)
+    view.show_running_output(tiled, k, labels, r.output)
 
 if show(3):
     st.header("3. The same output as the full computation")
-    same_output(tiled, r, labels)
+    view.same_output(tiled, r, labels)
 
 if show(4):
     st.header("4. Memory as n grows")
-    show_memory(n, b)
+    view.show_memory(n, b)

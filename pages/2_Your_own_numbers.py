@@ -21,7 +21,7 @@ from attnviz.ui.pages.your_own_numbers import (
 )
 from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present
-from attnviz.ui.stepper import after_chart, stepper
+from attnviz.ui.stepper import first_screen, intro, stepper
 from attnviz.ui.steps import (
     attention_formula,
     dimension_table,
@@ -31,7 +31,6 @@ from attnviz.ui.steps import (
     score_steps,
     softmax_notes,
 )
-from attnviz.ui.text import learning_goal
 
 PAGE = "Your own numbers"
 s = page_frame(
@@ -47,13 +46,12 @@ s = page_frame(
 STEPS = ("1. Your matrices", "2. X", "3. Q, K and V", "4. S, S' and A", "5. The output")
 show = stepper(PAGE, STEPS)  # in projector mode one at a time
 
-if show(1) or not is_present():  # the title and the goal on the first screen only
-    st.title("Your own numbers")
-    learning_goal(
+if first_screen(show):  # the title and the goal on the first screen only
+    with intro(
+        "Your own numbers",
         "check a hand-worked exercise: type your own X and weights and see every step computed "
-        "from them."
-    )
-    with after_chart("intro"):
+        "from them.",
+    ):
         st.markdown(
             "Working an exercise by hand, or checking a textbook's numbers? Type the embeddings X "
             "and the projections W_Q, W_K, W_V below and every step is computed from them, with "

@@ -4,26 +4,8 @@ measured."""
 import streamlit as st
 
 from attnviz.ui import page_setup
-from attnviz.ui.pages.why_scale import (
-    cached_dot_product_variance,
-    cached_saturation_curve,
-    cached_softmax_gradient,
-    d_k_slider,
-    gradient,
-    heatmaps,
-    heatmaps_caption,
-    heatmaps_notice,
-    sample_slider,
-    saturation_charts,
-    saturation_notice,
-    scaled_and_unscaled,
-    variance_notice,
-    variance_plot,
-    variance_table,
-)
-from attnviz.ui.sidebar import is_present
-from attnviz.ui.stepper import after_chart, stepper
-from attnviz.ui.text import learning_goal, random_weights_note
+from attnviz.ui.pages import why_scale as view
+from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
 
 example = page_setup("Why scale")
 s, labels = example.settings, example.labels
@@ -36,14 +18,13 @@ STEPS = (
 )
 show = stepper("Why scale", STEPS)  # in projector mode one at a time
 
-if show(1) or not is_present():  # the title and the goal on the first screen only
-    st.title("Why divide by √d_k?")
-    learning_goal(
+if first_screen(show):  # the title and the goal on the first screen only
+    with intro(
+        "Why divide by √d_k?",
         "why the scores are divided by √d_k: without it, the softmax saturates and stops "
-        "learning as d_k grows."
-    )
-    with after_chart("intro"):
-        random_weights_note()
+        "learning as d_k grows.",
+        random_weights=True,
+    ):
         st.markdown(
             "The formula divides the scores by √d_k before the softmax. The usual reason given "
             "(the course module's too) is that *large dot products make the softmax unstable*. "
@@ -67,11 +48,11 @@ if show(1):
         "about √d_k in size. Dividing by √d_k brings the variance back to 1, whatever d_k is. The "
         "chart draws random pairs and measures it."
     )
-    n_samples = sample_slider()
-    var = cached_dot_product_variance(s.d_k, n_samples, s.seed)
-    variance_plot(var, s.d_k)
-    variance_notice(var, s.d_k)
-    variance_table(var)
+    n_samples = view.sample_slider()
+    var = view.cached_dot_product_variance(s.d_k, n_samples, s.seed)
+    view.variance_plot(var, s.d_k)
+    view.variance_notice(var, s.d_k)
+    view.variance_table(var)
 
 # 2. Saturation ---------------------------------------------------------------------------------
 if show(2):
@@ -83,21 +64,21 @@ if show(2):
         "charts vary d_k for your sentence (everything else as in the sidebar) and for random "
         "q, k, with and without the division by √d_k."
     )
-    pick = d_k_slider()
-    curve = cached_saturation_curve(s)
-    saturation_charts(curve, pick)
-    saturation_notice(curve, s)
+    pick = view.d_k_slider()
+    curve = view.cached_saturation_curve(s)
+    view.saturation_charts(curve, pick)
+    view.saturation_notice(curve, s)
 
 if (show(3) or show(4)) and not show(2):  # one step on the screen: the d_k it shows
-    pick = d_k_slider()
+    pick = view.d_k_slider()
 
 # 3. The two heatmaps -------------------------------------------------------------------------
 if show(3):
     st.header(f"3. Scaled and unscaled attention at d_k = {pick}")
-    scaled, unscaled = scaled_and_unscaled(s, pick)  # stops the page if they cannot be computed
-    heatmaps(scaled, unscaled, labels, pick)
-    heatmaps_notice(scaled, unscaled, pick)
-    heatmaps_caption(s)
+    scaled, unscaled = view.scaled_and_unscaled(s, pick)  # stops the page if it cannot compute them
+    view.heatmaps(scaled, unscaled, labels, pick)
+    view.heatmaps_notice(scaled, unscaled, pick)
+    view.heatmaps_caption(s)
 
 # 4. The gradient -------------------------------------------------------------------------------
 if show(4):
@@ -108,4 +89,4 @@ if show(4):
         "vanishes: the scores get no signal to change. Leaving out the division multiplies the "
         "logits by c = √d_k; the chart multiplies the scaled logits of the heatmaps above by c."
     )
-    gradient(cached_softmax_gradient(s, pick), pick)
+    view.gradient(view.cached_softmax_gradient(s, pick), pick)

@@ -4,21 +4,8 @@ row."""
 import streamlit as st
 
 from attnviz.ui import page_setup
-from attnviz.ui.pages.masks_and_temperature import (
-    attention_at_temperature,
-    cached_temperature_sweep,
-    limit_matrices,
-    mask_matrices,
-    mask_notices,
-    masked_attention,
-    pick_mask,
-    temperature_notice,
-    temperature_plot,
-    temperature_slider,
-)
-from attnviz.ui.sidebar import is_present
-from attnviz.ui.stepper import after_chart, stepper
-from attnviz.ui.text import learning_goal, random_weights_note
+from attnviz.ui.pages import masks_and_temperature as view
+from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
 
 example = page_setup("Masks and temperature")
 s, labels = example.settings, example.labels
@@ -26,14 +13,14 @@ s, labels = example.settings, example.labels
 STEPS = ("1. Masks: which keys a query may see", "2. Temperature: how sharp each row is")
 show = stepper("Masks and temperature", STEPS)  # in projector mode one at a time
 
-if show(1) or not is_present():  # the title, the goal and the formula on the first screen
-    st.title("Masks and temperature")
-    learning_goal(
+if first_screen(show):  # the title, the goal and the formula on the first screen
+    with intro(
+        "Masks and temperature",
         "how a mask hides keys from a query (−∞ before the softmax) and how a temperature "
-        "sharpens or flattens each row."
-    )
-    with after_chart("masks_intro"):
-        random_weights_note()
+        "sharpens or flattens each row.",
+        random_weights=True,
+        name="masks_intro",
+    ):
         st.markdown(
             "Both act on the logits, just before the softmax. A **mask** sets the logit of every "
             "key a query may not see to −∞, so e^−∞ = 0 and that key gets no weight; the softmax "
@@ -52,11 +39,11 @@ if show(1) or not is_present():  # the title, the goal and the formula on the fi
 # 1. Masks ---------------------------------------------------------------------------------------
 if show(1):
     st.header(STEPS[0])
-mode, mask = pick_mask(s.mask, labels)  # None: no mask; step 2 uses it too
+mode, mask = view.pick_mask(s.mask, labels)  # None: no mask; step 2 uses it too
 if show(1):
-    masked, effect = masked_attention(s, mask)  # and what the mask did to the unmasked rows
-    mask_matrices(mask, masked, labels, selectable=mode == "custom")
-    mask_notices(mode, effect, labels)
+    masked, effect = view.masked_attention(s, mask)  # and what the mask did to the unmasked rows
+    view.mask_matrices(mask, masked, labels, selectable=mode == "custom")
+    view.mask_notices(mode, effect, labels)
 
 # 2. Temperature --------------------------------------------------------------------------------
 if show(2):
@@ -67,9 +54,9 @@ if show(2):
         "Above 1 it shrinks the gaps; as **T → ∞** every row goes uniform over its allowed keys. "
         "Dividing by √d_k is itself a temperature, fixed by d_k. This section uses the mask above."
     )
-    T = temperature_slider(s.temperature)
-    sweep = cached_temperature_sweep(s, mask)
-    temperature_plot(sweep, labels, T)
-    A, at_T = attention_at_temperature(s, mask, T)
-    limit_matrices(sweep, A, labels, T)
-    temperature_notice(at_T, len(labels), T)
+    T = view.temperature_slider(s.temperature)
+    sweep = view.cached_temperature_sweep(s, mask)
+    view.temperature_plot(sweep, labels, T)
+    A, at_T = view.attention_at_temperature(s, mask, T)
+    view.limit_matrices(sweep, A, labels, T)
+    view.temperature_notice(at_T, len(labels), T)

@@ -4,20 +4,8 @@ learned or rotary positions give it."""
 import streamlit as st
 
 from attnviz.ui import page_setup
-from attnviz.ui.pages.positions import (
-    cached_permutation_experiment,
-    comparison,
-    encoding_matrix,
-    equivariance_notice,
-    repeated_tokens,
-    rotary_table,
-    shuffle_table,
-    shuffle_ui,
-    symmetry_break_notice,
-)
-from attnviz.ui.sidebar import is_present
-from attnviz.ui.stepper import after_chart, stepper
-from attnviz.ui.text import learning_goal, random_weights_note
+from attnviz.ui.pages import positions as view
+from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
 
 example = page_setup("Positions")
 s, labels = example.settings, example.labels
@@ -29,14 +17,13 @@ STEPS = (
 )
 show = stepper("Positions", STEPS)  # in projector mode one at a time
 
-if show(1) or not is_present():  # the title and the goal on the first screen only
-    st.title("Positions: does attention know word order?")
-    learning_goal(
+if first_screen(show):  # the title and the goal on the first screen only
+    with intro(
+        "Positions: does attention know word order?",
         "why attention without positions (and without a causal mask) cannot tell word order, and "
-        "three ways to give it: sinusoidal, learned and rotary positions."
-    )
-    with after_chart("intro"):
-        random_weights_note()
+        "three ways to give it: sinusoidal, learned and rotary positions.",
+        random_weights=True,
+    ):
         st.markdown(
             "Self-attention compares every query with every key, and the comparison does not "
             "depend on where the tokens stand. So shuffle the sentence and, without positional "
@@ -51,10 +38,10 @@ if show(1) or not is_present():  # the title and the goal on the first screen on
             "sidebar's positional-encoding switch is overridden: both cases are shown."
         )
 
-exp = cached_permutation_experiment(s, shuffle_ui())  # the shuffle: every step uses it
+exp = view.cached_permutation_experiment(s, view.shuffle_ui())  # the shuffle: every step uses it
 if show(1):
     with after_chart("shuffle"):  # on a projector after the step's charts
-        shuffle_table(exp, labels)
+        view.shuffle_table(exp, labels)
 
 # 1. No positions --------------------------------------------------------------------------------
 if show(1):
@@ -63,10 +50,10 @@ if show(1):
         "X = token embeddings E only. Left: the original outputs, moved; right: computed on the "
         "shuffled sentence."
     )
-    comparison(exp, labels, positions=False)
-    equivariance_notice(exp)
+    view.comparison(exp, labels, positions=False)
+    view.equivariance_notice(exp)
     st.subheader("Two identical tokens get identical rows")
-    repeated_tokens(exp, labels)
+    view.repeated_tokens(exp, labels)
 
 # 2. With positions ------------------------------------------------------------------------------
 if show(2):
@@ -76,15 +63,15 @@ if show(2):
         "it is: a token at a new position gets a different X row, so a different query, key and "
         "value."
     )
-    comparison(exp, labels, positions=True)
-    symmetry_break_notice(exp)
+    view.comparison(exp, labels, positions=True)
+    view.symmetry_break_notice(exp)
 
     st.subheader("The encoding matrix P")
     st.latex(
         r"P_{p,2i} = \sin\!\left(\frac{p}{10000^{2i/d_{model}}}\right), \qquad "
         r"P_{p,2i+1} = \cos\!\left(\frac{p}{10000^{2i/d_{model}}}\right)"
     )
-    encoding_matrix(exp.P)
+    view.encoding_matrix(exp.P)
     st.caption(
         "Each pair of columns is a sine and cosine of one frequency: the first columns change "
         "fast from one position to the next, the last ones slowly. Every position gets its own "
@@ -105,7 +92,7 @@ if show(3):
         "compose, so the score sees only the offset between the two positions:"
     )
     st.latex(r"(R_m q) \cdot (R_n k) = q \cdot (R_{n-m}\, k)")
-    rotary_table(exp, labels)
+    view.rotary_table(exp, labels)
     st.markdown(
         "And a causal mask, with no positions at all, leaks order too: query i sees only keys "
         "0 … i, so the first token sees itself alone and later ones see more; decoders trained "

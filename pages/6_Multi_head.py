@@ -12,9 +12,7 @@ from attnviz.ui.pages.multi_head_views import (
     open_head,
     why_heads,
 )
-from attnviz.ui.sidebar import is_present
-from attnviz.ui.stepper import after_chart, stepper
-from attnviz.ui.text import learning_goal, random_weights_note
+from attnviz.ui.stepper import first_screen, intro, stepper
 
 example = page_setup("Multi-head")
 r, labels, s = example.result, example.labels, example.settings
@@ -28,11 +26,12 @@ STEPS = (
 )
 show = stepper("Multi-head", STEPS)  # in projector mode one at a time
 
-if show(1) or not is_present():  # the title and the goal on the first screen only
-    st.title("Multi-head attention")
-    learning_goal("why several heads run side by side, and how their outputs are joined by W_O.")
-    with after_chart("intro"):
-        random_weights_note()
+if first_screen(show):  # the title and the goal on the first screen only
+    with intro(
+        "Multi-head attention",
+        "why several heads run side by side, and how their outputs are joined by W_O.",
+        random_weights=True,
+    ):
         st.markdown(
             "Multi-head attention runs **h** ordinary attention heads side by side, each on its "
             "own slice of W_Q, W_K and W_V, then concatenates their outputs and projects them back "

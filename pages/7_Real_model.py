@@ -17,9 +17,7 @@ from attnviz.ui.pages.real_model_summaries import (
     layer_summaries,
     summary_run,
 )
-from attnviz.ui.sidebar import is_present
-from attnviz.ui.stepper import after_chart, stepper
-from attnviz.ui.text import learning_goal
+from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
 
 settings = page_frame(  # the sidebar's toy example is not needed here
     "Real model",
@@ -36,12 +34,11 @@ STEPS = (
 )
 show = stepper("Real model", STEPS)  # in projector mode one at a time
 
-if show(1) or not is_present():  # the title and the goal on the first screen only
-    st.title("A real model: all-MiniLM-L6-v2, head by head")
-    learning_goal(
-        "that a trained model runs the very same formula, and what its learned heads attend to."
-    )
-    with after_chart("intro"):
+if first_screen(show):  # the title and the goal on the first screen only
+    with intro(
+        "A real model: all-MiniLM-L6-v2, head by head",
+        "that a trained model runs the very same formula, and what its learned heads attend to.",
+    ):
         st.markdown(
             "BERT, GPT and every Transformer since compute attention with the formula of the "
             "lessons (the newest add to it, e.g. rotary positions applied to q and k, keys and "
@@ -61,7 +58,7 @@ if not text.strip():
 with st.spinner("Running the model on the sentence…"):  # shown past half a second
     run = model_run(model, text)
 labels = token_labels(run.tokens)
-if show(1) or not is_present():
+if first_screen(show):
     with after_chart("notes"):
         reading_notes(run, model, where)
 

@@ -19,9 +19,7 @@ from attnviz.ui.pages.watch_a_head_learn_views import (
     random_heads,
     scaling_comparison,
 )
-from attnviz.ui.sidebar import is_present
-from attnviz.ui.stepper import after_chart, stepper
-from attnviz.ui.text import learning_goal
+from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
 
 settings = page_frame(
     "Watch a head learn",
@@ -40,13 +38,12 @@ STEPS = (
 )
 show = stepper("Watch a head learn", STEPS, first=0)  # in projector mode one at a time
 
-if show(0) or not is_present():  # the title and the goal on the first screen only
-    st.title("Watch a head learn: a tiny GPT, trained here")
-    learning_goal(
+if first_screen(show, 0):  # the title and the goal on the first screen only
+    with intro(
+        "Watch a head learn: a tiny GPT, trained here",
         "how training turns random heads into heads with a rule, such as looking at the previous "
-        "token."
-    )
-    with after_chart("intro"):
+        "token.",
+    ):
         st.markdown(
             "Most pages here draw W_Q, W_K and W_V at random or take them from you; the real-model "
             "page shows weights learned elsewhere. Here you watch the learning itself: a tiny GPT "

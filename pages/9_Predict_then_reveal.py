@@ -3,27 +3,21 @@
 import streamlit as st
 
 from attnviz.ui import page_setup
-from attnviz.ui.pages.predict_then_reveal import (
-    answer_ui,
-    cached_quiz,
-    question_set_ui,
-    reveal,
-    score,
-)
+from attnviz.ui.pages import predict_then_reveal as view
 from attnviz.ui.sidebar import is_present
-from attnviz.ui.stepper import after_chart, stepper
-from attnviz.ui.text import learning_goal
+from attnviz.ui.stepper import first_screen, intro, stepper
 
 example = page_setup("Predict then reveal", icon="❓")
 
-seed = question_set_ui()
-questions = cached_quiz(example.settings, seed)
+seed = view.question_set_ui()
+questions = view.cached_quiz(example.settings, seed)
 # In projector mode one question at a time: the class answers it, then the lecturer reveals
 show = stepper("Predict then reveal", tuple(f"Question {k}" for k in range(1, len(questions) + 1)))
-if show(1) or not is_present():
-    st.title("Predict, then reveal")
-    learning_goal("to predict, by reasoning, what attention does before the numbers show it.")
-    with after_chart("intro"):
+if first_screen(show):
+    with intro(
+        "Predict, then reveal",
+        "to predict, by reasoning, what attention does before the numbers show it.",
+    ):
         st.markdown(
             "Answer each question before you look: predicting first is how the ideas stick. Every "
             "question is about a rule of attention (a shape, what the softmax guarantees, what a "
@@ -35,10 +29,10 @@ if show(1) or not is_present():
 choices = []
 for k, question in enumerate(questions, 1):
     if show(k):
-        choice = answer_ui(k, question, example.settings, seed)  # None until answered
-        reveal(k, question, choice)
+        choice = view.answer_ui(k, question, example.settings, seed)  # None until answered
+        view.reveal(k, question, choice)
         choices.append(choice)
 
 if not is_present():
     st.divider()
-    score(questions, choices)
+    view.score(questions, choices)

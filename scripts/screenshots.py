@@ -36,6 +36,14 @@ OUT = ROOT / "docs" / "screenshots"
 WIDTH, MAX_HEIGHT = 1400, 3600
 
 
+def shoot(page, name):
+    """Let the page settle (2 s: Plotly draws after the page is ready), then write OUT / name
+    and say so."""
+    time.sleep(2)
+    page.screenshot(path=OUT / name)
+    print("wrote", OUT / name)
+
+
 def answer_two(page):
     """Answer the first question wrongly and the second rightly, so both reveals show."""
     example = compute(Settings())
@@ -113,9 +121,7 @@ def phone_pngs(browser, url):
             page.locator("[data-testid=stMain] [data-testid=stRadio]").first.evaluate(
                 "e => e.scrollIntoView({block: 'start'})"
             )
-        time.sleep(2)
-        page.screenshot(path=OUT / f"phone_{path}.png")
-        print("wrote", OUT / f"phone_{path}.png")
+        shoot(page, f"phone_{path}.png")
     context.close()
 
 
@@ -148,9 +154,7 @@ def main():
                 "() => document.querySelector('[data-testid=stMain]').scrollHeight"
             )
             page.set_viewport_size({"width": WIDTH, "height": min(int(height) + 40, MAX_HEIGHT)})
-            time.sleep(2)
-            page.screenshot(path=OUT / f"{path or 'Home'}.png")
-            print("wrote", OUT / f"{path or 'Home'}.png")
+            shoot(page, f"{path or 'Home'}.png")
         if not wanted or "worksheet" in wanted:
             worksheet_png()
         if not wanted or "present" in wanted:  # every page's first screen on a projector
@@ -160,9 +164,7 @@ def main():
                 page.goto(f"{url}/{path}?present=on")
                 page.wait_for_selector("[data-testid=stMain] h1, [data-testid=stMain] h2")
                 wait_for_app(page)
-                time.sleep(2)
-                page.screenshot(path=OUT / f"present_{path or 'Home'}.png")
-                print("wrote", OUT / f"present_{path or 'Home'}.png")
+                shoot(page, f"present_{path or 'Home'}.png")
         if not wanted or "phone" in wanted:  # three pages on a phone, 390 x 844, touch
             phone_pngs(browser, url)
         if not wanted or "projector" in wanted:  # what a lecturer projects, at 1280 x 720
@@ -170,17 +172,13 @@ def main():
             page.goto(f"{url}/Step_by_step?present=on&step=6")
             wait_for_app(page, "S_scaled")
             page.locator(".st-key-S_scaled").scroll_into_view_if_needed()
-            time.sleep(2)
-            page.screenshot(path=OUT / "projector.png")
-            print("wrote", OUT / "projector.png")
+            shoot(page, "projector.png")
         if not wanted or "spread" in wanted:  # one entry of X changed: what it reached
             page.set_viewport_size({"width": WIDTH, "height": 1100})
             page.goto(f"{url}/Step_by_step?edit=2,1,3.5")
             wait_for_app(page, "A")
             page.locator(".st-key-S").scroll_into_view_if_needed()
-            time.sleep(2)
-            page.screenshot(path=OUT / "spread.png")
-            print("wrote", OUT / "spread.png")
+            shoot(page, "spread.png")
         if not wanted or "token_lines" in wanted:  # A as token lines, at 1280 x 720
             page.set_viewport_size({"width": 1280, "height": 720})
             page.goto(f"{url}/Step_by_step")
@@ -189,9 +187,7 @@ def main():
             page.get_by_role("heading", name="7. Softmax attention matrix A").evaluate(
                 "h => h.scrollIntoView({block: 'start'})"  # the step's header, then the lines
             )
-            time.sleep(2)
-            page.screenshot(path=OUT / "token_lines.png")
-            print("wrote", OUT / "token_lines.png")
+            shoot(page, "token_lines.png")
         if wanted and "inspector" not in wanted:
             browser.close()
             return
@@ -202,9 +198,7 @@ def main():
         page.mouse.click(x, y)
         page.wait_for_selector("text=Query cat (row 1) and key sat (column 2)", timeout=60_000)
         page.locator("text=Cell inspector").scroll_into_view_if_needed()
-        time.sleep(2)
-        page.screenshot(path=OUT / "inspector.png")
-        print("wrote", OUT / "inspector.png")
+        shoot(page, "inspector.png")
         browser.close()
 
 

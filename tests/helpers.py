@@ -121,6 +121,22 @@ def run(script, query=None, **widgets):
     return run_more(at, **widgets) if widgets else at
 
 
+def count_calls(monkeypatch, owner, names, calls=None):
+    """Make ``owner``'s functions ``names`` (a module's) append their name to ``calls`` (a new
+    list if None) before they run, and return the list: a test of a cache clears it and sees
+    that a rerun calls none of them."""
+    calls = [] if calls is None else calls
+    for name in names:
+        real = getattr(owner, name)
+
+        def counted(*args, _real=real, _name=name, **kwargs):
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
 def run_more(at, **widgets):
     """Set sidebar widgets (by Settings field name) and rerun."""
     for name, value in widgets.items():

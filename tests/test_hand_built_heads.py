@@ -30,18 +30,9 @@ from attnviz.lessons.hand_built_heads import (
     replace_head,
     same_token_head,
 )
+from attnviz.lessons.head_rules import rule_targets  # tested in test_head_rules
 
 TEXTS = ["the cat sat on the mat", "to be or not to be", "a a a a a", "hello"]
-
-
-def targets(name, n):
-    """(rows, keys): the rows a preset speaks for and the key each must attend to most."""
-    rows = np.arange(n)
-    if name == "previous":
-        return rows[1:], rows[1:] - 1
-    if name == "same":
-        return rows, rows
-    return rows, np.zeros(n, int)
 
 
 def cases():
@@ -63,7 +54,7 @@ def test_each_row_attends_where_the_preset_says(name, case):
         W_Q, W_K = preset(example.E, example.P, case.d_k)
         assert W_Q.shape == W_K.shape == (case.d_model, case.d_k)
         _, _, W_V = projection_weights(case.d_model, case.d_k, case.d_v, seed)
-        rows, keys = targets(name, n)
+        rows, keys = rule_targets(name, n)
         for mask in (None, causal_mask(n)):
             result = self_attention(example.result.X, W_Q, W_K, W_V, mask=mask)
             np.testing.assert_array_equal(result.attention[rows].argmax(axis=1), keys)
@@ -88,7 +79,7 @@ def test_scores_depend_only_on_positions(name):
         E = token_embeddings(["the", "cat", "sat", "on", "the", "mat"], d_model, seed)
         W_Q, W_K = preset(E, P, d_k)
         scores.append(((E + P) @ W_Q) @ ((E + P) @ W_K).T)  # (n, n)
-    rows, keys = targets(name, n)
+    rows, keys = rule_targets(name, n)
     offsets = keys[:, None] - np.arange(n)  # target_i - j
     kernel = position_kernel(offsets, d_model, d_k)
     for S in scores:
@@ -187,7 +178,7 @@ def test_a_preset_in_one_head_shows_its_pattern_in_that_head(name, head):
     X = example.result.X
     before = multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads=n_heads)
     after = multi_head_attention(X, W_Q2, W_K2, W_V, W_O, n_heads=n_heads)
-    rows, keys = targets(name, len(example.tokens))
+    rows, keys = rule_targets(name, len(example.tokens))
     np.testing.assert_array_equal(after.heads[head].attention[rows].argmax(axis=1), keys)
     for other in set(range(n_heads)) - {head}:  # the other heads are untouched
         np.testing.assert_array_equal(after.heads[other].attention, before.heads[other].attention)

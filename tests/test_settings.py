@@ -8,16 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnviz
-from attnviz.limits import (
-    MAX_D_K,
-    MAX_D_MODEL,
-    MAX_D_V,
-    MAX_SEED,
-    MAX_TEMPERATURE,
-    MAX_TEXT_CHARS,
-    MAX_TOKENS,
-    MIN_TEMPERATURE,
-)
+from attnviz import limits
 from attnviz.settings import EMBEDDINGS, MASKS, shown_temperature
 
 FAST = settings(max_examples=100, deadline=None)
@@ -37,11 +28,11 @@ URL_NAMES = [
 ]
 JUNK_NAMES = ["", "foo", "TOKENS", "d_K", "embed", "utm_source", "text", "generated"]
 RANGES = {
-    "n": (1, MAX_TOKENS),
-    "d_model": (1, MAX_D_MODEL),
-    "d_k": (1, MAX_D_K),
-    "d_v": (1, MAX_D_V),
-    "seed": (0, MAX_SEED),
+    "n": (1, limits.MAX_TOKENS),
+    "d_model": (1, limits.MAX_D_MODEL),
+    "d_k": (1, limits.MAX_D_K),
+    "d_v": (1, limits.MAX_D_V),
+    "seed": (0, limits.MAX_SEED),
 }
 values = st.text() | st.integers(-(10**12), 10**12).map(str) | st.floats().map(str)
 values |= st.sampled_from(["on", "OFF", " causal ", "none", "one-hot", "onehot", "1e400", "nan"])
@@ -52,11 +43,11 @@ def assert_valid(s):
     for name, (low, high) in RANGES.items():
         value = getattr(s, name)
         assert isinstance(value, int) and low <= value <= high, name
-    assert MIN_TEMPERATURE <= s.temperature <= MAX_TEMPERATURE
+    assert limits.MIN_TEMPERATURE <= s.temperature <= limits.MAX_TEMPERATURE
     assert s.mask in MASKS and s.embedding in EMBEDDINGS
     assert isinstance(s.scale, bool) and isinstance(s.positions, bool)
-    assert isinstance(s.text, str) and len(s.text) <= MAX_TEXT_CHARS
-    assert len(s.tokens) <= MAX_TOKENS
+    assert isinstance(s.text, str) and len(s.text) <= limits.MAX_TEXT_CHARS
+    assert len(s.tokens) <= limits.MAX_TOKENS
 
 
 @FAST
@@ -102,7 +93,7 @@ def test_repeated_parameters_take_the_last_value_and_say_so():
 def test_an_out_of_range_value_is_quoted_as_it_was_written():
     # 1e-400 reads as 0.0; the warning quotes the link's own text, not "temperature=0"
     s, warnings = attnviz.from_query({"temperature": "1e-400"})
-    assert s.temperature == MIN_TEMPERATURE
+    assert s.temperature == limits.MIN_TEMPERATURE
     assert warnings == ["`temperature=1e-400` in the link is outside 0.01 to 100: using 0.01."]
 
 
@@ -135,16 +126,16 @@ def test_the_temperature_used_is_the_one_the_sidebar_shows(raw, used, warned):
     [
         ("d_k", "0", 1),
         ("d_k", "-5", 1),
-        ("d_k", str(MAX_D_K + 1), MAX_D_K),
-        ("d_v", "100000", MAX_D_V),
-        ("d_model", "99999999999999999999", MAX_D_MODEL),
+        ("d_k", str(limits.MAX_D_K + 1), limits.MAX_D_K),
+        ("d_v", "100000", limits.MAX_D_V),
+        ("d_model", "99999999999999999999", limits.MAX_D_MODEL),
         ("seed", "-1", 0),
-        ("seed", str(MAX_SEED + 1), MAX_SEED),
+        ("seed", str(limits.MAX_SEED + 1), limits.MAX_SEED),
         ("n", "0", 1),
-        ("n", "100000", MAX_TOKENS),
-        ("temperature", "0", MIN_TEMPERATURE),
-        ("temperature", "-3", MIN_TEMPERATURE),
-        ("temperature", "1e9", MAX_TEMPERATURE),
+        ("n", "100000", limits.MAX_TOKENS),
+        ("temperature", "0", limits.MIN_TEMPERATURE),
+        ("temperature", "-3", limits.MIN_TEMPERATURE),
+        ("temperature", "1e9", limits.MAX_TEMPERATURE),
     ],
 )
 def test_out_of_range_values_are_clamped_with_a_warning(name, raw, expected):
@@ -218,9 +209,9 @@ def test_a_misspelt_setting_is_ignored_with_a_hint(name, meant):
 
 
 def test_long_text_is_cut_with_a_warning():
-    s, warnings = attnviz.from_query({"tokens": "a " * MAX_TEXT_CHARS})
-    assert len(s.text) == MAX_TEXT_CHARS
-    assert len(warnings) == 1 and str(MAX_TEXT_CHARS) in warnings[0]
+    s, warnings = attnviz.from_query({"tokens": "a " * limits.MAX_TEXT_CHARS})
+    assert len(s.text) == limits.MAX_TEXT_CHARS
+    assert len(warnings) == 1 and str(limits.MAX_TEXT_CHARS) in warnings[0]
 
 
 def test_tokens_win_over_n_with_a_warning():
@@ -271,7 +262,7 @@ valid_settings = st.builds(
     mask=st.sampled_from(MASKS),
     scale=st.booleans(),
     # what the sidebar can hold: 6 significant digits, as it shows them
-    temperature=st.floats(MIN_TEMPERATURE, MAX_TEMPERATURE).map(shown_temperature),
+    temperature=st.floats(limits.MIN_TEMPERATURE, limits.MAX_TEMPERATURE).map(shown_temperature),
 )
 
 
@@ -312,5 +303,5 @@ def test_compute_without_tokens_raises():
 
 
 def test_only_the_first_max_tokens_are_used():
-    s = attnviz.Settings(text="w " * (MAX_TOKENS + 3))
-    assert len(s.all_tokens) == MAX_TOKENS + 3 and len(s.tokens) == MAX_TOKENS
+    s = attnviz.Settings(text="w " * (limits.MAX_TOKENS + 3))
+    assert len(s.all_tokens) == limits.MAX_TOKENS + 3 and len(s.tokens) == limits.MAX_TOKENS

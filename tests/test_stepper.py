@@ -23,3 +23,44 @@ def test_next_stays_on_the_page_for_its_next_step_and_opens_a_link_for_another_p
     assert _deck_move(LECTURE, len(LECTURE) - 1, 1, "Predict_then_reveal", {}).slide is None
     home = _deck_move(LECTURE, 1, -1, "Attention_as_geometry", {})
     assert home.href.startswith("./?") and "present=on" in home.href
+
+
+def first_screen_page():
+    """A two-step page with a first screen, as the pages write it."""
+    import streamlit as st
+
+    from attnviz.ui.stepper import first_screen, intro, stepper
+
+    show = stepper("Test page", ("1. One", "2. Two"))
+    if first_screen(show):
+        with intro("The title", "the goal.", random_weights=True):
+            st.markdown("The introduction.")
+    if show(2):
+        st.markdown("Step two.")
+
+
+def _first_screen_at(present, step=None):
+    from streamlit.testing.v1 import AppTest
+
+    from attnviz.ui.sidebar import PRESENT_KEY
+    from tests.helpers import TIMEOUT
+
+    at = AppTest.from_function(first_screen_page, default_timeout=TIMEOUT)
+    at.session_state[PRESENT_KEY] = present
+    if step is not None:
+        at.query_params["step"] = str(step)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return [t.value for t in at.title], [m.value for m in at.markdown], len(at.info)
+
+
+def test_the_first_screen_is_drawn_on_every_run_but_a_projectors_later_steps():
+    goal = "**What you will learn:** the goal."
+    titles, texts, notes = _first_screen_at(False)  # every step: the first screen too
+    assert titles == ["The title"] and notes == 1
+    assert texts.index(goal) < texts.index("The introduction.") < texts.index("Step two.")
+    titles, texts, notes = _first_screen_at(True, step=1)
+    assert titles == ["The title"] and goal in texts and notes == 1
+    titles, texts, notes = _first_screen_at(True, step=2)  # a later step: no title, no intro
+    assert titles == [] and notes == 0 and "The introduction." not in texts
+    assert "Step two." in texts

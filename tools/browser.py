@@ -164,14 +164,21 @@ def streamlit_server(timeout=90, root=ROOT):
             time.sleep(0.3)
         yield url
     finally:
+        stop(proc)
+        if log:
+            log.close()
+
+
+def stop(proc):
+    """End the process ``proc`` (a ``subprocess.Popen``): terminate it, and kill it if it has
+    not ended 10 s later."""
+    if proc.poll() is None:
         proc.terminate()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        if log:
-            log.close()
 
 
 def server_port(url):

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools.browser import ROOT, free_port
+from tools.browser import ROOT, free_port, stop
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -35,14 +35,16 @@ def _wait_for_port(port, proc, what, timeout=20):
         time.sleep(0.05)
 
 
-def _stop(proc):
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+@contextlib.contextmanager
+def _running(command, port, what):
+    """Run ``command`` (its output discarded) while the ``with`` block runs, from the moment
+    ``what`` answers on ``port``; stop it afterwards."""
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    try:
+        _wait_for_port(port, proc, what)
+        yield
+    finally:
+        stop(proc)
 
 
 @contextlib.contextmanager
@@ -52,16 +54,9 @@ def redis_server(port=None):
     port = port or free_port()
     with tempfile.TemporaryDirectory(prefix="attnviz-redis-") as folder:
         options = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", folder]
-        proc = subprocess.Popen(
-            [REDIS_SERVER, "--port", str(port), *options, "--daemonize", "no"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            _wait_for_port(port, proc, "redis-server")
+        command = [REDIS_SERVER, "--port", str(port), *options, "--daemonize", "no"]
+        with _running(command, port, "redis-server"):
             yield f"redis://127.0.0.1:{port}/0"
-        finally:
-            _stop(proc)
 
 
 def nginx_config(upstreams, port, folder):
@@ -100,13 +95,6 @@ def nginx_proxy(upstreams):
         Path(folder, "temp").chmod(0o777)
         conf = Path(folder, "nginx.conf")
         conf.write_text(nginx_config(upstreams, port, folder))
-        proc = subprocess.Popen(
-            [NGINX, "-c", str(conf), "-p", folder, "-e", f"{folder}/error.log"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            _wait_for_port(port, proc, "nginx")
+        command = [NGINX, "-c", str(conf), "-p", folder, "-e", f"{folder}/error.log"]
+        with _running(command, port, "nginx"):
             yield f"http://127.0.0.1:{port}"
-        finally:
-            _stop(proc)

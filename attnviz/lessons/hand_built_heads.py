@@ -31,7 +31,12 @@ solved), d_model >= 2 and d_k >= 2 (room for one (sin, cos) pair).
 
 import numpy as np
 
-from attnviz.checks import AttentionInputError, as_matrix, check_positive_int
+from attnviz.checks import (
+    AttentionInputError,
+    as_matrix,
+    check_positive_int,
+    check_positive_number,
+)
 from attnviz.inputs import check_seed, projection_weights, sinusoidal_positions
 from attnviz.limits import MAX_D_K, MAX_D_MODEL, MAX_D_V, MAX_HEADS
 
@@ -138,13 +143,9 @@ def constant_readout(E, P, d_k):
 
 def _gain(n, d_model, d_k, sharpness):
     """g such that the scaled score of the target beats every other key's by >= sharpness."""
-    if isinstance(sharpness, bool) or not isinstance(sharpness, (int, float, np.number)):
-        raise AttentionInputError(f"sharpness must be a number (got {sharpness!r})")
-    if not (np.isfinite(sharpness) and sharpness > 0):
-        raise AttentionInputError(
-            f"sharpness must be a finite number > 0 (got {sharpness}): 5 puts about 99% of a "
-            "short row's weight on the target"
-        )
+    check_positive_number(
+        "sharpness", sharpness, "5 puts about 99% of a short row's weight on the target"
+    )
     offsets = np.arange(1, n)  # a target and another key are 1 .. n-1 positions apart
     gap = position_kernel(0, d_model, d_k) - position_kernel(offsets, d_model, d_k)
     margin = gap.min() if n > 1 else 1.0  # > 0: cos(offset * 1) < 1 for whole offsets != 0

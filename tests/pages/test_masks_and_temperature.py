@@ -10,6 +10,7 @@ import attnviz
 from attnviz import lessons
 from tests.helpers import (
     chart_specs,
+    count_calls,
     heatmap_z,
     notices,
     result_of,
@@ -205,15 +206,8 @@ def test_a_rerun_of_the_masks_page_recomputes_nothing(monkeypatch):
     # the Settings and the packed mask: a rerun with the same choices calls no lesson again.
     from attnviz.ui.pages import masks_and_temperature as module
 
-    calls = []
-    for name in ("reattend", "mask_effect", "temperature_sweep", "temperature_effect"):
-        real = getattr(module, name)
-
-        def counted(*args, _real=real, _name=name, **kwargs):
-            calls.append(_name)
-            return _real(*args, **kwargs)
-
-        monkeypatch.setattr(module, name, counted)
+    names = ("reattend", "mask_effect", "temperature_sweep", "temperature_effect")
+    calls = count_calls(monkeypatch, module, names)
     at = mask_mode(run(MASKS, seed=4242), "custom")  # settings no other test uses
     at.button(key="attnviz_lesson_toggle").click()  # a custom mask: cell (0, 0) blocked
     at.run()

@@ -9,7 +9,7 @@ import attnviz
 from attnviz import lessons
 from attnviz.inputs import sinusoidal_positions
 from attnviz.ui.text import md_escape
-from tests.helpers import chart_specs, heatmap_z, notices, run, run_more
+from tests.helpers import chart_specs, count_calls, heatmap_z, notices, run, run_more
 
 POSITIONS = "pages/5_Positions.py"
 S0 = attnviz.Settings()
@@ -89,14 +89,7 @@ def test_a_rerun_recomputes_nothing(monkeypatch):
     # cache: a rerun with the same choices shuffles and recomputes nothing.
     from attnviz.ui.pages import positions as module
 
-    calls = []
-    real = module.lessons.permutation_experiment
-
-    def counted(*args, **kwargs):
-        calls.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(module.lessons, "permutation_experiment", counted)
+    calls = count_calls(monkeypatch, module.lessons, ["permutation_experiment"])
     at = run(POSITIONS, seed=4245)  # settings no other test uses: the experiment runs
     assert calls
     calls.clear()

@@ -10,7 +10,7 @@ import pytest
 import attnviz
 from attnviz import lessons
 from attnviz.ui.text import md_escape
-from tests.helpers import SIDEBAR_CASES, chart_specs, decode, run, text_of
+from tests.helpers import SIDEBAR_CASES, chart_specs, count_calls, decode, run, text_of
 
 QUIZ = "pages/9_Predict_then_reveal.py"
 S0 = attnviz.Settings()
@@ -172,14 +172,7 @@ def test_a_rerun_of_the_quiz_asks_the_cached_questions(monkeypatch):
     # rerun builds no question again.
     from attnviz.ui.pages import predict_then_reveal as module
 
-    calls = []
-    real = module.lessons.quiz
-
-    def counted(*args, **kwargs):
-        calls.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(module.lessons, "quiz", counted)
+    calls = count_calls(monkeypatch, module.lessons, ["quiz"])
     at = run(QUIZ, seed=4243)  # settings no other test uses: their questions are built
     assert calls
     questions = quiz_of(replace(S0, seed=4243), 0)

@@ -10,6 +10,7 @@ import attnviz
 from attnviz import lessons
 from tests.helpers import (
     chart_specs,
+    count_calls,
     heatmap_z,
     notices,
     result_of,
@@ -120,20 +121,9 @@ def test_a_rerun_recomputes_nothing(monkeypatch):
     # calls no lesson again. The gradient at n = 512 takes about a second.
     from attnviz.ui.pages import why_scale as module
 
-    calls = []
-
-    def count(owner, name):
-        real = getattr(owner, name)
-
-        def counted(*args, **kwargs):
-            calls.append(name)
-            return real(*args, **kwargs)
-
-        monkeypatch.setattr(owner, name, counted)
-
-    for name in ("dot_product_variance", "saturation_curve", "scaling_pair"):
-        count(module.lessons, name)
-    count(module, "softmax_gradient_norm")
+    names = ("dot_product_variance", "saturation_curve", "scaling_pair")
+    calls = count_calls(monkeypatch, module.lessons, names)
+    count_calls(monkeypatch, module, ["softmax_gradient_norm"], calls)
     at = run(WHY, seed=4244)  # settings no other test uses: every experiment runs
     assert {"dot_product_variance", "saturation_curve", "scaling_pair"} <= set(calls)
     assert "softmax_gradient_norm" in calls

@@ -174,27 +174,17 @@ def open_head(mh, labels):
         f"W_Q and W_K columns {k * r.d_k} to {(k + 1) * r.d_k - 1}, "
         f"W_V columns {k * r.d_v} to {(k + 1) * r.d_v - 1}."
     )
-    left, right = st.columns(2)
-    with left:
-        show_matrix(
-            r.Q,
-            labels,
-            dims(r.d_k),
-            key="mh_head_Q",
-            share=0.5,
-            family="Q",
-            title=f"Q of head {k}",
-        )
-    with right:
-        show_matrix(
-            r.K,
-            labels,
-            dims(r.d_k),
-            key="mh_head_K",
-            share=0.5,
-            family="K",
-            title=f"K of head {k}",
-        )
+    for place, L, M in zip(st.columns(2), "QK", (r.Q, r.K), strict=True):
+        with place:
+            show_matrix(
+                M,
+                labels,
+                dims(r.d_k),
+                key=f"mh_head_{L}",
+                share=0.5,
+                family=L,
+                title=f"{L} of head {k}",
+            )
     left, right = st.columns(2)
     with left:
         click_S = show_matrix(

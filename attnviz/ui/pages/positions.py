@@ -84,30 +84,22 @@ def comparison(exp, labels, positions):
     )
     moved, d_v = moved_labels(exp, labels), original.d_v
     left, right = st.columns(2)
-    with left:
-        show_matrix(
-            original.output[exp.permutation],
-            moved,
-            dims(d_v),
-            key=f"{key}_reordered",
-            share=0.5,
-            family="O",
-            title=f"{title}: Output(X), rows reordered by π",
-            col_title="value dimension c",
-            row_title="token (row)",
-        )
-    with right:
-        show_matrix(
-            permuted.output,
-            moved,
-            dims(d_v),
-            key=f"{key}_shuffled",
-            share=0.5,
-            family="O",
-            title=f"{title}: Output(X_π) of the shuffled tokens",
-            col_title="value dimension c",
-            row_title="token (row)",
-        )
+    for place, output, name, what in (
+        (left, original.output[exp.permutation], "reordered", "Output(X), rows reordered by π"),
+        (right, permuted.output, "shuffled", "Output(X_π) of the shuffled tokens"),
+    ):
+        with place:
+            show_matrix(
+                output,
+                moved,
+                dims(d_v),
+                key=f"{key}_{name}",
+                share=0.5,
+                family="O",
+                title=f"{title}: {what}",
+                col_title="value dimension c",
+                row_title="token (row)",
+            )
 
 
 def equivariance_notice(exp):

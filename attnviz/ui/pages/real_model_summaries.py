@@ -65,6 +65,24 @@ def two_places(n):
     return st.columns(2) if n <= SIDE_BY_SIDE_N else (st.container(), st.container())
 
 
+def _summary(matrix, tokens, labels, key, value_name, title):
+    """Draw one summary of a layer, an (n, n) matrix of weights, as a head's A is drawn
+    (half-width), and return its ``shares`` among the word pieces ``tokens``."""
+    show_matrix(
+        matrix,
+        labels,
+        labels,
+        key=key,
+        share=0.5,
+        title=title,
+        family="A",
+        kind="probability",
+        value_name=value_name,
+        rotate_labels=True,
+    )
+    return shares(matrix, tokens)
+
+
 def layer_summaries(run, labels):
     """A layer picker, then its heads' average and the rollout through it, side by side."""
     n_layers, n_heads = run.config.n_layers, run.config.n_heads
@@ -82,21 +100,11 @@ def layer_summaries(run, labels):
     )
     mean = head_mean(run.attention)[layer]  # (n, n)
     rolled = rollout(run.attention)[layer]  # (n, n)
+    mean_title = f"Mean of layer {layer}'s {n_heads} heads"
+    rollout_title = f"Rollout through layer {layer}"
     left, right = two_places(run.n)
     with left:
-        show_matrix(
-            mean,
-            labels,
-            labels,
-            key="model_layer_mean",
-            share=0.5,
-            title=f"Mean of layer {layer}'s {n_heads} heads",
-            family="A",
-            kind="probability",
-            value_name="mean A_ij",
-            rotate_labels=True,
-        )
-        s = shares(mean, run.tokens)
+        s = _summary(mean, run.tokens, labels, "model_layer_mean", "mean A_ij", mean_title)
         st.markdown(
             f"On average over its {n_heads} heads, each word piece puts **{s.itself:.2f}** of "
             f"its weight on itself and **{s.special:.2f}** on [CLS] and [SEP]; the key with most "
@@ -106,19 +114,7 @@ def layer_summaries(run, labels):
             "where a head looks, not what it takes from there or what comes of it."
         )
     with right:
-        show_matrix(
-            rolled,
-            labels,
-            labels,
-            key="model_rollout",
-            share=0.5,
-            title=f"Rollout through layer {layer}",
-            family="A",
-            kind="probability",
-            value_name="R_ij",
-            rotate_labels=True,
-        )
-        s = shares(rolled, run.tokens)
+        s = _summary(rolled, run.tokens, labels, "model_rollout", "R_ij", rollout_title)
         st.markdown(
             f"Through layers 0 to {layer}, rollout says each position draws **{s.itself:.2f}** "
             f"on average from its own input word piece; the input piece that flowed most into "

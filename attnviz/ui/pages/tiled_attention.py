@@ -240,26 +240,12 @@ def same_output(tiled, r, labels):
         + (" — rounding in the last bits of float64, the same answer." if gap < 1e-12 else ".")
     )
     left, right = st.columns(2)
-    with left:
-        show_matrix(
-            tiled.output,
-            labels,
-            dims(r.d_v),
-            key="tile_output",
-            share=0.5,
-            family="O",
-            title="Tiled: Õ / l",
-        )
-    with right:
-        show_matrix(
-            r.output,
-            labels,
-            dims(r.d_v),
-            key="tile_full_output",
-            share=0.5,
-            family="O",
-            title="Full: softmax(S')V",
-        )
+    for place, output, key, title in (
+        (left, tiled.output, "tile_output", "Tiled: Õ / l"),
+        (right, r.output, "tile_full_output", "Full: softmax(S')V"),
+    ):
+        with place:
+            show_matrix(output, labels, dims(r.d_v), key=key, share=0.5, family="O", title=title)
 
 
 def largest_core_matrix():

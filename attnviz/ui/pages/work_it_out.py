@@ -27,7 +27,7 @@ from attnviz.files.own_numbers import format_matrix
 from attnviz.limits import MAX_ANSWER_CHARS, MAX_CLASS_SET, MAX_SEED
 from attnviz.links.work_it_out import NAMES, ExerciseChoice, choice_from_query
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.sidebar import page_choice
+from attnviz.ui.sidebar import page_choice, write_page_params
 from attnviz.ui.text import md_escape
 
 PAGE_PARAMS = NAMES
@@ -123,13 +123,7 @@ def controls(choice):
 
 def sync_url(choice):
     """Write the exercise into the URL (the sidebar's settings stay as they are)."""
-    want = choice.to_query()
-    current = st.query_params.to_dict()
-    for name in PAGE_PARAMS:
-        if name not in want and name in current:
-            del st.query_params[name]
-        elif name in want and current.get(name) != want[name]:
-            st.query_params[name] = want[name]
+    write_page_params(PAGE_PARAMS, choice.to_query())
 
 
 def segments_markdown(segments):
