@@ -57,23 +57,22 @@ class StalledError(RuntimeError):
 
 
 class Tab:
-    """One tab's session: full runs, taps, and the fragment polls the server asks for."""
+    """One tab's session: runs, taps, and the fragment polls the server asks for.
+
+    It waits for what a page shows (a widget, a text), never for a run's ``script_finished``:
+    in Streamlit 1.67 a poll that arrives as a full run ends starts a new ScriptRunner, and
+    AppSession drops the old one's events, that run's end among them (its deltas arrive)."""
 
     def __init__(self, url, name, query, timeout):
         self.ws_url = url.replace("http://", "ws://") + "/_stcore/stream"
         self.name, self.query, self.timeout = name, query, timeout
         self.page_hash = ""  # the page's script hash, from navigation (as the browser keeps it)
-        self.widgets = {}  # user key -> widget id
-        self.texts = []  # markdown of the last full run
-        self.full_runs = 0  # full runs finished
+        self.widgets = {}  # user key -> widget id, every widget drawn so far
+        self.texts = []  # (perf_counter, text) of every markdown and alert received, in order
         self.polls = 0  # fragment runs finished
         self.exceptions = []
-        self.answer_at = None  # perf_counter when the answer's markdown first arrived
         self.fragments = {}  # fragment id -> interval (s), from auto_rerun
-        self._current = []
-        self._idle = asyncio.Event()  # no full run asked for and unfinished
-        self._idle.set()
-        self._changed = asyncio.Event()  # set at the end of each full run
+        self._changed = asyncio.Event()  # set when a text or a widget arrives
 
     async def __aenter__(self):
         self.ws = await websockets.connect(
@@ -112,75 +111,70 @@ class Tab:
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 self._element(fwd.delta.new_element)
             elif kind == "script_finished":
-                self._finished(fwd.script_finished)
+                self.polls += fwd.script_finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
 
     def _element(self, element):
         kind = element.WhichOneof("type")
         if kind == "exception":
             self.exceptions.append(f"{element.exception.type}: {element.exception.message}")
-        elif kind == "markdown":
-            self._current.append(element.markdown.body)
-            if self.answer_at is None and element.markdown.body.startswith(ANSWER_SHOWN):
-                self.answer_at = time.perf_counter()  # on the phone's screen from now
-                self._changed.set()
+        elif kind in ("markdown", "alert"):
+            self.texts.append((time.perf_counter(), getattr(element, kind).body))
+            self._changed.set()
         widget_id = getattr(getattr(element, kind), "id", "")
         if isinstance(widget_id, str) and widget_id.startswith("$$ID-"):
             self.widgets[widget_id.rsplit("-", 1)[-1]] = widget_id
-
-    def _finished(self, how):
-        if how == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
-            self.polls += 1  # a fragment's deltas go to its own place: the page stays
-        elif how == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-            self._idle.clear()  # st.rerun(): the full run follows at once
-            self._current = []
-        else:
-            self.texts, self._current = self._current, []
-            self.full_runs += 1
-            self._idle.set()
             self._changed.set()
 
     async def _poll(self):
         """What the browser does for a fragment with run_every: rerun it at its interval."""
         while True:
             await asyncio.sleep(min(self.fragments.values(), default=1.5))
-            await self._idle.wait()
             for fragment_id in list(self.fragments):
                 await self.ws.send(self._msg(fragment_id).SerializeToString())
 
-    def _shown(self):
-        first = [t.splitlines()[0][:60] for t in self.texts[:6] if t.strip()]
-        return f"page hash {self.page_hash!r}, query {self.query!r}, last run showed {first}"
+    def shown(self, since=0, starts=""):
+        """(perf_counter, text) of the first text received after the ``since``-th that starts
+        with ``starts``, or None."""
+        return next((t for t in self.texts[since:] if t[1].startswith(starts)), None)
 
-    async def _until(self, done, what):
-        """Wait until ``done()`` is true after a full run; Stalled after the timeout."""
+    def _said(self):
+        last = [t.splitlines()[0][:50] for _, t in self.texts[-5:] if t.strip()]
+        return f"page hash {self.page_hash!r}, query {self.query!r}, its last texts {last}"
+
+    async def until(self, done, what):
+        """Wait until ``done()`` is true; StalledError (saying ``what``) after the timeout."""
         deadline = time.monotonic() + self.timeout
         while not done():
-            self._changed.clear()  # set at the end of each full run and when the answer came
-            left = deadline - time.monotonic()
+            self._changed.clear()
             try:
-                await asyncio.wait_for(self._changed.wait(), max(left, 0.01))
+                await asyncio.wait_for(self._changed.wait(), max(deadline - time.monotonic(), 0))
             except TimeoutError:
                 raise StalledError(
-                    f"{self.name} waited {self.timeout:g} s for {what}: {self._shown()}"
+                    f"{self.name} waited {self.timeout:g} s for {what}: {self._said()}"
                 ) from None
 
     async def run(self, tap=None):
-        """A full run (tapping the button ``tap``, a widget key); waits for its end."""
+        """Send a full run, tapping the button ``tap`` (a widget key) if given; the number of
+        texts received before it (for ``shown``)."""
         if tap is not None and tap not in self.widgets:
-            raise StalledError(f"{self.name} has no button {tap!r}: {self._shown()}")
+            raise StalledError(f"{self.name} has no button {tap!r}: {self._said()}")
         msg = self._msg()
         if tap is not None:
             state = msg.rerun_script.widget_states.widgets.add()
             state.id, state.trigger_value = self.widgets[tap], True
-        runs = self.full_runs
-        self._idle.clear()
+        before = len(self.texts)
         await self.ws.send(msg.SerializeToString())
-        await self._until(lambda: self.full_runs > runs, f"the run after tapping {tap}")
+        return before
 
-    async def answer_shown(self):
-        """The moment (perf_counter) the answer's markdown reached this tab."""
-        await self._until(lambda: self.answer_at is not None, f"{ANSWER_SHOWN!r} on the page")
-        return self.answer_at
+    async def run_until(self, what, tap=None, widget=None, starts=None):
+        """A run (tapping ``tap``), then wait for a widget key starting with ``widget`` or a
+        text starting with ``starts``; the number of texts received before the run."""
+        before = await self.run(tap)
+        if widget is not None:
+            await self.until(lambda: any(k.startswith(widget) for k in self.widgets), what)
+        else:
+            await self.until(lambda: self.shown(before, starts) is not None, what)
+        return before
 
 
 def quantiles(values):
@@ -192,23 +186,29 @@ def quantiles(values):
 async def lesson(url, pid, n_students, steady_s, timeout):
     """One class of ``n_students`` in a new room: the figures as a dict."""
     async with Tab(url, "the lecturer", "", timeout) as lecturer:
-        await lecturer.run()
-        await lecturer.run(tap="cls_open")
-        code = next((t[2:].strip() for t in lecturer.texts if t.startswith("# ")), None)
-        if code is None:
-            raise StalledError(f"the lecturer's page shows no room code: {lecturer._shown()}")
-        await lecturer.run(tap="cls_ask")
+        await lecturer.run_until("the Open-a-room button", widget="cls_open")
+        before = await lecturer.run_until("the room's page", tap="cls_open", widget="cls_ask")
+        code = lecturer.shown(before, "# ")[1][2:].strip()  # drawn before cls_ask
+        await lecturer.run_until("the Reveal button", tap="cls_ask", widget="cls_reveal")
         phones = [Tab(url, f"phone {k}", f"room={code}", timeout) for k in range(n_students)]
         for phone in phones:
             await phone.__aenter__()
         try:
             start = time.perf_counter()
             for k in range(0, len(phones), ARRIVING):  # students arrive a few at a time
-                await asyncio.gather(*(p.run() for p in phones[k : k + ARRIVING]))
+                arriving = phones[k : k + ARRIVING]
+                await asyncio.gather(
+                    *(p.run_until("the question", starts="Tap your answer") for p in arriving)
+                )  # the caption under the option buttons
             opened = time.perf_counter() - start
-            options = [k for k in phones[0].widgets if k.startswith("cls_opt_")]
+            options = sorted(k for k in phones[0].widgets if k.startswith("cls_opt_"))
             await asyncio.gather(
-                *(p.run(tap=random.choice(options or ["cls_opt_0"])) for p in phones)
+                *(
+                    p.run_until(
+                        "the answer acknowledged", random.choice(options), None, "Your answer"
+                    )
+                    for p in phones
+                )
             )
             await asyncio.sleep(3)  # the fragments' first polls
             polls0, cpu0 = sum(p.polls for p in phones) + lecturer.polls, proc_cpu_s(pid)
@@ -216,21 +216,28 @@ async def lesson(url, pid, n_students, steady_s, timeout):
             await asyncio.sleep(steady_s)
             polls = sum(p.polls for p in phones) + lecturer.polls - polls0
             cpu = proc_cpu_s(pid) - cpu0
+            before = [len(p.texts) for p in phones]
             cpu0, t0 = proc_cpu_s(pid), time.perf_counter()
             await lecturer.run(tap="cls_reveal")
-            seen = await asyncio.gather(*(p.answer_shown() for p in phones))
+            await asyncio.gather(
+                *(
+                    p.until(lambda p=p, b=b: p.shown(b, ANSWER_SHOWN), repr(ANSWER_SHOWN))
+                    for p, b in zip(phones, before, strict=True)
+                )
+            )
+            waits = [p.shown(b, ANSWER_SHOWN)[0] - t0 for p, b in zip(phones, before, strict=True)]
             reveal_cpu = proc_cpu_s(pid) - cpu0
             exceptions = [e for tab in (lecturer, *phones) for e in tab.exceptions]
         finally:
             for phone in phones:
                 await phone.__aexit__()
-        await lecturer.run(tap="cls_close")
+        await lecturer.run_until("the room closed", tap="cls_close", starts=f"Room {code} is")
     return {
         "load": load,
         "opened": opened,
         "polls": polls,
         "cpu": cpu,
-        "waits": [t - t0 for t in seen],
+        "waits": waits,
         "reveal_cpu": reveal_cpu,
         "exceptions": exceptions,
     }
@@ -239,7 +246,7 @@ async def lesson(url, pid, n_students, steady_s, timeout):
 def report(n, steady_s, f):
     p50, p95, most = quantiles(f["waits"])
     print(f"{n} phones (load average {f['load']:.1f} on {os.cpu_count()} cores while polling)")
-    print(f"  all opened the join link, {ARRIVING} at a time, in {f['opened']:.1f} s")
+    print(f"  all saw the question ({ARRIVING} joining at a time) in {f['opened']:.1f} s")
     print(f"  steady {steady_s:g} s: {f['polls']} polls, {f['polls'] / steady_s:.1f} a second")
     print(f"  server CPU per poll: {f['cpu'] / max(f['polls'], 1) * 1000:.2f} ms")
     print(f"  server CPU while polling: {f['cpu'] / steady_s * 100:.0f} % of one core")
