@@ -135,3 +135,44 @@ def test_an_example_too_large_for_a_phone_is_refused():
     errors = "\n".join(e.value for e in lecturer.error)
     assert f"a room shows 1 to {limits.MAX_ROOM_TOKENS}" in errors
     assert ROOM not in lecturer.session_state
+
+
+def reload(at):
+    """The same address in a new session: what a browser's reload does."""
+    return run(PAGE, {k: at.query_params[k] for k in at.query_params})
+
+
+def test_a_students_reload_is_the_same_student_with_one_answer():
+    lecturer = opened()
+    code = lecturer.session_state[ROOM]
+    student = run(PAGE, {"room": code})
+    sid = student.query_params["me"]
+    assert student.query_params["room"] == code and len(sid) == 16
+    click(student, "cls_opt_1")
+    again = reload(student)
+    assert again.query_params["me"] == sid
+    assert "Your answer: **B**" in "\n".join(s.value for s in again.success)  # still theirs
+    click(again, "cls_opt_0")  # the new tap replaces the answer given before the reload
+    tally = room_store().tally(code)
+    assert (tally.answered, tally.students) == (1, 1)
+    assert tally.counts[:2] == (1, 0)
+    other = run(PAGE, {"room": code})  # the join link (the QR code) makes a new student
+    assert other.query_params["me"] != sid
+    for bad in ("x" * 15, "<b>me</b>xxxxxxxxx", sid + "A"):
+        stranger = run(PAGE, {"room": code, "me": bad})
+        assert "is not a student id" in "\n".join(w.value for w in stranger.warning)
+        assert stranger.query_params["me"] not in (bad, sid)  # a new id instead
+    assert room_store().tally(code).students == 5
+
+
+def test_a_lecturers_reload_needs_the_lecturer_link():
+    lecturer = opened()
+    code, key = lecturer.session_state[ROOM], lecturer.session_state[KEY]
+    assert "Reloading this tab leaves the room's controls" in text_of(lecturer)
+    assert "key" not in lecturer.query_params and "room" not in lecturer.query_params
+    linked = run(PAGE, {"room": code, "key": key})
+    assert "key" not in linked.query_params and "room" not in linked.query_params
+    reloaded = reload(linked)  # the address bar holds neither key nor code
+    assert not buttons(reloaded) & LECTURER_KEYS
+    assert "Your lecturer link brings its controls back" in text_of(reloaded)
+    assert room_store().tally(code).students == 0  # the lecturer did not become a student

@@ -1,9 +1,13 @@
 """The Classroom page: who this session is in the room, and what it is shown.
 
     a lecturer's link (room=CODE&key=…)  -> the key is checked, kept in the session and taken
-                                            out of the address; the lecturer's view
+                                            out of the address with the code (a projected
+                                            address bar shows neither; a reload of the tab
+                                            needs the lecturer's link again); the lecturer's view
     a session holding a room and its key -> the lecturer's view (classroom_lecturer)
-    a join link (room=CODE), or a code   -> the student's view (classroom_student)
+    a join link (room=CODE), or a code   -> the student's view (classroom_student); once joined
+                                            the address is room=CODE&me=ID, the session's
+                                            random id, so a reload is the same student
     neither                              -> join by code, or open a room
 
 ``read_link`` runs before the page's frame (which rewrites the address without ``key``).
@@ -12,17 +16,20 @@
 import streamlit as st
 
 from attnviz.classroom import RoomError
-from attnviz.links.classroom import PARAMS, read_room
+from attnviz.links.classroom import PARAMS, read_me, read_room
 from attnviz.ui.pages.classroom_lecturer import lecturer_view, open_room
-from attnviz.ui.pages.classroom_shared import KEY, ROOM, TOUCH_CSS, room_store, say
+from attnviz.ui.pages.classroom_shared import KEY, ROOM, SID, TOUCH_CSS, room_store, say
 from attnviz.ui.pages.classroom_student import join, join_form, student_view
 from attnviz.ui.text import md_escape
 
 
 def read_link():
-    """(room code or None, lecturer key or None, warnings) from the page's address."""
+    """(room code or None, lecturer key or None, student id or None, warnings) from the page's
+    address."""
     query = {name: st.query_params.get_all(name) for name in PARAMS if name in st.query_params}
-    return read_room(query)
+    code, key, warnings = read_room(query)
+    me, me_warnings = read_me(query) if code else (None, [])
+    return code, key, me, warnings + me_warnings
 
 
 def take_key(code, key):
@@ -34,6 +41,7 @@ def take_key(code, key):
         return
     if room.key_matches(key):
         st.session_state[ROOM], st.session_state[KEY] = room.code, key
+        st.query_params.pop("room", None)  # a reload of this tab is no student of the room
     else:
         st.error(
             f"The link's key is not the lecturer's key of room {room.code}: you can join it as "
@@ -45,10 +53,12 @@ def take_key(code, key):
 def classroom(settings, link):
     """The page below its title; ``settings`` the sidebar's, ``link`` from ``read_link``."""
     st.html(TOUCH_CSS)
-    code, key, warnings = link
+    code, key, me, warnings = link
     for warning in warnings:
         st.warning(warning, icon="⚠️")
     state = st.session_state
+    if me and not key:
+        state[SID] = me  # a student's reload: the same id, so the same answer
     if code and key:
         take_key(code, key)
     if state.get(KEY) and state.get(ROOM):
@@ -74,5 +84,9 @@ def landing(settings):
     )
     if st.button("Open a room", key="cls_open"):
         open_room(settings)
+    st.caption(
+        "Lecturer of a room already open? Your lecturer link brings its controls back: a "
+        "reload does not, as the address never holds the key."
+    )
     sentence = md_escape(settings.text if not settings.generated else f"t1 … t{settings.n}")
     st.caption(f"The sidebar's example: {sentence}.")

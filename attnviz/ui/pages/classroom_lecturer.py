@@ -110,7 +110,11 @@ def join_panel(room):
 
 
 def lecturer_link(room):
-    """The lecturer's link, folded away (it holds the key)."""
+    """The lecturer's link, folded away (it holds the key), and what a reload does."""
+    st.caption(
+        "Reloading this tab leaves the room's controls: reopen them with the lecturer link "
+        "below. The address bar never shows the key, so the projector does not."
+    )
     with st.expander("Lecturer link (keep it off the projector)"):
         st.caption(
             "It reopens this room with its controls on another device or after a reload. "
@@ -163,11 +167,11 @@ def lecturer_view(settings):
                 "Reveal", key="cls_reveal", type="primary", on_click=_change, args=("reveal",)
             )
         elif question is not None:
-            distribution(question, store.tally(room.code).counts, key="cls_lect_dist")
+            distribution(room, question, store.tally(room.code).counts, key="cls_lect_dist")
         next_button(room, question)
         question_menu(room, question)
     if question is not None and room.phase == "revealed":
-        proof(question, key="cls_lect_proof")
+        proof(room, question, key="cls_lect_proof")
     st.divider()
     example_controls(room, settings)
     lecturer_link(room)
