@@ -50,6 +50,7 @@ from tools.browser import server_pid, server_port, streamlit_server  # noqa: E40
 PAGE = "Classroom"
 ARRIVING = 5  # students opening the join link at the same moment
 ANSWER_SHOWN = "The answer:"  # markdown of the revealed page (classroom_shared.proof)
+RETAP_SECONDS = 15  # a student who sees no acknowledgement taps again
 
 
 class StalledError(RuntimeError):
@@ -70,6 +71,7 @@ class Tab:
         self.widgets = {}  # user key -> widget id, every widget drawn so far
         self.texts = []  # (perf_counter, text) of every markdown and alert received, in order
         self.polls = 0  # fragment runs finished
+        self.retaps = 0  # taps repeated: the first was not acknowledged in RETAP_SECONDS
         self.exceptions = []
         self.fragments = {}  # fragment id -> interval (s), from auto_rerun
         self._changed = asyncio.Event()  # set when a text or a widget arrives
@@ -141,17 +143,21 @@ class Tab:
         last = [t.splitlines()[0][:50] for _, t in self.texts[-5:] if t.strip()]
         return f"page hash {self.page_hash!r}, query {self.query!r}, its last texts {last}"
 
-    async def until(self, done, what):
-        """Wait until ``done()`` is true; StalledError (saying ``what``) after the timeout."""
-        deadline = time.monotonic() + self.timeout
+    async def until(self, done, what, within=None):
+        """Wait until ``done()`` is true; StalledError (saying ``what``) after the timeout, or
+        False after ``within`` seconds if given."""
+        deadline = time.monotonic() + (self.timeout if within is None else within)
         while not done():
             self._changed.clear()
             try:
                 await asyncio.wait_for(self._changed.wait(), max(deadline - time.monotonic(), 0))
             except TimeoutError:
+                if within is not None:
+                    return False
                 raise StalledError(
                     f"{self.name} waited {self.timeout:g} s for {what}: {self._said()}"
                 ) from None
+        return True
 
     async def run(self, tap=None):
         """Send a full run, tapping the button ``tap`` (a widget key) if given; the number of
@@ -168,12 +174,20 @@ class Tab:
 
     async def run_until(self, what, tap=None, widget=None, starts=None):
         """A run (tapping ``tap``), then wait for a widget key starting with ``widget`` or a
-        text starting with ``starts``; the number of texts received before the run."""
+        text starting with ``starts``; the number of texts received before the run. A tap not
+        acknowledged after RETAP_SECONDS is tapped again, as a student would (``retaps``)."""
         before = await self.run(tap)
         if widget is not None:
-            await self.until(lambda: any(k.startswith(widget) for k in self.widgets), what)
+            done = lambda: any(k.startswith(widget) for k in self.widgets)  # noqa: E731
         else:
-            await self.until(lambda: self.shown(before, starts) is not None, what)
+            done = lambda: self.shown(before, starts) is not None  # noqa: E731
+        deadline = time.monotonic() + self.timeout
+        while tap is not None and time.monotonic() + RETAP_SECONDS < deadline:
+            if await self.until(done, what, within=RETAP_SECONDS):
+                return before
+            self.retaps += 1
+            await self.run(tap)
+        await self.until(done, what)
         return before
 
 
@@ -228,6 +242,7 @@ async def lesson(url, pid, n_students, steady_s, timeout):
             waits = [p.shown(b, ANSWER_SHOWN)[0] - t0 for p, b in zip(phones, before, strict=True)]
             reveal_cpu = proc_cpu_s(pid) - cpu0
             exceptions = [e for tab in (lecturer, *phones) for e in tab.exceptions]
+            retaps = sum(tab.retaps for tab in (lecturer, *phones))
         finally:
             for phone in phones:
                 await phone.__aexit__()
@@ -240,6 +255,7 @@ async def lesson(url, pid, n_students, steady_s, timeout):
         "waits": waits,
         "reveal_cpu": reveal_cpu,
         "exceptions": exceptions,
+        "retaps": retaps,
     }
 
 
@@ -252,6 +268,7 @@ def report(n, steady_s, f):
     print(f"  server CPU while polling: {f['cpu'] / steady_s * 100:.0f} % of one core")
     print(f"  reveal on every phone: p50 {p50:.2f} s, p95 {p95:.2f} s, max {most:.2f} s")
     print(f"  server CPU for the reveal: {f['reveal_cpu']:.2f} s")
+    print(f"  taps repeated (not acknowledged in {RETAP_SECONDS} s): {f['retaps']}")
     print(f"  exceptions on the pages: {len(f['exceptions'])} {f['exceptions'][:2]}", flush=True)
 
 
