@@ -17,8 +17,16 @@ import streamlit as st
 
 from attnviz.classroom import RoomError
 from attnviz.links.classroom import PARAMS, read_me, read_room
+from attnviz.ui.pages.classroom_deck import (
+    ask_slide,
+    deck_slide,
+    remember,
+    slide_bar,
+    slide_intro,
+    take_remembered,
+)
 from attnviz.ui.pages.classroom_lecturer import lecturer_view, open_room
-from attnviz.ui.pages.classroom_shared import KEY, ROOM, SID, TOUCH_CSS, room_store, say
+from attnviz.ui.pages.classroom_shared import KEY, NOTE, ROOM, SID, TOUCH_CSS, room_store, say
 from attnviz.ui.pages.classroom_student import join, join_form, student_view
 from attnviz.ui.text import md_escape
 
@@ -54,14 +62,22 @@ def classroom(settings, link):
     """The page below its title; ``settings`` the sidebar's, ``link`` from ``read_link``."""
     st.html(TOUCH_CSS)
     code, key, me, warnings = link
-    for warning in warnings:
+    kind, slide_warnings = deck_slide()  # kind False: not a deck's slide
+    for warning in warnings + slide_warnings:
         st.warning(warning, icon="⚠️")
     state = st.session_state
     if me and not key:
         state[SID] = me  # a student's reload: the same id, so the same answer
     if code and key:
         take_key(code, key)
+    if kind is not False:
+        slide_bar()
+        if not (state.get(KEY) and state.get(ROOM)):
+            take_remembered()  # the lecturer's room, from the deck's previous slide
     if state.get(KEY) and state.get(ROOM):
+        remember(state[ROOM], state[KEY])  # for the deck's next slide, in this browser
+        if kind is not False:
+            follow_the_slide(settings, kind)
         lecturer_view(settings)
         return
     if code and state.get(ROOM) != code:
@@ -69,11 +85,25 @@ def classroom(settings, link):
     if state.get(ROOM):
         student_view(state[ROOM])
         return
-    landing(settings)
+    landing(settings, kind or None)
 
 
-def landing(settings):
-    """Join a room by its code; or, for a lecturer, open one with the sidebar's example."""
+def follow_the_slide(settings, kind):
+    """A deck's Classroom slide, for its lecturer: the slide's example and question go to the
+    room (classroom_deck.ask_slide); what cannot be done is said on the page."""
+    try:
+        problem = ask_slide(room_store().room(st.session_state[ROOM]), settings, kind)
+    except RoomError as exc:
+        st.session_state[NOTE] = str(exc)
+        return
+    if problem:
+        st.warning(problem, icon="🎞️")
+
+
+def landing(settings, kind=None):
+    """Join a room by its code; or, for a lecturer, open one with the sidebar's example (and,
+    on a deck's slide, say what the slide asks)."""
+    slide_intro(settings, kind)
     st.subheader("Join a room")
     join_form()
     st.subheader("Lecturers: open a room")
