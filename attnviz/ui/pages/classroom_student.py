@@ -72,8 +72,8 @@ def _leave():
 
 def room_example_view(room):
     """The room's attention matrix A, small enough for a phone (no toolbar)."""
-    fig = room_a_figure(room_settings(room))
-    draw_chart(fig, "cls_room_A", share=None, config=NO_MODEBAR, theme=None)
+    fig, words = room_a_figure(room_settings(room))
+    draw_chart(fig, "cls_room_A", share=None, words=words, config=NO_MODEBAR, theme=None)
 
 
 def student_view(code):
