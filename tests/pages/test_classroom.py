@@ -10,6 +10,7 @@ import pytest
 from attnviz import limits
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.ui.pages.classroom_shared import KEY, ROOM, room_store
+from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, run, run_more, text_of
 
 PAGE = "pages/14_Classroom.py"
@@ -176,3 +177,26 @@ def test_a_lecturers_reload_needs_the_lecturer_link():
     assert not buttons(reloaded) & LECTURER_KEYS
     assert "Your lecturer link brings its controls back" in text_of(reloaded)
     assert room_store().tally(code).students == 0  # the lecturer did not become a student
+
+
+def test_a_full_room_and_flooding_answers_are_said_on_the_phone():
+    lecturer = opened()
+    code = lecturer.session_state[ROOM]
+    store = room_store()
+    for k in range(limits.MAX_ROOM_STUDENTS):  # a full room, through the store
+        store.join(code, f"s{k:015d}")  # ids as a student's address holds them
+    late = run(PAGE, {"room": code})
+    full = "\n".join(e.value for e in late.error)
+    assert f"Room {code} is full: it has {limits.MAX_ROOM_STUDENTS} students" in full
+    assert not any(b.startswith("cls_opt_") for b in buttons(late))
+    flooder = run(PAGE, {"room": code, "me": f"s{0:015d}"})  # one already in, reloading
+    assert "cls_opt_0" in buttons(flooder)
+    minute = (time.time() // 60 + 1) * 60  # the next minute starts: every tap counts in it
+    store.clock = lambda: minute
+    for k in range(limits.MAX_ANSWERS_PER_MINUTE):
+        flooder.button(key=f"cls_opt_{k % 2}").click().run()
+    assert not flooder.warning
+    click(flooder, "cls_opt_1")  # one tap too many in this minute
+    warning = "\n".join(w.value for w in flooder.warning)  # the store's sentence, as text
+    assert md_escape(f"at most {limits.MAX_ANSWERS_PER_MINUTE} a minute. Wait a minute") in warning
+    assert store.tally(code).answered == 1 and store.my_answer(code, f"s{0:015d}") == 1
