@@ -230,6 +230,7 @@ async def lesson(url, pid, n_students, steady_s, timeout):
             await asyncio.sleep(steady_s)
             polls = sum(p.polls for p in phones) + lecturer.polls - polls0
             cpu = proc_cpu_s(pid) - cpu0
+            polling(n_students, load, opened, steady_s, polls, cpu)
             before = [len(p.texts) for p in phones]
             cpu0, t0 = proc_cpu_s(pid), time.perf_counter()
             await lecturer.run(tap="cls_reveal")
@@ -248,10 +249,6 @@ async def lesson(url, pid, n_students, steady_s, timeout):
                 await phone.__aexit__()
         await lecturer.run_until("the room closed", tap="cls_close", starts=f"Room {code} is")
     return {
-        "load": load,
-        "opened": opened,
-        "polls": polls,
-        "cpu": cpu,
         "waits": waits,
         "reveal_cpu": reveal_cpu,
         "exceptions": exceptions,
@@ -259,13 +256,17 @@ async def lesson(url, pid, n_students, steady_s, timeout):
     }
 
 
-def report(n, steady_s, f):
+def polling(n, load, opened, steady_s, polls, cpu):
+    """The figures of the steady phase, printed before the reveal (which may stall)."""
+    print(f"{n} phones (load average {load:.1f} on {os.cpu_count()} cores while polling)")
+    print(f"  all saw the question ({ARRIVING} joining at a time) in {opened:.1f} s")
+    print(f"  steady {steady_s:g} s: {polls} polls, {polls / steady_s:.1f} a second")
+    print(f"  server CPU per poll: {cpu / max(polls, 1) * 1000:.2f} ms")
+    print(f"  server CPU while polling: {cpu / steady_s * 100:.0f} % of one core", flush=True)
+
+
+def report(f):
     p50, p95, most = quantiles(f["waits"])
-    print(f"{n} phones (load average {f['load']:.1f} on {os.cpu_count()} cores while polling)")
-    print(f"  all saw the question ({ARRIVING} joining at a time) in {f['opened']:.1f} s")
-    print(f"  steady {steady_s:g} s: {f['polls']} polls, {f['polls'] / steady_s:.1f} a second")
-    print(f"  server CPU per poll: {f['cpu'] / max(f['polls'], 1) * 1000:.2f} ms")
-    print(f"  server CPU while polling: {f['cpu'] / steady_s * 100:.0f} % of one core")
     print(f"  reveal on every phone: p50 {p50:.2f} s, p95 {p95:.2f} s, max {most:.2f} s")
     print(f"  server CPU for the reveal: {f['reveal_cpu']:.2f} s")
     print(f"  taps repeated (not acknowledged in {RETAP_SECONDS} s): {f['retaps']}")
@@ -285,7 +286,7 @@ def classes(sizes, steady_s, timeout, env):
                 except StalledError as exc:
                     print(f"{n} phones: stalled. {exc}", flush=True)
                     return
-                report(n, steady_s, figures)
+                report(figures)
     finally:
         for name, value in saved.items():
             if value is None:
