@@ -58,6 +58,12 @@ def test_the_slide_asks_its_question_of_the_lecturers_room():
     cookie = f"{LECTURER_COOKIE}={room.code}.{lecturer.session_state[KEY]}"
     assert any(cookie in h.proto.body for h in lecturer.get("html"))  # for the next slide
     assert any("slide=1" in h for h in next_link(lecturer))  # Previous: the deck's first
+    assert not any(h.startswith("./Why_scale") for h in next_link(lecturer))  # Reveal first
+    assert lecturer.button(key="step_next").label == "Reveal ▶"  # what the clicker's → presses
+    click(lecturer, "step_next")
+    assert room_store().room(room.code).phase == "revealed"
+    assert "cls_lect_dist" in {c.key for c in lecturer.get("plotly_chart")}
+    assert any(h.startswith("./Why_scale?") and "slide=3" in h for h in next_link(lecturer))
 
 
 def test_the_next_slides_session_finds_the_room_and_a_reload_keeps_the_answers(monkeypatch):

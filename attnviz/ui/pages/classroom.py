@@ -70,16 +70,16 @@ def classroom(settings, link):
         state[SID] = me  # a student's reload: the same id, so the same answer
     if code and key:
         take_key(code, key)
-    if kind is not False:
-        slide_bar()
-        if not (state.get(KEY) and state.get(ROOM)):
-            take_remembered()  # the lecturer's room, from the deck's previous slide
+    if kind is not False and not (state.get(KEY) and state.get(ROOM)):
+        take_remembered()  # the lecturer's room, from the deck's previous slide
     if state.get(KEY) and state.get(ROOM):
         remember(state[ROOM], state[KEY])  # for the deck's next slide, in this browser
         if kind is not False:
-            follow_the_slide(settings, kind)
+            slide_bar(follow_the_slide(settings, kind))
         lecturer_view(settings)
         return
+    if kind is not False:
+        slide_bar()
     if code and state.get(ROOM) != code:
         join(code)
     if state.get(ROOM):
@@ -90,14 +90,18 @@ def classroom(settings, link):
 
 def follow_the_slide(settings, kind):
     """A deck's Classroom slide, for its lecturer: the slide's example and question go to the
-    room (classroom_deck.ask_slide); what cannot be done is said on the page."""
+    room (classroom_deck.ask_slide); what cannot be done is said on the page. The room as it
+    is then, or None when the store refused."""
+    store = room_store()
     try:
-        problem = ask_slide(room_store().room(st.session_state[ROOM]), settings, kind)
+        problem = ask_slide(store.room(st.session_state[ROOM]), settings, kind)
+        room = store.room(st.session_state[ROOM])
     except RoomError as exc:
         st.session_state[NOTE] = str(exc)
-        return
+        return None
     if problem:
         st.warning(problem, icon="🎞️")
+    return room
 
 
 def landing(settings, kind=None):

@@ -6,7 +6,9 @@
                                                   the room is not asking it already: a reload
                                                   or Previous back onto the slide keeps the
                                                   answers), once per arrival
-    Next / Previous (→ ←, a clicker)            -> the deck's next or previous slide
+    Next (→, a clicker's button)                -> Reveal while the room answers the
+                                                  slide's question, then the deck's next slide
+    Previous (←)                                -> the deck's previous slide
     no room yet                                 -> the landing page says what the slide asks
 
 The deck moves from slide to slide by links, each a new session, so the lecturer's room goes
@@ -27,6 +29,7 @@ from attnviz.classroom.room import normal_code
 from attnviz.links.deck import read_deck
 from attnviz.links.readers import quoted, raw_value
 from attnviz.ui.frame import page_paths
+from attnviz.ui.pages.classroom_lecturer import change_room
 from attnviz.ui.pages.classroom_shared import KEY, ROOM, cached_room_questions, room_store
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import stepper
@@ -37,6 +40,7 @@ LECTURER_COOKIE = "attnviz_lecturer"  # "CODE.KEY" of the room this browser's le
 COOKIE_VALUE = re.compile(r"([0-9A-Z]{6})\.([A-Za-z0-9_-]{1,96})")
 ARRIVED = "attnviz.classroom.deck_arrived"  # the slide whose question this session has asked
 SLIDE_TITLE = ("The class's question",)  # the deck bar's one step on this page
+REVEAL_TITLE = ("The class answers: Next (→) reveals",)
 
 
 def deck_slide():
@@ -117,9 +121,14 @@ def ask_slide(room, settings, kind):
     return None
 
 
-def slide_bar():
-    """The deck's bar (Previous, where in the deck, Next): the clicker's keys move on."""
-    stepper("Classroom", SLIDE_TITLE)
+def slide_bar(room=None):
+    """The deck's bar (Previous, where in the deck, Next): the clicker's keys move on. For the
+    lecturer of ``room`` while it answers a question, Next reveals first (a lecturer with a
+    clicker in hand then needs no mouse)."""
+    if room is not None and not room.closed and room.kind and room.phase == "answering":
+        stepper("Classroom", REVEAL_TITLE, next_action=("Reveal ▶", change_room, ("reveal",)))
+    else:
+        stepper("Classroom", SLIDE_TITLE)
 
 
 def slide_intro(settings, kind):

@@ -85,7 +85,7 @@ def open_room(settings):
     st.rerun()
 
 
-def _change(action, *args):
+def change_room(action, *args):
     """A lecturer's button callback: the store's method ``action`` (its name) on the room with
     the key and ``args``; a refusal is kept in NOTE for the page to say."""
     state = st.session_state
@@ -164,7 +164,7 @@ def lecturer_view(settings):
         if question is not None and room.phase == "answering":
             answer_count(room.code)
             st.button(
-                "Reveal", key="cls_reveal", type="primary", on_click=_change, args=("reveal",)
+                "Reveal", key="cls_reveal", type="primary", on_click=change_room, args=("reveal",)
             )
         elif question is not None:
             distribution(room, question, store.tally(room.code).counts, key="cls_lect_dist")
@@ -175,7 +175,7 @@ def lecturer_view(settings):
     st.divider()
     example_controls(room, settings)
     lecturer_link(room)
-    st.button("Close the room", key="cls_close", on_click=_change, args=("close",))
+    st.button("Close the room", key="cls_close", on_click=change_room, args=("close",))
 
 
 def example_controls(room, settings):
@@ -192,7 +192,7 @@ def example_controls(room, settings):
         "Push the sidebar's example to the phones",
         key="cls_push",
         disabled=problem is not None or shown == settings,
-        on_click=_change,
+        on_click=change_room,
         args=("push_example", settings.to_query()),
     )
 
@@ -209,7 +209,7 @@ def next_button(room, current):
         "Next question",
         key="cls_next",
         type="primary" if room.phase == "revealed" else "secondary",
-        on_click=_change,
+        on_click=change_room,
         args=("push_question", room.quiz_seed, following.kind, len(following.options)),
     )
 
@@ -231,7 +231,7 @@ def question_menu(room, current):
             "Ask this question",
             key="cls_ask",
             type="primary" if current is None else "secondary",
-            on_click=_change,
+            on_click=change_room,
             args=("push_question", room.quiz_seed, questions[k].kind, len(questions[k].options)),
         )
         others = cached_room_questions(room_settings(room), room.quiz_seed + 1)
@@ -240,6 +240,6 @@ def question_menu(room, current):
             st.button(
                 "Other questions (the next set)",
                 key="cls_other",
-                on_click=_change,
+                on_click=change_room,
                 args=("push_question", room.quiz_seed + 1, first.kind, len(first.options)),
             )
