@@ -1,12 +1,39 @@
-"""The Classroom page's link: ``room=CODE`` (a student's join link) and ``key=…`` (the
-lecturer's link, with the room's secret key). Read through the shared readers; no Streamlit.
+"""The Classroom page's link: ``room=CODE`` (a student's join link), ``me=…`` (added to a
+student's address once joined: their random id, so a reload is the same student with the same
+answer) and ``key=…`` (the lecturer's link, with the room's secret key, which never stays in
+the address). Read through the shared readers; no Streamlit.
 """
+
+import re
+import secrets
 
 from attnviz.classroom.room import CODE_PROBLEM, KEY_BYTES, normal_code
 from attnviz.links.readers import quoted, raw_value, read_text
 
-PARAMS = ("room", "key")
+PARAMS = ("room", "key", "me")
 MAX_KEY_CHARS = 4 * KEY_BYTES  # a key as made is 24 characters; a longer one is no key
+SID_BYTES = 12  # a student's random id: 16 URL-safe characters, 96 random bits
+SID_PATTERN = re.compile(r"[A-Za-z0-9_-]{16}")
+
+
+def new_sid():
+    """A session's random id (16 URL-safe characters): no names, no accounts."""
+    return secrets.token_urlsafe(SID_BYTES)
+
+
+def read_me(query):
+    """(the student id of ``me`` in ``query`` or None, warnings): an id is 16 URL-safe
+    characters as ``new_sid`` makes them; anything else is no id, with a warning."""
+    raw, warnings = raw_value(query, "me")
+    if raw is None:
+        return None, warnings
+    if SID_PATTERN.fullmatch(raw) is None:
+        warnings.append(
+            f"`me={quoted(raw)}` in the link is not a student id of this app (16 letters, "
+            "digits, - or _): you join as a new student."
+        )
+        return None, warnings
+    return raw, warnings
 
 
 def read_room(query):
@@ -26,8 +53,14 @@ def read_room(query):
 
 
 def join_query(code):
-    """A student's link parameters: {"room": code} (never the key)."""
+    """A student's link parameters: {"room": code} (never the key, never an id: the QR code
+    makes every phone a student of its own)."""
     return {"room": code}
+
+
+def student_query(code, sid):
+    """A joined student's address: the room and their id (a reload keeps both)."""
+    return {"room": code, "me": sid}
 
 
 def lecturer_query(code, key):

@@ -126,13 +126,15 @@ def keys_script():
     st.html(KEYS_JS, unsafe_allow_javascript=True)
 
 
-def stepper(page, titles, *, first=1):
+def stepper(page, titles, *, first=1, next_action=None):
     """Which steps to draw: a function of a step's number (``first`` to ``first`` + N - 1, one
     per title) that says yes or no.
 
     Every step, or in projector mode only one (``step=`` in the link, then kept in the
     session), under a slim bar with Previous, "Step k of N" and Next. A step number the link
-    gets wrong is said and replaced by the nearest one.
+    gets wrong is said and replaced by the nearest one. ``next_action``, (label, callback,
+    args), makes Next (and the clicker's →) a button that does that instead of moving on: the
+    Classroom's Reveal before the deck's next slide.
     """
     last = first + step_count(titles) - 1
     query = st.query_params.to_dict()
@@ -164,7 +166,11 @@ def stepper(page, titles, *, first=1):
         _button(back, "◀ Previous", behind, BACK_KEY, page)
         where = f" · slide {position + 1} of {len(slides)}" if slides else ""
         title.markdown(f"**{step_label(k, titles, first)}**{where}")
-        _button(forward, "Next ▶", ahead, NEXT_KEY, page)
+        if next_action is None:
+            _button(forward, "Next ▶", ahead, NEXT_KEY, page)
+        else:
+            label, callback, args = next_action
+            forward.button(label, key=NEXT_KEY, on_click=callback, args=args, width="stretch")
     return lambda step: step == k
 
 

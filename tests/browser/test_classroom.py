@@ -74,3 +74,53 @@ def test_a_lecturer_and_three_phones(browser, server):
     finally:
         lecturer.close()
         phones.close()
+
+
+def test_a_deck_asks_the_room_its_questions(browser, server):
+    """A deck with two Classroom slides and a lesson between: the lecturer opens the room on
+    the first, the phones get its question; with a clicker's → alone the lecturer reveals, goes
+    on to Why scale and to the second Classroom slide, where the controls are back (the room
+    followed the lecturer's tab from page to page) and every phone shows its question."""
+    from urllib.parse import urlencode
+
+    from attnviz.links.deck import slide, slide_query
+
+    slides = (
+        slide("Home"),
+        slide("Classroom", question="row_sum"),
+        slide("Why_scale", 1),
+        slide("Classroom", question="shape"),
+    )
+    projector = browser.new_context(viewport={"width": 1280, "height": 720})
+    phones = browser.new_context(**PHONE)
+    try:
+        lecturer = projector.new_page()
+        lecturer.goto(f"{server}/Classroom?{urlencode(slide_query(slides, 1))}")
+        lecturer.wait_for_selector("text=This slide asks the class", timeout=90_000)
+        main_button(lecturer, "Open a room").click()
+        code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
+        lecturer.locator(".st-key-cls_reveal button").wait_for(timeout=60_000)  # asked on arrival
+        student = phones.new_page()
+        student.goto(f"{server}/Classroom?room={code}")
+        student.locator(".st-key-cls_opt_1 button").tap(timeout=90_000)
+        student.wait_for_selector("text=you can change it until the reveal", timeout=90_000)
+
+        def clicker():
+            wait_for_run(lecturer)
+            lecturer.locator("[data-testid=stMain] h1").first.click()  # no box has the keys
+            lecturer.keyboard.press("ArrowRight")  # what a clicker sends
+
+        clicker()  # the first → reveals
+        student.wait_for_selector("text=The answer:", timeout=90_000)
+        assert "/Classroom?" in lecturer.url
+        for slide_no, page in ((3, "Why_scale"), (4, "Classroom")):
+            clicker()
+            lecturer.wait_for_url(f"**/{page}?*slide={slide_no}*", timeout=90_000)
+        reveal = lecturer.locator(".st-key-cls_reveal button")  # the lecturer's controls
+        reveal.wait_for(timeout=90_000)
+        student.wait_for_selector("text=Question 2.", timeout=90_000)  # shape, not row_sum
+        assert "What shape is the output" in student.locator("[data-testid=stMain]").inner_text()
+        assert error_count(lecturer) == 0 and error_count(student) == 0
+    finally:
+        projector.close()
+        phones.close()

@@ -10,6 +10,7 @@ import pytest
 from attnviz import limits
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.ui.pages.classroom_shared import KEY, ROOM, room_store
+from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, run, run_more, text_of
 
 PAGE = "pages/14_Classroom.py"
@@ -135,3 +136,67 @@ def test_an_example_too_large_for_a_phone_is_refused():
     errors = "\n".join(e.value for e in lecturer.error)
     assert f"a room shows 1 to {limits.MAX_ROOM_TOKENS}" in errors
     assert ROOM not in lecturer.session_state
+
+
+def reload(at):
+    """The same address in a new session: what a browser's reload does."""
+    return run(PAGE, {k: at.query_params[k] for k in at.query_params})
+
+
+def test_a_students_reload_is_the_same_student_with_one_answer():
+    lecturer = opened()
+    code = lecturer.session_state[ROOM]
+    student = run(PAGE, {"room": code})
+    sid = student.query_params["me"]
+    assert student.query_params["room"] == code and len(sid) == 16
+    click(student, "cls_opt_1")
+    again = reload(student)
+    assert again.query_params["me"] == sid
+    assert "Your answer: **B**" in "\n".join(s.value for s in again.success)  # still theirs
+    click(again, "cls_opt_0")  # the new tap replaces the answer given before the reload
+    tally = room_store().tally(code)
+    assert (tally.answered, tally.students) == (1, 1)
+    assert tally.counts[:2] == (1, 0)
+    other = run(PAGE, {"room": code})  # the join link (the QR code) makes a new student
+    assert other.query_params["me"] != sid
+    for bad in ("x" * 15, "<b>me</b>xxxxxxxxx", sid + "A"):
+        stranger = run(PAGE, {"room": code, "me": bad})
+        assert "is not a student id" in "\n".join(w.value for w in stranger.warning)
+        assert stranger.query_params["me"] not in (bad, sid)  # a new id instead
+    assert room_store().tally(code).students == 5
+
+
+def test_a_lecturers_reload_needs_the_lecturer_link():
+    lecturer = opened()
+    code, key = lecturer.session_state[ROOM], lecturer.session_state[KEY]
+    assert "Reloading this tab leaves the room's controls" in text_of(lecturer)
+    assert "key" not in lecturer.query_params and "room" not in lecturer.query_params
+    linked = run(PAGE, {"room": code, "key": key})
+    assert "key" not in linked.query_params and "room" not in linked.query_params
+    reloaded = reload(linked)  # the address bar holds neither key nor code
+    assert not buttons(reloaded) & LECTURER_KEYS
+    assert "Your lecturer link brings its controls back" in text_of(reloaded)
+    assert room_store().tally(code).students == 0  # the lecturer did not become a student
+
+
+def test_a_full_room_and_flooding_answers_are_said_on_the_phone():
+    lecturer = opened()
+    code = lecturer.session_state[ROOM]
+    store = room_store()
+    for k in range(limits.MAX_ROOM_STUDENTS):  # a full room, through the store
+        store.join(code, f"s{k:015d}")  # ids as a student's address holds them
+    late = run(PAGE, {"room": code})
+    full = "\n".join(e.value for e in late.error)
+    assert f"Room {code} is full: it has {limits.MAX_ROOM_STUDENTS} students" in full
+    assert not any(b.startswith("cls_opt_") for b in buttons(late))
+    flooder = run(PAGE, {"room": code, "me": f"s{0:015d}"})  # one already in, reloading
+    assert "cls_opt_0" in buttons(flooder)
+    minute = (time.time() // 60 + 1) * 60  # the next minute starts: every tap counts in it
+    store.clock = lambda: minute
+    for k in range(limits.MAX_ANSWERS_PER_MINUTE):
+        flooder.button(key=f"cls_opt_{k % 2}").click().run()
+    assert not flooder.warning
+    click(flooder, "cls_opt_1")  # one tap too many in this minute
+    warning = "\n".join(w.value for w in flooder.warning)  # the store's sentence, as text
+    assert md_escape(f"at most {limits.MAX_ANSWERS_PER_MINUTE} a minute. Wait a minute") in warning
+    assert store.tally(code).answered == 1 and store.my_answer(code, f"s{0:015d}") == 1

@@ -85,7 +85,7 @@ def open_room(settings):
     st.rerun()
 
 
-def _change(action, *args):
+def change_room(action, *args):
     """A lecturer's button callback: the store's method ``action`` (its name) on the room with
     the key and ``args``; a refusal is kept in NOTE for the page to say."""
     state = st.session_state
@@ -110,7 +110,11 @@ def join_panel(room):
 
 
 def lecturer_link(room):
-    """The lecturer's link, folded away (it holds the key)."""
+    """The lecturer's link, folded away (it holds the key), and what a reload does."""
+    st.caption(
+        "Reloading this tab leaves the room's controls: reopen them with the lecturer link "
+        "below. The address bar never shows the key, so the projector does not."
+    )
     with st.expander("Lecturer link (keep it off the projector)"):
         st.caption(
             "It reopens this room with its controls on another device or after a reload. "
@@ -160,18 +164,18 @@ def lecturer_view(settings):
         if question is not None and room.phase == "answering":
             answer_count(room.code)
             st.button(
-                "Reveal", key="cls_reveal", type="primary", on_click=_change, args=("reveal",)
+                "Reveal", key="cls_reveal", type="primary", on_click=change_room, args=("reveal",)
             )
         elif question is not None:
-            distribution(question, store.tally(room.code).counts, key="cls_lect_dist")
+            distribution(room, question, store.tally(room.code).counts, key="cls_lect_dist")
         next_button(room, question)
         question_menu(room, question)
     if question is not None and room.phase == "revealed":
-        proof(question, key="cls_lect_proof")
+        proof(room, question, key="cls_lect_proof")
     st.divider()
     example_controls(room, settings)
     lecturer_link(room)
-    st.button("Close the room", key="cls_close", on_click=_change, args=("close",))
+    st.button("Close the room", key="cls_close", on_click=change_room, args=("close",))
 
 
 def example_controls(room, settings):
@@ -188,7 +192,7 @@ def example_controls(room, settings):
         "Push the sidebar's example to the phones",
         key="cls_push",
         disabled=problem is not None or shown == settings,
-        on_click=_change,
+        on_click=change_room,
         args=("push_example", settings.to_query()),
     )
 
@@ -205,7 +209,7 @@ def next_button(room, current):
         "Next question",
         key="cls_next",
         type="primary" if room.phase == "revealed" else "secondary",
-        on_click=_change,
+        on_click=change_room,
         args=("push_question", room.quiz_seed, following.kind, len(following.options)),
     )
 
@@ -227,7 +231,7 @@ def question_menu(room, current):
             "Ask this question",
             key="cls_ask",
             type="primary" if current is None else "secondary",
-            on_click=_change,
+            on_click=change_room,
             args=("push_question", room.quiz_seed, questions[k].kind, len(questions[k].options)),
         )
         others = cached_room_questions(room_settings(room), room.quiz_seed + 1)
@@ -236,6 +240,6 @@ def question_menu(room, current):
             st.button(
                 "Other questions (the next set)",
                 key="cls_other",
-                on_click=_change,
+                on_click=change_room,
                 args=("push_question", room.quiz_seed + 1, first.kind, len(first.options)),
             )

@@ -6,17 +6,19 @@ the lecturer's key (only in the lecturer's session), SEEN the room version last 
 message from a button's callback. Widget keys start with ``cls_``.
 """
 
-import secrets
-
 import pandas as pd
 import streamlit as st
 
 from attnviz.charts.class_answers import answer_bars
 from attnviz.charts.line_charts import vector_bars
+from attnviz.charts.matrix import matrix_heatmap
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts.words import figure_text
 from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError, make_store
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
-from attnviz.ui.cache import shared_cache
+from attnviz.limits import CACHE_ROOM_FIGURES
+from attnviz.links.classroom import new_sid
+from attnviz.ui.cache import object_bytes, shared_cache
 from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import draw_chart
 from attnviz.ui.sidebar import is_present
@@ -28,6 +30,7 @@ KEY = "attnviz.classroom.key"
 SEEN = "attnviz.classroom.seen"
 NOTE = "attnviz.classroom.note"
 POLL_SECONDS = 1.5  # how often a phone (and the lecturer's count) asks for the room's version
+ROOM_A_TEXT_PX = 11  # the room's A on a phone: 12 tokens in 390 px
 NO_MODEBAR = {"displayModeBar": False}  # on a phone the toolbar covers the chart's title
 # Tap targets of at least 44 px (buttons, the code box), one column on a phone
 TOUCH_CSS = """<style>
@@ -43,8 +46,9 @@ def room_store():
 
 
 def session_id():
-    """This session's random id (16 URL-safe characters): no names, no accounts."""
-    return st.session_state.setdefault(SID, secrets.token_urlsafe(12))
+    """This session's random id (16 URL-safe characters): no names, no accounts. A student's
+    address keeps it (``me=``), so a reload is the same student (classroom.classroom)."""
+    return st.session_state.setdefault(SID, new_sid())
 
 
 def say(exc):
@@ -60,11 +64,6 @@ def say(exc):
 def cached_room_questions(settings, quiz_seed):
     """Every question of set ``quiz_seed`` on the example of ``settings`` (small, frozen)."""
     return all_questions(settings, quiz_seed)
-
-
-def room_example(room):
-    """The Example the room shows (from the shared cache)."""
-    return cached_example(room_settings(room))
 
 
 def room_question(room):
@@ -87,25 +86,87 @@ def question_text(question, number):
     st.markdown(f"**Question {number}.** {md_escape(question.text)}")
 
 
-def distribution(question, counts, key, height=300):
-    """The class's answers as bars, the right one green (chart key ``key``)."""
-    text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
+# A room's charts are the same on every phone: each is made once per room version for all of
+# them (a reveal asks 60 at once), keyed by the room's settings, question set and kind, with
+# its text alternative (charts.words.figure_text: 13 ms for A at 12 tokens), as (fig, words)
+@shared_cache(*CACHE_ROOM_FIGURES, size=object_bytes)
+def answers_figure(settings, quiz_seed, kind, counts, text_px, height):
+    """The class's answers ``counts`` to question ``kind`` as bars, the right one green."""
+    question = question_of(cached_room_questions(settings, quiz_seed), kind)
     letters = [letter(k) for k in range(len(question.options))]
-    fig = answer_bars(
-        letters, question.options, counts, question.answer_index, text_px=text_px, height=height
+    return with_words(
+        answer_bars(
+            letters,
+            question.options,
+            counts,
+            question.answer_index,
+            text_px=text_px,
+            height=height,
+        )
     )
-    draw_chart(fig, key, share=None, title="The class's answers", config=NO_MODEBAR, theme=None)
 
 
-def proof(question, key):
+@shared_cache(*CACHE_ROOM_FIGURES, size=object_bytes)
+def proof_figures(settings, quiz_seed, kind):
+    """The rows of A that prove question ``kind``'s answer, as bar charts (a tuple)."""
+    question = question_of(cached_room_questions(settings, quiz_seed), kind)
+    return tuple(
+        with_words(vector_bars(b.values, b.labels, title=b.title, value_name=b.value_name))
+        for b in question.bars
+    )
+
+
+@shared_cache(*CACHE_ROOM_FIGURES, size=object_bytes)
+def room_a_figure(settings):
+    """The attention matrix A of the example of ``settings``, small enough for a phone."""
+    example = cached_example(settings)
+    r = example.result
+    return with_words(
+        matrix_heatmap(
+            r.attention,
+            example.labels,
+            example.labels,
+            title="The room's example: A",
+            family="A",
+            kind="probability",
+            value_name="A_ij",
+            mask=r.mask,
+            text_px=ROOM_A_TEXT_PX,
+        )
+    )
+
+
+def with_words(fig):
+    """(``fig``, its text alternative) for draw_chart."""
+    return fig, figure_text(fig)
+
+
+def distribution(room, question, counts, key, height=300):
+    """The class's answers to ``question`` (the room's) as bars (chart key ``key``)."""
+    text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
+    settings = room_settings(room)
+    fig, words = answers_figure(
+        settings, room.quiz_seed, question.kind, tuple(counts), text_px, height
+    )
+    draw_chart(
+        fig,
+        key,
+        share=None,
+        title="The class's answers",
+        words=words,
+        config=NO_MODEBAR,
+        theme=None,
+    )
+
+
+def proof(room, question, key):
     """The right answer and the numbers that prove it: the explanation, the question's rows of
     A as bars (chart keys ``{key}_<m>``) and its table."""
     q = question
     st.markdown(f"The answer: {option_text(q.answer_index, q.answer)}")
     st.markdown(f"**Why:** {md_escape(q.explanation)}")
-    for m, bars in enumerate(q.bars):
-        fig = vector_bars(bars.values, bars.labels, title=bars.title, value_name=bars.value_name)
-        draw_chart(fig, f"{key}_{m}", config=NO_MODEBAR)
+    for m, (fig, words) in enumerate(proof_figures(room_settings(room), room.quiz_seed, q.kind)):
+        draw_chart(fig, f"{key}_{m}", words=words, config=NO_MODEBAR)
     if q.table is not None:
         t = q.table  # a data grid shows its cells as plain text
         index = pd.Index(t.index, name=t.index_name)

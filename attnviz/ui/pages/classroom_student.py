@@ -9,9 +9,9 @@ ever drawn. Widget keys: ``cls_join_code``, ``cls_join`` (the join form), ``cls_
 
 import streamlit as st
 
-from attnviz.charts.matrix import matrix_heatmap
 from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
-from attnviz.classroom.questions import letter
+from attnviz.classroom.questions import letter, room_settings
+from attnviz.links.classroom import student_query
 from attnviz.ui.matrix import draw_chart
 from attnviz.ui.pages.classroom_shared import (
     NO_MODEBAR,
@@ -23,15 +23,13 @@ from attnviz.ui.pages.classroom_shared import (
     option_text,
     proof,
     question_text,
-    room_example,
+    room_a_figure,
     room_question,
     room_store,
     say,
     session_id,
 )
 from attnviz.ui.text import md_escape
-
-ROOM_A_TEXT_PX = 11  # the room's A on a phone: 12 tokens in 390 px
 
 
 def join(code):
@@ -43,8 +41,8 @@ def join(code):
         say(exc)
         return False
     st.session_state[ROOM] = room.code
-    st.query_params["room"] = room.code  # a reload comes back to the room
-    return True
+    st.query_params.update(student_query(room.code, session_id()))  # a reload: the same
+    return True  # student in the same room, their answer kept
 
 
 def join_form():
@@ -68,25 +66,14 @@ def _answer(code, k):
 
 def _leave():
     st.session_state.pop(ROOM, None)
-    st.query_params.pop("room", None)
+    for name in student_query("", ""):
+        st.query_params.pop(name, None)
 
 
 def room_example_view(room):
     """The room's attention matrix A, small enough for a phone (no toolbar)."""
-    example = room_example(room)
-    r = example.result
-    fig = matrix_heatmap(
-        r.attention,
-        example.labels,
-        example.labels,
-        title="The room's example: A",
-        family="A",
-        kind="probability",
-        value_name="A_ij",
-        mask=r.mask,
-        text_px=ROOM_A_TEXT_PX,
-    )
-    draw_chart(fig, "cls_room_A", share=None, config=NO_MODEBAR, theme=None)
+    fig, words = room_a_figure(room_settings(room))
+    draw_chart(fig, "cls_room_A", share=None, words=words, config=NO_MODEBAR, theme=None)
 
 
 def student_view(code):
@@ -162,5 +149,5 @@ def revealed(room, question, mine):
     except StoreUnavailableError as exc:
         say(exc)
     else:
-        distribution(question, tally.counts, key="cls_dist", height=260)
-    proof(question, key="cls_proof")
+        distribution(room, question, tally.counts, key="cls_dist", height=260)
+    proof(room, question, key="cls_proof")

@@ -66,7 +66,8 @@ def deck_editor(slides):
             "settings": st.column_config.TextColumn(
                 "settings",
                 help="Its own link parameters, as in a link: e.g. edit=1,0,5 or "
-                "mask=causal&d_k=8 (empty: the defaults).",
+                "mask=causal&d_k=8 (empty: the defaults); on a Classroom slide, question=row_sum "
+                "asks your room that question.",
             ),
         },
     )
