@@ -125,4 +125,5 @@ MAX_ROOM_TOKENS = 12  # its tokens: the phones draw A, n x n, in one column of 3
 MAX_ROOM_DIM = 64  # d_model, d_k and d_v of a pushed example
 CACHE_ROOM_FIGURES = (48, 24)  # a room's charts, drawn once for all its phones (a few hundred
 # KB each: A at 12 tokens, the class's answers, the proof's bars)
+CACHE_QR_CODES = (32, 1)  # the rooms' QR codes as PNG, under 1 KB each
 MAX_STORED_CHARS = 4000  # one stored room's state, as JSON; a room beyond it is refused

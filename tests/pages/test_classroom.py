@@ -9,7 +9,7 @@ import pytest
 
 from attnviz import limits
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
-from attnviz.ui.pages.classroom_shared import KEY, ROOM, room_store
+from attnviz.ui.pages.classroom_shared import KEY, ROOM, forget_room_store, room_store
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, run, run_more, text_of
 
@@ -20,9 +20,9 @@ MARKUP = "<b>x</b> *y* [z](http://e.org)"
 
 @pytest.fixture(autouse=True)
 def fresh_store():
-    room_store.clear()
+    forget_room_store()
     yield
-    room_store.clear()
+    forget_room_store()
 
 
 def click(at, key):
@@ -101,6 +101,18 @@ def test_the_lecturers_link_and_wrong_keys():
         assert not buttons(thief) & LECTURER_KEYS  # joined as a student, no more
 
 
+def test_a_clear_cache_from_any_browser_keeps_the_rooms():
+    import streamlit as st
+
+    lecturer = opened()
+    code = lecturer.session_state[ROOM]
+    st.cache_data.clear()  # what Streamlit's "Clear cache" message does, which any browser sends
+    st.cache_resource.clear()
+    student = run(PAGE, {"room": code})
+    assert len([b for b in buttons(student) if b.startswith("cls_opt_")]) > 0
+    assert room_store().room(code).code == code
+
+
 def test_codes_that_find_no_room():
     bad = run(PAGE, {"room": "<script>x</script>"})
     assert "is not a room code" in "\n".join(w.value for w in bad.warning)
@@ -121,7 +133,7 @@ def test_a_redis_that_cannot_be_reached_is_said_plainly(monkeypatch):
     from tools.browser import free_port
 
     monkeypatch.setenv("ATTNVIZ_REDIS_URL", f"redis://127.0.0.1:{free_port()}/0")
-    room_store.clear()
+    forget_room_store()
     lecturer = run(PAGE)
     click(lecturer, "cls_open")
     assert "(Redis) cannot be reached" in "\n".join(w.value for w in lecturer.warning)

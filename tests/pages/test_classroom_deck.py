@@ -9,7 +9,7 @@ import pytest
 from attnviz.classroom.room import new_key
 from attnviz.ui.pages import classroom_deck
 from attnviz.ui.pages.classroom_deck import LECTURER_COOKIE, parse_remembered
-from attnviz.ui.pages.classroom_shared import KEY, ROOM, room_store
+from attnviz.ui.pages.classroom_shared import KEY, ROOM, forget_room_store, room_store
 from tests.helpers import run, text_of
 
 PAGE = "pages/14_Classroom.py"
@@ -19,9 +19,9 @@ LECTURER_KEYS = {"cls_push", "cls_ask", "cls_reveal", "cls_next", "cls_close"}
 
 @pytest.fixture(autouse=True)
 def fresh_store():
-    room_store.clear()
+    forget_room_store()
     yield
-    room_store.clear()
+    forget_room_store()
 
 
 def on_slide(question="row_sum", **more):

@@ -16,7 +16,9 @@ import streamlit as st
 
 from attnviz.classroom import RoomError
 from attnviz.classroom.questions import pushable_problem, room_settings
+from attnviz.limits import CACHE_QR_CODES
 from attnviz.links.classroom import join_query, lecturer_query
+from attnviz.ui.cache import object_bytes, shared_cache
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
@@ -62,7 +64,7 @@ def page_link(query):
     return f"{app_address()}/{PAGE_PATH}?{params}"
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@shared_cache(*CACHE_QR_CODES, size=object_bytes)
 def qr_png(text):
     """A QR code of ``text`` as PNG bytes (segno; error correction M, a 4-module quiet zone)."""
     buffer = io.BytesIO()

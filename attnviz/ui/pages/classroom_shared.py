@@ -18,7 +18,7 @@ from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableErro
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.limits import CACHE_ROOM_FIGURES
 from attnviz.links.classroom import new_sid
-from attnviz.ui.cache import object_bytes, shared_cache
+from attnviz.ui.cache import cached_call, forget, object_bytes, register, shared_cache
 from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import draw_chart
 from attnviz.ui.sidebar import is_present
@@ -39,10 +39,22 @@ TOUCH_CSS = """<style>
 </style>"""
 
 
-@st.cache_resource(show_spinner=False)
+# The server's one RoomStore, pinned in the server's caches (attnviz/ui/cache.py). Not
+# st.cache_resource: Streamlit's "Clear cache" message, which any browser may send, would
+# drop it, and with the in-process store every open room and its answers.
+ROOM_STORE_CACHE = "attnviz.classroom.store"
+register(ROOM_STORE_CACHE, 1, pinned=True)
+
+
 def room_store():
     """The server's RoomStore (Redis when ATTNVIZ_REDIS_URL is set), made once per process."""
-    return make_store()
+    return cached_call(ROOM_STORE_CACHE, (), make_store, size=lambda _: 0)
+
+
+def forget_room_store():
+    """Drop the server's RoomStore and, in process, its rooms (tests: as if the server had just
+    started)."""
+    forget(ROOM_STORE_CACHE)
 
 
 def session_id():
