@@ -116,5 +116,5 @@ if show(4):
 if show(5):
     st.subheader("Output = AV")
     output_step(this)
-    st.dataframe(dimension_table(r), hide_index=True, width="content")
+    st.markdown(dimension_table(r))
 download_matrices(key)
