@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.student import Student, proc_cpu_s  # noqa: E402
+from benchmarks.student import RunError, Student, proc_cpu_s  # noqa: E402
 from tools.browser import server_pid, server_port, streamlit_server  # noqa: E402
 
 WORDS = ["the", "cat", "sat", "on", "a", "mat", "while", "it", "rained", "and", "a", "dog", "slept"]
@@ -96,6 +96,21 @@ async def interaction(url, page, q, pid):
         return opened, open_cpu, changed, proc_cpu_s(pid) - cpu
 
 
+def page_rounds(page, rounds, servers, rows):
+    """``rounds`` rounds of ``page`` on every server (the floor shows its one page), in
+    ``rows[page, server]``; round -1 warms every server (imports, caches)."""
+    names = list(servers)
+    for r in range(-1, rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            url, pid = servers[name]
+            shown = "" if name == "floor" or page == "Home" else page
+            result = asyncio.run(interaction(url, shown, query(r), pid))
+            if r >= 0:
+                rows[page, name].append(result)
+        if r >= 0 and (r + 1) % 5 == 0:
+            print(f"{page}: round {r + 1} of {rounds}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=20)
@@ -114,16 +129,12 @@ def main():
             servers[name] = (url, server_pid(server_port(url)))
         names = list(servers)
         rows = {(page, name): [] for page in args.page for name in names}
-        for page in args.page:  # each page's rounds alternate with the floor's
-            for r in range(-1, args.rounds):  # round -1 warms every server (imports, caches)
-                for name in names[r % len(names) :] + names[: r % len(names)]:
-                    url, pid = servers[name]
-                    shown = "" if name == "floor" or page == "Home" else page
-                    result = asyncio.run(interaction(url, shown, query(r), pid))
-                    if r >= 0:
-                        rows[page, name].append(result)
-                if r >= 0 and (r + 1) % 5 == 0:
-                    print(f"{page}: round {r + 1} of {args.rounds}", flush=True)
+        for page in list(args.page):  # each page's rounds alternate with the floor's
+            try:
+                page_rounds(page, args.rounds, servers, rows)
+            except (KeyError, RunError) as exc:  # no d_k on the page, or the run failed
+                print(f"{page}: not measured ({type(exc).__name__}: {exc})", flush=True)
+                args.page.remove(page)
     print(f"\n{time.strftime('%Y-%m-%d %H:%M')}, {args.rounds} rounds")
     head = f"{'page':<22}{'server':<22}{'open s':>8}{'open CPU':>10}{'change s':>10}"
     print(head + f"{'change CPU':>12}{'open/floor':>12}{'change/floor':>14}")
