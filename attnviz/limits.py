@@ -36,8 +36,12 @@ CACHE_CHAT_MODEL = (1, 300)  # the chat model (SmolLM2: 165 MB from the GGUF, 27
 # Hub, as on Community Cloud): never evicted either
 CACHE_GPT_RUNS = (8, 110)  # the tiny GPT's trained runs (4 choices, with and without scaling)
 CACHE_GEO_FIGURES = (16, 40)  # the geometry page's figures, every frame in (about 2 MB each)
-HEAVY_AT_ONCE = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
-# heavy computations that run at once (attnviz/ui/heavy.py), one per core; the rest queue
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+HEAVY_AT_ONCE = max(1, CORES - 1)
+# heavy computations that run at once (attnviz/ui/heavy.py), one core fewer than the server has
+# (at least one), so that a class's small changes keep a core; the rest queue. Measured on 2
+# cores with 10 max-size links at once: an innocent change's p95 0.50-0.64 s with one slot,
+# 0.76-1.10 s with two (docs/performance.md)
 HEAVY_BYTES = 16_000_000  # an example whose arrays may take this much is heavy: n = 512 with
 # d_model = 512 (29 MB), not n = 512 with d_model = 8 (11 MB, about 0.3 s)
 MAX_JSON_NUMBERS = 200_000  # numbers in the step page's JSON download (about 4 MB, 0.4 s to

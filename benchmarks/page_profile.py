@@ -7,8 +7,12 @@ of the N sessions has a sentence of its own (7 to 10 tokens, d_model 8, d_k 4) a
 d_k to 3 once. Prints the script thread's CPU per change and the profile.
 
     python benchmarks/page_profile.py [--page 1_Step_by_step.py] [--sort tottime] [--n 10]
+    python benchmarks/page_profile.py --floor   # the bare floor page of step_cpu.py
+    python benchmarks/page_profile.py --cpu-only --root /tmp/main   # no profiler, another tree
 
-A script, never a test. Profiling inflates the times; compare runs of this script only.
+A script, never a test. The profile counts the script thread's CPU time (not the wall clock,
+which a loaded machine inflates); profiling inflates the times, most for code of many small
+calls (Plotly's validation): compare runs of this script only, and times with ``--cpu-only``.
 """
 
 import argparse
@@ -16,6 +20,7 @@ import cProfile
 import io
 import pstats
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -34,15 +39,26 @@ def main():
     parser.add_argument("--sort", default="cumulative")
     parser.add_argument("--n", type=int, default=10)
     parser.add_argument("--lines", type=int, default=60)
+    parser.add_argument("--floor", action="store_true", help="profile step_cpu.py's floor")
+    parser.add_argument("--cpu-only", action="store_true", help="no profiler: the CPU alone")
+    parser.add_argument("--root", type=Path, default=ROOT, help="another checkout's pages")
     args = parser.parse_args()
-    profiler, state = cProfile.Profile(), {"on": False, "cpu": 0.0}
+    sys.path.insert(0, str(args.root))  # its attnviz, not this checkout's
+    script = args.root / "pages" / args.page
+    if args.floor:
+        from benchmarks.step_cpu import FLOOR
+
+        script = Path(tempfile.mkdtemp()) / "floor.py"
+        script.write_text(FLOOR)
+    profiler, state = cProfile.Profile(time.thread_time), {"on": False, "cpu": 0.0}
     run_script = script_runner.exec_func_with_error_handling
 
     def profiled(func, ctx):
         if not state["on"]:
             return run_script(func, ctx)
         start = time.thread_time()
-        profiler.enable()
+        if not args.cpu_only:
+            profiler.enable()
         try:
             return run_script(func, ctx)
         finally:
@@ -52,7 +68,7 @@ def main():
     script_runner.exec_func_with_error_handling = profiled
     apps = []
     for k in range(args.n):
-        at = AppTest.from_file(str(ROOT / "pages" / args.page), default_timeout=600)
+        at = AppTest.from_file(str(script), default_timeout=600)
         at.query_params["tokens"] = " ".join(WORDS[: 6 + k % 4]) + f" w{k}"
         at.run()
         apps.append(at)
@@ -62,6 +78,8 @@ def main():
         if at.exception:
             raise RuntimeError(at.exception[0].value)
     print(f"script thread CPU per change: {state['cpu'] / args.n * 1000:.0f} ms")
+    if args.cpu_only:
+        return
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats(args.sort).print_stats(args.lines)
     print(out.getvalue())

@@ -10,16 +10,20 @@ then changes d_k (``change``); the server's CPU (user + system, /proc/PID/stat) 
 and after each, 0.3 s after its run finished, so what the server does after the last message
 counts too. Classroom sizes: 6 to 10 tokens, d_model 8, d_k 4 (3 on a change).
 
-    python benchmarks/step_cpu.py [--rounds 20] [--page Step_by_step] [--against PATH ...]
+    python benchmarks/step_cpu.py [--rounds 20] [--page Step_by_step ...] [--against PATH ...]
 
 ``--against`` adds other checkouts (e.g. ``git worktree add --detach /tmp/base c43008f``), each
 on a server of its own. Prints each server's median wall time and mean CPU per interaction and
-each page's CPU over the floor's. A script, never a test: its numbers depend on the machine.
+each page's CPU over the floor's. ``--page`` takes several pages (``Home`` is the app's home):
+each is measured in rounds of its own, alternating with the floor's, against the same floor (the
+step page's: a page that shows this much). A script, never a test: its numbers depend on the
+machine.
 """
 
 import argparse
 import asyncio
 import contextlib
+import shutil
 import statistics
 import sys
 import tempfile
@@ -29,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.student import Student, proc_cpu_s  # noqa: E402
+from benchmarks.student import RunError, Student, proc_cpu_s  # noqa: E402
 from tools.browser import server_pid, server_port, streamlit_server  # noqa: E402
 
 WORDS = ["the", "cat", "sat", "on", "a", "mat", "while", "it", "rained", "and", "a", "dog", "slept"]
@@ -92,42 +96,59 @@ async def interaction(url, page, q, pid):
         return opened, open_cpu, changed, proc_cpu_s(pid) - cpu
 
 
+def page_rounds(page, rounds, servers, rows):
+    """``rounds`` rounds of ``page`` on every server (the floor shows its one page), in
+    ``rows[page, server]``; round -1 warms every server (imports, caches)."""
+    names = list(servers)
+    for r in range(-1, rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            url, pid = servers[name]
+            shown = "" if name == "floor" or page == "Home" else page
+            result = asyncio.run(interaction(url, shown, query(r), pid))
+            if r >= 0:
+                rows[page, name].append(result)
+        if r >= 0 and (r + 1) % 5 == 0:
+            print(f"{page}: round {r + 1} of {rounds}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=20)
-    parser.add_argument("--page", default="Step_by_step")
+    parser.add_argument("--page", nargs="+", default=["Step_by_step"], help="Home is the app")
     parser.add_argument("--against", nargs="*", default=[])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as floor_root, contextlib.ExitStack() as stack:
         (Path(floor_root) / "app.py").write_text(FLOOR)
-        trees = {"floor": (Path(floor_root), "")}
-        trees["this checkout"] = (ROOT, args.page)
-        for other in args.against:
-            trees[str(other)] = (Path(other), args.page)
+        # the floor runs with this checkout's server settings (runner.postScriptGC among them)
+        shutil.copytree(ROOT / ".streamlit", Path(floor_root) / ".streamlit")
+        trees = {"floor": Path(floor_root), "this checkout": ROOT}
+        trees |= {str(other): Path(other) for other in args.against}
         servers = {}
-        for name, (root, page) in trees.items():
+        for name, root in trees.items():
             url = stack.enter_context(streamlit_server(root=root))
-            servers[name] = (url, page, server_pid(server_port(url)))
-        rows = {name: [] for name in servers}
+            servers[name] = (url, server_pid(server_port(url)))
         names = list(servers)
-        for r in range(-1, args.rounds):  # round -1 warms every server (imports, caches)
-            for name in names[r % len(names) :] + names[: r % len(names)]:
-                result = asyncio.run(interaction(*servers[name][:2], query(r), servers[name][2]))
-                if r >= 0:
-                    rows[name].append(result)
-            if r >= 0 and (r + 1) % 5 == 0:
-                print(f"round {r + 1} of {args.rounds}", flush=True)
-    print(f"\n{time.strftime('%Y-%m-%d %H:%M')}, {args.page}, {args.rounds} rounds")
-    head = f"{'server':<28}{'open s':>8}{'open CPU':>10}{'change s':>10}{'change CPU':>12}"
-    print(head + f"{'open/floor':>12}{'change/floor':>14}")
-    floor = [statistics.mean(t[k] for t in rows["floor"]) for k in (1, 3)]
-    for name, results in rows.items():
-        wall = [statistics.median(t[k] for t in results) for k in (0, 2)]
-        cpu = [statistics.mean(t[k] for t in results) for k in (1, 3)]
-        print(
-            f"{name[-28:]:<28}{wall[0]:>8.3f}{cpu[0] * 1000:>8.0f}ms{wall[1]:>10.3f}"
-            f"{cpu[1] * 1000:>10.0f}ms{cpu[0] / floor[0]:>12.2f}{cpu[1] / floor[1]:>14.2f}"
-        )
+        rows = {(page, name): [] for page in args.page for name in names}
+        for page in list(args.page):  # each page's rounds alternate with the floor's
+            try:
+                page_rounds(page, args.rounds, servers, rows)
+            except (KeyError, RunError) as exc:  # no d_k on the page, or the run failed
+                print(f"{page}: not measured ({type(exc).__name__}: {exc})", flush=True)
+                args.page.remove(page)
+    print(f"\n{time.strftime('%Y-%m-%d %H:%M')}, {args.rounds} rounds")
+    head = f"{'page':<22}{'server':<22}{'open s':>8}{'open CPU':>10}{'change s':>10}"
+    print(head + f"{'change CPU':>12}{'open/floor':>12}{'change/floor':>14}")
+    for page in args.page:
+        floor = [statistics.mean(t[k] for t in rows[page, "floor"]) for k in (1, 3)]
+        for name in names:
+            results = rows[page, name]
+            wall = [statistics.median(t[k] for t in results) for k in (0, 2)]
+            cpu = [statistics.mean(t[k] for t in results) for k in (1, 3)]
+            print(
+                f"{page[:21]:<22}{name[-21:]:<22}{wall[0]:>8.3f}{cpu[0] * 1000:>8.0f}ms"
+                f"{wall[1]:>10.3f}{cpu[1] * 1000:>10.0f}ms{cpu[0] / floor[0]:>12.2f}"
+                f"{cpu[1] / floor[1]:>14.2f}"
+            )
 
 
 if __name__ == "__main__":

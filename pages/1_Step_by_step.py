@@ -124,10 +124,6 @@ if show(9):
     )
 if show(10):
     st.header(STEP_TITLES[10])
-    table = steps.dimension_table(r)
-    if is_present():  # static, in the page's larger text
-        st.table(table.set_index(table.columns[0]))
-    else:
-        st.dataframe(table, hide_index=True, width="content")
+    st.markdown(steps.dimension_table(r))
     summary_view(r)
 downloads(example)

@@ -19,7 +19,6 @@ from attnviz.ui.pages.your_own_numbers import (
     sync_url,
     unedited,
 )
-from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import first_screen, intro, stepper
 from attnviz.ui.steps import (
@@ -115,5 +114,5 @@ if show(4):
 if show(5):
     st.subheader("Output = AV")
     output_step(this)
-    data_table(dimension_table(r), hide_index=True, width="content")
+    st.markdown(dimension_table(r))
 download_matrices(key)

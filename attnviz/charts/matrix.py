@@ -41,7 +41,7 @@ MAX_LABELLED_CELLS = 32 * 32  # hover with whole labels (customdata) up to this 
 
 def _format(value, exact=False):
     """A cell's value as text: 2 decimals on the cell, 6 significant digits in the hover."""
-    if np.isneginf(value):
+    if value == -math.inf:  # (np.isneginf on one number costs as much as the formatting)
         return "−∞ (masked)" if exact else "−∞"
     if exact:
         return f"{value:.6g}"
@@ -226,7 +226,7 @@ def _hover(M, values, hidden, row_labels, col_labels, names, reduced):
         cols = [f"{escape_label(label)} (column {j})" for j, label in enumerate(col_labels)]
         customdata[:, :, 0] = np.array(rows, dtype=object)[:, None]
         customdata[:, :, 1] = np.array(cols, dtype=object)[None, :]
-        customdata[:, :, 2] = [[_format(v, exact=True) for v in row] for row in M]
+        customdata[:, :, 2] = [[_format(v, exact=True) for v in row] for row in M.tolist()]
         if hidden is not None:  # the value the cell holds, said to be masked
             for i, j in zip(*np.nonzero(hidden), strict=True):
                 customdata[i, j, 2] = f"{_format(values[i, j], exact=True)} (masked)"
@@ -287,7 +287,7 @@ def _numbers(heatmap, M, hidden, size, cell_px):
     nothing), when the matrix is small and the widest number fits a cell's ``cell_px``
     pixels at font ``size``: measured, so that neighbours never run together."""
     if M.size <= MAX_CELLS_WITH_TEXT:
-        cells = [[_format(v) for v in row] for row in M]  # a masked logit shows −∞
+        cells = [[_format(v) for v in row] for row in M.tolist()]  # a masked logit: −∞
         if hidden is not None:
             for i, j in zip(*np.nonzero(hidden), strict=True):
                 cells[i][j] = ""  # masked by the mask given: grey, no number

@@ -1,10 +1,11 @@
 """One heavy link cannot stall the class: the heavy work that runs at once is bounded.
 
 A heavy computation (a tiny GPT's training, a max-size example, the real model's forward pass)
-runs only when one of ``limits.HEAVY_AT_ONCE`` slots (one per core) is free; the others queue
-in the order they came, and their page says "waiting: k ahead of you" with a progress bar
-(``waiting_notice``). Everything else (a student's change at classroom sizes, every cache hit)
-never waits here. ``HEAVY`` is the server's one gate; ``gated(compute, cost)`` runs through it.
+runs only when one of ``limits.HEAVY_AT_ONCE`` slots (one core fewer than the server has, at
+least one) is free; the others queue in the order they came, and their page says "waiting: k
+ahead of you" with a progress bar (``waiting_notice``). Everything else (a student's change at
+classroom sizes, every cache hit) never waits here. ``HEAVY`` is the server's one gate;
+``gated(compute, cost)`` runs through it.
 """
 
 import threading

@@ -65,7 +65,12 @@ def _without_none(value):
 
 def _typed_array(v):
     """A numeric array as plotly.js's typed array spec ({"dtype", "bdata", "shape"}), as
-    Plotly's own ``to_typed_array_spec`` makes it (which it still makes for other dtypes)."""
+    Plotly's own ``to_typed_array_spec`` makes it (which it still makes for other dtypes); an
+    array of strings (the hover's customdata) as nested lists, as Plotly's JSON encoder would
+    make it: orjson cannot encode such an array, and one of them anywhere sends Plotly's whole
+    figure through its slow cleaning walk (``clean_to_json_compatible``) before the encoding."""
+    if v.dtype.kind in "UO":
+        return v.tolist()
     short = plotlyjsShortTypes.get(str(v.dtype))
     if short is None or v.size == 0:
         return to_typed_array_spec(v)

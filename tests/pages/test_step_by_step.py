@@ -59,8 +59,10 @@ def test_step_page_draws_every_step_with_its_shape_and_values():
 
 def test_dimension_table_has_the_live_sizes():
     at = run(STEP, d_model=10, d_k=3, d_v=5)
-    table = at.dataframe[-1].value
-    here = dict(zip(table["matrix"], table["here"], strict=True))
+    table = next(md.value for md in at.markdown if md.value.startswith("| | matrix |"))
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.split("\n")]
+    assert rows[0] == ["", "matrix", "shape", "here"] and len(rows) == 2 + 6
+    here = {row[1]: row[3] for row in rows[2:]}
     assert here == {
         "X": "6 × 10",
         "Q": "6 × 3",
