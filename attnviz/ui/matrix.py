@@ -21,6 +21,8 @@ from attnviz.charts.pipeline import pipeline_flow_html, pipeline_svg
 from attnviz.charts.present import PRESENT, SCREEN, readable
 from attnviz.charts.style import TEXT_COLOUR
 from attnviz.charts.words import figure_name, figure_text, matrix_name, matrix_text, plain
+from attnviz.limits import CACHE_FINISHED_CHARTS
+from attnviz.ui.cache import object_bytes, shared_cache
 from attnviz.ui.sidebar import is_present, palette
 
 CHART_CONFIG = {"displaylogo": False}
@@ -204,8 +206,11 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, 
 def show_chart(fig, key, share=1.0):
     """Draw any Plotly figure (a line or bar chart) under ``key``, with the app's toolbar, in
     ``share`` of the page's width (readable on a projector: ``projected``)."""
-    config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
-    draw_chart(fig, key, share=share, config=config)
+    draw_chart(fig, key, share=share, config=_toolbar(key))
+
+
+def _toolbar(key):
+    return dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
 
 
 def dark_text(fig):
@@ -217,6 +222,23 @@ def dark_text(fig):
     fig.update_layout(legend_font_color=TEXT_COLOUR)
 
 
+def _finished(fig, share, present, colours, title=None, alt=None, words=None):
+    """What ``draw_chart`` sends for ``fig``: (the figure to draw, its heading, accessible name
+    and text alternative), readable in projector mode when ``present`` (in ``share`` of the
+    page's width; None: sized already), recoloured to the palette ``colours``."""
+    if share is not None:
+        if present:
+            fig = readable(fig, PRESENT.column(share))
+        dark_text(fig)
+    title = title or plain(fig.layout.title.text)
+    alt = alt or figure_name(fig)
+    words = words or figure_text(fig)
+    drawn = recolour(fig, colours)  # the figure itself, or its recoloured dict
+    if drawn is not fig:
+        drawn = PlainFigure(drawn)  # a validated figure's dict, recoloured: no second check
+    return drawn, title, alt, words
+
+
 def draw_chart(fig, key, *, share=1.0, title=None, alt=None, words=None, **plotly_args):
     """Put any chart on the page: readable on a projector (``projected`` in ``share`` of the
     page's width; ``share=None`` for a figure already sized, as ``heatmap_spec``'s are), in
@@ -224,17 +246,35 @@ def draw_chart(fig, key, *, share=1.0, title=None, alt=None, words=None, **plotl
     figure's title and kind unless given) and its text alternative under it (``words``: read
     from the figure's traces unless given), under the heading ``title``. ``plotly_args`` go
     to ``st.plotly_chart``; returns what it returns (the selection state with ``on_select``)."""
-    if share is not None:
-        fig = projected(fig, share)
-        dark_text(fig)
-    title = title or plain(fig.layout.title.text) or key
-    alt = alt or figure_name(fig)
-    words = words or figure_text(fig)
-    drawn = recolour(fig, palette())  # the figure itself, or its recoloured dict
-    if drawn is not fig:
-        drawn = PlainFigure(drawn)  # a validated figure's dict, recoloured: no second check
+    drawn, title, alt, words = _finished(fig, share, is_present(), palette(), title, alt, words)
     event = st.plotly_chart(drawn, key=key, alt=alt, **plotly_args)
-    chart_words(title, words)
+    chart_words(title or key, words)
+    return event
+
+
+def show_kept_chart(make, args, key, share=1.0):
+    """``show_chart(make(*args), key, share)``, made once for every session
+    (``draw_kept_chart``)."""
+    draw_kept_chart(make, args, key, share=share, config=_toolbar(key))
+
+
+@shared_cache(*CACHE_FINISHED_CHARTS, size=object_bytes)  # dicts: Python objects, not arrays
+def _finished_chart(make, args, share, present, colours, title):
+    """``_finished(make(*args), ...)`` as a plain dict, once per figure, style and palette."""
+    drawn, title, alt, words = _finished(make(*args), share, present, colours, title)
+    return PlainFigure(drawn.to_dict()), title, alt, words
+
+
+def draw_kept_chart(make, args, key, *, share=1.0, title=None, **plotly_args):
+    """``draw_chart(make(*args), key, ...)``, the figure made and finished (validated, made
+    readable, recoloured, its text alternative written) once for every session: ``make`` a
+    module-level function of small keys ``args`` (Settings, numbers, never arrays), whose
+    figure depends on them alone. What is sent is the very dict ``draw_chart`` sends."""
+    drawn, title, alt, words = _finished_chart(
+        make, tuple(args), share, is_present(), palette(), title
+    )
+    event = st.plotly_chart(drawn, key=key, alt=alt, **plotly_args)
+    chart_words(title or key, words)
     return event
 
 
