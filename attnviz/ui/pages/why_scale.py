@@ -21,7 +21,7 @@ from attnviz.lessons import (
 )
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
-from attnviz.ui.matrix import show_chart, show_matrix
+from attnviz.ui.matrix import show_kept_chart, show_matrix
 from attnviz.ui.projector import data_table
 from attnviz.ui.text import notice
 
@@ -104,9 +104,14 @@ def d_k_slider():
     )
 
 
-def variance_plot(var, d_k):
-    """The measured variance of q·k against d_k (and scaled), the sidebar's ``d_k`` marked."""
-    show_chart(variance_chart(var, mark_d_k=d_k), "variance")
+def _variance_figure(d_k, n_samples, seed):
+    return variance_chart(cached_dot_product_variance(d_k, n_samples, seed), mark_d_k=d_k)
+
+
+def variance_plot(d_k, n_samples, seed):
+    """The measured variance of q·k against d_k (and scaled), the sidebar's ``d_k`` marked:
+    cached_dot_product_variance's, drawn once for every session."""
+    show_kept_chart(_variance_figure, (d_k, n_samples, seed), "variance")
 
 
 def variance_notice(var, d_k):
@@ -149,17 +154,20 @@ def variance_table(var):
         )
 
 
-def saturation_charts(curve, d_k):
-    """Entropy (left) and largest weight (right) of the SaturationCurve, ``d_k`` marked."""
+def _saturation_figure(settings, field, d_k):
+    return saturation_chart(cached_saturation_curve(settings), field, mark_d_k=d_k)
+
+
+def saturation_charts(settings, d_k):
+    """Entropy (left) and largest weight (right) of the settings' SaturationCurve, ``d_k``
+    marked, drawn once for every session."""
     left, right = st.columns(2)
-    with left:
-        show_chart(
-            saturation_chart(curve, "normalised_entropy", mark_d_k=d_k),
-            "saturation_entropy",
-            share=0.5,
-        )
-    with right:
-        show_chart(saturation_chart(curve, "max_weight", mark_d_k=d_k), "saturation_max", share=0.5)
+    for col, field, key in (
+        (left, "normalised_entropy", "saturation_entropy"),
+        (right, "max_weight", "saturation_max"),
+    ):
+        with col:
+            show_kept_chart(_saturation_figure, (settings, field, d_k), key, share=0.5)
 
 
 def _range(curve, stats):
@@ -270,19 +278,24 @@ def heatmaps_caption(settings):
     )
 
 
-def gradient(gradients, d_k):
-    """The softmax Jacobian's norm as the scaled logits are multiplied by c, and its reading.
+def _gradient_figure(settings, d_k):
+    grad = cached_softmax_gradient(settings, d_k)[0]
+    root = float(np.sqrt(d_k))
+    marks = [(1.0, "scaled: c = 1")] + ([(root, f"unscaled: c = √{d_k}")] if d_k > 1 else [])
+    return gradient_chart(grad, marks)
 
-    ``gradients`` is what cached_softmax_gradient returns; c = 1 is the scaled softmax,
-    c = √d_k the unscaled one.
-    """
+
+def gradient(settings, d_k):
+    """The softmax Jacobian's norm as the scaled logits of the settings' sentence are
+    multiplied by c (cached_softmax_gradient's, drawn once for every session), and its reading:
+    c = 1 is the scaled softmax, c = √d_k the unscaled one."""
+    gradients = cached_softmax_gradient(settings, d_k)
     if gradients is None:
         notice("Every row has at most one key it may attend to: its weight is 1 and J = 0 always.")
         return
-    grad, at = gradients
+    _, at = gradients
     root = float(np.sqrt(d_k))
-    marks = [(1.0, "scaled: c = 1")] + ([(root, f"unscaled: c = √{d_k}")] if d_k > 1 else [])
-    show_chart(gradient_chart(grad, marks), "gradient")
+    show_kept_chart(_gradient_figure, (settings, d_k), "gradient")
     g_on, g_off = at.jacobian_norm
     if g_off == 0:
         ratio = "zero to rounding"
