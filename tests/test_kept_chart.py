@@ -3,10 +3,12 @@ chart drawn anew (``draw_chart``) sends, in every style and palette, and is made
 
 import json
 
+import numpy as np
 import plotly.io as pio
 import pytest
 
 from attnviz import lessons
+from attnviz.charts.head_grid import head_grid
 from attnviz.charts.line_charts import variance_chart
 from attnviz.charts.palette import PALETTES
 from attnviz.ui.cache import clear_shared_caches
@@ -44,3 +46,25 @@ def test_each_setting_is_a_chart_of_its_own():
     a = _finished_chart(variance_figure, (16, 3), 1.0, False, "standard", None)
     b = _finished_chart(variance_figure, (16, 4), 1.0, False, "standard", None)
     assert sent(a[0]) != sent(b[0])
+
+
+def grid_figure(labels, attention):
+    MADE.append(attention.shape)
+    return head_grid(attention, labels, labels)
+
+
+def test_arrays_are_kept_by_their_digest():
+    clear_shared_caches()
+    MADE.clear()
+    A = np.full((2, 3, 3), 1 / 3)
+    kept = _finished_chart(grid_figure, (("a", "b", "c"),), 1.0, False, "standard", None, (A,))
+    same = _finished_chart(
+        grid_figure, (("a", "b", "c"),), 1.0, False, "standard", None, (A.copy(),)
+    )
+    B = A.copy()
+    B[0, 0] = (1, 0, 0)
+    other = _finished_chart(grid_figure, (("a", "b", "c"),), 1.0, False, "standard", None, (B,))
+    assert same is kept and len(MADE) == 2
+    assert sent(other[0]) == sent(
+        _finished(grid_figure(("a", "b", "c"), B), 1.0, False, "standard")[0]
+    )

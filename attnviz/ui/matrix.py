@@ -22,7 +22,7 @@ from attnviz.charts.present import PRESENT, SCREEN, readable
 from attnviz.charts.style import TEXT_COLOUR
 from attnviz.charts.words import figure_name, figure_text, matrix_name, matrix_text, plain
 from attnviz.limits import CACHE_FINISHED_CHARTS
-from attnviz.ui.cache import object_bytes, shared_cache
+from attnviz.ui.cache import cached_call, object_bytes, register
 from attnviz.ui.sidebar import is_present, palette
 
 CHART_CONFIG = {"displaylogo": False}
@@ -108,14 +108,9 @@ def plain_spec(spec):
     return spec
 
 
-def drawn_once(spec, *inputs):
-    """Let Plotly draw ``fig`` once, not twice: Streamlit hands Plotly a copy of every new
-    figure right after mounting it, and Plotly redraws whatever it sees as new. With no
-    template (the heatmaps set every style they use; the page draws them with ``theme=None``)
-    and a ``datarevision`` that changes exactly when the figure does (a digest of everything
-    the figure is made from, ``inputs``), the copy is seen as what is already drawn (measured
-    in notes/browser-performance.md: the second draw of a chart from 12-21 ms to 2-4 ms).
-    ``spec`` is a figure's dict ({"data", "layout"}), given no template."""
+def digest(*inputs):
+    """A short hex digest of ``inputs`` (arrays by dtype, shape and bytes, dicts in key order,
+    the rest by repr): equal exactly when they are."""
     parts = []
 
     def feed(value):  # arrays by their bytes, dicts in key order, the rest by repr
@@ -131,8 +126,19 @@ def drawn_once(spec, *inputs):
 
     for value in inputs:
         feed(value)
+    return hashlib.blake2b(b"".join(parts), digest_size=8).hexdigest()
+
+
+def drawn_once(spec, *inputs):
+    """Let Plotly draw ``fig`` once, not twice: Streamlit hands Plotly a copy of every new
+    figure right after mounting it, and Plotly redraws whatever it sees as new. With no
+    template (the heatmaps set every style they use; the page draws them with ``theme=None``)
+    and a ``datarevision`` that changes exactly when the figure does (a digest of everything
+    the figure is made from, ``inputs``), the copy is seen as what is already drawn (measured
+    in notes/browser-performance.md: the second draw of a chart from 12-21 ms to 2-4 ms).
+    ``spec`` is a figure's dict ({"data", "layout"}), given no template."""
     spec["layout"].pop("template", None)
-    spec["layout"]["datarevision"] = hashlib.blake2b(b"".join(parts), digest_size=8).hexdigest()
+    spec["layout"]["datarevision"] = digest(*inputs)
 
 
 def chart_style(share=1.0):
@@ -258,20 +264,30 @@ def show_kept_chart(make, args, key, share=1.0):
     draw_kept_chart(make, args, key, share=share, config=_toolbar(key))
 
 
-@shared_cache(*CACHE_FINISHED_CHARTS, size=object_bytes)  # dicts: Python objects, not arrays
-def _finished_chart(make, args, share, present, colours, title):
-    """``_finished(make(*args), ...)`` as a plain dict, once per figure, style and palette."""
-    drawn, title, alt, words = _finished(make(*args), share, present, colours, title)
-    return PlainFigure(drawn.to_dict()), title, alt, words
+KEPT_CHARTS = "attnviz.ui.matrix.kept_charts"
+register(KEPT_CHARTS, *CACHE_FINISHED_CHARTS)
 
 
-def draw_kept_chart(make, args, key, *, share=1.0, title=None, **plotly_args):
-    """``draw_chart(make(*args), key, ...)``, the figure made and finished (validated, made
-    readable, recoloured, its text alternative written) once for every session: ``make`` a
-    module-level function of small keys ``args`` (Settings, numbers, never arrays), whose
-    figure depends on them alone. What is sent is the very dict ``draw_chart`` sends."""
+def _finished_chart(make, args, share, present, colours, title, inputs=()):
+    """``_finished(make(*args, *inputs), ...)`` as a plain dict, once per figure, style and
+    palette, for every session (``inputs``, e.g. arrays, are kept by their digest only)."""
+
+    def finish():
+        drawn, heading, alt, words = _finished(make(*args, *inputs), share, present, colours, title)
+        return PlainFigure(drawn.to_dict()), heading, alt, words
+
+    kept = (make, args, digest(*inputs) if inputs else None, share, present, colours, title)
+    return cached_call(KEPT_CHARTS, kept, finish, size=object_bytes)
+
+
+def draw_kept_chart(make, args, key, *, share=1.0, title=None, inputs=(), **plotly_args):
+    """``draw_chart(make(*args, *inputs), key, ...)``, the figure made and finished (validated,
+    made readable, recoloured, its text alternative written) once for every session: ``make`` a
+    module-level function of small keys ``args`` (Settings, numbers) and of ``inputs`` (arrays,
+    known to the cache by their digest alone), whose figure depends on them alone. What is sent
+    is the very dict ``draw_chart`` sends."""
     drawn, title, alt, words = _finished_chart(
-        make, tuple(args), share, is_present(), palette(), title
+        make, tuple(args), share, is_present(), palette(), title, tuple(inputs)
     )
     event = st.plotly_chart(drawn, key=key, alt=alt, **plotly_args)
     chart_words(title or key, words)
