@@ -35,7 +35,9 @@ CACHE_MODEL_RUNS = (6, 40)  # the real model's sentences: about 6 MB each at 128
 CACHE_CHAT_MODEL = (1, 300)  # the chat model (SmolLM2: 165 MB from the GGUF, 270 MB from the
 # Hub, as on Community Cloud): never evicted either
 CACHE_GPT_RUNS = (8, 110)  # the tiny GPT's trained runs (4 choices, with and without scaling)
-CACHE_GEO_FIGURES = (16, 40)  # the geometry page's figures, every frame in (about 2 MB each)
+CACHE_FINISHED_CHARTS = (64, 80)  # charts drawn once for every session (attnviz/ui/matrix.py
+# draw_kept_chart): a line chart's dict is tens of KB, the geometry page's figure, every frame
+# in, about 2 MB
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 HEAVY_AT_ONCE = max(1, CORES - 1)
 # heavy computations that run at once (attnviz/ui/heavy.py), one core fewer than the server has

@@ -83,7 +83,7 @@ if show(2):
         choice = geo.d_k_slider(choice)
     pairs = geo.cached_pairs(choice.d_k)
     with right:
-        geo.d_k_histogram(pairs)
+        geo.d_k_histogram(choice.d_k)
     with left, st.expander("What changes with d_k?"):
         geo.d_k_notice(pairs)
 geo.sync_url(choice)

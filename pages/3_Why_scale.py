@@ -50,7 +50,7 @@ if show(1):
     )
     n_samples = view.sample_slider()
     var = view.cached_dot_product_variance(s.d_k, n_samples, s.seed)
-    view.variance_plot(var, s.d_k)
+    view.variance_plot(s.d_k, n_samples, s.seed)
     view.variance_notice(var, s.d_k)
     view.variance_table(var)
 
@@ -66,7 +66,7 @@ if show(2):
     )
     pick = view.d_k_slider()
     curve = view.cached_saturation_curve(s)
-    view.saturation_charts(curve, pick)
+    view.saturation_charts(s, pick)
     view.saturation_notice(curve, s)
 
 if (show(3) or show(4)) and not show(2):  # one step on the screen: the d_k it shows
@@ -89,4 +89,4 @@ if show(4):
         "vanishes: the scores get no signal to change. Leaving out the division multiplies the "
         "logits by c = √d_k; the chart multiplies the scaled logits of the heatmaps above by c."
     )
-    view.gradient(view.cached_softmax_gradient(s, pick), pick)
+    view.gradient(s, pick)

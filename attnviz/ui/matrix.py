@@ -21,6 +21,8 @@ from attnviz.charts.pipeline import pipeline_flow_html, pipeline_svg
 from attnviz.charts.present import PRESENT, SCREEN, readable
 from attnviz.charts.style import TEXT_COLOUR
 from attnviz.charts.words import figure_name, figure_text, matrix_name, matrix_text, plain
+from attnviz.limits import CACHE_FINISHED_CHARTS
+from attnviz.ui.cache import cached_call, object_bytes, register
 from attnviz.ui.sidebar import is_present, palette
 
 CHART_CONFIG = {"displaylogo": False}
@@ -106,14 +108,9 @@ def plain_spec(spec):
     return spec
 
 
-def drawn_once(spec, *inputs):
-    """Let Plotly draw ``fig`` once, not twice: Streamlit hands Plotly a copy of every new
-    figure right after mounting it, and Plotly redraws whatever it sees as new. With no
-    template (the heatmaps set every style they use; the page draws them with ``theme=None``)
-    and a ``datarevision`` that changes exactly when the figure does (a digest of everything
-    the figure is made from, ``inputs``), the copy is seen as what is already drawn (measured
-    in notes/browser-performance.md: the second draw of a chart from 12-21 ms to 2-4 ms).
-    ``spec`` is a figure's dict ({"data", "layout"}), given no template."""
+def digest(*inputs):
+    """A short hex digest of ``inputs`` (arrays by dtype, shape and bytes, dicts in key order,
+    the rest by repr): equal exactly when they are."""
     parts = []
 
     def feed(value):  # arrays by their bytes, dicts in key order, the rest by repr
@@ -129,8 +126,19 @@ def drawn_once(spec, *inputs):
 
     for value in inputs:
         feed(value)
+    return hashlib.blake2b(b"".join(parts), digest_size=8).hexdigest()
+
+
+def drawn_once(spec, *inputs):
+    """Let Plotly draw ``fig`` once, not twice: Streamlit hands Plotly a copy of every new
+    figure right after mounting it, and Plotly redraws whatever it sees as new. With no
+    template (the heatmaps set every style they use; the page draws them with ``theme=None``)
+    and a ``datarevision`` that changes exactly when the figure does (a digest of everything
+    the figure is made from, ``inputs``), the copy is seen as what is already drawn (measured
+    in notes/browser-performance.md: the second draw of a chart from 12-21 ms to 2-4 ms).
+    ``spec`` is a figure's dict ({"data", "layout"}), given no template."""
     spec["layout"].pop("template", None)
-    spec["layout"]["datarevision"] = hashlib.blake2b(b"".join(parts), digest_size=8).hexdigest()
+    spec["layout"]["datarevision"] = digest(*inputs)
 
 
 def chart_style(share=1.0):
@@ -204,8 +212,11 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, 
 def show_chart(fig, key, share=1.0):
     """Draw any Plotly figure (a line or bar chart) under ``key``, with the app's toolbar, in
     ``share`` of the page's width (readable on a projector: ``projected``)."""
-    config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
-    draw_chart(fig, key, share=share, config=config)
+    draw_chart(fig, key, share=share, config=_toolbar(key))
+
+
+def _toolbar(key):
+    return dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
 
 
 def dark_text(fig):
@@ -217,6 +228,23 @@ def dark_text(fig):
     fig.update_layout(legend_font_color=TEXT_COLOUR)
 
 
+def _finished(fig, share, present, colours, title=None, alt=None, words=None):
+    """What ``draw_chart`` sends for ``fig``: (the figure to draw, its heading, accessible name
+    and text alternative), readable in projector mode when ``present`` (in ``share`` of the
+    page's width; None: sized already), recoloured to the palette ``colours``."""
+    if share is not None:
+        if present:
+            fig = readable(fig, PRESENT.column(share))
+        dark_text(fig)
+    title = title or plain(fig.layout.title.text)
+    alt = alt or figure_name(fig)
+    words = words or figure_text(fig)
+    drawn = recolour(fig, colours)  # the figure itself, or its recoloured dict
+    if drawn is not fig:
+        drawn = PlainFigure(drawn)  # a validated figure's dict, recoloured: no second check
+    return drawn, title, alt, words
+
+
 def draw_chart(fig, key, *, share=1.0, title=None, alt=None, words=None, **plotly_args):
     """Put any chart on the page: readable on a projector (``projected`` in ``share`` of the
     page's width; ``share=None`` for a figure already sized, as ``heatmap_spec``'s are), in
@@ -224,17 +252,45 @@ def draw_chart(fig, key, *, share=1.0, title=None, alt=None, words=None, **plotl
     figure's title and kind unless given) and its text alternative under it (``words``: read
     from the figure's traces unless given), under the heading ``title``. ``plotly_args`` go
     to ``st.plotly_chart``; returns what it returns (the selection state with ``on_select``)."""
-    if share is not None:
-        fig = projected(fig, share)
-        dark_text(fig)
-    title = title or plain(fig.layout.title.text) or key
-    alt = alt or figure_name(fig)
-    words = words or figure_text(fig)
-    drawn = recolour(fig, palette())  # the figure itself, or its recoloured dict
-    if drawn is not fig:
-        drawn = PlainFigure(drawn)  # a validated figure's dict, recoloured: no second check
+    drawn, title, alt, words = _finished(fig, share, is_present(), palette(), title, alt, words)
     event = st.plotly_chart(drawn, key=key, alt=alt, **plotly_args)
-    chart_words(title, words)
+    chart_words(title or key, words)
+    return event
+
+
+def show_kept_chart(make, args, key, share=1.0):
+    """``show_chart(make(*args), key, share)``, made once for every session
+    (``draw_kept_chart``)."""
+    draw_kept_chart(make, args, key, share=share, config=_toolbar(key))
+
+
+KEPT_CHARTS = "attnviz.ui.matrix.kept_charts"
+register(KEPT_CHARTS, *CACHE_FINISHED_CHARTS)
+
+
+def _finished_chart(make, args, share, present, colours, title, inputs=()):
+    """``_finished(make(*args, *inputs), ...)`` as a plain dict, once per figure, style and
+    palette, for every session (``inputs``, e.g. arrays, are kept by their digest only)."""
+
+    def finish():
+        drawn, heading, alt, words = _finished(make(*args, *inputs), share, present, colours, title)
+        return PlainFigure(drawn.to_dict()), heading, alt, words
+
+    kept = (make, args, digest(*inputs) if inputs else None, share, present, colours, title)
+    return cached_call(KEPT_CHARTS, kept, finish, size=object_bytes)
+
+
+def draw_kept_chart(make, args, key, *, share=1.0, title=None, inputs=(), **plotly_args):
+    """``draw_chart(make(*args, *inputs), key, ...)``, the figure made and finished (validated,
+    made readable, recoloured, its text alternative written) once for every session: ``make`` a
+    module-level function of small keys ``args`` (Settings, numbers) and of ``inputs`` (arrays,
+    known to the cache by their digest alone), whose figure depends on them alone. What is sent
+    is the very dict ``draw_chart`` sends."""
+    drawn, title, alt, words = _finished_chart(
+        make, tuple(args), share, is_present(), palette(), title, tuple(inputs)
+    )
+    event = st.plotly_chart(drawn, key=key, alt=alt, **plotly_args)
+    chart_words(title or key, words)
     return event
 
 

@@ -30,7 +30,6 @@ from attnviz.lessons.geometry import (
     top_weights,
 )
 from attnviz.limits import (
-    CACHE_GEO_FIGURES,
     GEO_ROW_KEYS,
     MAX_D_K,
     MAX_GEO_COORD,
@@ -38,8 +37,8 @@ from attnviz.limits import (
     MIN_GEO_KEYS,
 )
 from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
-from attnviz.ui.cache import object_bytes, shared_cache
-from attnviz.ui.matrix import CHART_CONFIG, draw_chart
+from attnviz.ui.cache import shared_cache
+from attnviz.ui.matrix import CHART_CONFIG, draw_kept_chart
 from attnviz.ui.sidebar import is_present, page_choice, write_page_params
 from attnviz.ui.text import notice
 
@@ -122,19 +121,19 @@ def cached_grid(keys, values):
     return geometry_grid(keys, values)
 
 
-@shared_cache(*CACHE_GEO_FIGURES, size=object_bytes)  # a figure: Python objects, not arrays
-def cached_figure(keys, values, angle, length, text_px):
-    """The figure with every frame (about 0.2 s to build), once per keys, start and text size.
-    Shared read-only: nothing below changes it."""
+def _figure(keys, values, angle, length, text_px):
+    """The figure with every frame (about 0.2 s to build)."""
     fig = geometry_figure(cached_grid(keys, values), angle, length, text_px=text_px)
     return readable(fig, PRESENT) if text_px == PRESENT.text_px else fig
 
 
 def geometry_chart(choice):
-    """Draw the figure: its own sliders turn and stretch the query with no rerun."""
-    fig = cached_figure(choice.keys, choice.values, choice.angle, choice.length, _text_px())
+    """Draw the figure: its own sliders turn and stretch the query with no rerun. Made and
+    finished once per keys, start and text size for every session (``draw_kept_chart``)."""
+    args = (choice.keys, choice.values, choice.angle, choice.length, _text_px())
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{CHART}"})
-    draw_chart(fig, CHART, title="Query, keys and weights", config=config, width="stretch")
+    title = "Query, keys and weights"
+    draw_kept_chart(_figure, args, CHART, title=title, config=config, width="stretch")
 
 
 def _degrees(values):
@@ -217,10 +216,16 @@ def cached_pairs(d_k):
     return random_pairs(d_k)
 
 
-def d_k_histogram(pairs):
-    fig = dot_product_histogram(pairs, text_px=_text_px())
+def _histogram(d_k, text_px):
+    return dot_product_histogram(cached_pairs(d_k), text_px=text_px)
+
+
+def d_k_histogram(d_k):
+    """The random pairs' q·k at ``d_k`` (cached_pairs'), drawn once for every session."""
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-geo-dk"})
-    draw_chart(fig, "geo_dk_chart", title="q·k of random pairs", config=config, width="stretch")
+    title = "q·k of random pairs"
+    args = (d_k, _text_px())
+    draw_kept_chart(_histogram, args, "geo_dk_chart", title=title, config=config, width="stretch")
 
 
 def d_k_notice(pairs):

@@ -12,7 +12,7 @@ from attnviz.lessons.head_rules import RULES, disagreement, rule_counts
 from attnviz.limits import MAX_GRID_CELLS
 from attnviz.ui.attention_view import show_attention
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import dims, draw_chart, show_matrix
+from attnviz.ui.matrix import dims, draw_kept_chart, show_matrix
 from attnviz.ui.pages.multi_head import SEEDED
 from attnviz.ui.projector import data_table
 from attnviz.ui.text import md_escape
@@ -47,8 +47,18 @@ def grid(mh, labels, titles):
             "Open any head in the step-by-step view below.",
             icon="ℹ️",
         )
-    fig = head_grid(mh.attention[:fit], labels, labels, titles=titles[:fit])
-    draw_chart(fig, "mh_grid", title="Every head", config=CHART_CONFIG)
+    draw_kept_chart(
+        _grid_figure,
+        (tuple(labels), tuple(titles[:fit])),
+        "mh_grid",
+        title="Every head",
+        inputs=(mh.attention[:fit],),  # kept by its digest: the same heads, the same figure
+        config=CHART_CONFIG,
+    )
+
+
+def _grid_figure(labels, titles, attention):
+    return head_grid(attention, labels, labels, titles=titles)
 
 
 def _counts_text(counts):

@@ -5,11 +5,13 @@ Widget keys: ``attnviz_lesson_samples`` (pairs drawn per d_k) and ``attnviz_less
 page's own d_k for the heatmaps and the gradient).
 """
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import lessons
+from attnviz import Settings, lessons
 from attnviz.charts.line_charts import BAND_SE, gradient_chart, saturation_chart, variance_chart
 from attnviz.checks import AttentionInputError
 from attnviz.lessons import (
@@ -19,9 +21,9 @@ from attnviz.lessons import (
     scaling_contrast,
     softmax_gradient_norm,
 )
-from attnviz.ui.cache import shared_cache
+from attnviz.ui.cache import cached_call, register, shared_cache
 from attnviz.ui.frame import cached_example
-from attnviz.ui.matrix import show_chart, show_matrix
+from attnviz.ui.matrix import show_kept_chart, show_matrix
 from attnviz.ui.projector import data_table
 from attnviz.ui.text import notice
 
@@ -36,34 +38,56 @@ def cached_dot_product_variance(d_k, n_samples, seed):
     return lessons.dot_product_variance(d_ks, n_samples=n_samples, seed=seed)
 
 
-@shared_cache(max_entries=32)
+def sentence_of(settings):
+    """``settings`` with the sidebar's d_k and scaling as their defaults: the experiments below
+    read only the sentence's X, mask and temperature (and d_v), which neither changes, and
+    draw their own weights at each d_k. Keyed on it, a change of d_k or scaling in the sidebar
+    finds them (and their charts) kept."""
+    return replace(settings, d_k=Settings.d_k, scale=Settings.scale)
+
+
+SATURATION, PAIRS, GRADIENTS = (f"{__name__}.{name}" for name in ("saturation", "pairs", "grad"))
+register(SATURATION, 32)  # a few KB each
+register(PAIRS, 16)  # two AttentionResults: up to ~40 MB at the limits (n = d = 512)
+register(GRADIENTS, 32)  # a few numbers each
+
+
 def cached_saturation_curve(settings):
-    """lessons.saturation_curve of the settings' example, once per settings (a few KB each)."""
-    return lessons.saturation_curve(cached_example(settings).result, settings.seed)
+    """lessons.saturation_curve of the settings' example, once per sentence (``sentence_of``)."""
+    return cached_call(
+        SATURATION,
+        sentence_of(settings),
+        lambda: lessons.saturation_curve(cached_example(settings).result, settings.seed),
+    )
 
 
-@shared_cache(max_entries=16)
 def _scaling_pair(settings, d_k):
-    # two AttentionResults: up to ~40 MB at the limits (n = d = 512), so 16 entries at most
-    return lessons.scaling_pair(cached_example(settings).result, settings.seed, d_k)
+    return cached_call(
+        PAIRS,
+        (sentence_of(settings), d_k),
+        lambda: lessons.scaling_pair(cached_example(settings).result, settings.seed, d_k),
+    )
 
 
-@shared_cache(max_entries=32)
 def cached_softmax_gradient(settings, d_k):
     """(at every DEFAULT_FACTORS, at c = 1 and c = √d_k) SoftmaxGradients of the scaled logits
     of the settings' sentence at ``d_k``; None when no row has two keys to share its weight.
 
-    Once per (settings, d_k): at n = 512 the 31 factors take about a second. A few numbers per
+    Once per (sentence, d_k): at n = 512 the 31 factors take about a second. A few numbers per
     entry. Call after scaled_and_unscaled, which stops the page if the pair cannot be computed.
     """
-    logits = _scaling_pair(settings, d_k)[0].logits  # (n, n) S' / T, -inf where masked
-    if np.isfinite(logits).sum(axis=1).max() < 2:
-        return None
-    root = float(np.sqrt(d_k))
-    return (
-        softmax_gradient_norm(logits, DEFAULT_FACTORS),
-        softmax_gradient_norm(logits, (1.0, root)),
-    )
+
+    def compute():
+        logits = _scaling_pair(settings, d_k)[0].logits  # (n, n) S' / T, -inf where masked
+        if np.isfinite(logits).sum(axis=1).max() < 2:
+            return None
+        root = float(np.sqrt(d_k))
+        return (
+            softmax_gradient_norm(logits, DEFAULT_FACTORS),
+            softmax_gradient_norm(logits, (1.0, root)),
+        )
+
+    return cached_call(GRADIENTS, (sentence_of(settings), d_k), compute)
 
 
 def scaled_and_unscaled(settings, d_k):
@@ -104,9 +128,14 @@ def d_k_slider():
     )
 
 
-def variance_plot(var, d_k):
-    """The measured variance of q·k against d_k (and scaled), the sidebar's ``d_k`` marked."""
-    show_chart(variance_chart(var, mark_d_k=d_k), "variance")
+def _variance_figure(d_k, n_samples, seed):
+    return variance_chart(cached_dot_product_variance(d_k, n_samples, seed), mark_d_k=d_k)
+
+
+def variance_plot(d_k, n_samples, seed):
+    """The measured variance of q·k against d_k (and scaled), the sidebar's ``d_k`` marked:
+    cached_dot_product_variance's, drawn once for every session."""
+    show_kept_chart(_variance_figure, (d_k, n_samples, seed), "variance")
 
 
 def variance_notice(var, d_k):
@@ -149,17 +178,20 @@ def variance_table(var):
         )
 
 
-def saturation_charts(curve, d_k):
-    """Entropy (left) and largest weight (right) of the SaturationCurve, ``d_k`` marked."""
+def _saturation_figure(settings, field, d_k):
+    return saturation_chart(cached_saturation_curve(settings), field, mark_d_k=d_k)
+
+
+def saturation_charts(settings, d_k):
+    """Entropy (left) and largest weight (right) of the settings' SaturationCurve, ``d_k``
+    marked, drawn once for every session."""
     left, right = st.columns(2)
-    with left:
-        show_chart(
-            saturation_chart(curve, "normalised_entropy", mark_d_k=d_k),
-            "saturation_entropy",
-            share=0.5,
-        )
-    with right:
-        show_chart(saturation_chart(curve, "max_weight", mark_d_k=d_k), "saturation_max", share=0.5)
+    for col, field, key in (
+        (left, "normalised_entropy", "saturation_entropy"),
+        (right, "max_weight", "saturation_max"),
+    ):
+        with col:
+            show_kept_chart(_saturation_figure, (sentence_of(settings), field, d_k), key, share=0.5)
 
 
 def _range(curve, stats):
@@ -270,19 +302,24 @@ def heatmaps_caption(settings):
     )
 
 
-def gradient(gradients, d_k):
-    """The softmax Jacobian's norm as the scaled logits are multiplied by c, and its reading.
+def _gradient_figure(settings, d_k):
+    grad = cached_softmax_gradient(settings, d_k)[0]
+    root = float(np.sqrt(d_k))
+    marks = [(1.0, "scaled: c = 1")] + ([(root, f"unscaled: c = √{d_k}")] if d_k > 1 else [])
+    return gradient_chart(grad, marks)
 
-    ``gradients`` is what cached_softmax_gradient returns; c = 1 is the scaled softmax,
-    c = √d_k the unscaled one.
-    """
+
+def gradient(settings, d_k):
+    """The softmax Jacobian's norm as the scaled logits of the settings' sentence are
+    multiplied by c (cached_softmax_gradient's, drawn once for every session), and its reading:
+    c = 1 is the scaled softmax, c = √d_k the unscaled one."""
+    gradients = cached_softmax_gradient(settings, d_k)
     if gradients is None:
         notice("Every row has at most one key it may attend to: its weight is 1 and J = 0 always.")
         return
-    grad, at = gradients
+    _, at = gradients
     root = float(np.sqrt(d_k))
-    marks = [(1.0, "scaled: c = 1")] + ([(root, f"unscaled: c = √{d_k}")] if d_k > 1 else [])
-    show_chart(gradient_chart(grad, marks), "gradient")
+    show_kept_chart(_gradient_figure, (sentence_of(settings), d_k), "gradient")
     g_on, g_off = at.jacobian_norm
     if g_off == 0:
         ratio = "zero to rounding"
