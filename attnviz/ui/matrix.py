@@ -231,6 +231,15 @@ def draw_chart(fig, key, *, share=1.0, title=None, alt=None, words=None, **plotl
     figure's title and kind unless given) and its text alternative under it (``words``: read
     from the figure's traces unless given), under the heading ``title``. ``plotly_args`` go
     to ``st.plotly_chart``; returns what it returns (the selection state with ``on_select``)."""
+    finished = finished_chart(fig, key, share=share, title=title, alt=alt, words=words)
+    return draw_finished(finished, key, **plotly_args)
+
+
+def finished_chart(fig, key, *, share=1.0, title=None, alt=None, words=None):
+    """What ``draw_chart`` puts on the page for ``fig`` in this session's projector mode and
+    palette, as (figure dict, title, alt, words): plain data that a page may keep in the
+    shared cache per (settings, projector mode, palette) and draw with ``draw_finished``, so
+    that a big figure (the 72-head grid) is built, validated and described once for all."""
     if share is not None:
         fig = projected(fig, share)
         dark_text(fig)
@@ -238,9 +247,15 @@ def draw_chart(fig, key, *, share=1.0, title=None, alt=None, words=None, **plotl
     alt = alt or figure_name(fig)
     words = words or figure_text(fig)
     drawn = recolour(fig, palette())  # the figure itself, or its recoloured dict
-    if drawn is not fig:
-        drawn = PlainFigure(drawn)  # a validated figure's dict, recoloured: no second check
-    event = st.plotly_chart(drawn, key=key, alt=alt, **plotly_args)
+    spec = fig.to_dict() if drawn is fig else drawn  # a validated figure's dict
+    return spec, title, alt, words
+
+
+def draw_finished(finished, key, **plotly_args):
+    """Draw ``finished_chart``'s (figure dict, title, alt, words) under ``key``, the dict as it
+    is (``PlainFigure``: no second validation); ``plotly_args`` go to ``st.plotly_chart``."""
+    spec, title, alt, words = finished
+    event = st.plotly_chart(PlainFigure(spec), key=key, alt=alt, **plotly_args)
     chart_words(title, words)
     return event
 
