@@ -104,6 +104,16 @@ class Student:
         state.int_value = value
         return await self._run(msg)
 
+    async def set_string(self, key, value):
+        """Set the widget under ``key`` whose state is a string (a radio or a selectbox: its
+        option as formatted on screen) and rerun; seconds."""
+        msg = BackMsg()
+        self._client_state(msg)
+        state = msg.rerun_script.widget_states.widgets.add()
+        state.id = self.widgets[key]
+        state.string_value = value
+        return await self._run(msg)
+
 
 def proc_cpu_s(pid):
     """User + system CPU seconds of process ``pid`` so far (/proc/PID/stat)."""
