@@ -251,6 +251,17 @@ def finished_chart(fig, key, *, share=1.0, title=None, alt=None, words=None):
     return spec, title, alt, words
 
 
+def with_shape(finished, shape):
+    """``finished_chart``'s chart with one more layout shape (a dict, e.g. the head picked
+    outlined), in the session's palette; the kept chart itself is not changed."""
+    spec, title, alt, words = finished
+    added = recolour(PlainFigure({"data": [], "layout": {"shapes": [shape]}}), palette())
+    added = added if isinstance(added, dict) else added.to_dict()  # a dict when recoloured
+    layout = dict(spec["layout"])
+    layout["shapes"] = [*layout.get("shapes", []), *added["layout"]["shapes"]]
+    return dict(spec, layout=layout), title, alt, words
+
+
 def draw_finished(finished, key, **plotly_args):
     """Draw ``finished_chart``'s (figure dict, title, alt, words) under ``key``, the dict as it
     is (``PlainFigure``: no second validation); ``plotly_args`` go to ``st.plotly_chart``."""
