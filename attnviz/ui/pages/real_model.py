@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import token_labels
-from attnviz.charts.model_grid import grid_selected_head, model_grid
+from attnviz.charts.model_grid import grid_selected_head, head_outline, model_grid
 from attnviz.limits import (
     CACHE_GRID_FIGURES,
     CACHE_MODEL,
@@ -31,7 +31,7 @@ from attnviz.ui.cache import (
     shared_cache,
 )
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import dims, draw_finished, finished_chart, show_matrix
+from attnviz.ui.matrix import dims, draw_finished, finished_chart, show_matrix, with_shape
 from attnviz.ui.progress import progress_tqdm
 from attnviz.ui.projector import chart_text_px, data_table
 from attnviz.ui.sidebar import is_present, palette
@@ -176,9 +176,11 @@ def head_summary(stats, layer, head):
 
 
 def grid_chart(text, selected):
-    """Draw every head's attention for ``text``; a click on a head selects it (the page
-    reruns). Finished once per (sentence, head, projector mode, palette) for every session."""
-    finished = grid_finished(pretrained_model(), text, selected, is_present(), palette())
+    """Every head's attention for ``text`` (kept for all: ``grid_finished``), ``selected``
+    outlined; a click on a head selects it (the page reruns)."""
+    model = pretrained_model()
+    outline = head_outline(model_run(model, text).attention.shape, selected)
+    finished = with_shape(grid_finished(model, text, is_present(), palette()), outline)
     draw_finished(
         finished,
         GRID_KEY,
@@ -189,8 +191,8 @@ def grid_chart(text, selected):
 
 
 @shared_cache(*CACHE_GRID_FIGURES, size=object_bytes)
-def grid_finished(_model, text, selected, present, colours):
-    """The 72-head grid of ``text`` with ``selected`` outlined, as ``finished_chart`` makes it
+def grid_finished(_model, text, present, colours):
+    """The 72-head grid of ``text``, no head outlined, as ``finished_chart`` makes it
     (figure dict, title, alt, words; up to 3 MB at 128 pieces). ``present`` and ``colours``
     (the session's projector mode and palette, which ``finished_chart`` reads) key it."""
     run = model_run(_model, text)
@@ -200,7 +202,6 @@ def grid_finished(_model, text, selected, present, colours):
     fig = model_grid(
         run.attention,
         token_labels(run.tokens),
-        selected=selected,
         head_hover=hover,
         text_px=chart_text_px(),
     )
