@@ -36,8 +36,9 @@ CACHE_CHAT_MODEL = (1, 300)  # the chat model (SmolLM2: 165 MB from the GGUF, 27
 # Hub, as on Community Cloud): never evicted either
 CACHE_GPT_RUNS = (8, 110)  # the tiny GPT's trained runs (4 choices, with and without scaling)
 CACHE_GEO_FIGURES = (16, 40)  # the geometry page's figures, every frame in (about 2 MB each)
-CACHE_GRID_FIGURES = (12, 40)  # the real and chat models' grids of every head, finished (dict,
-# text alternative) per sentence, projector mode and palette: up to 3 MB at 128 pieces
+CACHE_GRID_FIGURES = (12, 40)  # each of the real and chat models' grids of every head and the tiny
+# GPT's random heads, finished (dict, text alternative) per sentence or choice, projector mode and
+# palette: up to 3 MB at 128 pieces
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 HEAVY_AT_ONCE = max(1, CORES - 1)
 # heavy computations that run at once (attnviz/ui/heavy.py), one core fewer than the server has
