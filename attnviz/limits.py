@@ -39,6 +39,8 @@ CACHE_GEO_FIGURES = (16, 40)  # the geometry page's figures, every frame in (abo
 CACHE_GRID_FIGURES = (12, 40)  # each of the real and chat models' grids of every head and the tiny
 # GPT's random heads, finished (dict, text alternative) per sentence or choice, projector mode and
 # palette: up to 3 MB at 128 pieces
+CACHE_BAR_FIGURES = (24, 4)  # the chat model's next-token bars, finished per (prompt's tokens and
+# probabilities, projector mode, palette): a few KB each
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 HEAVY_AT_ONCE = max(1, CORES - 1)
 # heavy computations that run at once (attnviz/ui/heavy.py), one core fewer than the server has
