@@ -8,7 +8,6 @@ import base64
 import functools
 import hashlib
 import html
-import types
 
 import numpy as np
 import plotly.graph_objects as go
@@ -47,12 +46,6 @@ class PlainFigure(go.Figure):
 
     def to_dict(self):
         return self._plain
-
-    @property
-    def layout(self):
-        """What Streamlit reads of a figure's layout (to size the element): width and height."""
-        layout = self._plain.get("layout", {})
-        return types.SimpleNamespace(width=layout.get("width"), height=layout.get("height"))
 
 
 @functools.cache
