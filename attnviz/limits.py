@@ -38,6 +38,11 @@ CACHE_GPT_RUNS = (8, 110)  # the tiny GPT's trained runs (4 choices, with and wi
 CACHE_FINISHED_CHARTS = (64, 80)  # charts drawn once for every session (attnviz/ui/matrix.py
 # draw_kept_chart): a line chart's dict is tens of KB, the geometry page's figure, every frame
 # in, about 2 MB
+CACHE_GRID_FIGURES = (12, 40)  # each of the real and chat models' grids of every head and the tiny
+# GPT's random heads, finished (dict, text alternative) per sentence or choice, projector mode and
+# palette: up to 3 MB at 128 pieces
+CACHE_BAR_FIGURES = (24, 4)  # the chat model's next-token bars, finished per (prompt's tokens and
+# probabilities, projector mode, palette): a few KB each
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 HEAVY_AT_ONCE = max(1, CORES - 1)
 # heavy computations that run at once (attnviz/ui/heavy.py), one core fewer than the server has

@@ -12,6 +12,10 @@ counts too. Classroom sizes: 6 to 10 tokens, d_model 8, d_k 4 (3 on a change).
 
     python benchmarks/step_cpu.py [--rounds 20] [--page Step_by_step ...] [--against PATH ...]
 
+``--change KEY=VALUE`` makes the change another widget's instead (a radio or a selectbox, its
+option as formatted on screen: ``--page Real_model --change model_head=3``; the floor still
+changes its d_k), for pages that do not use d_k.
+
 ``--against`` adds other checkouts (e.g. ``git worktree add --detach /tmp/base c43008f``), each
 on a server of its own. Prints each server's median wall time and mean CPU per interaction and
 each page's CPU over the floor's. ``--page`` takes several pages (``Home`` is the app's home):
@@ -83,20 +87,24 @@ def query(r):
     return {"tokens": " ".join(WORDS[(r + i) % len(WORDS)] for i in range(n)), "d_k": "4"}
 
 
-async def interaction(url, page, q, pid):
-    """(open s, open CPU s, change s, change CPU s) of one new tab on ``url``."""
+async def interaction(url, page, q, pid, change=None):
+    """(open s, open CPU s, change s, change CPU s) of one new tab on ``url``; the change is
+    d_k to 3, or ``change`` (key, formatted option) if given."""
     async with Student(url, page, q) as s:
         cpu = proc_cpu_s(pid)
         opened = await s.open()
         await asyncio.sleep(SETTLE_S)
         open_cpu = proc_cpu_s(pid) - cpu
         cpu = proc_cpu_s(pid)
-        changed = await s.set_int("attnviz_d_k", 3)
+        if change is None:
+            changed = await s.set_int("attnviz_d_k", 3)
+        else:
+            changed = await s.set_string(*change)
         await asyncio.sleep(SETTLE_S)
         return opened, open_cpu, changed, proc_cpu_s(pid) - cpu
 
 
-def page_rounds(page, rounds, servers, rows):
+def page_rounds(page, rounds, servers, rows, change=None):
     """``rounds`` rounds of ``page`` on every server (the floor shows its one page), in
     ``rows[page, server]``; round -1 warms every server (imports, caches)."""
     names = list(servers)
@@ -104,7 +112,8 @@ def page_rounds(page, rounds, servers, rows):
         for name in names[r % len(names) :] + names[: r % len(names)]:
             url, pid = servers[name]
             shown = "" if name == "floor" or page == "Home" else page
-            result = asyncio.run(interaction(url, shown, query(r), pid))
+            own = None if name == "floor" else change
+            result = asyncio.run(interaction(url, shown, query(r), pid, own))
             if r >= 0:
                 rows[page, name].append(result)
         if r >= 0 and (r + 1) % 5 == 0:
@@ -116,6 +125,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--page", nargs="+", default=["Step_by_step"], help="Home is the app")
     parser.add_argument("--against", nargs="*", default=[])
+    parser.add_argument("--change", help="KEY=VALUE: a radio or selectbox, not d_k")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as floor_root, contextlib.ExitStack() as stack:
         (Path(floor_root) / "app.py").write_text(FLOOR)
@@ -131,11 +141,13 @@ def main():
         rows = {(page, name): [] for page in args.page for name in names}
         for page in list(args.page):  # each page's rounds alternate with the floor's
             try:
-                page_rounds(page, args.rounds, servers, rows)
+                change = args.change.split("=", 1) if args.change else None
+                page_rounds(page, args.rounds, servers, rows, change)
             except (KeyError, RunError) as exc:  # no d_k on the page, or the run failed
                 print(f"{page}: not measured ({type(exc).__name__}: {exc})", flush=True)
                 args.page.remove(page)
-    print(f"\n{time.strftime('%Y-%m-%d %H:%M')}, {args.rounds} rounds")
+    what = f", change {args.change}" if args.change else ""
+    print(f"\n{time.strftime('%Y-%m-%d %H:%M')}, {args.rounds} rounds{what}")
     head = f"{'page':<22}{'server':<22}{'open s':>8}{'open CPU':>10}{'change s':>10}"
     print(head + f"{'change CPU':>12}{'open/floor':>12}{'change/floor':>14}")
     for page in args.page:

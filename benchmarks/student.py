@@ -97,11 +97,20 @@ class Student:
 
     async def set_int(self, key, value):
         """Set the integer widget under ``key`` (a number input) and rerun; seconds."""
+        return await self._set(key, "int_value", value)
+
+    async def set_string(self, key, value):
+        """Set the widget under ``key`` whose state is a string (a radio or a selectbox: its
+        option as formatted on screen) and rerun; seconds."""
+        return await self._set(key, "string_value", value)
+
+    async def _set(self, key, field, value):
+        """Set field ``field`` of the widget state under ``key`` to ``value``, and rerun."""
         msg = BackMsg()
         self._client_state(msg)
         state = msg.rerun_script.widget_states.widgets.add()
         state.id = self.widgets[key]
-        state.int_value = value
+        setattr(state, field, value)
         return await self._run(msg)
 
 

@@ -80,7 +80,7 @@ elif not show(4):
 if show(3):
     st.header("3. Every head at a glance")
     layer, head = head_picker(c)
-    grid_section(model, run, labels, layer, head)
+    grid_section(model, run, text, layer, head)
 elif head_steps:  # on a projector: each of the head's steps picks its head
     layer, head = head_picker(c)
 elif not show(4):

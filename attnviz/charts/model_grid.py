@@ -182,22 +182,7 @@ def model_grid(attention, labels, *, selected=None, head_hover=None, title="", t
     ]
     shapes = gap_strips(n_layers, n_heads, n)
     if selected is not None:
-        layer, head = selected
-        if not (0 <= layer < n_layers and 0 <= head < n_heads):
-            raise ValueError(f"selected head {selected} is not in the {n_layers}x{n_heads} grid")
-        pad = gap / 2
-        shapes.append(
-            dict(
-                type="rect",
-                xref="x",
-                yref="y",
-                x0=head * step - 0.5 - pad,
-                x1=head * step + n - 0.5 + pad,
-                y0=layer * step - 0.5 - pad,
-                y1=layer * step + n - 0.5 + pad,
-                line=dict(color="#d62728", width=3),
-            )
-        )
+        shapes.append(head_outline(A.shape, selected))
     fig = go.Figure([heatmap, markers])
     fig.update_layout(
         title=dict(text=escape_label(title), x=0, xanchor="left"),
@@ -235,6 +220,27 @@ def model_grid(attention, labels, *, selected=None, head_hover=None, title="", t
         plot_bgcolor=GAP_COLOR,
     )
     return fig
+
+
+def head_outline(shape, selected):
+    """The red outline of head ``selected`` = (layer, head) in the grid of attention of
+    ``shape`` (n_layers, n_heads, n, n): a layout shape (a dict) in the heatmap's cells."""
+    n_layers, n_heads, n, _ = shape
+    layer, head = selected
+    if not (0 <= layer < n_layers and 0 <= head < n_heads):
+        raise ValueError(f"selected head {selected} is not in the {n_layers}x{n_heads} grid")
+    gap = grid_gap(n)
+    step, pad = n + gap, gap / 2
+    return dict(
+        type="rect",
+        xref="x",
+        yref="y",
+        x0=head * step - 0.5 - pad,
+        x1=head * step + n - 0.5 + pad,
+        y0=layer * step - 0.5 - pad,
+        y1=layer * step + n - 0.5 + pad,
+        line=dict(color="#d62728", width=3),
+    )
 
 
 def grid_selected_head(selection):

@@ -252,9 +252,38 @@ def draw_chart(fig, key, *, share=1.0, title=None, alt=None, words=None, **plotl
     figure's title and kind unless given) and its text alternative under it (``words``: read
     from the figure's traces unless given), under the heading ``title``. ``plotly_args`` go
     to ``st.plotly_chart``; returns what it returns (the selection state with ``on_select``)."""
+    return draw_finished(
+        finished_chart(fig, key, share=share, title=title, alt=alt, words=words), key, **plotly_args
+    )
+
+
+def finished_chart(fig, key, *, share=1.0, title=None, alt=None, words=None):
+    """What ``draw_chart`` puts on the page for ``fig`` in this session's projector mode and
+    palette, as (figure dict, title, alt, words): plain data that a page may keep in the
+    shared cache per (settings, projector mode, palette) and draw with ``draw_finished``, so
+    that a big figure (the 72-head grid) is built, validated and described once for all."""
     drawn, title, alt, words = _finished(fig, share, is_present(), palette(), title, alt, words)
-    event = st.plotly_chart(drawn, key=key, alt=alt, **plotly_args)
-    chart_words(title or key, words)
+    return drawn.to_dict(), title or key, alt, words
+
+
+def with_shape(finished, shape):
+    """``finished_chart``'s chart with one more layout shape (a dict, e.g. the head picked
+    outlined), in the session's palette; the kept chart itself is not changed."""
+    spec, title, alt, words = finished
+    added = recolour(PlainFigure({"data": [], "layout": {"shapes": [shape]}}), palette())
+    added = added if isinstance(added, dict) else added.to_dict()  # a dict when recoloured
+    layout = dict(spec["layout"])
+    layout["shapes"] = [*layout.get("shapes", []), *added["layout"]["shapes"]]
+    return dict(spec, layout=layout), title, alt, words
+
+
+def draw_finished(finished, key, **plotly_args):
+    """Draw ``finished_chart``'s (figure dict, title, alt, words) under ``key``, the dict as it
+    is (``PlainFigure``: no second validation); ``plotly_args`` go to ``st.plotly_chart``;
+    returns what it returns (the selection state with ``on_select``)."""
+    spec, title, alt, words = finished
+    event = st.plotly_chart(PlainFigure(spec), key=key, alt=alt, **plotly_args)
+    chart_words(title, words)
     return event
 
 
@@ -269,12 +298,13 @@ register(KEPT_CHARTS, *CACHE_FINISHED_CHARTS)
 
 
 def _finished_chart(make, args, share, present, colours, title, inputs=()):
-    """``_finished(make(*args, *inputs), ...)`` as a plain dict, once per figure, style and
-    palette, for every session (``inputs``, e.g. arrays, are kept by their digest only)."""
+    """``_finished(make(*args, *inputs), ...)`` with the figure as a plain dict, once per
+    figure, style and palette, for every session (``inputs``, e.g. arrays, are kept by their
+    digest only)."""
 
     def finish():
         drawn, heading, alt, words = _finished(make(*args, *inputs), share, present, colours, title)
-        return PlainFigure(drawn.to_dict()), heading, alt, words
+        return drawn.to_dict(), heading, alt, words
 
     kept = (make, args, digest(*inputs) if inputs else None, share, present, colours, title)
     return cached_call(KEPT_CHARTS, kept, finish, size=object_bytes)
@@ -286,12 +316,10 @@ def draw_kept_chart(make, args, key, *, share=1.0, title=None, inputs=(), **plot
     module-level function of small keys ``args`` (Settings, numbers) and of ``inputs`` (arrays,
     known to the cache by their digest alone), whose figure depends on them alone. What is sent
     is the very dict ``draw_chart`` sends."""
-    drawn, title, alt, words = _finished_chart(
+    spec, title, alt, words = _finished_chart(
         make, tuple(args), share, is_present(), palette(), title, tuple(inputs)
     )
-    event = st.plotly_chart(drawn, key=key, alt=alt, **plotly_args)
-    chart_words(title or key, words)
-    return event
+    return draw_finished((spec, title or key, alt, words), key, **plotly_args)
 
 
 def chart_words(title, text):

@@ -14,6 +14,7 @@ from attnviz.causal_lm.sampling import next_token_probabilities, top
 from attnviz.charts.token_bars import probability_bars
 from attnviz.inputs import is_blank, token_labels
 from attnviz.limits import (
+    CACHE_BAR_FIGURES,
     CACHE_CHAT_MODEL,
     MAX_CHAT_TEMPERATURE,
     MAX_CHAT_TOKENS,
@@ -26,13 +27,15 @@ from attnviz.ui.cache import (
     MB,
     cached_call,
     clear_shared_caches,
+    object_bytes,
     peek,
     register,
     release_freed_memory,
     shared_cache,
 )
-from attnviz.ui.matrix import draw_chart
+from attnviz.ui.matrix import draw_finished, finished_chart
 from attnviz.ui.projector import data_table
+from attnviz.ui.sidebar import is_present, palette
 from attnviz.ui.text import md_escape
 
 KEYS = {  # ChatChoices field -> widget key
@@ -314,9 +317,24 @@ def next_token_chart(model, logits, temperature, top_k, *, key, title, picked_id
     picked = (
         None if picked_id is None else next((i for i, t in enumerate(ids) if t == picked_id), None)
     )
-    fig = probability_bars(probs, labels, title=title, picked=picked, value_name="p")
-    draw_chart(fig, key, config={"displaylogo": False})
+    if picked is None:  # the same bars for every session with these settings: kept
+        key_args = (tuple(ids.tolist()), np.asarray(probs, float).tobytes(), title)
+        finished = _bars_finished(model, key, *key_args, is_present(), palette())
+    else:
+        fig = probability_bars(probs, labels, title=title, picked=picked, value_name="p")
+        finished = finished_chart(fig, key)
+    draw_finished(finished, key, config={"displaylogo": False})
     return ids, probs, p
+
+
+@shared_cache(*CACHE_BAR_FIGURES, size=object_bytes)
+def _bars_finished(_model, key, ids, probs, title, present, colours):
+    """``probability_bars`` of the tokens ``ids`` with probabilities ``probs`` (float64
+    bytes), as ``finished_chart`` makes it for ``present`` and ``colours`` (the session's
+    projector mode and palette, which it reads)."""
+    labels = display_tokens(_model.token_texts(list(ids)))
+    fig = probability_bars(np.frombuffer(probs), labels, title=title, value_name="p")
+    return finished_chart(fig, key)
 
 
 def next_token_section(model, run, temperature, top_k):

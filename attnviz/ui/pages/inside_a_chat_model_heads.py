@@ -6,12 +6,13 @@ import streamlit as st
 
 from attnviz.causal_lm.findings import SCORES, THRESHOLD, head_scores
 from attnviz.causal_lm.llama import rope
-from attnviz.charts.model_grid import model_grid
-from attnviz.ui.cache import shared_cache
-from attnviz.ui.matrix import dims, draw_chart, show_matrix
+from attnviz.charts.model_grid import head_outline, model_grid
+from attnviz.limits import CACHE_GRID_FIGURES
+from attnviz.ui.cache import object_bytes, shared_cache
+from attnviz.ui.matrix import dims, draw_finished, finished_chart, show_matrix, with_shape
 from attnviz.ui.pages.inside_a_chat_model import KEYS, chat_run
 from attnviz.ui.projector import chart_text_px
-from attnviz.ui.sidebar import is_present
+from attnviz.ui.sidebar import is_present, palette
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice, step_header
 
@@ -52,7 +53,9 @@ def chosen_head():
     return st.session_state[KEYS["layer"]], st.session_state[KEYS["head"]]
 
 
-def grid_section(model, run, labels, layer, head):
+def grid_section(model, run, text, layer, head):
+    """Section 3: every head's A for ``text``'s run (``run``), ``(layer, head)`` outlined, then
+    the heads to find."""
     c = model.config
     groups = "; ".join(
         f"query heads {g * c.group_size} to {(g + 1) * c.group_size - 1} share key/value head {g}"
@@ -65,9 +68,21 @@ def grid_section(model, run, labels, layer, head):
         "its diagonal: the causal mask."
     )
     # 30 tiles high leave no room for the tokens beside each: the hover names each head
-    fig = model_grid(run.attention, [""] * run.n, selected=(layer, head), text_px=chart_text_px())
-    draw_chart(fig, "chat_grid", title="Every head", config={"displaylogo": False})
+    outline = head_outline(run.attention.shape, (layer, head))  # per head picked, the rest kept
+    finished = with_shape(grid_finished(model, text, is_present(), palette()), outline)
+    draw_finished(finished, "chat_grid", config={"displaylogo": False})
     findings(run)
+
+
+@shared_cache(*CACHE_GRID_FIGURES, size=object_bytes)
+def grid_finished(_model, text, present, colours):
+    """The grid of every head of ``text``'s run, no head outlined, as
+    ``finished_chart`` makes it (figure dict, title, alt, words), once for every session:
+    ``present`` and ``colours`` (the session's projector mode and palette, which
+    ``finished_chart`` reads) key it."""
+    run = chat_run(_model, text)
+    fig = model_grid(run.attention, [""] * run.n, selected=None, text_px=chart_text_px())
+    return finished_chart(fig, "chat_grid", title="Every head")
 
 
 def _head_list(found):

@@ -7,8 +7,15 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from attnviz.charts.model_grid import grid_selected_head, model_grid
-from attnviz.limits import CACHE_MODEL, CACHE_MODEL_RUNS, MAX_MODEL_TOKENS, MAX_TEXT_CHARS
+from attnviz import token_labels
+from attnviz.charts.model_grid import grid_selected_head, head_outline, model_grid
+from attnviz.limits import (
+    CACHE_GRID_FIGURES,
+    CACHE_MODEL,
+    CACHE_MODEL_RUNS,
+    MAX_MODEL_TOKENS,
+    MAX_TEXT_CHARS,
+)
 from attnviz.model.bert import head_attention
 from attnviz.model.head_stats import PATTERNS, HeadStats, describe, head_stats, strongest_pattern
 from attnviz.model.pretrained import MODEL_ID, ModelLoadError, load_pretrained
@@ -17,15 +24,17 @@ from attnviz.ui.cache import (
     MB,
     cached_call,
     clear_shared_caches,
+    object_bytes,
     peek,
     register,
     release_freed_memory,
     shared_cache,
 )
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import dims, draw_chart, show_matrix
+from attnviz.ui.matrix import dims, draw_finished, finished_chart, show_matrix, with_shape
 from attnviz.ui.progress import progress_tqdm
 from attnviz.ui.projector import chart_text_px, data_table
+from attnviz.ui.sidebar import is_present, palette
 from attnviz.ui.text import md_escape, step_header
 
 PENDING_KEY = "model.pending_head"  # (layer, head) to show: clicked in the grid or a ranking
@@ -166,22 +175,37 @@ def head_summary(stats, layer, head):
     data_table(table, hide_index=True)
 
 
-def grid_chart(run, labels, selected):
-    """Draw every head's attention; a click on a head selects it (the page reruns)."""
-    stats = run.stats
-    n_layers, n_heads = stats.shape
-    hover = [[_hover_lines(stats, layer, h) for h in range(n_heads)] for layer in range(n_layers)]
-    fig = model_grid(
-        run.attention, labels, selected=selected, head_hover=hover, text_px=chart_text_px()
-    )
-    draw_chart(
-        fig,
+def grid_chart(text, selected):
+    """Every head's attention for ``text`` (kept for all: ``grid_finished``), ``selected``
+    outlined; a click on a head selects it (the page reruns)."""
+    model = pretrained_model()
+    outline = head_outline(model_run(model, text).attention.shape, selected)
+    finished = with_shape(grid_finished(model, text, is_present(), palette()), outline)
+    draw_finished(
+        finished,
         GRID_KEY,
-        title="Every head",
         on_select=_grid_clicked,  # before the rerun the click causes: the radios follow it
         selection_mode="points",
         config={"displaylogo": False, "toImageButtonOptions": {"filename": "attnviz-heads"}},
     )
+
+
+@shared_cache(*CACHE_GRID_FIGURES, size=object_bytes)
+def grid_finished(_model, text, present, colours):
+    """The 72-head grid of ``text``, no head outlined, as ``finished_chart`` makes it
+    (figure dict, title, alt, words; up to 3 MB at 128 pieces). ``present`` and ``colours``
+    (the session's projector mode and palette, which ``finished_chart`` reads) key it."""
+    run = model_run(_model, text)
+    stats = run.stats
+    n_layers, n_heads = stats.shape
+    hover = [[_hover_lines(stats, layer, h) for h in range(n_heads)] for layer in range(n_layers)]
+    fig = model_grid(
+        run.attention,
+        token_labels(run.tokens),
+        head_hover=hover,
+        text_px=chart_text_px(),
+    )
+    return finished_chart(fig, GRID_KEY, title="Every head")
 
 
 def _grid_clicked():
@@ -272,7 +296,7 @@ def heads_in_words(stats):
     )
 
 
-def head_picker(run, labels):
+def head_picker(run, text):
     """Layer and head radios over the grid of every head; returns the (layer, head) chosen.
 
     A click on a thumbnail is applied to the radios on the rerun it causes.
@@ -281,7 +305,7 @@ def head_picker(run, labels):
     c1, c2 = st.columns([1, 2])
     layer = c1.radio("Layer", range(run.config.n_layers), key="model_layer", horizontal=True)
     head = c2.radio("Head", range(run.config.n_heads), key="model_head", horizontal=True)
-    grid_chart(run, labels, (layer, head))
+    grid_chart(text, (layer, head))
     return layer, head
 
 

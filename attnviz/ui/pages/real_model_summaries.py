@@ -368,7 +368,7 @@ def chosen_head(text, parts=("head", "pair")):
                 "say:"
             )
             heads_in_words(run.stats)
-    layer, head = head_picker(run, labels)  # the pair's step too: it compares on this head
+    layer, head = head_picker(run, text)  # the pair's step too: it compares on this head
     if "head" in parts:
         r = run.head(model, layer, head)  # recomputed from the layer's input X: see section 4
         st.header(f"3. Layer {layer}, head {head}, step by step")
