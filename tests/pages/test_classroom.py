@@ -212,3 +212,21 @@ def test_a_full_room_and_flooding_answers_are_said_on_the_phone():
     warning = "\n".join(w.value for w in flooder.warning)  # the store's sentence, as text
     assert md_escape(f"at most {limits.MAX_ANSWERS_PER_MINUTE} a minute. Wait a minute") in warning
     assert store.tally(code).answered == 1 and store.my_answer(code, f"s{0:015d}") == 1
+
+
+def test_a_poll_reruns_the_page_when_the_room_changed_or_it_raced_the_pages_end():
+    from attnviz.ui.pages.classroom_shared import RACE_SECONDS, poll_needs_page
+
+    assert poll_needs_page(4, 3, None, 10.0)  # the room changed: the reveal, say
+    assert not poll_needs_page(3, 3, None, 10.0)  # nothing changed: nothing drawn
+    assert not poll_needs_page(3, 3, 10.0 - 1.4, 10.0)  # a poll's usual 1.5 s after the run
+    assert poll_needs_page(3, 3, 10.0 - RACE_SECONDS / 3, 10.0)  # on the heels of the run
+
+
+def test_the_page_run_marks_its_end_for_the_poll():
+    from attnviz.ui.pages.classroom_shared import IN_PAGE_RUN, PAGE_RUN_ENDED
+
+    code = opened().session_state[ROOM]
+    student = run(PAGE, {"room": code})
+    assert PAGE_RUN_ENDED in student.session_state  # the poll drawn by the page's run
+    assert IN_PAGE_RUN not in student.session_state

@@ -3,8 +3,11 @@ room's example and question, the reveal, and the poll that follows the room.
 
 Session state (small values only): SID the session's random id, ROOM the code it is in, KEY
 the lecturer's key (only in the lecturer's session), SEEN the room version last drawn, NOTE a
-message from a button's callback. Widget keys start with ``cls_``.
+message from a button's callback, IN_PAGE_RUN and PAGE_RUN_ENDED when the page's run drew the
+poll (``follow``). Widget keys start with ``cls_``.
 """
+
+import time
 
 import pandas as pd
 import streamlit as st
@@ -29,6 +32,9 @@ ROOM = "attnviz.classroom.room"
 KEY = "attnviz.classroom.key"
 SEEN = "attnviz.classroom.seen"
 NOTE = "attnviz.classroom.note"
+IN_PAGE_RUN = "attnviz.classroom.in_page_run"  # set by the page's run until ``follow`` is drawn
+PAGE_RUN_ENDED = "attnviz.classroom.page_run_ended"  # when it was (time.monotonic())
+RACE_SECONDS = 0.3  # a poll this soon after the page's run may have raced its end
 POLL_SECONDS = 1.5  # how often a phone (and the lecturer's count) asks for the room's version
 ROOM_A_TEXT_PX = 11  # the room's A on a phone: 12 tokens in 390 px
 NO_MODEBAR = {"displayModeBar": False}  # on a phone the toolbar covers the chart's title
@@ -188,17 +194,34 @@ def proof(room, question, key):
 @st.fragment(run_every=POLL_SECONDS)
 def follow(code):
     """Poll the room's version every POLL_SECONDS and rerun the page only when it changed (a
-    new question, the reveal, the room closed). Draws nothing while nothing changes."""
+    new question, the reveal, the room closed), or when the poll came right at the end of the
+    page's run (``poll_needs_page``). Draws nothing while nothing changes."""
+    state = st.session_state
+    if state.pop(IN_PAGE_RUN, False):  # drawn by the page's own run, the last thing it draws
+        state[PAGE_RUN_ENDED] = time.monotonic()
+        return
     try:
         version = room_store().version(code)
     except RoomNotFoundError:
         version = "gone"
     except RoomError:
         version = None  # unreachable: the page says so and keeps asking
-    if version != st.session_state.get(SEEN):
+    ended = state.pop(PAGE_RUN_ENDED, None)
+    if poll_needs_page(version, state.get(SEEN), ended, time.monotonic()):
         st.rerun()
+
+
+def poll_needs_page(version, seen, ended, now):
+    """Whether a poll reruns the whole page: the room's ``version`` is not the one drawn
+    (``seen``), or the poll came within RACE_SECONDS of the end of the page's run (``ended``,
+    ``now``: time.monotonic(); None: already checked). Streamlit 1.67 drops the last messages
+    of a run that a fragment's poll races at its end (its AppSession starts a new script runner;
+    streamlit/streamlit#9921): the phone would show the page in part, without the reveal, until
+    the room changed again. Measured: one phone of 60 (benchmarks/classroom_room.py)."""
+    return version != seen or (ended is not None and now - ended < RACE_SECONDS)
 
 
 def drawn(version):
     """Remember that the page now shows ``version`` of the room (``follow`` compares)."""
     st.session_state[SEEN] = version
+    st.session_state[IN_PAGE_RUN] = True
