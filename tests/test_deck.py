@@ -57,3 +57,17 @@ def test_the_link_holds_the_position_and_a_bad_one_is_clamped():
     slides, k, warnings = read_deck({"deck": "lecture", "slide": "99"}, PAGES)
     assert slides == LECTURE and k == len(LECTURE) - 1 and "outside" in warnings[0]
     assert read_deck({}, PAGES) == ((), None, [])
+
+
+def test_a_slides_step_is_bounded_by_the_pages_own_steps_with_a_warning():
+    huge = "9" * 20
+    slides, warnings = parse_deck(
+        f"Step_by_step/{huge};Why_scale/0;Why_scale/4;Home/2;Work_it_out/3", PAGES | {"Work_it_out"}
+    )
+    assert [(s.page, s.step) for s in slides] == [
+        ("Step_by_step", 10), ("Why_scale", 1), ("Why_scale", 4), ("", 2), ("Work_it_out", None)
+    ]  # fmt: skip
+    assert len(warnings) == 3
+    assert "Step_by_step has steps 0 to 10, so this slide opens on step 10" in warnings[0]
+    assert "Why_scale has steps 1 to 4" in warnings[1] and "has no steps" in warnings[2]
+    assert huge[:20] in warnings[0]  # the link's text is quoted

@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl, quote, urlencode
 
 from attnviz.limits import MAX_DECK_CHARS, MAX_DECK_SLIDES
 from attnviz.links.readers import quoted, raw_value, read_int
+from attnviz.links.steps import bound_step
 
 SLIDE_SEP = ";"
 DECK_PARAMS = ("deck", "slide")  # what the deck adds to a page's link
@@ -85,7 +86,8 @@ def deck_text(slides):
 
 def parse_slide(text, pages):
     """(Slide or None, warnings) from one slide's text; ``pages`` are the URL paths there are
-    ("" for Home)."""
+    ("" for Home). A step outside the page's steps (``attnviz.links.steps``) becomes the
+    nearest of them, with a warning."""
     head, _, settings = text.strip().partition("?")
     page, _, step_text = head.partition("/")
     page = page.strip()
@@ -100,8 +102,9 @@ def parse_slide(text, pages):
             return None, [f"`{quoted(text)}`: the step after / is not a whole number: left out."]
         if step < 0:
             return None, [f"`{quoted(text)}`: a step cannot be negative: left out."]
+    step, warnings = bound_step(name, step, text)  # within the page's own steps
     params = tuple((k, v) for k, v in parse_qsl(settings) if k not in NOT_IN_A_SLIDE)
-    return Slide(name, step, params), []
+    return Slide(name, step, params), warnings
 
 
 def parse_deck(text, pages):

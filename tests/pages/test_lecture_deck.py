@@ -30,3 +30,17 @@ def test_a_deck_in_the_link_is_edited_and_bad_slides_are_said():
     at = run(DECK, {"deck": ";;"})
     assert any("no slide" in w.value for w in at.warning)
     assert not at.exception
+
+
+def test_a_huge_step_in_the_deck_is_bounded_with_a_warning_not_a_traceback():
+    at = run(DECK, {"deck": "Step_by_step/99999999999999999999;Why_scale/2"})
+    assert any("has steps 0 to 10" in w.value for w in at.warning)
+    assert "step=10" in _link(at)
+
+
+def test_a_deck_page_opened_from_a_hostile_deck_link_warns_and_runs():
+    hostile = "Why_scale/99999999999999999999;Nope/1;Classroom/7?question=%00;Why_scale/-1"
+    for page in ("pages/3_Why_scale.py", "pages/14_Classroom.py"):
+        at = run(page, {"deck": hostile, "slide": "9" * 30, "present": "on"})
+        assert not at.exception
+        assert any("has steps 1 to 4" in w.value for w in at.warning)  # the bound, said

@@ -1,0 +1,28 @@
+"""attnviz.links.steps.PAGE_STEPS says each page's steps as its own stepper counts them: every
+page is run up to its ``stepper`` call (the stepper is replaced by one that notes its range and
+stops the page), so no page computes anything."""
+
+from pathlib import Path
+
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from attnviz.links.steps import PAGE_STEPS
+from tests.helpers import ALL_SCRIPTS, ROOT
+
+
+def test_the_table_of_steps_is_every_pages_own(monkeypatch):
+    seen = {}
+
+    def noting(page, titles, *, first=1, next_action=None):
+        seen[path] = (first, first + len(titles) - 1)
+        st.stop()
+
+    monkeypatch.setattr("attnviz.ui.stepper.stepper", noting)
+    for script in ALL_SCRIPTS:
+        path = "" if script == "app.py" else Path(script).stem.split("_", 1)[1]
+        at = AppTest.from_file(str(ROOT / script), default_timeout=60)
+        at.query_params["present"] = "on"
+        at.run()
+        assert not at.exception, (script, [e.value for e in at.exception])
+    assert seen == PAGE_STEPS
