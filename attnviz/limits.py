@@ -49,6 +49,12 @@ HEAVY_AT_ONCE = max(1, CORES - 1)
 # (at least one), so that a class's small changes keep a core; the rest queue. Measured on 2
 # cores with 10 max-size links at once: an innocent change's p95 0.50-0.64 s with one slot,
 # 0.76-1.10 s with two (docs/performance.md)
+HEAVY_SMALL_AT_ONCE = 1  # short heavy work (at most SMALL_HEAVY_SECONDS: a default training,
+# a class set's PDF, the real model's forward pass) runs in a lane of its own, so it never waits
+# behind a max-size computation (attnviz/fair_queue.py says why lanes and not priorities)
+SMALL_HEAVY_SECONDS = 4.0  # every task's default training is at most 3.8 s (training.py's
+# step_seconds); larger work, or work of unknown cost, goes to the large lane
+HEAVY_PER_VISITOR = 1  # heavy computations one visitor may have queued or running, in all
 HEAVY_BYTES = 16_000_000  # an example whose arrays may take this much is heavy: n = 512 with
 # d_model = 512 (29 MB), not n = 512 with d_model = 8 (11 MB, about 0.3 s)
 MAX_JSON_NUMBERS = 200_000  # numbers in the step page's JSON download (about 4 MB, 0.4 s to
@@ -108,6 +114,10 @@ GEO_ROW_KEYS = 4  # so 2000 random q . k; at d_k = 512 the draw holds about 5 MB
 # Inside a chat model (pages/12_Inside_a_chat_model.py): SmolLM2-135M-Instruct in numpy.
 MAX_CHAT_TOKENS = 64  # tokens of the prompt read; the rest is cut, with a message
 MAX_CHAT_GENERATED = 32  # tokens generated after it, one at a time through the KV cache
+CHAT_RUN_SECONDS = 0.6  # CPU to read a prompt of up to MAX_CHAT_TOKENS (0.55 s measured at 64
+# tokens, one BLAS thread, 2026-12-02): its cost in the heavy queue (attnviz/fair_queue.py)
+CHAT_TOKEN_SECONDS = 0.26  # CPU per generated token (2.06 s for 8, measured alike): 32 tokens
+# are about 8 s, in the queue's large lane; up to 15, its small lane
 MAX_CHAT_TOP_K = 1000  # the largest top-k offered (0 in a link: every token)
 MIN_CHAT_TEMPERATURE = 0.1
 MAX_CHAT_TEMPERATURE = 5.0

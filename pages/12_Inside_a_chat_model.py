@@ -6,12 +6,12 @@ from attnviz.ui import page_frame
 from attnviz.ui.pages.inside_a_chat_model import (
     about_the_model,
     chat_model,
-    chat_run,
     display_tokens,
     keep_choices,
     link_warnings,
     next_token_section,
     prompt_box,
+    prompt_run,
     reading_note,
     sampling_controls,
     start_session,
@@ -64,7 +64,7 @@ if show(1):
     st.header("1. The prompt, as tokens")
 text = prompt_box(drawn=show(1))  # stops the page when the prompt is empty
 with st.spinner("Running the model on the prompt…"):
-    run = chat_run(model, text)
+    run = prompt_run(model, text)  # in the heavy queue's turn
 labels = display_tokens(run.tokens)
 if show(1):
     reading_note(model, run)

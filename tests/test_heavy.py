@@ -1,9 +1,12 @@
-"""The heavy-work gate (attnviz/ui/heavy.py), with threads: concurrency counted, never timed."""
+"""The fair heavy queue (attnviz/fair_queue.py, the server's HEAVY in attnviz/ui/heavy.py), with
+threads and events: order and concurrency counted, never timed."""
 
 import threading
 
+import pytest
+
+from attnviz.fair_queue import LARGE, SMALL, BusyError, FairGate
 from attnviz.ui import cache
-from attnviz.ui.heavy import Gate
 
 
 def until(condition):
@@ -12,96 +15,131 @@ def until(condition):
         threading.Event().wait(0.001)
 
 
-def queued(gate):
-    with gate._changed:
-        return len(gate._queue)
+class Jobs:
+    """Jobs started in threads, each held inside the gate until released."""
+
+    def __init__(self, gate):
+        self.gate, self.started, self.threads, self.releases = gate, [], [], {}
+        self.errors = []
+
+    def start(self, name, visitor, cost=None, on_wait=None):
+        self.releases[name] = threading.Event()
+
+        def work():
+            try:
+                with self.gate.admit(visitor, cost=cost, what=name, on_wait=on_wait):
+                    self.started.append(name)
+                    self.releases[name].wait(10)
+            except BaseException as exc:
+                self.errors.append((name, exc))
+
+        self.threads.append(threading.Thread(target=work))
+        self.threads[-1].start()
+
+    def finish(self, name):
+        self.releases[name].set()
+
+    def join(self):
+        for event in self.releases.values():
+            event.set()
+        for t in self.threads:
+            t.join(10)
 
 
-def test_at_most_slots_run_at_once_and_every_one_runs():
-    gate, inside, lock = Gate(2), [], threading.Lock()
-    release = threading.Event()
-    done = []
-
-    def work(k):
-        with gate.admit():
-            with lock:
-                inside.append(k)
-            release.wait(10)
-            done.append(k)
-
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(10)]
-    for t in threads:
-        t.start()
-    until(lambda: len(inside) == 2 and queued(gate) == 8)  # two run, eight wait
-    release.set()
-    for t in threads:
-        t.join(10)
-    assert sorted(done) == list(range(10)) and gate.peak == 2 and gate.running == 0
+def test_visitors_are_served_in_turn_not_in_the_order_their_jobs_came():
+    gate = FairGate({LARGE: 1}, per_visitor=3)
+    jobs = Jobs(gate)
+    jobs.start("hold", "x")
+    until(lambda: jobs.started == ["hold"])
+    arrivals = [("a1", "a"), ("a2", "a"), ("a3", "a"), ("b1", "b"), ("b2", "b"), ("c1", "c")]
+    for k, (name, visitor) in enumerate(arrivals):  # each joins the queue after the one before
+        jobs.start(name, visitor)
+        until(lambda k=k: len(gate.waiting(LARGE)) == k + 1)
+    assert gate.waiting(LARGE) == ["a", "b", "c", "a", "b", "a"]
+    order = ["hold", "a1", "b1", "c1", "a2", "b2", "a3"]
+    for k, name in enumerate(order):
+        until(lambda k=k: len(jobs.started) == k + 1)
+        jobs.finish(name)
+    jobs.join()
+    assert jobs.started == order and not jobs.errors
 
 
-def test_the_queue_is_first_come_first_served_and_says_how_many_are_ahead():
-    gate, order, told = Gate(1), [], {}
-    releases = {k: threading.Event() for k in range(4)}
-
-    def work(k):
-        with gate.admit(on_wait=lambda ahead, first: told.setdefault(k, []).append(ahead)):
-            order.append(k)
-            releases[k].wait(10)
-
-    threads = []
-    for k in range(4):  # each joins the queue after the one before it
-        threads.append(threading.Thread(target=work, args=(k,)))
-        threads[-1].start()
-        until(lambda k=k: len(order) == 1 and queued(gate) == k)
-    for k in range(4):
-        until(lambda k=k: len(order) == k + 1)
-        releases[k].set()
-    for t in threads:
-        t.join(10)
-    assert order == [0, 1, 2, 3]
-    assert told[1] == [1] and told[2] == [2, 1] and told[3] == [3, 2, 1]  # running + ahead
+def test_one_job_per_visitor_queued_or_running_the_next_is_refused_at_once():
+    gate = FairGate({LARGE: 1})  # per_visitor=1, the server's default
+    jobs = Jobs(gate)
+    jobs.start("a1", "a")
+    until(lambda: jobs.started == ["a1"])
+    jobs.start("b1", "b")  # waits
+    until(lambda: gate.waiting(LARGE) == ["b"])
+    for visitor in ("a", "b"):  # seven tabs of one visitor hold one place
+        with pytest.raises(BusyError, match="already have"), gate.admit(visitor):
+            pass
+    assert gate.waiting(LARGE) == ["b"] and gate.doing("a") == ["a1"]
+    jobs.finish("a1")
+    until(lambda: jobs.started == ["a1", "b1"])
+    assert gate.doing("a") == []  # a's job has finished: a may ask again
+    jobs.finish("b1")
+    with gate.admit("a"):
+        pass
+    jobs.join()
+    assert not jobs.errors
 
 
-def test_a_waiter_that_stops_leaves_the_queue_and_nesting_never_deadlocks():
-    gate, release = Gate(1), threading.Event()
+def test_short_work_never_waits_behind_a_max_size_computation():
+    gate = FairGate({LARGE: 1, SMALL: 1}, small_seconds=4)
+    jobs = Jobs(gate)
+    jobs.start("huge", "attacker", cost=None)  # unknown cost: the large lane
+    until(lambda: jobs.started == ["huge"])
+    jobs.start("long training", "other", cost=17)
+    until(lambda: gate.waiting(LARGE) == ["other"])
+    jobs.start("default training", "student", cost=3.8)  # starts while the large one runs
+    until(lambda: jobs.started == ["huge", "default training"])
+    assert gate.waiting(LARGE) == ["other"] and gate.lanes[LARGE].running == 1
+    jobs.join()
+    assert gate.lanes[SMALL].peak == 1 and gate.lanes[LARGE].peak == 1 and not jobs.errors
 
-    class Stop(BaseException):  # as Streamlit's StopException while a page draws
+
+def test_a_visitor_who_leaves_is_dropped_and_the_next_is_served():
+    gate, left = FairGate({LARGE: 1}), threading.Event()
+
+    class Stop(BaseException):  # as Streamlit's StopException when a session is closed
         pass
 
-    def stopped(ahead, first):
-        raise Stop
+    def still_here(ahead, first):
+        if left.is_set():
+            raise Stop
 
-    got = []
+    jobs = Jobs(gate)
+    jobs.start("hold", "x")
+    until(lambda: jobs.started == ["hold"])
+    jobs.start("gone", "leaver", cost=7, on_wait=still_here)
+    jobs.start("next", "student")
+    until(lambda: gate.waiting(LARGE) == ["leaver", "student"])
+    left.set()
+    gate.poke()  # what the heartbeat does every second
+    until(lambda: gate.waiting(LARGE) == ["student"])
+    assert gate.queued_cost() == 0 and [n for n, e in jobs.errors] == ["gone"]
+    jobs.finish("hold")
+    until(lambda: jobs.started == ["hold", "next"])
+    jobs.join()
 
-    def hold():
-        with gate.admit(cost=5):
-            release.wait(10)
 
-    holder = threading.Thread(target=hold)
-    holder.start()
-    until(lambda: gate.running == 1)
-
-    def leaver():
-        try:
-            with gate.admit(cost=7, on_wait=stopped):
-                got.append("ran")
-        except Stop:
-            got.append("left")
-
-    t = threading.Thread(target=leaver)
-    t.start()
-    t.join(10)
-    assert got == ["left"] and queued(gate) == 0 and gate.queued_cost() == 5
-    release.set()
-    holder.join(10)
-    with gate.admit(), gate.admit():  # a heavy computation inside another, in one thread
+def test_at_most_a_lanes_slots_run_at_once_and_nesting_never_deadlocks():
+    gate = FairGate({LARGE: 2})
+    jobs = Jobs(gate)
+    for k in range(10):
+        jobs.start(k, f"visitor {k}")
+    until(lambda: len(jobs.started) == 2 and len(gate.waiting(LARGE)) == 8)
+    jobs.join()
+    assert sorted(jobs.started) == list(range(10)) and gate.lanes[LARGE].peak == 2
+    with gate.admit("a"), gate.admit("a"):  # a heavy computation inside another, one thread
         assert gate.running == 1
     assert gate.running == 0 and gate.queued_cost() == 0
 
 
 def test_heavy_shared_cache_misses_go_through_the_gate(monkeypatch):
     """Concurrent heavy misses of distinct keys: at most the gate's slots compute at once."""
-    gate = Gate(2)
+    gate = FairGate({LARGE: 2}, per_visitor=8)
     monkeypatch.setattr("attnviz.ui.heavy.HEAVY", gate)
     cache.clear_shared_caches()
     release, running, lock = threading.Event(), [0], threading.Lock()
@@ -120,9 +158,9 @@ def test_heavy_shared_cache_misses_go_through_the_gate(monkeypatch):
     threads = [threading.Thread(target=heavy, args=(k,)) for k in range(8)]
     for t in threads:
         t.start()
-    until(lambda: gate.running == 2 and queued(gate) == 6)
+    until(lambda: gate.running == 2 and len(gate.waiting(LARGE)) == 6)
     release.set()
     for t in threads:
         t.join(10)
-    assert peak[0] == 2 and gate.peak == 2
+    assert peak[0] == 2 and gate.lanes[LARGE].peak == 2
     cache.clear_shared_caches()

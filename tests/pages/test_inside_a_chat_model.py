@@ -182,3 +182,27 @@ def test_on_a_projector_the_token_table_is_a_static_table_of_escaped_text(lm):
     tokens = display_tokens(lm.run("<b>x</b> *y*").tokens)
     assert cells["token"].tolist() == [md_escape(t) for t in tokens]
     assert "\\<" in cells["token"].iloc[0]  # the markup is text
+
+
+def test_reading_and_generating_wait_their_turn_in_the_heavy_queue(lm, monkeypatch):
+    """Each computed once, through the fair queue (attnviz/fair_queue.py), in its small lane at
+    these sizes; what the server keeps is never queued again."""
+    from attnviz.fair_queue import LARGE, SMALL, FairGate
+
+    admitted = []
+
+    class Recording(FairGate):
+        def admit(self, visitor, *, cost=None, what="", on_wait=None):
+            admitted.append((what, self.lane_for(cost)))
+            return super().admit(visitor, cost=cost, what=what, on_wait=on_wait)
+
+    monkeypatch.setattr("attnviz.ui.heavy.HEAVY", Recording({LARGE: 1, SMALL: 1}))
+    query = {"prompt": "A prompt read once, in turn", "generate": "3"}
+    run(PAGE, query)
+    assert admitted == [
+        ("the chat model's reading", SMALL),
+        ("the chat model's generation", SMALL),
+    ]
+    before = len(admitted)
+    run(PAGE, query)  # another visitor, the same link: kept, never queued
+    assert len(admitted) == before

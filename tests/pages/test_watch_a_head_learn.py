@@ -178,7 +178,7 @@ def test_the_training_budget_counts_every_visitors_trainings(monkeypatch):
     held, release = threading.Event(), threading.Event()
 
     def other_visitor():  # a training of another visitor, running, as the gate counts it
-        with HEAVY.admit(cost=MAX_GPT_QUEUE_SECONDS):
+        with HEAVY.admit("another visitor", cost=MAX_GPT_QUEUE_SECONDS):
             held.set()
             release.wait(60)
 
@@ -189,6 +189,36 @@ def test_the_training_budget_counts_every_visitors_trainings(monkeypatch):
         at = click(run(PAGE, SHORT), "gpt_train")
         refused = at.error[0].value
         assert "queued for other visitors" in refused and "gpt_checkpoints" not in chart_specs(at)
+    finally:
+        release.set()
+        worker.join(60)
+    at = click(run(PAGE, SHORT), "gpt_train")
+    assert "gpt_checkpoints" in chart_specs(at) and not at.error
+
+
+def test_a_visitor_with_a_training_running_elsewhere_is_told_and_not_queued(monkeypatch):
+    """One heavy job per visitor (attnviz/fair_queue.py): a second tab's training is refused at
+    once with the reason, and trains once the first has finished."""
+    import threading
+
+    from attnviz.ui.heavy import HEAVY
+
+    monkeypatch.setattr("attnviz.ui.visitor.visitor_key", lambda: "one visitor")
+    held, release = threading.Event(), threading.Event()
+
+    def other_tab():
+        with HEAVY.admit("one visitor", cost=1.0, what="a tiny GPT's training"):
+            held.set()
+            release.wait(60)
+
+    worker = threading.Thread(target=other_tab)
+    worker.start()
+    held.wait(60)
+    try:
+        at = click(run(PAGE, SHORT), "gpt_train")
+        said = " ".join(w.value for w in at.warning)
+        assert "Not started" in said and "already have a tiny GPT's training" in said
+        assert "gpt_checkpoints" not in chart_specs(at)
     finally:
         release.set()
         worker.join(60)

@@ -16,6 +16,8 @@ from attnviz.inputs import is_blank, token_labels
 from attnviz.limits import (
     CACHE_BAR_FIGURES,
     CACHE_CHAT_MODEL,
+    CHAT_RUN_SECONDS,
+    CHAT_TOKEN_SECONDS,
     MAX_CHAT_TEMPERATURE,
     MAX_CHAT_TOKENS,
     MAX_CHAT_TOP_K,
@@ -33,6 +35,7 @@ from attnviz.ui.cache import (
     release_freed_memory,
     shared_cache,
 )
+from attnviz.ui.heavy import gated
 from attnviz.ui.matrix import draw_finished, finished_chart
 from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present, palette
@@ -241,6 +244,35 @@ def chat_generation(_model, text, temperature, top_k, pick, steps):
         return Generation(run=run, steps=(), cache=run.cache, next_logits=run.next_logits)
     before = chat_generation(_model, text, temperature, top_k, pick, steps - 1)
     return _model.extend(before, 1, temperature=temperature, top_k=top_k or None, rule=pick, seed=0)
+
+
+def _kept(fn, *args):
+    """What shared-cache function ``fn`` keeps for ``args``, or None (never computes)."""
+    return peek(f"{fn.__module__}.{fn.__qualname__}", args)
+
+
+def prompt_run(model, text):
+    """``chat_run(model, text)``: kept, at once; else computed in the heavy queue's turn
+    (``attnviz.ui.heavy``), so that a burst of distinct links reads a few prompts at a time.
+    The queue is entered before the cache's computation starts, so that a computation in
+    progress always holds a slot and another slot's holder never waits for a queued one."""
+    kept = _kept(chat_run, model, text)
+    if kept is not None:
+        return kept
+    return gated(lambda: chat_run(model, text), "the chat model's reading", CHAT_RUN_SECONDS)
+
+
+def generation_in_turn(model, text, temperature, top_k, pick, steps):
+    """``chat_generation(...)``, as ``prompt_run``: the tokens still to generate (past the
+    longest kept generation of these choices) times CHAT_TOKEN_SECONDS is its cost, so a
+    short one (or "one more") goes to the queue's small lane."""
+    args = (model, text, temperature, top_k, pick)
+    kept = next((k for k in range(steps, 0, -1) if _kept(chat_generation, *args, k) is not None), 0)
+    if kept == steps:
+        return _kept(chat_generation, *args, steps)
+    cost = CHAT_RUN_SECONDS * (_kept(chat_run, model, text) is None)
+    cost += (steps - kept) * CHAT_TOKEN_SECONDS
+    return gated(lambda: chat_generation(*args, steps), "the chat model's generation", cost)
 
 
 def reading_note(model, run):

@@ -6,7 +6,12 @@ import streamlit as st
 from attnviz.charts.token_bars import row_bars
 from attnviz.limits import MAX_CHAT_GENERATED
 from attnviz.ui.matrix import dims, draw_chart, show_matrix
-from attnviz.ui.pages.inside_a_chat_model import KEYS, STEP_KEY, chat_generation, display_tokens
+from attnviz.ui.pages.inside_a_chat_model import (
+    KEYS,
+    STEP_KEY,
+    display_tokens,
+    generation_in_turn,
+)
 from attnviz.ui.projector import data_table
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
@@ -48,7 +53,7 @@ def generation_section(model, run, text, temperature, top_k, pick, layer, head):
         )
         return
     with st.spinner(f"Generating {steps} tokens…"):
-        generation = chat_generation(model, text, temperature, top_k, pick, steps)
+        generation = generation_in_turn(model, text, temperature, top_k, pick, steps)
     new = [s.token for s in generation.steps]
     labels = display_tokens([*run.tokens, *new])
     with after_chart("generated"):  # on a projector after the opened token's chart
