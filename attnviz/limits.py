@@ -128,6 +128,10 @@ MAX_EX_TRIES = 5000  # draws from the seed before an exercise whose every answer
 MAX_ANSWER_CHARS = 40  # characters of one typed answer
 MAX_ANSWER_MAGNITUDE = 1_000_000  # a typed |answer| past this is refused (every answer is < 100)
 MAX_CLASS_SET = 60  # worksheets (each its own seed) in one class-set PDF: a class of 60
+PDF_SECONDS = 3.2  # CPU of a class set of 60 at most (0.6 to 3.2 s measured): its cost in the
+# heavy queue's small lane (attnviz/fair_queue.py); a one-sheet PDF a quarter of it
+PDF_TIMEOUT_SECONDS = 120  # a PDF's compiler process is ended past this (a class set of 60
+# takes about 3 s of CPU)
 
 # A lecture deck (attnviz/links/deck.py, pages/15_Lecture_deck.py): slides in one link.
 MAX_DECK_SLIDES = 60  # a 50-minute lecture is about 20

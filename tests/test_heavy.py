@@ -164,3 +164,24 @@ def test_heavy_shared_cache_misses_go_through_the_gate(monkeypatch):
         t.join(10)
     assert peak[0] == 2 and gate.lanes[LARGE].peak == 2
     cache.clear_shared_caches()
+
+
+def test_a_downloads_deferred_work_runs_in_the_visitors_turn(monkeypatch):
+    """A PDF is made on click in a thread of Streamlit's (no page): in the turn of the visitor
+    whose page drew the button, small lane, and refused while that visitor has a job."""
+    from attnviz.ui import heavy
+
+    gate = FairGate({LARGE: 1, SMALL: 1})
+    monkeypatch.setattr(heavy, "HEAVY", gate)
+    monkeypatch.setattr("attnviz.ui.visitor.visitor_key", lambda: "lecturer")
+    seen = []
+    make = heavy.deferred(lambda: seen.append(gate.doing("lecturer")) or b"%PDF", "a PDF", 3.2)
+    jobs = Jobs(gate)
+    jobs.start("huge", "attacker")  # the large lane is busy: the PDF does not wait for it
+    until(lambda: jobs.started == ["huge"])
+    assert make() == b"%PDF" and seen == [["a PDF"]] and gate.lanes[SMALL].peak == 1
+    jobs.start("training", "lecturer", cost=3)
+    until(lambda: "training" in jobs.started)
+    with pytest.raises(BusyError):
+        make()
+    jobs.join()

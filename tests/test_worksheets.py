@@ -22,6 +22,7 @@ from attnviz.exercises.pdf import (
 from attnviz.exercises.worksheet import PREAMBLE, class_set_source
 from attnviz.lessons.summary import summary_rows
 from attnviz.limits import MAX_CLASS_SET, MAX_SEED
+from tests.helpers import ROOT
 
 
 def pages_text(pdf):
@@ -124,3 +125,20 @@ def test_every_level_with_and_without_the_table_of_powers_compiles():
     assert len(reader.pages) == 2 * len(exercises)  # a page each, then a key each
     last = reader.pages[len(exercises) - 1].extract_text()
     assert exercises[-1].label in last and exercises[-1].title in last
+
+
+def test_a_pdf_is_compiled_in_a_process_that_ends_and_its_errors_are_words():
+    """typst never loads in the asking process (the server), so its memory goes back."""
+    import subprocess
+    import sys
+
+    from attnviz.exercises.pdf import PdfError, compile_pdf
+
+    code = (
+        "import sys; from attnviz.exercises.pdf import worksheet_pdf; "
+        "assert worksheet_pdf(1, 0).startswith(b'%PDF'); print('typst' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout.strip() == "False", done.stderr
+    with pytest.raises(PdfError, match="typst could not make the PDF"):
+        compile_pdf("#let x = (")

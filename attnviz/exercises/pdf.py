@@ -2,18 +2,48 @@
 compiler and fonts are in the wheel: no system packages), with the fonts it bundles only, so a
 sheet looks the same on every machine. Bounded: a class set holds at most MAX_CLASS_SET sheets
 (about 1 s and 1 MB at the cap, measured in benchmarks/worksheets.py).
+
+Each PDF is compiled in a short-lived Python process of its own: the typst compiler keeps
+what it loaded (fonts, its caches) for the life of the process that called it, which in the
+server was every visitor's (two class sets took the server from 159 MB to 456 MB, issue 36);
+a process that ends gives all of it back (``benchmarks/pdf_memory.py`` measures both ways).
 """
+
+import subprocess
+import sys
 
 from attnviz.exercises.exercise import make_exercise
 from attnviz.exercises.worksheet import cheat_sheet_source, class_set_source, worksheet_source
-from attnviz.limits import MAX_CLASS_SET, MAX_SEED
+from attnviz.limits import MAX_CLASS_SET, MAX_SEED, PDF_TIMEOUT_SECONDS
+
+# What the short-lived process runs: typst source on stdin, the PDF's bytes on stdout.
+_COMPILE = (
+    "import sys, typst; "
+    "sys.stdout.buffer.write(typst.compile(sys.stdin.buffer.read(), ignore_system_fonts=True))"
+)
+
+
+class PdfError(RuntimeError):
+    """The typst compiler failed or took longer than PDF_TIMEOUT_SECONDS; says which."""
 
 
 def compile_pdf(source):
-    """PDF bytes of typst ``source`` (str), with typst's own fonts only."""
-    import typst  # imported on first use: `import attnviz.exercises` stays light
-
-    return typst.compile(source.encode("utf-8"), ignore_system_fonts=True)
+    """PDF bytes of typst ``source`` (str), with typst's own fonts only, compiled in a process
+    of its own that ends after it (its memory goes back to the system)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _COMPILE],
+            input=source.encode("utf-8"),
+            capture_output=True,
+            timeout=PDF_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise PdfError(f"the PDF took longer than {PDF_TIMEOUT_SECONDS} s to make") from exc
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise PdfError(f"typst could not make the PDF: {said[-1] if said else done.returncode}")
+    return done.stdout
 
 
 def worksheet_pdf(level, seed, exp_given=False):

@@ -77,6 +77,20 @@ def gated(compute, what="a large computation", cost=None):
         raise
 
 
+def deferred(compute, what, cost=None):
+    """A download button's ``data``: a callable that Streamlit calls on click, in a thread of
+    its own (no page to draw a notice in), and that computes ``compute()`` in this visitor's
+    turn of the heavy queue. The visitor is read now, in the page's run. A visitor who has
+    their share of heavy work already gets Streamlit's "Failed to generate file" instead."""
+    visitor = _visitor()
+
+    def in_turn():
+        with HEAVY.admit(visitor, cost=cost, what=what):
+            return compute()
+
+    return in_turn
+
+
 def _visitor():
     from attnviz.ui.visitor import visitor_key
 

@@ -24,9 +24,10 @@ from attnviz.exercises.exercise import A_PLACES, exp_table_math
 from attnviz.exercises.notation import Math
 from attnviz.exercises.pdf import cheat_sheet_pdf, class_set_pdf, worksheet_pdf
 from attnviz.files.own_numbers import format_matrix
-from attnviz.limits import MAX_ANSWER_CHARS, MAX_CLASS_SET, MAX_SEED
+from attnviz.limits import MAX_ANSWER_CHARS, MAX_CLASS_SET, MAX_SEED, PDF_SECONDS
 from attnviz.links.work_it_out import NAMES, ExerciseChoice, choice_from_query
 from attnviz.ui.cache import shared_cache
+from attnviz.ui.heavy import deferred
 from attnviz.ui.sidebar import page_choice, write_page_params
 from attnviz.ui.text import md_escape
 
@@ -239,13 +240,18 @@ def inspect_link(ex):
     )
 
 
+# Each PDF is heavy work in the visitor's turn (attnviz/ui/heavy.py): (what, CPU seconds)
+WORKSHEET = ("a worksheet's PDF", PDF_SECONDS / 4)
+CLASS_SET = ("a class set's PDF", PDF_SECONDS)
+
+
 def downloads(choice):
     """The worksheet, the cheat sheet and a class set, each made on click from the choice."""
     level, seed, exp_given = choice.level, choice.seed, choice.exp_given
     left, right = st.columns(2)
     left.download_button(
         "⬇ Download worksheet (PDF)",
-        data=functools.partial(worksheet_pdf, level, seed, exp_given),
+        data=deferred(functools.partial(worksheet_pdf, level, seed, exp_given), *WORKSHEET),
         file_name=f"attnviz-worksheet-level{level}-seed{seed}.pdf",
         mime="application/pdf",
         key="ex_pdf",
@@ -255,7 +261,7 @@ def downloads(choice):
     )
     right.download_button(
         "⬇ Cheat sheet: the Summary on one page (PDF)",
-        data=functools.partial(cheat_sheet_pdf, level, seed, exp_given),
+        data=deferred(functools.partial(cheat_sheet_pdf, level, seed, exp_given), *WORKSHEET),
         file_name="attnviz-cheat-sheet.pdf",
         mime="application/pdf",
         key="ex_cheat_pdf",
@@ -275,7 +281,7 @@ def downloads(choice):
     last = (seed + count - 1) % (MAX_SEED + 1)
     right.download_button(
         f"⬇ Class set of {count} (PDF)",
-        data=functools.partial(class_set_pdf, level, seed, count, exp_given),
+        data=deferred(functools.partial(class_set_pdf, level, seed, count, exp_given), *CLASS_SET),
         file_name=f"attnviz-class-set-level{level}-seeds{seed}-{last}.pdf",
         mime="application/pdf",
         key="ex_class_pdf",
