@@ -22,12 +22,18 @@ MIN_TEMPERATURE = 0.01  # softmax temperature range offered by the app
 MAX_TEMPERATURE = 100.0
 MAX_TEXT_CHARS = 20_000  # characters in the text box / URL `tokens`
 MAX_PAIR_CHARS = 200  # characters in one sentence of the real model's pair: one line each
-MAX_CACHE_MB = 640  # everything attnviz keeps for every session, in all (attnviz/ui/cache.py):
-# the two real models (about 91 MB of MiniLM's weights; the chat model's 165 MB of 4-bit
-# blocks from its GGUF, or 270 MB of bfloat16 from the Hub), their runs, the tiny GPT's runs,
-# every page's results (an example at the limits is about 23 MB, at classroom sizes a few KB);
-# with Streamlit itself (about 160 MB) and the libraries (about 100 MB) a server stays under
-# Community Cloud's 1 GB
+SERVER_MB = 690  # the memory (RSS) a server may reach, in all: Community Cloud's documented floor
+BASE_MB = 200  # a warmed server before any cache: Python, Streamlit, numpy, pandas, Plotly,
+# attnviz and a few sessions (measured 170-200 MB, docs/performance.md)
+WORKING_MB = 130  # arrays alive while pages compute and draw, outside every cache: each heavy
+# slot's computation (a max-size example's 29 MB, the real model's 31 MB at 128 pieces, the chat
+# model's generation) and the figures of the pages drawing at once (up to about 8 MB a 512 x 512
+# heatmap as Plotly's lists)
+MAX_CACHE_MB = SERVER_MB - BASE_MB - WORKING_MB  # 360 MB: everything attnviz keeps for every
+# session, in all (attnviz/ui/cache.py): the two real models (about 91 MB of MiniLM's weights;
+# the chat model's 165 MB of 4-bit blocks from its GGUF, or 270 MB of bfloat16 from the Hub,
+# released after CHAT_IDLE_SECONDS unused), their runs, the tiny GPT's runs, every page's
+# results (an example at the limits is about 23 MB, at classroom sizes a few KB)
 # Each cache's own bound, under MAX_CACHE_MB: (entries, MB)
 CACHE_EXAMPLES = (16, 250)  # the sidebar's examples (attnviz/ui/frame.py cached_example)
 CACHE_MODEL = (1, 120)  # the real model itself: never evicted for another cache
@@ -118,6 +124,8 @@ CHAT_RUN_SECONDS = 0.6  # CPU to read a prompt of up to MAX_CHAT_TOKENS (0.55 s 
 # tokens, one BLAS thread, 2026-12-02): its cost in the heavy queue (attnviz/fair_queue.py)
 CHAT_TOKEN_SECONDS = 0.26  # CPU per generated token (2.06 s for 8, measured alike): 32 tokens
 # are about 8 s, in the queue's large lane; up to 15, its small lane
+CHAT_IDLE_SECONDS = 600  # the chat model (and its runs) leave the server's memory after this
+# long unused; the next visitor loads it again (a few seconds)
 MAX_CHAT_TOP_K = 1000  # the largest top-k offered (0 in a link: every token)
 MIN_CHAT_TEMPERATURE = 0.1
 MAX_CHAT_TEMPERATURE = 5.0

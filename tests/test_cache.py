@@ -196,3 +196,11 @@ def test_arrays_in_flight_count_against_the_budget(monkeypatch):
     big(1)
     assert seen[0] <= 1e6  # the kept results gave way to the computation in progress
     assert cache.peek(f"{__name__}.{kept.__qualname__}", (1,)) is None
+
+
+def test_the_report_ends_with_the_servers_memory_against_its_budget():
+    from attnviz.limits import BASE_MB, MAX_CACHE_MB, SERVER_MB, WORKING_MB
+
+    last = cache.cache_report()[-1]
+    assert last["max_MB"] == SERVER_MB == BASE_MB + WORKING_MB + MAX_CACHE_MB
+    assert 0 < last["MB"] == pytest.approx(cache.rss_mb(), rel=0.5)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.limits import MAX_CACHE_MB
+from attnviz.limits import BASE_MB, MAX_CACHE_MB, SERVER_MB, WORKING_MB
 from attnviz.ui.heavy import gated
 
 MB = 1e6
@@ -275,9 +275,22 @@ def shared_cache_bytes():
         )
 
 
+def rss_mb():
+    """This process's resident memory now (MB, Linux's VmRSS), or None where unknown."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024 / MB
+    except OSError:
+        pass
+    return None
+
+
 def cache_report():
     """How much this server holds, and may hold: one row per cache, {"cache", "entries",
-    "max_entries", "MB", "max_MB"}, then the total against ``limits.MAX_CACHE_MB``."""
+    "max_entries", "MB", "max_MB"}, then the total against ``limits.MAX_CACHE_MB``, then the
+    server's RSS against ``limits.SERVER_MB`` (the caches, BASE_MB and WORKING_MB in all)."""
     with _LOCK:
         held = {}
         for (name, _), (_, nbytes) in _STORE.items():
@@ -301,6 +314,16 @@ def cache_report():
             "max_entries": sum(row["max_entries"] for row in rows),
             "MB": sum(row["MB"] for row in rows) + in_flight / MB,
             "max_MB": float(MAX_CACHE_MB),
+        }
+    )
+    rows.append(
+        {
+            "cache": f"the server's memory (RSS): {BASE_MB} MB to start, {WORKING_MB} MB at "
+            "work, the caches",
+            "entries": None,
+            "max_entries": None,
+            "MB": rss_mb(),
+            "max_MB": float(SERVER_MB),
         }
     )
     return rows

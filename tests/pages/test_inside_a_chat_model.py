@@ -206,3 +206,23 @@ def test_reading_and_generating_wait_their_turn_in_the_heavy_queue(lm, monkeypat
     before = len(admitted)
     run(PAGE, query)  # another visitor, the same link: kept, never queued
     assert len(admitted) == before
+
+
+def test_the_model_and_its_runs_leave_memory_when_idle_and_come_back_on_demand(lm):
+    """After CHAT_IDLE_SECONDS without a page asking for it, the model and every cache keyed on
+    it are dropped (the limits' budget holds with the model loaded on demand)."""
+    from attnviz.causal_lm import MODEL_ID
+    from attnviz.limits import CHAT_IDLE_SECONDS
+    from attnviz.ui import cache
+    from attnviz.ui.pages import inside_a_chat_model as page
+
+    run(PAGE, {"prompt": "Kept until idle"})
+    assert cache.entries(f"{page.__name__}.chat_run")
+    used = page._LAST_USE[0]
+    assert not page.release_if_idle(now=used + CHAT_IDLE_SECONDS - 1)  # not idle long enough
+    assert page.release_if_idle(now=used + CHAT_IDLE_SECONDS)
+    assert cache.peek(page.CHAT_MODEL_CACHE, MODEL_ID) is None
+    held = [r for r in cache.cache_report() if r["cache"].startswith(page.__name__)]
+    assert held and all(r["entries"] == 0 for r in held)
+    lm_slot_back(lm)  # the next visitor's load (here: the test's model, loaded once)
+    assert not run(PAGE, {"prompt": "Kept until idle"}).exception

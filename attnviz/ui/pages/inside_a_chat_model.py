@@ -5,6 +5,9 @@ pick, the number of tokens generated, the head); the model's runs live in the sh
 keyed by them. The heads' grid and one head step by step are in ``inside_a_chat_model_heads``.
 """
 
+import functools
+import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +19,7 @@ from attnviz.inputs import is_blank, token_labels
 from attnviz.limits import (
     CACHE_BAR_FIGURES,
     CACHE_CHAT_MODEL,
+    CHAT_IDLE_SECONDS,
     CHAT_RUN_SECONDS,
     CHAT_TOKEN_SECONDS,
     MAX_CHAT_TEMPERATURE,
@@ -27,8 +31,10 @@ from attnviz.limits import (
 from attnviz.links.inside_a_chat_model import ChatChoices, choices_from_query
 from attnviz.ui.cache import (
     MB,
+    cache_report,
     cached_call,
     clear_shared_caches,
+    forget,
     object_bytes,
     peek,
     register,
@@ -69,13 +75,45 @@ def forget_chat_model():
     clear_shared_caches()
 
 
+_LAST_USE = [time.monotonic()]  # when a page last asked for the model
+
+
+def release_if_idle(now=None):
+    """Drop the model and every run of it from the server's memory when no page has asked for
+    it in CHAT_IDLE_SECONDS (the next visitor loads it again); True if it was dropped."""
+    from attnviz.causal_lm import MODEL_ID
+
+    now = time.monotonic() if now is None else now
+    if now - _LAST_USE[0] < CHAT_IDLE_SECONDS or peek(CHAT_MODEL_CACHE, MODEL_ID) is None:
+        return False
+    held = [row["cache"] for row in cache_report()]  # every cache keyed on the model too
+    for name in [CHAT_MODEL_CACHE, *(n for n in held if n.startswith(__name__))]:
+        forget(name)
+    release_freed_memory()
+    return True
+
+
+@functools.cache
+def _idle_watch():
+    """One daemon thread per server that calls ``release_if_idle`` every minute."""
+
+    def watch():
+        while True:
+            time.sleep(60)
+            release_if_idle()
+
+    threading.Thread(target=watch, name="chat-model-idle", daemon=True).start()
+
+
 def chat_model():
     """The model, loaded once per server with a progress bar (a second visitor meanwhile waits
     for that load); stops the page with the fix if it cannot be loaded (the other pages do not
-    need it)."""
+    need it). Released after CHAT_IDLE_SECONDS unused (``release_if_idle``)."""
     from attnviz.causal_lm import MODEL_ID, CausalLMLoadError, load_causal_lm
     from attnviz.ui.progress import progress_tqdm
 
+    _LAST_USE[0] = time.monotonic()
+    _idle_watch()
     model = peek(CHAT_MODEL_CACHE, MODEL_ID)
     if model is not None:
         return model

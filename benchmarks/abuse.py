@@ -1,0 +1,271 @@
+"""What an innocent lecturer or student gets while someone abuses the server (issue 36).
+
+Starts its own `streamlit run` on loopback and drives it with websocket clients that speak
+Streamlit's protocol (benchmarks/links_memory.py's ``Client``: a rerun with the link's query,
+a button's trigger), no browser. Four scenarios, each printed with the server's CPU seconds and
+RSS and the machine's load:
+
+* ``rooms``: ``--rooms`` rooms opened from fresh sessions, then a real lecturer presses "Open a
+  room": what they are told.
+* ``training``: ``--tabs`` tabs each press Train at the largest training (3,000 steps, d_model
+  48); then an innocent student's default training: how long it waited and took, against one
+  attacker's training alone.
+* ``chat``: ``--burst`` distinct largest links of Inside a chat model at once (a 64-token
+  prompt, 32 generated tokens); an innocent student's change on Step by step meanwhile, p50 /
+  p95 / max, against the same change alone.
+* ``memory``: ``--rounds`` rounds of distinct max-size links of every heavy page, each in a new
+  session (both models loaded); RSS after each page against ``limits.SERVER_MB``.
+
+A benchmark, never a test: every loop has a fixed count, every wait a timeout.
+
+    python benchmarks/abuse.py [--only rooms,training,chat,memory] [--rounds 4] [--burst 20]
+"""
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+import numpy as np
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.links_memory import MAX, Client, innocent_changes, summary, trigger  # noqa: E402
+from benchmarks.links_memory import query as heavy_query  # noqa: E402
+from benchmarks.student import proc_cpu_s  # noqa: E402
+from tools.browser import server_pid, server_port, server_rss_mb, streamlit_server  # noqa: E402
+
+WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while", "cats")
+GPT_MAX = {"gpt_task": "previous", "gpt_steps": 3000, "gpt_dmodel": 48, "gpt_layers": 2}
+MEMORY_PAGES = (
+    "Step_by_step",
+    "Why_scale",
+    "Multi_head",
+    "Real_model",
+    "Inside_a_chat_model",
+    "Masks_and_temperature",
+    "Tiled_attention",
+    "Attention_as_geometry",
+)
+
+
+class Tab(Client):
+    """A Client that also keeps what the page said: alerts, and when it last said it waited."""
+
+    async def rerun(self, page, query_string, widgets=(), timeout=900):
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        msg = BackMsg()
+        msg.rerun_script.query_string = query_string
+        msg.rerun_script.page_name = page
+        for state in widgets:
+            msg.rerun_script.widget_states.widgets.append(state)
+        self.alerts, self.waited = [], 0.0
+        start = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        deadline = start + timeout
+        while time.perf_counter() < deadline:
+            raw = await asyncio.wait_for(self.ws.recv(), deadline - time.perf_counter())
+            fwd = ForwardMsg()
+            fwd.ParseFromString(raw)
+            kind = fwd.WhichOneof("type")
+            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                element = fwd.delta.new_element
+                what = element.WhichOneof("type")
+                if what == "button":
+                    self.buttons[element.button.id.rsplit("-", 1)[-1]] = element.button.id
+                elif what == "alert":
+                    self.alerts.append(element.alert.body)
+                elif what == "progress" and element.progress.text.startswith("Waiting"):
+                    self.waited = time.perf_counter() - start
+            if kind == "script_finished" and fwd.script_finished in (
+                ForwardMsg.FINISHED_SUCCESSFULLY,
+                ForwardMsg.FINISHED_WITH_COMPILE_ERROR,
+            ):
+                return time.perf_counter() - start
+        raise TimeoutError(f"{page} did not finish in {timeout} s")
+
+
+async def tab(base):
+    client = Tab(base)
+    await client.connect()
+    return client
+
+
+def load():
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+class Meter:
+    """The server's CPU seconds and RSS over a scenario."""
+
+    def __init__(self, port):
+        self.port, self.pid = port, server_pid(port)
+        self.cpu, self.peak = proc_cpu_s(self.pid), server_rss_mb(port)
+
+    def sample(self):
+        self.peak = max(self.peak, server_rss_mb(self.port))
+
+    def line(self):
+        self.sample()
+        cpu = proc_cpu_s(self.pid) - self.cpu
+        now = server_rss_mb(self.port)
+        return f"server CPU {cpu:.0f} s, RSS {now:.0f} MB (peak {self.peak:.0f}), load {load()}"
+
+
+async def sampling(meter, stop):
+    while not stop.is_set():
+        meter.sample()
+        await asyncio.sleep(0.5)
+
+
+async def press(base, page, query, key):
+    client = await tab(base)
+    await client.rerun(page, urlencode(query))
+    seconds = await client.rerun(page, urlencode(query), [trigger(client.buttons[key])])
+    return client, seconds
+
+
+async def rooms(base, port, args):
+    meter = Meter(port)
+    for _ in range(args.rooms):
+        client, _ = await press(base, "Classroom", {}, "cls_open")
+        await client.close()
+    lecturer, _ = await press(base, "Classroom", {}, "cls_open")
+    said = " | ".join(lecturer.alerts) or "no warning or error: a room opened"
+    await lecturer.close()
+    print(f"rooms: after {args.rooms} rooms from fresh sessions, a real lecturer got: {said}")
+    print(f"rooms: {meter.line()}", flush=True)
+
+
+async def training(base, port, args):
+    meter = Meter(port)
+    alone_client, alone = await press(
+        base, "Watch_a_head_learn", GPT_MAX | {"seed": 1}, "gpt_train"
+    )
+    await alone_client.close()
+    print(f"training: one largest training alone: {alone:.1f} s", flush=True)
+    stop = asyncio.Event()
+    watcher = asyncio.ensure_future(sampling(meter, stop))
+    attackers = [
+        asyncio.ensure_future(
+            press(base, "Watch_a_head_learn", GPT_MAX | {"seed": 10 + k}, "gpt_train")
+        )
+        for k in range(args.tabs)
+    ]
+    await asyncio.sleep(3)  # the tabs have pressed Train
+    student, took = await press(
+        base, "Watch_a_head_learn", {"gpt_task": "induction", "seed": 7}, "gpt_train"
+    )
+    print(
+        f"training: an innocent student's default training after {args.tabs} tabs pressed Train: "
+        f"waited {student.waited:.1f} s, done in {took:.1f} s (one largest training alone: "
+        f"{alone:.1f} s); told: {' | '.join(student.alerts) or 'nothing'}",
+        flush=True,
+    )
+    await student.close()
+    done = await asyncio.gather(*attackers)
+    refused = sum(any("Not started" in a for a in c.alerts) for c, _ in done)
+    print(
+        f"training: of the {args.tabs} tabs, {refused} were refused at once (one job per visitor)"
+    )
+    for c, _ in done:
+        await c.close()
+    stop.set()
+    await watcher
+    print(f"training: {meter.line()}", flush=True)
+
+
+def chat_query(k):
+    rng = np.random.default_rng(k)
+    return {"prompt": " ".join(rng.choice(WORDS, 80)), "generate": 32}
+
+
+async def chat(base, port, args):
+    meter = Meter(port)
+    alone = await innocent_changes(base, 20, None)
+    stop = asyncio.Event()
+    watcher = asyncio.ensure_future(sampling(meter, stop))
+
+    async def one(k):
+        client = await tab(base)
+        seconds = await client.rerun("Inside_a_chat_model", urlencode(chat_query(k)))
+        await client.close()
+        return seconds
+
+    burst = [asyncio.ensure_future(one(k)) for k in range(args.burst)]
+    await asyncio.sleep(2)
+    during = await innocent_changes(base, args.changes, None)
+    finished = await asyncio.gather(*burst)
+    stop.set()
+    await watcher
+    print(f"chat: an innocent change alone: {summary(alone)}")
+    print(f"chat: the same during {args.burst} largest chat links at once: {summary(during)}")
+    print(f"chat: the burst's links finished in {summary(finished).replace('changes', 'links')}")
+    print(f"chat: {meter.line()}", flush=True)
+
+
+def memory_query(page, k):
+    if page in ("Step_by_step", "Multi_head", "Real_model"):
+        return heavy_query(page, k)
+    if page == "Inside_a_chat_model":
+        return chat_query(10_000 + k)
+    if page == "Attention_as_geometry":
+        return {"geo_dk": 512, "seed": 2000 + k}
+    return MAX | {"seed": 3000 + k}
+
+
+async def memory(base, port, args):
+    from attnviz.limits import SERVER_MB
+
+    meter = Meter(port)
+    for r in range(args.rounds):
+        for page in MEMORY_PAGES:
+            client = await tab(base)
+            await client.rerun(page, urlencode(memory_query(page, r)))
+            await client.close()
+            meter.sample()
+        print(
+            f"memory: round {r + 1}: RSS {server_rss_mb(port):.0f} MB, high-water "
+            f"{meter.peak:.0f} MB (budget {SERVER_MB} MB)",
+            flush=True,
+        )
+    verdict = "under" if meter.peak <= SERVER_MB else "OVER"
+    print(f"memory: {meter.line()}; the high-water mark is {verdict} the budget")
+
+
+SCENARIOS = {"rooms": rooms, "training": training, "chat": chat, "memory": memory}
+
+
+async def run(base, port, args):
+    await innocent_changes(base, 1, None)  # the server warm
+    print(f"server after warming up: {server_rss_mb(port):.0f} MB, load {load()}", flush=True)
+    for name in args.only:
+        await SCENARIOS[name](base, port, args)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default=",".join(SCENARIOS))
+    parser.add_argument("--rooms", type=int, default=20)
+    parser.add_argument("--tabs", type=int, default=7)
+    parser.add_argument("--burst", type=int, default=20)
+    parser.add_argument("--changes", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to serve")
+    args = parser.parse_args()
+    args.only = [s for s in args.only.split(",") if s]
+    print(
+        f"{args.root} at {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load {load()}"
+    )
+    with streamlit_server(root=args.root) as url:
+        asyncio.run(run(url, server_port(url), args))
+
+
+if __name__ == "__main__":
+    main()
