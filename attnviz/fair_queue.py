@@ -89,10 +89,10 @@ class FairGate:
     def running(self):
         return sum(lane.running for lane in self.lanes.values())
 
-    def queued_cost(self):
-        """The costs of every job waiting or running, in all."""
+    def queued_cost(self, lane=None):
+        """The costs of every job waiting or running, in ``lane`` (None: in all)."""
         with self._changed:
-            return sum(t.cost for t in self._tickets)
+            return sum(t.cost for t in self._tickets if lane in (None, t.lane))
 
     def waiting(self, lane):
         """The visitors of ``lane``'s waiting jobs, in the order they will be served."""

@@ -95,6 +95,7 @@ def test_short_work_never_waits_behind_a_max_size_computation():
     jobs.start("default training", "student", cost=3.8)  # starts while the large one runs
     until(lambda: jobs.started == ["huge", "default training"])
     assert gate.waiting(LARGE) == ["other"] and gate.lanes[LARGE].running == 1
+    assert gate.queued_cost(SMALL) == 3.8 and gate.queued_cost(LARGE) == 17  # per lane
     jobs.join()
     assert gate.lanes[SMALL].peak == 1 and gate.lanes[LARGE].peak == 1 and not jobs.errors
 

@@ -252,8 +252,8 @@ def _train_in_turn(choice, scale, area):
 
     Refused before it starts when its steps would take more than MAX_GPT_TRAIN_SECONDS for its
     sizes (an estimate from the sizes, ``step_seconds``: the same link is refused or accepted
-    whatever the load), or when the trainings every visitor has queued would keep the server
-    busy more than MAX_GPT_QUEUE_SECONDS with it."""
+    whatever the load), or when the work every visitor has queued in its lane of the heavy
+    queue would keep that lane busy more than MAX_GPT_QUEUE_SECONDS with it."""
     per_step = step_seconds(choice.config(scale))
     seconds = choice.steps * per_step
     if seconds > MAX_GPT_TRAIN_SECONDS:
@@ -262,10 +262,10 @@ def _train_in_turn(choice, scale, area):
                 seconds, choice.steps, 1 / per_step, MAX_GPT_TRAIN_SECONDS, "for this model's sizes"
             )
         )
-    queued = HEAVY.queued_cost()
+    queued = HEAVY.queued_cost(HEAVY.lane_for(seconds))  # what runs before it, in its lane
     if queued + seconds > MAX_GPT_QUEUE_SECONDS:
         _refuse(
-            f"the server has about {queued:.0f} s of training queued for other visitors, and "
+            f"the server has about {queued:.0f} s of heavy work queued for other visitors, and "
             f"this run would add {seconds:.0f} s (the server takes at most "
             f"{MAX_GPT_QUEUE_SECONDS} s in all). Try again in a minute, or with fewer steps."
         )
