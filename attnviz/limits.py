@@ -95,6 +95,8 @@ MAX_OWN_URL_CHARS = 2000  # the four matrices go into the page's link only up to
 # matrices, about 31 MB at 128 word pieces (the page keeps 6 MB of it per sentence) and about
 # 16 times as much at the model's own limit of 512.
 MAX_MODEL_TOKENS = 128  # word pieces, [CLS] and [SEP] included; the rest of the text is cut
+MODEL_RUN_SECONDS = 0.3  # CPU of its forward pass at 128 pieces (265 ms measured, one BLAS
+# thread, docs/performance.md): the heavy queue's small lane (attnviz/fair_queue.py)
 
 # Watch a head learn (pages/8_Watch_a_head_learn.py): a tiny GPT trained in the page.
 MAX_GPT_TEXT_CHARS = 2000  # the text task's training text (it also goes into the page's link)

@@ -15,6 +15,7 @@ from attnviz.limits import (
     CACHE_MODEL_RUNS,
     MAX_MODEL_TOKENS,
     MAX_TEXT_CHARS,
+    MODEL_RUN_SECONDS,
 )
 from attnviz.model.bert import head_attention
 from attnviz.model.head_stats import PATTERNS, HeadStats, describe, head_stats, strongest_pattern
@@ -120,7 +121,7 @@ class ModelRun:
 @shared_cache(
     *CACHE_MODEL_RUNS,
     estimate=lambda _model, text: RUN_PEAK_BYTES,
-    heavy=lambda _model, text: "the real model's forward pass",
+    heavy=lambda _model, text: ("the real model's forward pass", MODEL_RUN_SECONDS),
 )
 def model_run(_model, text):
     """``_model.run(text)`` on at most MAX_MODEL_TOKENS word pieces, kept per text for every
