@@ -41,7 +41,7 @@ from benchmarks.student import proc_cpu_s  # noqa: E402
 from tools.browser import server_pid, server_port, server_rss_mb, streamlit_server  # noqa: E402
 
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while", "cats")
-GPT_MAX = {"gpt_task": "previous", "gpt_steps": 3000, "gpt_dmodel": 48, "gpt_layers": 2}
+GPT_MAX = {"gpt_task": "previous", "gpt_steps": 3000, "gpt_dmodel": 48, "gpt_layers": 1}  # 17 s
 MEMORY_PAGES = (
     "Step_by_step",
     "Why_scale",
@@ -152,30 +152,39 @@ async def training(base, port, args):
     print(f"training: one largest training alone: {alone:.1f} s", flush=True)
     stop = asyncio.Event()
     watcher = asyncio.ensure_future(sampling(meter, stop))
-    attackers = [
-        asyncio.ensure_future(
-            press(base, "Watch_a_head_learn", GPT_MAX | {"seed": 10 + k}, "gpt_train")
-        )
-        for k in range(args.tabs)
-    ]
+    tabs = [await tab(base) for _ in range(args.tabs)]
+    attacks = []
+    for k, client in enumerate(tabs):
+        q = urlencode(GPT_MAX | {"seed": 10 + k})
+        await client.rerun("Watch_a_head_learn", q)
+        train = [trigger(client.buttons["gpt_train"])]
+        attacks.append(asyncio.ensure_future(client.rerun("Watch_a_head_learn", q, train)))
     await asyncio.sleep(3)  # the tabs have pressed Train
     student, took = await press(
         base, "Watch_a_head_learn", {"gpt_task": "induction", "seed": 7}, "gpt_train"
     )
+    told = [a for a in student.alerts if "Waiting" in a or "Not started" in a or "refused" in a]
     print(
-        f"training: an innocent student's default training after {args.tabs} tabs pressed Train: "
-        f"waited {student.waited:.1f} s, done in {took:.1f} s (one largest training alone: "
-        f"{alone:.1f} s); told: {' | '.join(student.alerts) or 'nothing'}",
+        f"training: an innocent student's default training (induction, 600 steps) after "
+        f"{args.tabs} tabs pressed Train: waited {student.waited:.1f} s, done in {took:.1f} s "
+        f"(one largest training alone: {alone:.1f} s); told: {' | '.join(told) or 'nothing'}",
         flush=True,
     )
     await student.close()
-    done = await asyncio.gather(*attackers)
-    refused = sum(any("Not started" in a for a in c.alerts) for c, _ in done)
-    print(
-        f"training: of the {args.tabs} tabs, {refused} were refused at once (one job per visitor)"
+    medium, took = await press(
+        base, "Watch_a_head_learn", GPT_MAX | {"gpt_steps": 1500, "seed": 8}, "gpt_train"
     )
-    for c, _ in done:
-        await c.close()
+    print(
+        f"training: an innocent 1,500-step training (large lane) meanwhile: waited "
+        f"{medium.waited:.1f} s, done in {took:.1f} s",
+        flush=True,
+    )
+    await medium.close()
+    refused = sum(any("Not started" in a for a in c.alerts) for c in tabs)
+    print(f"training: of the {args.tabs} tabs, {refused} were refused at once so far")
+    for task, client in zip(attacks, tabs, strict=True):  # the attacker leaves
+        task.cancel()
+        await client.close()
     stop.set()
     await watcher
     print(f"training: {meter.line()}", flush=True)

@@ -68,6 +68,6 @@ def test_a_slides_step_is_bounded_by_the_pages_own_steps_with_a_warning():
         ("Step_by_step", 10), ("Why_scale", 1), ("Why_scale", 4), ("", 2), ("Work_it_out", None)
     ]  # fmt: skip
     assert len(warnings) == 3
-    assert "Step_by_step has steps 0 to 10, so this slide opens on step 10" in warnings[0]
-    assert "Why_scale has steps 1 to 4" in warnings[1] and "has no steps" in warnings[2]
+    assert "Step by step has steps 0 to 10, so this slide opens on step 10" in warnings[0]
+    assert "Why scale has steps 1 to 4" in warnings[1] and "has no steps" in warnings[2]
     assert huge[:20] in warnings[0]  # the link's text is quoted

@@ -31,7 +31,7 @@ def bound_step(page, step, shown):
     without steps. ``shown`` is the slide's text, quoted in the warning."""
     if step is None:
         return None, []
-    name = page or "Home"
+    name = (page or "Home").replace("_", " ")  # as the menu writes it
     if page not in PAGE_STEPS:
         return None, [f"`{quoted(shown)}`: {name} has no steps, so the step is ignored."]
     first, last = PAGE_STEPS[page]
