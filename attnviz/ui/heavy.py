@@ -11,6 +11,8 @@ change at classroom sizes, every cache hit) never waits here. ``gated(compute, w
 runs through it.
 """
 
+import threading
+
 from attnviz.fair_queue import LARGE, SMALL, BusyError, FairGate
 from attnviz.limits import (
     HEAVY_AT_ONCE,
@@ -54,11 +56,12 @@ def gated(compute, what="a large computation", cost=None):
 
     ``what`` may be (what, cost): ``cost`` is the work's estimated seconds (None: unknown, the
     large lane). In a page, a visitor who already has their share of heavy work waiting or
-    running is told so and the page stops there; elsewhere ``BusyError`` is raised."""
+    running is told so and the page stops there. Outside a page (a benchmark's or a test's
+    thread) each thread is a visitor of its own."""
     if isinstance(what, tuple):
         what, cost = what
     on_wait, slot = waiting_notice(what)
-    visitor = "no page" if slot is None else _visitor()
+    visitor = f"no page, thread {threading.get_ident()}" if slot is None else _visitor()
     try:
         with HEAVY.admit(visitor, cost=cost, what=what, on_wait=on_wait):
             if slot is not None:
