@@ -2,8 +2,8 @@
 
 Starts its own `streamlit run` on loopback and drives it with websocket clients that speak
 Streamlit's protocol (benchmarks/links_memory.py's ``Client``: a rerun with the link's query,
-a button's trigger), no browser. Four scenarios, each printed with the server's CPU seconds and
-RSS and the machine's load:
+a button's trigger; it keeps what the page said), no browser. Four scenarios, each printed
+with the server's CPU seconds and RSS and the machine's load:
 
 * ``rooms``: ``--rooms`` rooms opened from fresh sessions, then a real lecturer presses "Open a
   room": what they are told.
@@ -30,7 +30,6 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import numpy as np
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -54,45 +53,8 @@ MEMORY_PAGES = (
 )
 
 
-class Tab(Client):
-    """A Client that also keeps what the page said: alerts, and when it last said it waited."""
-
-    async def rerun(self, page, query_string, widgets=(), timeout=900):
-        from streamlit.proto.BackMsg_pb2 import BackMsg
-
-        msg = BackMsg()
-        msg.rerun_script.query_string = query_string
-        msg.rerun_script.page_name = page
-        for state in widgets:
-            msg.rerun_script.widget_states.widgets.append(state)
-        self.alerts, self.waited = [], 0.0
-        start = time.perf_counter()
-        await self.ws.send(msg.SerializeToString())
-        deadline = start + timeout
-        while time.perf_counter() < deadline:
-            raw = await asyncio.wait_for(self.ws.recv(), deadline - time.perf_counter())
-            fwd = ForwardMsg()
-            fwd.ParseFromString(raw)
-            kind = fwd.WhichOneof("type")
-            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-                element = fwd.delta.new_element
-                what = element.WhichOneof("type")
-                if what == "button":
-                    self.buttons[element.button.id.rsplit("-", 1)[-1]] = element.button.id
-                elif what == "alert":
-                    self.alerts.append(element.alert.body)
-                elif what == "progress" and element.progress.text.startswith("Waiting"):
-                    self.waited = time.perf_counter() - start
-            if kind == "script_finished" and fwd.script_finished in (
-                ForwardMsg.FINISHED_SUCCESSFULLY,
-                ForwardMsg.FINISHED_WITH_COMPILE_ERROR,
-            ):
-                return time.perf_counter() - start
-        raise TimeoutError(f"{page} did not finish in {timeout} s")
-
-
 async def tab(base):
-    client = Tab(base)
+    client = Client(base)
     await client.connect()
     return client
 

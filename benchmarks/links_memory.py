@@ -92,6 +92,7 @@ class Client:
         msg.rerun_script.page_name = page
         for state in widgets:
             msg.rerun_script.widget_states.widgets.append(state)
+        self.alerts, self.waited = [], 0.0  # what the page said; when it last said "Waiting"
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         deadline = start + timeout
@@ -102,8 +103,13 @@ class Client:
             kind = fwd.WhichOneof("type")
             if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 element = fwd.delta.new_element
-                if element.WhichOneof("type") == "button":
+                what = element.WhichOneof("type")
+                if what == "button":
                     self.buttons[element.button.id.rsplit("-", 1)[-1]] = element.button.id
+                elif what == "alert":
+                    self.alerts.append(element.alert.body)
+                elif what == "progress" and element.progress.text.startswith("Waiting"):
+                    self.waited = time.perf_counter() - start
             if kind == "script_finished" and fwd.script_finished in (
                 ForwardMsg.FINISHED_SUCCESSFULLY,
                 ForwardMsg.FINISHED_WITH_COMPILE_ERROR,
