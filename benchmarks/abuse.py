@@ -159,25 +159,29 @@ def chat_query(k):
 
 async def chat(base, port, args):
     meter = Meter(port)
-    alone = await innocent_changes(base, 20, None)
+    alone = await innocent_changes(base, args.changes, None)
+    print(f"chat: an innocent change alone: {summary(alone)}", flush=True)
     stop = asyncio.Event()
     watcher = asyncio.ensure_future(sampling(meter, stop))
+    finished = []
 
     async def one(k):
         client = await tab(base)
-        seconds = await client.rerun("Inside_a_chat_model", urlencode(chat_query(k)))
-        await client.close()
-        return seconds
+        try:
+            finished.append(await client.rerun("Inside_a_chat_model", urlencode(chat_query(k))))
+        finally:
+            await client.close()
 
     burst = [asyncio.ensure_future(one(k)) for k in range(args.burst)]
     await asyncio.sleep(2)
     during = await innocent_changes(base, args.changes, None)
-    finished = await asyncio.gather(*burst)
+    print(f"chat: the same during {args.burst} largest chat links at once: {summary(during)}")
+    print(f"chat: {len(finished)} of the burst's links had finished by then", flush=True)
+    for task in burst:  # the attacker leaves: the queue drops what still waits
+        task.cancel()
+    await asyncio.gather(*burst, return_exceptions=True)
     stop.set()
     await watcher
-    print(f"chat: an innocent change alone: {summary(alone)}")
-    print(f"chat: the same during {args.burst} largest chat links at once: {summary(during)}")
-    print(f"chat: the burst's links finished in {summary(finished).replace('changes', 'links')}")
     print(f"chat: {meter.line()}", flush=True)
 
 
