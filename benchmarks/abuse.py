@@ -10,9 +10,9 @@ with the server's CPU seconds and RSS and the machine's load:
 * ``training``: ``--tabs`` tabs each press Train at the largest training (3,000 steps, d_model
   48); then an innocent student's default training: how long it waited and took, against one
   attacker's training alone.
-* ``chat``: ``--burst`` distinct largest links of Inside a chat model at once (a 64-token
-  prompt, 32 generated tokens); an innocent student's change on Step by step meanwhile, p50 /
-  p95 / max, against the same change alone.
+* ``chat``: the chat model loaded, then ``--burst`` distinct largest links of Inside a chat
+  model at once (a 64-token prompt, 32 generated tokens); an innocent student's change on Step
+  by step meanwhile, p50 / p95 / max, against the same change alone.
 * ``memory``: ``--rounds`` rounds of distinct max-size links of every heavy page, each in a new
   session (both models loaded); RSS after each page against ``limits.SERVER_MB``.
 
@@ -158,6 +158,9 @@ def chat_query(k):
 
 
 async def chat(base, port, args):
+    warm = await tab(base)  # the model loaded (once per server), as on a server in use
+    await warm.rerun("Inside_a_chat_model", "")
+    await warm.close()
     meter = Meter(port)
     alone = await innocent_changes(base, args.changes, None)
     print(f"chat: an innocent change alone: {summary(alone)}", flush=True)
