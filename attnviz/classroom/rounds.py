@@ -24,12 +24,18 @@ from attnviz.classroom.peer import MODES, TWIN, Peer
 from attnviz.classroom.room import RoomError
 from attnviz.limits import DISCUSS_CHOICES_SECONDS, MAX_QUESTIONS_PER_ROOM
 
+TWIN_TRIES = 20  # question sets tried for a twin (each asks a kind on new random choices)
 ROUND_NAMES = {1: "round 1", 2: "round 2", TWIN: "the twin"}
 CONFIDENCE = ("guessing", "fairly sure", "sure")  # a student's optional tap after an answer
 
 
 class RoundError(RoomError):
     """A step the room cannot take from where it is (the message says where it is)."""
+
+
+def question_seed(room):
+    """The question set of the room's round: the twin's in the twin, else the room's."""
+    return room.peer.twin_seed if room.peer.round_no == TWIN else room.quiz_seed
 
 
 def answer_slot(room):
@@ -119,6 +125,20 @@ def twin(room, twin_seed, n_options, right):
     if not peer.n_options:
         new = replace(new, n_options=room.n_options)
     return room.changed(phase="answering", n_options=int(n_options), peer=new)
+
+
+def twin_seed_of(quiz_seed, question_in, tries=TWIN_TRIES):
+    """(the question set after ``quiz_seed`` whose question of the room's kind differs from
+    set ``quiz_seed``'s, that question), or None; ``question_in(seed)`` gives a set's question
+    of that kind or None. A set that asks the same question is skipped, so the twin is new."""
+    first = question_in(quiz_seed)
+    for seed in range(quiz_seed + 1, quiz_seed + 1 + tries):
+        found = question_in(seed)
+        if found is not None and (
+            first is None or (found.text, found.options) != (first.text, first.options)
+        ):
+            return seed, found
+    return None
 
 
 def blanked(room, on):

@@ -19,13 +19,19 @@ from attnviz.classroom.questions import pushable_problem, room_settings
 from attnviz.limits import CACHE_QR_CODES
 from attnviz.links.classroom import join_query, lecturer_query
 from attnviz.ui.cache import object_bytes, shared_cache
+from attnviz.ui.pages.classroom_rounds import (
+    ask_args,
+    lecturer_round,
+    look_and_lost,
+    reveal_rounds,
+    rounds_choice,
+)
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
     POLL_SECONDS,
     ROOM,
     cached_room_questions,
-    distribution,
     drawn,
     option_text,
     proof,
@@ -163,16 +169,14 @@ def lecturer_view(settings):
         else:
             question_text(question, room.question_no)
             st.markdown("  \n".join(option_text(k, o) for k, o in enumerate(question.options)))
-        if question is not None and room.phase == "answering":
-            answer_count(room.code)
-            st.button(
-                "Reveal", key="cls_reveal", type="primary", on_click=change_room, args=("reveal",)
-            )
-        elif question is not None:
-            distribution(room, question, store.tally(room.code).counts, key="cls_lect_dist")
+        if question is not None:
+            lecturer_round(room, question, answer_count)  # rounds.py: the steps of a question
+        rounds_choice()
         next_button(room, question)
         question_menu(room, question)
+        look_and_lost(room)
     if question is not None and room.phase == "revealed":
+        reveal_rounds(room, question, key="cls_lect")  # the class's answers, every round
         proof(room, question, key="cls_lect_proof")
     st.divider()
     example_controls(room, settings)
@@ -212,7 +216,7 @@ def next_button(room, current):
         key="cls_next",
         type="primary" if room.phase == "revealed" else "secondary",
         on_click=change_room,
-        args=("push_question", room.quiz_seed, following.kind, len(following.options)),
+        args=ask_args(room, following),
     )
 
 
@@ -234,7 +238,7 @@ def question_menu(room, current):
             key="cls_ask",
             type="primary" if current is None else "secondary",
             on_click=change_room,
-            args=("push_question", room.quiz_seed, questions[k].kind, len(questions[k].options)),
+            args=ask_args(room, questions[k]),
         )
         others = cached_room_questions(room_settings(room), room.quiz_seed + 1)
         if others:
@@ -243,5 +247,5 @@ def question_menu(room, current):
                 "Other questions (the next set)",
                 key="cls_other",
                 on_click=change_room,
-                args=("push_question", room.quiz_seed + 1, first.kind, len(first.options)),
+                args=ask_args(room, first, room.quiz_seed + 1),
             )

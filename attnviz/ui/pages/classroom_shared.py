@@ -19,6 +19,7 @@ from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.words import figure_text
 from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError, make_store
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
+from attnviz.classroom.rounds import question_seed
 from attnviz.limits import CACHE_ROOM_FIGURES
 from attnviz.links.classroom import new_sid
 from attnviz.ui.cache import cached_call, forget, object_bytes, register, shared_cache
@@ -85,10 +86,12 @@ def cached_room_questions(settings, quiz_seed):
 
 
 def room_question(room):
-    """The room's current Question, or None (none pushed, or its kind not askable here)."""
+    """The room's current Question (the twin's in the twin round), or None (none pushed, or
+    its kind not askable here)."""
     if room.kind is None:
         return None
-    question = question_of(cached_room_questions(room_settings(room), room.quiz_seed), room.kind)
+    questions = cached_room_questions(room_settings(room), question_seed(room))
+    question = question_of(questions, room.kind)
     if question is None or len(question.options) != room.n_options:
         return None
     return question
