@@ -146,3 +146,4 @@ DISCUSS_CHOICES_SECONDS = (0, 60, 120, 180)  # the discussion's soft countdown: 
 LOST_WINDOW_SECONDS = 120  # the lecturer sees the "I'm lost" taps of the last two minutes
 LOST_COOLDOWN_SECONDS = 60  # one student's "I'm lost" counts once a minute
 MAX_LOST_MINUTES = ROOM_LIFETIME_SECONDS // 60  # the report's "I'm lost" counts, per minute
+MAX_REPORT_ROWS = MAX_QUESTIONS_PER_ROOM * MAX_ROUNDS_PER_QUESTION + MAX_LOST_MINUTES + 1  # CSV

@@ -9,6 +9,7 @@ from attnviz.charts.class_answers import OTHER_COLOUR, RIGHT_COLOUR
 from attnviz.charts.style import FONT_FAMILY, TEXT_COLOUR, TEXT_PX, escape_label
 
 ROUND_COLOURS = ("#a6a6a6", "#4d4d4d", "#7570b3")  # round 1 light, round 2 dark, the twin
+SHADES = ("light", "dark", "violet")  # the colours' names, in the titles (no legend)
 WRONG_COLOUR = "#b2182b"
 HEIGHT_PX = 300
 
@@ -23,6 +24,11 @@ def _layout(fig, title, text_px, height, **axes):
         **axes,
     )
     return fig
+
+
+def _dtick(top):
+    """Whole-number ticks, at most about five."""
+    return max(1, -(-int(top) // 5))
 
 
 def _ticks(letters, right):
@@ -52,7 +58,9 @@ def rounds_bars(letters, options, rounds, right, *, text_px=TEXT_PX, height=HEIG
         )
     return _layout(
         fig,
-        "The class, " + " and ".join(name for name, _ in rounds),
+        ", ".join(
+            f"{name} ({SHADES[r % len(SHADES)]})" for r, (name, _) in enumerate(rounds)
+        ).capitalize(),
         text_px,
         height,
         barmode="group",
@@ -62,8 +70,8 @@ def rounds_bars(letters, options, rounds, right, *, text_px=TEXT_PX, height=HEIG
             ticktext=_ticks(letters, right),
             fixedrange=True,
         ),
-        yaxis=dict(range=[0, top * 1.3], fixedrange=True, title="students"),
-        legend=dict(orientation="h", y=-0.2, x=0),
+        yaxis=dict(range=[0, top * 1.3], fixedrange=True, title="students", dtick=_dtick(top)),
+        showlegend=False,
     )
 
 
@@ -108,7 +116,7 @@ def transition_chart(letters, moves, right, *, text_px=TEXT_PX, height=HEIGHT_PX
     )
     return _layout(
         fig,
-        "Who moved where: round 1 → round 2",
+        "Who moved where",
         text_px,
         height,
         xaxis=dict(
@@ -120,7 +128,6 @@ def transition_chart(letters, moves, right, *, text_px=TEXT_PX, height=HEIGHT_PX
             showgrid=False,
         ),
         yaxis=ticks,
-        yaxis2=dict(ticks, overlaying="y", side="right", matches="y"),
     )
 
 
@@ -173,7 +180,7 @@ def confidence_bars(levels, table, name, *, text_px=TEXT_PX, height=HEIGHT_PX):
     ``levels`` (names), ``table`` [(level, right, wrong)], stacked; the most sure first, wrong
     at the bottom."""
     order = sorted(table, key=lambda row: -row[0])
-    names = [levels[level] for level, _, _ in order]
+    names = [levels[level].replace(" ", "<br>") for level, _, _ in order]
     fig = go.Figure()
     for label, column, colour in (("wrong", 2, WRONG_COLOUR), ("right", 1, RIGHT_COLOUR)):
         counts = [int(row[column]) for row in order]
@@ -182,20 +189,21 @@ def confidence_bars(levels, table, name, *, text_px=TEXT_PX, height=HEIGHT_PX):
                 name=label,
                 x=names,
                 y=counts,
-                text=[str(c) for c in counts],
+                text=[f"{c} {label}" if c else "" for c in counts],
                 textposition="inside",
+                insidetextanchor="middle",
                 marker_color=colour,
                 hovertemplate=f"%{{x}}, {label}: %{{y}} students<extra></extra>",
             )
         )
-    top = max([r + w for _, r, w in table] or [1])
+    top = max([r + w for _, r, w in table] + [1])
     return _layout(
         fig,
-        f"How sure, and right? ({name})",
+        f"How sure? ({name})",
         text_px,
         height,
         barmode="stack",
-        yaxis=dict(range=[0, max(1, top) * 1.15], fixedrange=True, title="students"),
+        yaxis=dict(range=[0, top * 1.15], fixedrange=True, title="students", dtick=_dtick(top)),
         xaxis=dict(fixedrange=True),
-        legend=dict(orientation="h", y=-0.2, x=0),
+        showlegend=False,
     )

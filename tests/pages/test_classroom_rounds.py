@@ -57,7 +57,7 @@ def test_vote_discuss_revote_reveal_and_the_twin():
         at.run()
         assert not class_charts(at)  # nothing of the class's answers before the reveal
     assert "Round 1 has ended" in text_of(students[0])
-    lecturer.select_slider(key="cls_discuss_min").set_value(2).run()
+    lecturer.radio(key="cls_discuss_min").set_value(2).run()
     click(lecturer, "cls_step")  # Discuss with your neighbour, 2 minutes
     students[1].run()
     assert "Discuss with your neighbour" in text_of(students[1])

@@ -159,10 +159,12 @@ def lecturer_view(settings):
         st.info(f"Room {room.code} is closed.", icon="👋")
         st.button("Open another room", key="cls_forget", on_click=_forget, type="primary")
         return
+    question = room_question(room)
+    if question is not None and room.phase == "revealed":  # first: one projector screen
+        reveal_rounds(room, question, key="cls_lect")  # the class's answers, every round
     left, right = st.columns([2, 3])
     with left:
         join_panel(room)
-    question = room_question(room)
     with right:
         if question is None:
             st.info("Choose a question below: the phones show it as soon as it is asked.")
@@ -176,7 +178,6 @@ def lecturer_view(settings):
         question_menu(room, question)
         look_and_lost(room)
     if question is not None and room.phase == "revealed":
-        reveal_rounds(room, question, key="cls_lect")  # the class's answers, every round
         proof(room, question, key="cls_lect_proof")
     st.divider()
     example_controls(room, settings)

@@ -23,6 +23,7 @@ from attnviz.charts.transitions import (
 from attnviz.classroom import RoomError
 from attnviz.classroom.peer import MODES, TWIN
 from attnviz.classroom.questions import letter, question_of, room_settings
+from attnviz.classroom.report import report_csv, report_pdf
 from attnviz.classroom.rounds import (
     CONFIDENCE,
     ROUND_NAMES,
@@ -145,10 +146,11 @@ def lecturer_round(room, question, answer_count):
     elif phase == "discussing":
         discussion_banner(room)
     if step is not None and step[0] == "discuss":
-        st.select_slider(
-            "Discussion countdown (minutes; no sound)",
+        st.radio(
+            "Discussion countdown (no sound)",
             [s // 60 for s in DISCUSS_CHOICES_SECONDS],
             format_func=lambda m: "none" if m == 0 else f"{m} min",
+            horizontal=True,
             key=DISCUSS_KEY,
         )
     if step is not None:
@@ -166,6 +168,8 @@ def round_title(room):
         return "The twin: the same kind of question on new numbers, answered alone"
     if room.phase == "discussing":
         return DISCUSS
+    if room.phase == "revealed":
+        return "Both rounds revealed"
     return {1: "Round 1 of 2: vote alone", 2: "Round 2 of 2: vote again"}[peer.round_no]
 
 
@@ -180,6 +184,41 @@ def look_and_lost(room):
         args=(not blank,),
     )
     lost_panel(room.code, is_present())
+    report_downloads(room)
+
+
+def report_downloads(room):
+    """The lecturer's report of the room, made when a button is pressed: CSV (one row per
+    question and round) and a one-page PDF summary (classroom.report). No student id."""
+    code, key = room.code, st.session_state.get(KEY)
+
+    def records():
+        return room_store().report(code, key)
+
+    def csv_text():
+        return report_csv(*records())
+
+    def pdf_bytes():
+        return report_pdf(*records(), f"Classroom report, room {code}")
+
+    st.caption("The room's report: every question's answers per round, no names or ids.")
+    left, right = st.columns(2)
+    left.download_button(
+        "Report (CSV)",
+        csv_text,
+        file_name=f"classroom-{code}.csv",
+        mime="text/csv",
+        key="cls_report_csv",
+        on_click="ignore",
+    )
+    right.download_button(
+        "Summary (PDF)",
+        pdf_bytes,
+        file_name=f"classroom-{code}.pdf",
+        mime="application/pdf",
+        key="cls_report_pdf",
+        on_click="ignore",
+    )
 
 
 @st.fragment(run_every=5)
@@ -347,37 +386,39 @@ def _freeze(value):
 
 
 def reveal_rounds(room, question, key, height=300):
-    """The reveal of a peer-instruction question (or its twin): both rounds side by side, who
-    moved where with its sentence, the right share per round (and the twin's), confidence by
-    correctness (sure but wrong first). ``question``: the round's question (the twin's when
-    it is the twin's reveal); ``key`` prefixes the chart keys."""
+    """The class's answers at a reveal: one vote's bars as before; with two rounds, both
+    rounds side by side and who moved where, with its sentence; the right share per round
+    (and the twin's); confidence by correctness (sure but wrong first). The sentences first,
+    then the charts in one row (a phone stacks them), so the projector shows it all on one
+    screen. ``question``: the round's (the twin's at its reveal); ``key`` prefixes chart keys."""
     summary = room_summary(room.code, room.version)
     if summary is None:
         return
     peer = room.peer
     text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
-    settings = room_settings(room)
+    sentences, charts = [], []  # charts: (fig, key, words), or a function that draws one
+
+    def bars(counts, name):
+        return lambda: distribution(room, question, counts, key=f"{key}_{name}", height=height)
+
     if peer.round_no == TWIN:
-        distribution(room, question, summary["twin"]["counts"], key=f"{key}_twin", height=height)
+        charts.append(bars(summary["twin"]["counts"], "twin"))
     elif peer.rounds == 2 and "2" in summary:
-        bars, moves = reveal_figures(
-            settings,
+        moves = summary.get("moves", [])
+        both, moved = reveal_figures(
+            room_settings(room),
             room.quiz_seed,
             room.kind,
             tuple(summary["1"]["counts"]),
             tuple(summary["2"]["counts"]),
-            _freeze(summary.get("moves", ())),
+            _freeze(moves),
             peer.right,
             text_px,
         )
-        st.markdown(md_escape(moves_sentence(summary.get("moves", []), peer.right)))
-        left, right = st.columns(2)
-        with left:
-            draw_chart(*bars[:1], f"{key}_rounds", share=0.5, words=bars[1], config=NO_MODEBAR)
-        with right:
-            draw_chart(moves[0], f"{key}_moves", share=0.5, words=moves[1], config=NO_MODEBAR)
+        sentences.append(md_escape(moves_sentence(moves, peer.right)))
+        charts += [(both[0], f"{key}_rounds", both[1]), (moved[0], f"{key}_moves", moved[1])]
     else:
-        distribution(room, question, summary["1"]["counts"], key=f"{key}_dist", height=height)
+        charts.append(bars(summary["1"]["counts"], "dist"))
     names = [n for n in ("1", "2", "twin") if n in summary]
     shares = tuple(summary[n]["right_share"] for n in names)
     last = "twin" if peer.round_no == TWIN else names[-2 if names[-1] == "twin" else -1]
@@ -385,21 +426,27 @@ def reveal_rounds(room, question, key, height=300):
     labels = tuple(ROUND_NAMES[TWIN if n == "twin" else int(n)] for n in names)
     conf_round = ROUND_NAMES[TWIN if last == "twin" else int(last)]
     shares_fig, conf = small_figures(labels, shares, table, conf_round, text_px)
-    if len(names) == 1 and conf is None:
-        return  # one vote, nobody said how sure: the bars above say it all
-    said = ", ".join(f"{label} {percent(s)}" for label, s in zip(labels, shares, strict=True))
-    st.markdown(f"Right answers: {said}.")
-    left, right = st.columns(2)
     if len(names) > 1:
-        with left:
-            fig, words = shares_fig
-            draw_chart(fig, f"{key}_shares", share=0.5, words=words, config=NO_MODEBAR)
+        said = ", ".join(f"{label} {percent(s)}" for label, s in zip(labels, shares, strict=True))
+        sentences.append(f"Right answers: {said}.")
+        charts.append((shares_fig[0], f"{key}_shares", shares_fig[1]))
     if conf is not None:
-        with right:
-            wrong = sure_but_wrong(table)
-            verb = "was" if wrong == 1 else "were"
-            st.markdown(f"**{wrong}** {verb} sure and wrong in {conf_round}.")
-            draw_chart(conf[0], f"{key}_conf", share=0.5, words=conf[1], config=NO_MODEBAR)
+        wrong = sure_but_wrong(table)
+        verb = "was" if wrong == 1 else "were"
+        sentences.append(f"**{wrong}** {verb} sure and wrong in {conf_round}.")
+        charts.append((conf[0], f"{key}_conf", conf[1]))
+    for sentence in sentences:
+        st.markdown(sentence)
+    if len(charts) == 1 and callable(charts[0]):
+        charts[0]()  # one vote as before: the class's bars, full width
+        return
+    for column, chart in zip(st.columns(len(charts)), charts, strict=True):
+        with column:
+            if callable(chart):
+                chart()
+            else:
+                fig, chart_key, words = chart
+                draw_chart(fig, chart_key, share=1 / len(charts), words=words, config=NO_MODEBAR)
 
 
 def is_peer(room):
