@@ -15,11 +15,19 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from attnviz.classroom.questions import all_questions, question_of  # noqa: E402
+from attnviz.classroom.rounds import twin_seed_of  # noqa: E402
+from attnviz.settings import Settings  # noqa: E402
 from tools.browser import launch_chromium, streamlit_server, wait_for_run  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-FIRST, SECOND = [1, 0, 1], [0, 0, 2]  # the phones' taps in round 1 and round 2
+QUESTION = all_questions(Settings(), 0)[0]  # what "Ask this question" asks first
+RIGHT, M = QUESTION.answer_index, len(QUESTION.options)
+FIRST = [(RIGHT + 1) % M, RIGHT, (RIGHT + 1) % M]  # the phones' taps in round 1
+SECOND = [RIGHT, RIGHT, (RIGHT + 2) % M]  # and in round 2: one moves onto the right answer
+_, TWIN = twin_seed_of(0, lambda s: question_of(all_questions(Settings(), s), QUESTION.kind))
+TWIN_TAPS = [TWIN.answer_index, TWIN.answer_index, (TWIN.answer_index + 1) % len(TWIN.options)]
 
 
 def main():
@@ -89,11 +97,11 @@ def main():
         shoot(students[0], "peer_phone_look_up")
         step("cls_blank")
         step("cls_twin")
-        for student in students:
-            student.wait_for_selector("text=Question 1.", timeout=60_000)
-            student.locator(".st-key-cls_opt_0 button").wait_for(timeout=60_000)
+        for student, k in zip(students, TWIN_TAPS, strict=True):
+            option = student.locator(f".st-key-cls_opt_{k} button")
+            option.wait_for(timeout=60_000)
             wait_for_run(student)
-            student.locator(".st-key-cls_opt_0 button").tap()
+            option.tap()
             student.wait_for_selector("text=How sure are you?", timeout=60_000)
         step("cls_reveal")
         lecturer.wait_for_selector(".st-key-cls_lect_shares .js-plotly-plot", timeout=60_000)

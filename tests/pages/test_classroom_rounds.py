@@ -99,6 +99,10 @@ def test_vote_discuss_revote_reveal_and_the_twin():
         click(student, f"cls_opt_{twin.answer_index}")
     assert lecturer.button(key="cls_reveal").label == "Reveal the twin"
     click(lecturer, "cls_reveal")
+    twin_bars = chart_specs(lecturer)["cls_lect_twin"]  # the twin's own options and answer
+    taps = np.bincount([twin.answer_index] * len(first), minlength=len(twin.options))
+    np.testing.assert_array_equal(decode(twin_bars["data"][0]["y"]), taps)
+    assert twin_bars["layout"]["xaxis"]["ticktext"][twin.answer_index].endswith("✓")
     shares = decode(chart_specs(lecturer)["cls_lect_shares"]["data"][0]["y"])
     ones = [sum(x == right for x in first), sum(x == right for x in second), len(first)]
     np.testing.assert_array_equal(shares, np.round(100 * np.array(ones) / len(first)))

@@ -167,7 +167,7 @@ def distribution(room, question, counts, key, height=300):
     text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
     settings = room_settings(room)
     fig, words = answers_figure(
-        settings, room.quiz_seed, question.kind, tuple(counts), text_px, height
+        settings, question_seed(room), question.kind, tuple(counts), text_px, height
     )
     draw_chart(
         fig,
@@ -186,7 +186,8 @@ def proof(room, question, key):
     q = question
     st.markdown(f"The answer: {option_text(q.answer_index, q.answer)}")
     st.markdown(f"**Why:** {md_escape(q.explanation)}")
-    for m, (fig, words) in enumerate(proof_figures(room_settings(room), room.quiz_seed, q.kind)):
+    figures = proof_figures(room_settings(room), question_seed(room), q.kind)  # the twin's too
+    for m, (fig, words) in enumerate(figures):
         draw_chart(fig, f"{key}_{m}", words=words, config=NO_MODEBAR)
     if q.table is not None:
         t = q.table  # a data grid shows its cells as plain text
