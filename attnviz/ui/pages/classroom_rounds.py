@@ -183,8 +183,16 @@ def look_and_lost(room):
         on_click=set_blank,
         args=(not blank,),
     )
-    lost_panel(room.code, is_present())
-    report_downloads(room)
+    if not is_present():
+        lost_panel(room.code)
+        report_downloads(room)
+        return
+    with st.expander("For the lecturer only (not for the projector)"):
+        lost_panel(room.code)
+        st.markdown(
+            "The room's report (CSV and PDF) downloads from the lecturer link opened without "
+            "projector mode: the projector shows no downloads."
+        )
 
 
 def report_downloads(room):
@@ -222,18 +230,14 @@ def report_downloads(room):
 
 
 @st.fragment(run_every=5)
-def lost_panel(code, folded):
+def lost_panel(code):
+    """How many students tapped "I'm lost" in the last two minutes, redrawn every 5 s."""
     try:
         count = room_store().lost_count(code, st.session_state.get(KEY))
     except RoomError:
         return
     minutes = LOST_WINDOW_SECONDS // 60
-    line = f'"I\'m lost" in the last {minutes} minutes: **{count}**'
-    if folded:
-        with st.expander("For the lecturer only (not for the projector)"):
-            st.markdown(line)
-    else:
-        st.markdown(line)
+    st.markdown(f'"I\'m lost" in the last {minutes} minutes: **{count}**')
 
 
 # -- what the phones show ----------------------------------------------------------------------
@@ -253,7 +257,8 @@ def discussion_banner(room):
         st.caption("Convince your neighbour of your answer, or be convinced.")
         return
     minutes = total // 60
-    st.caption(f"About {minutes} minute{'s' if minutes != 1 else ''}: the bar shows the time left.")
+    plural = "s" if minutes != 1 else ""
+    st.markdown(f"About {minutes} minute{plural}: the bar shows the time left.")
     elapsed = max(0, total - left)
     st.html(
         "<div style='height:14px;background:#eee;border-radius:7px;overflow:hidden'>"
