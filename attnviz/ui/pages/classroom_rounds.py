@@ -36,7 +36,7 @@ from attnviz.classroom.rounds import (
 )
 from attnviz.limits import CACHE_ROOM_FIGURES, DISCUSS_CHOICES_SECONDS, LOST_WINDOW_SECONDS
 from attnviz.ui.cache import object_bytes, shared_cache
-from attnviz.ui.matrix import draw_chart
+from attnviz.ui.matrix import draw_finished, finished_chart
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NO_MODEBAR,
@@ -48,7 +48,7 @@ from attnviz.ui.pages.classroom_shared import (
     session_id,
     with_words,
 )
-from attnviz.ui.sidebar import is_present
+from attnviz.ui.sidebar import is_present, palette
 from attnviz.ui.text import md_escape
 
 LOST_NOTE = "attnviz.classroom.lost_note"  # the acknowledgement of "I'm lost", once
@@ -364,26 +364,43 @@ def room_summary(code, version):
     return room_store().rounds_summary(code)
 
 
+# The reveal's charts are the same on every phone: each is made and finished (made readable,
+# recoloured, described) once per projector mode and palette for all of them, from small keys
 @shared_cache(*CACHE_ROOM_FIGURES, size=object_bytes)
-def reveal_figures(settings, quiz_seed, kind, counts1, counts2, moves, right, text_px):
-    """(rounds bars, transition chart), each (fig, words), of the question ``kind``."""
+def finished_room_chart(make, args, share, present, colours):
+    """``make(*args)``'s (fig, words) as ``finished_chart`` gives it (in this session's
+    projector mode ``present`` and palette ``colours``, both part of the key)."""
+    fig, words = make(*args)
+    return finished_chart(fig, "chart", share=share, words=words)
+
+
+def draw_room_chart(make, args, key, share):
+    finished = finished_room_chart(make, tuple(args), share, is_present(), palette())
+    draw_finished(finished, key, config=NO_MODEBAR)
+
+
+def rounds_figure(settings, quiz_seed, kind, counts1, counts2, right, text_px):
+    """Round 1 and round 2 of question ``kind`` side by side, with words."""
     question = question_of(cached_room_questions(settings, quiz_seed), kind)
     letters = [letter(k) for k in range(len(question.options))]
     both = [("round 1", counts1), ("round 2", counts2)]
-    bars = rounds_bars(letters, question.options, both, right, text_px=text_px)
-    moves_fig = transition_chart(letters, list(moves), right, text_px=text_px)
-    return with_words(bars), (moves_fig, transition_words(letters, list(moves), right))
+    return with_words(rounds_bars(letters, question.options, both, right, text_px=text_px))
 
 
-@shared_cache(*CACHE_ROOM_FIGURES, size=object_bytes)
-def small_figures(names, shares, conf_table, conf_round, text_px):
-    """(right shares bars, confidence bars of round ``conf_round`` or None), (fig, words)."""
-    shares_fig = with_words(shares_bars(list(names), list(shares), text_px=text_px))
-    conf = None
-    if conf_table and any(r + w for _, r, w in conf_table):
-        table = [tuple(row) for row in conf_table]
-        conf = with_words(confidence_bars(CONFIDENCE, table, conf_round, text_px=text_px))
-    return shares_fig, conf
+def moves_figure(n_options, moves, right, text_px):
+    """Who moved where (``moves`` [(from, to, students)]), with its own words."""
+    letters = [letter(k) for k in range(n_options)]
+    fig = transition_chart(letters, list(moves), right, text_px=text_px)
+    return fig, transition_words(letters, list(moves), right)
+
+
+def shares_figure(labels, shares, text_px):
+    return with_words(shares_bars(list(labels), list(shares), text_px=text_px))
+
+
+def confidence_figure(table, round_name, text_px):
+    bars = confidence_bars(CONFIDENCE, [tuple(row) for row in table], round_name, text_px=text_px)
+    return with_words(bars)
 
 
 def _freeze(value):
@@ -401,7 +418,7 @@ def reveal_rounds(room, question, key, height=300):
         return
     peer = room.peer
     text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
-    sentences, charts = [], []  # charts: (fig, key, words), or a function that draws one
+    sentences, charts = [], []  # charts: (make, args, key), or a function that draws one
 
     def bars(counts, name):
         return lambda: distribution(room, question, counts, key=f"{key}_{name}", height=height)
@@ -409,19 +426,18 @@ def reveal_rounds(room, question, key, height=300):
     if peer.round_no == TWIN:
         charts.append(bars(summary["twin"]["counts"], "twin"))
     elif peer.rounds == 2 and "2" in summary:
-        moves = summary.get("moves", [])
-        both, moved = reveal_figures(
-            room_settings(room),
-            room.quiz_seed,
-            room.kind,
-            tuple(summary["1"]["counts"]),
-            tuple(summary["2"]["counts"]),
-            _freeze(moves),
-            peer.right,
-            text_px,
-        )
+        moves = _freeze(summary.get("moves", ()))
+        counts1, counts2 = tuple(summary["1"]["counts"]), tuple(summary["2"]["counts"])
         sentences.append(md_escape(moves_sentence(moves, peer.right)))
-        charts += [(both[0], f"{key}_rounds", both[1]), (moved[0], f"{key}_moves", moved[1])]
+        settings = room_settings(room)
+        charts.append(
+            (
+                rounds_figure,
+                (settings, room.quiz_seed, room.kind, counts1, counts2, peer.right, text_px),
+                f"{key}_rounds",
+            )
+        )
+        charts.append((moves_figure, (len(counts1), moves, peer.right, text_px), f"{key}_moves"))
     else:
         charts.append(bars(summary["1"]["counts"], "dist"))
     names = [n for n in ("1", "2", "twin") if n in summary]
@@ -430,16 +446,15 @@ def reveal_rounds(room, question, key, height=300):
     table = _freeze(summary[last]["confidence"])
     labels = tuple(ROUND_NAMES[TWIN if n == "twin" else int(n)] for n in names)
     conf_round = ROUND_NAMES[TWIN if last == "twin" else int(last)]
-    shares_fig, conf = small_figures(labels, shares, table, conf_round, text_px)
     if len(names) > 1:
         said = ", ".join(f"{label} {percent(s)}" for label, s in zip(labels, shares, strict=True))
         sentences.append(f"Right answers: {said}.")
-        charts.append((shares_fig[0], f"{key}_shares", shares_fig[1]))
-    if conf is not None:
+        charts.append((shares_figure, (labels, shares, text_px), f"{key}_shares"))
+    if any(r + w for _, r, w in table):
         wrong = sure_but_wrong(table)
         verb = "was" if wrong == 1 else "were"
         sentences.append(f"**{wrong}** {verb} sure and wrong in {conf_round}.")
-        charts.append((conf[0], f"{key}_conf", conf[1]))
+        charts.append((confidence_figure, (table, conf_round, text_px), f"{key}_conf"))
     for sentence in sentences:
         st.markdown(sentence)
     if len(charts) == 1 and callable(charts[0]):
@@ -450,8 +465,8 @@ def reveal_rounds(room, question, key, height=300):
             if callable(chart):
                 chart()
             else:
-                fig, chart_key, words = chart
-                draw_chart(fig, chart_key, share=1 / len(charts), words=words, config=NO_MODEBAR)
+                make, args, chart_key = chart
+                draw_room_chart(make, args, chart_key, 1 / len(charts))
 
 
 def is_peer(room):
