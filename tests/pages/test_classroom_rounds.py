@@ -4,29 +4,16 @@ round 2 with each student's first answer shown to them, confidence, the reveal o
 with who moved where and its sentence, the twin, "Look at the projector" and "I'm lost"."""
 
 import numpy as np
-import pytest
 
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.classroom.rounds import moves_sentence, transitions
-from attnviz.ui.pages.classroom_shared import ROOM, forget_room_store, room_store
+from attnviz.ui.pages.classroom_shared import ROOM, room_store
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, run, text_of
+from tests.pages.test_classroom import click, fresh_store  # noqa: F401  (an autouse fixture)
 
 PAGE = "pages/14_Classroom.py"
 CLASS_CHARTS = ("dist", "rounds", "moves", "shares", "conf", "twin")
-
-
-@pytest.fixture(autouse=True)
-def fresh_store():
-    forget_room_store()
-    yield
-    forget_room_store()
-
-
-def click(at, key):
-    at.button(key=key).click().run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def class_charts(at):
