@@ -4,7 +4,8 @@ Starts `streamlit run app.py` on a free loopback port; a lecturer in projector m
 opens a room and asks a "vote, discuss, revote" question; three phones (390 x 844, touch) join.
 Each state is shot on the projector (docs/screenshots/peer_<state>.png) and on a phone
 (peer_phone_<state>.png): round 1, round 1 ended, the discussion, round 2, the reveal, the
-twin's reveal, and the phones blanked ("Look at the projector").
+twin's reveal, the phones blanked ("Look at the projector"), and the lecturer's own tab
+without projector mode ("I'm lost" count, the report's downloads: peer_lecturer_laptop.png).
 """
 
 import sys
@@ -109,6 +110,13 @@ def main():
         shoot(lecturer, "peer_twin_reveal")
         students[0].wait_for_selector("text=the twin:", timeout=60_000)
         shoot(students[0], "peer_phone_twin_reveal", full=True)
+        students[1].locator(".st-key-cls_lost button").tap()  # I'm lost
+        lecturer.get_by_text("Lecturer link (keep it off the projector)").click()
+        link = lecturer.locator("[data-testid=stCode] code").inner_text(timeout=30_000).strip()
+        laptop = browser.new_page(viewport={"width": 1280, "height": 900})
+        laptop.goto(link)  # the lecturer's own tab, without projector mode
+        laptop.locator(".st-key-cls_report_csv").scroll_into_view_if_needed(timeout=90_000)
+        shoot(laptop, "peer_lecturer_laptop")
         browser.close()
 
 
