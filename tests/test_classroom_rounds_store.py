@@ -10,9 +10,10 @@ import pytest
 
 from attnviz import limits
 from attnviz.classroom import NotAnsweringError, RoomError, WrongKeyError
-from attnviz.classroom.peer import TWIN
+from attnviz.classroom.peer import TWIN, Peer
 from attnviz.classroom.redis_store import RedisStore
-from attnviz.classroom.rounds import RoundError, moves_sentence, next_step
+from attnviz.classroom.room import Room
+from attnviz.classroom.rounds import RoundError, countdown_left, moves_sentence, next_step
 from tests.test_classroom_store import (  # noqa: F401
     EXAMPLE,
     _maker,
@@ -48,10 +49,11 @@ def test_vote_discuss_revote_reveal_and_the_twin(store, clock):
     store.confide(code, "s2", 2)  # sure, and right
     room = store.end_round(code, key)
     assert room.phase == "locked" and next_step(room)[0] == "discuss"
-    with pytest.raises(NotAnsweringError):
+    with pytest.raises(NotAnsweringError, match="Round 1 has ended: wait for the next one"):
         store.answer(code, "s1", 1)  # round 1 is locked
     room = store.discuss(code, key, 120)
     assert room.phase == "discussing" and room.peer.discuss_until == clock.now + 120
+    assert countdown_left(room, clock.now + 30) == 90 and countdown_left(room, clock.now + 999) == 0
     with pytest.raises(NotAnsweringError):
         store.answer(code, "s1", 1)
     room = store.second_round(code, key)
@@ -216,3 +218,10 @@ def test_every_key_expires_with_its_room(real_redis, clock):
     for k in keys:
         ttl = store.r.ttl(k)
         assert 0 < ttl <= limits.ROOM_LIFETIME_SECONDS + 2, (k, ttl)
+
+
+def test_a_damaged_round_state_is_the_default_one():
+    for junk in (None, "x", {"rounds": 9}, {"round_no": 7}, {"right": "B"}, []):
+        assert Peer.from_data(junk) == Peer()
+    room = Room(code="K7QX4M", key_digest="", opened=0.0, expires=1.0, peer=Peer(rounds=2))
+    assert Room.from_json(room.to_json()) == room

@@ -78,6 +78,13 @@ def _where(room):
     }[room.phase]
 
 
+def not_answering(room):
+    """Why the room takes no answer now (a sentence for a phone whose tap came too late)."""
+    if room.kind is not None and room.phase in ("locked", "discussing"):
+        return f"{ROUND_NAMES[room.peer.round_no].capitalize()} has ended: wait for the next one."
+    return "There is no question to answer right now."
+
+
 def ended_round(room):
     """The answers of the round are locked: no new answer, nothing shown yet."""
     if room.phase != "answering" or room.kind is None:

@@ -156,7 +156,7 @@ class RoomStore(PeerRules):
         if room.closed:
             raise RoomClosedError(f"Room {room.code} is closed: the lecturer has ended it.")
         if room.kind is None or room.phase != "answering":
-            raise NotAnsweringError("There is no question to answer right now.")
+            raise NotAnsweringError(peer_rounds.not_answering(room))
         if not isinstance(option, int) or not 0 <= option < room.n_options:
             raise RoomError(f"An answer is one of the question's {room.n_options} options.")
         if not self._set_answer(room, sid, option):
