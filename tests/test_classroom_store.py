@@ -24,11 +24,12 @@ from attnviz.classroom import (
     make_store,
 )
 from attnviz.classroom.redis_store import RedisStore
+from attnviz.links.shared import settings_query
 from attnviz.settings import Settings
 from tools.browser import free_port
 from tools.services import redis_server
 
-EXAMPLE = Settings().to_query()
+EXAMPLE = settings_query(Settings())
 
 
 class Clock:

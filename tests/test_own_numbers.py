@@ -20,6 +20,7 @@ from attnviz.files import own_numbers
 from attnviz.files.export import all_steps_json, all_steps_npz
 from attnviz.files.own_numbers import check_shapes, format_matrix, parse_matrix, read_file
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_FILE_BYTES, MAX_OWN_N, MAX_OWN_TEXT_CHARS
+from attnviz.links.shared import settings_query
 from tests.helpers import ROOT
 
 ROWS_1_2 = np.array([[1.0, -0.5, 3e-3], [2.0, 0.0, 4.0]])
@@ -136,7 +137,7 @@ def example():
     ("filename", "data"),
     [
         ("steps.npz", lambda e: all_steps_npz(e)),
-        ("steps.json", lambda e: all_steps_json(e).encode()),
+        ("steps.json", lambda e: all_steps_json(e, settings_query(e.settings)).encode()),
     ],
 )
 def test_the_step_pages_downloads_come_back_exactly(filename, data):
@@ -206,7 +207,8 @@ def test_tokens_that_are_not_words_are_dropped():
 
 def test_repeated_tokens_come_back_as_tokens_not_as_labels():
     e = attnviz.compute(attnviz.Settings(text="the cat the dog"))
-    for filename, data in (("s.npz", all_steps_npz(e)), ("s.json", all_steps_json(e).encode())):
+    json_bytes = all_steps_json(e, settings_query(e.settings)).encode()
+    for filename, data in (("s.npz", all_steps_npz(e)), ("s.json", json_bytes)):
         assert read_file(filename, data)[1] == ["the", "cat", "the", "dog"]
 
 

@@ -186,8 +186,8 @@ class RoomStore:
         return self._update(room.code, change)
 
     def push_example(self, code, key, settings_query):
-        """Show the example ``settings_query`` (a Settings.to_query mapping) on every phone;
-        the question is cleared (it was computed on the old example)."""
+        """Show the example ``settings_query`` (links.shared.settings_query's mapping) on every
+        phone; the question is cleared (it was computed on the old example)."""
         settings = tuple(sorted((str(k), str(v)) for k, v in dict(settings_query).items()))
         return self._change(
             code,

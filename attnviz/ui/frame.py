@@ -20,6 +20,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 from attnviz.checks import AttentionInputError
 from attnviz.limits import CACHE_EXAMPLES, HEAVY_BYTES, MAX_TOKENS
+from attnviz.links.shared import settings_query
 from attnviz.settings import compute
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.projector import KEPT_PARAMS, page_look, present_wanted
@@ -151,7 +152,7 @@ def shared_settings(page, page_params=(), note=None, uses=None):
     state[SETTINGS_KEY] = settings
     sync_url(settings, (*page_params, *KEPT_PARAMS))
     with menu:
-        page_links(settings.to_query() | display_query())
+        page_links(settings_query(settings) | display_query())
         st.divider()
     st.html(READABLE_CSS)
     st.html(TOUCH_JS, unsafe_allow_javascript=True)

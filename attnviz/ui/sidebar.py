@@ -20,7 +20,13 @@ from attnviz.limits import (
     MAX_TOKENS,
     MIN_TEMPERATURE,
 )
-from attnviz.links.shared import PALETTE_LINK, from_query, read_palette, read_present
+from attnviz.links.shared import (
+    PALETTE_LINK,
+    from_query,
+    read_palette,
+    read_present,
+    settings_query,
+)
 from attnviz.settings import (
     EMBEDDINGS,
     MASKS,
@@ -265,7 +271,7 @@ def sync_url(settings, page_params):
     """Make the URL hold ``settings`` and projector mode, and the parameters named in
     ``page_params`` (the calling page's own, which it keeps up to date itself) as they are."""
     current = st.query_params.to_dict()
-    query = settings.to_query() | display_query()
+    query = settings_query(settings) | display_query()
     query |= {k: current[k] for k in page_params if k in current}
     if current != query:
         st.query_params.from_dict(query)
@@ -276,7 +282,7 @@ def link_query():
     ``st.page_link(..., query_params=...)``."""
     if SETTINGS_KEY not in st.session_state:
         return {}
-    return st.session_state[SETTINGS_KEY].to_query() | display_query()
+    return settings_query(st.session_state[SETTINGS_KEY]) | display_query()
 
 
 def follow(key, shared):

@@ -18,6 +18,7 @@ from attnviz.classroom import RoomError
 from attnviz.classroom.questions import pushable_problem, room_settings
 from attnviz.limits import CACHE_QR_CODES
 from attnviz.links.classroom import join_query, lecturer_query
+from attnviz.links.shared import settings_query
 from attnviz.ui.cache import object_bytes, shared_cache
 from attnviz.ui.pages.classroom_shared import (
     KEY,
@@ -79,7 +80,7 @@ def open_room(settings):
         st.error(md_escape(problem), icon="📏")
         return
     try:
-        room, key = room_store().open(settings.to_query(), session_id())
+        room, key = room_store().open(settings_query(settings), session_id())
     except RoomError as exc:
         say(exc)
         return
@@ -195,7 +196,7 @@ def example_controls(room, settings):
         key="cls_push",
         disabled=problem is not None or shown == settings,
         on_click=change_room,
-        args=("push_example", settings.to_query()),
+        args=("push_example", settings_query(settings)),
     )
 
 

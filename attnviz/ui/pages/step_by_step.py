@@ -15,6 +15,7 @@ from attnviz.lessons.spread import spread_of_edit
 from attnviz.lessons.summary import summary_rows
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
+from attnviz.links.shared import settings_query
 from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import show_pipeline
@@ -68,7 +69,7 @@ def _export(settings, kind):
         return all_steps_csv_zip(example)
     if kind == "npz":
         return all_steps_npz(example)
-    return all_steps_json(example)
+    return all_steps_json(example, settings_query(settings))
 
 
 def downloads(example):
