@@ -4,19 +4,17 @@ any cell."""
 import streamlit as st
 
 from attnviz import FORMULA
+from attnviz.serve.step_by_step import cached_spread, page_steps, unedited
+from attnviz.serve.store import Lookup
 from attnviz.ui import dims, page_setup, show_matrix, spread, steps
-from attnviz.ui.cache import Lookup
 from attnviz.ui.frame import is_present
 from attnviz.ui.pages.step_by_step import (
     STEP_TITLES,
-    cached_spread,
     downloads,
-    page_steps,
     pipeline,
     settings_caption,
     steps_shown,
     summary_view,
-    unedited,
     worked_example_view,
 )
 from attnviz.ui.text import learning_goal, random_weights_note, step_header

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from attnviz.serve.predict_then_reveal import cached_quiz
 from attnviz.ui import page_setup
 from attnviz.ui.pages import predict_then_reveal as view
 from attnviz.ui.sidebar import is_present
@@ -10,7 +11,7 @@ from attnviz.ui.stepper import first_screen, intro, stepper
 example = page_setup("Predict then reveal", icon="❓")
 
 seed = view.question_set_ui()
-questions = view.cached_quiz(example.settings, seed)
+questions = cached_quiz(example.settings, seed)
 # In projector mode one question at a time: the class answers it, then the lecturer reveals
 show = stepper("Predict then reveal", tuple(f"Question {k}" for k in range(1, len(questions) + 1)))
 if first_screen(show):

@@ -188,7 +188,7 @@ def test_streamlits_clear_cache_message_leaves_the_shared_examples():
     import streamlit as st
 
     import attnviz
-    from attnviz.ui.frame import cached_example
+    from attnviz.serve.example import cached_example
 
     first = cached_example(attnviz.Settings(seed=12345))
     st.cache_data.clear()
@@ -232,7 +232,7 @@ def test_a_heatmaps_datarevision_changes_exactly_when_what_it_draws_does():
     import numpy as np
     import plotly.graph_objects as go
 
-    from attnviz.ui.matrix import drawn_once
+    from attnviz.serve.finish import drawn_once
 
     M, labels = np.arange(6.0).reshape(2, 3), ["a", "b"]
 

@@ -4,25 +4,25 @@ No download under each chart: the step page has one export section, and Plotly's
 saves any chart as a PNG.
 """
 
-import base64
-import functools
-import hashlib
 import html
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
-from _plotly_utils.utils import plotlyjsShortTypes, to_typed_array_spec
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, selected_cell
 from attnviz.charts.matrix import axis_titles, heatmap_spec
-from attnviz.charts.palette import recolour
 from attnviz.charts.pipeline import pipeline_flow_html, pipeline_svg
-from attnviz.charts.present import PRESENT, SCREEN, readable
-from attnviz.charts.style import TEXT_COLOUR
-from attnviz.charts.words import figure_name, figure_text, matrix_name, matrix_text, plain
-from attnviz.limits import CACHE_FINISHED_CHARTS
-from attnviz.ui.cache import cached_call, object_bytes, register
+from attnviz.charts.present import readable
+from attnviz.charts.words import matrix_name, matrix_text, plain
+from attnviz.serve.finish import (
+    PlainFigure,
+    digest,
+    drawn_once,
+    finished,
+    kept_finished,
+    plain_spec,
+    text_style,
+)
 from attnviz.ui.sidebar import is_present, palette
 
 CHART_CONFIG = {"displaylogo": False}
@@ -33,118 +33,10 @@ def dims(d, prefix=""):
     return [f"{prefix}{c}" for c in range(d)]
 
 
-class PlainFigure(go.Figure):
-    """A finished figure (``plain_spec``'s dict) that ``st.plotly_chart`` draws as it is.
-
-    Streamlit reads a go.Figure through ``to_dict()`` alone, and validates a dict it is given
-    by building a go.Figure of it: Plotly's validators were about half of the step page's
-    server time (measured in docs/performance.md). This figure is never validated and hands
-    over its dict; only a page's own heatmaps (``heatmap_spec``) are drawn this way, and
-    tests/test_plain_figure.py checks that what it sends is what Plotly's validated figure
-    sends. The dict is read, never changed."""
-
-    def __init__(self, spec):  # no go.Figure.__init__: nothing is validated
-        self._plain = spec
-
-    def to_dict(self):
-        return self._plain
-
-
-@functools.cache
-def _colorscale(name):
-    """Plotly's own reading of a named colour scale (e.g. "RdBu_r" reversed), as JSON lists."""
-    return [list(stop) for stop in go.Heatmap()._get_validator("colorscale").validate_coerce(name)]
-
-
-def _without_none(value):
-    """``value`` with every None of its dicts left out, as Plotly's validated dict has them."""
-    if isinstance(value, dict):
-        return {k: _without_none(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list) and value and isinstance(value[0], dict):
-        return [_without_none(v) for v in value]
-    return value
-
-
-def _typed_array(v):
-    """A numeric array as plotly.js's typed array spec ({"dtype", "bdata", "shape"}), as
-    Plotly's own ``to_typed_array_spec`` makes it (which it still makes for other dtypes); an
-    array of strings (the hover's customdata) as nested lists, as Plotly's JSON encoder would
-    make it: orjson cannot encode such an array, and one of them anywhere sends Plotly's whole
-    figure through its slow cleaning walk (``clean_to_json_compatible``) before the encoding."""
-    if v.dtype.kind in "UO":
-        return v.tolist()
-    short = plotlyjsShortTypes.get(str(v.dtype))
-    if short is None or v.size == 0:
-        return to_typed_array_spec(v)
-    typed = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(v)).decode("ascii")}
-    if v.ndim > 1:
-        typed["shape"] = str(v.shape)[1:-1]
-    return typed
-
-
-def _with_typed_arrays(value):
-    """Replace, in place, every numpy array in ``value``'s dicts and lists by ``_typed_array``
-    (Plotly's ``convert_to_base64``, without its generic array checks on every string)."""
-    items = value.items() if isinstance(value, dict) else enumerate(value)
-    for key, item in items:
-        if isinstance(item, np.ndarray) and key not in ("geojson", "layer", "layers", "range"):
-            value[key] = _typed_array(item)
-        elif isinstance(item, (dict, list)):
-            _with_typed_arrays(item)
-
-
-def plain_spec(spec):
-    """``spec`` ({"data", "layout"} of plain dicts, e.g. ``heatmap_spec``'s) as Plotly's
-    validated ``go.Figure(spec).to_dict()`` would be, with no template (the heatmaps set every
-    style they use): named colour scales spelt out, Nones and empty shapes left out, numeric
-    arrays as base64 typed arrays."""
-    spec = _without_none(spec)
-    for trace in spec["data"]:
-        if isinstance(trace.get("colorscale"), str):
-            trace["colorscale"] = _colorscale(trace["colorscale"])
-    if not spec["layout"].get("shapes", True):
-        del spec["layout"]["shapes"]
-    _with_typed_arrays(spec)
-    return spec
-
-
-def digest(*inputs):
-    """A short hex digest of ``inputs`` (arrays by dtype, shape and bytes, dicts in key order,
-    the rest by repr): equal exactly when they are."""
-    parts = []
-
-    def feed(value):  # arrays by their bytes, dicts in key order, the rest by repr
-        if isinstance(value, np.ndarray):
-            parts.append(f"{value.dtype}{value.shape}".encode())
-            parts.append(np.ascontiguousarray(value).tobytes())
-        elif isinstance(value, dict):
-            for name in sorted(value):
-                parts.append(name.encode())
-                feed(value[name])
-        else:
-            parts.append(repr(value).encode())
-
-    for value in inputs:
-        feed(value)
-    return hashlib.blake2b(b"".join(parts), digest_size=8).hexdigest()
-
-
-def drawn_once(spec, *inputs):
-    """Let Plotly draw ``fig`` once, not twice: Streamlit hands Plotly a copy of every new
-    figure right after mounting it, and Plotly redraws whatever it sees as new. With no
-    template (the heatmaps set every style they use; the page draws them with ``theme=None``)
-    and a ``datarevision`` that changes exactly when the figure does (a digest of everything
-    the figure is made from, ``inputs``), the copy is seen as what is already drawn (measured
-    in notes/browser-performance.md: the second draw of a chart from 12-21 ms to 2-4 ms).
-    ``spec`` is a figure's dict ({"data", "layout"}), given no template."""
-    spec["layout"].pop("template", None)
-    spec["layout"]["datarevision"] = digest(*inputs)
-
-
 def chart_style(share=1.0):
     """The text size and width of a chart drawn in ``share`` of the page's width (0.5 in one
-    of two columns): ``charts.present.PRESENT`` in projector mode, else ``SCREEN``."""
-    return (PRESENT if is_present() else SCREEN).column(share)
+    of two columns) in this session's projector mode (``serve.finish.text_style``)."""
+    return text_style(is_present(), share)
 
 
 def projected(fig, share=1.0):
@@ -219,32 +111,6 @@ def _toolbar(key):
     return dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
 
 
-def dark_text(fig):
-    """Tick labels and axis titles in the body's text colour, not the grey Streamlit's chart
-    theme gives them (#808495: 3.7:1 on white, under WCAG's 4.5:1). Idempotent: a figure kept
-    in a cache for every session may pass here again."""
-    fig.update_xaxes(tickfont_color=TEXT_COLOUR, title_font_color=TEXT_COLOUR)
-    fig.update_yaxes(tickfont_color=TEXT_COLOUR, title_font_color=TEXT_COLOUR)
-    fig.update_layout(legend_font_color=TEXT_COLOUR)
-
-
-def _finished(fig, share, present, colours, title=None, alt=None, words=None):
-    """What ``draw_chart`` sends for ``fig``: (the figure to draw, its heading, accessible name
-    and text alternative), readable in projector mode when ``present`` (in ``share`` of the
-    page's width; None: sized already), recoloured to the palette ``colours``."""
-    if share is not None:
-        if present:
-            fig = readable(fig, PRESENT.column(share))
-        dark_text(fig)
-    title = title or plain(fig.layout.title.text)
-    alt = alt or figure_name(fig)
-    words = words or figure_text(fig)
-    drawn = recolour(fig, colours)  # the figure itself, or its recoloured dict
-    if drawn is not fig:
-        drawn = PlainFigure(drawn)  # a validated figure's dict, recoloured: no second check
-    return drawn, title, alt, words
-
-
 def draw_chart(fig, key, *, share=1.0, title=None, alt=None, words=None, **plotly_args):
     """Put any chart on the page: readable on a projector (``projected`` in ``share`` of the
     page's width; ``share=None`` for a figure already sized, as ``heatmap_spec``'s are), in
@@ -258,30 +124,18 @@ def draw_chart(fig, key, *, share=1.0, title=None, alt=None, words=None, **plotl
 
 
 def finished_chart(fig, key, *, share=1.0, title=None, alt=None, words=None):
-    """What ``draw_chart`` puts on the page for ``fig`` in this session's projector mode and
-    palette, as (figure dict, title, alt, words): plain data that a page may keep in the
-    shared cache per (settings, projector mode, palette) and draw with ``draw_finished``, so
-    that a big figure (the 72-head grid) is built, validated and described once for all."""
-    drawn, title, alt, words = _finished(fig, share, is_present(), palette(), title, alt, words)
-    return drawn.to_dict(), title or key, alt, words
+    """``serve.finish.finished`` for ``fig`` in this session's projector mode and palette, as
+    (figure dict, title, alt, words), to draw with ``draw_finished``."""
+    return finished(
+        fig, is_present(), palette(), share=share, title=title, alt=alt, words=words, key=key
+    )
 
 
-def with_shape(finished, shape):
-    """``finished_chart``'s chart with one more layout shape (a dict, e.g. the head picked
-    outlined), in the session's palette; the kept chart itself is not changed."""
-    spec, title, alt, words = finished
-    added = recolour(PlainFigure({"data": [], "layout": {"shapes": [shape]}}), palette())
-    added = added if isinstance(added, dict) else added.to_dict()  # a dict when recoloured
-    layout = dict(spec["layout"])
-    layout["shapes"] = [*layout.get("shapes", []), *added["layout"]["shapes"]]
-    return dict(spec, layout=layout), title, alt, words
-
-
-def draw_finished(finished, key, **plotly_args):
+def draw_finished(chart, key, **plotly_args):
     """Draw ``finished_chart``'s (figure dict, title, alt, words) under ``key``, the dict as it
     is (``PlainFigure``: no second validation); ``plotly_args`` go to ``st.plotly_chart``;
     returns what it returns (the selection state with ``on_select``)."""
-    spec, title, alt, words = finished
+    spec, title, alt, words = chart
     event = st.plotly_chart(PlainFigure(spec), key=key, alt=alt, **plotly_args)
     chart_words(title, words)
     return event
@@ -293,31 +147,22 @@ def show_kept_chart(make, args, key, share=1.0):
     draw_kept_chart(make, args, key, share=share, config=_toolbar(key))
 
 
-KEPT_CHARTS = "attnviz.ui.matrix.kept_charts"
-register(KEPT_CHARTS, *CACHE_FINISHED_CHARTS)
-
-
-def _finished_chart(make, args, share, present, colours, title, inputs=()):
-    """``_finished(make(*args, *inputs), ...)`` with the figure as a plain dict, once per
-    figure, style and palette, for every session (``inputs``, e.g. arrays, are kept by their
-    digest only)."""
-
-    def finish():
-        drawn, heading, alt, words = _finished(make(*args, *inputs), share, present, colours, title)
-        return drawn.to_dict(), heading, alt, words
-
-    kept = (make, args, digest(*inputs) if inputs else None, share, present, colours, title)
-    return cached_call(KEPT_CHARTS, kept, finish, size=object_bytes)
-
-
 def draw_kept_chart(make, args, key, *, share=1.0, title=None, inputs=(), **plotly_args):
     """``draw_chart(make(*args, *inputs), key, ...)``, the figure made and finished (validated,
     made readable, recoloured, its text alternative written) once for every session: ``make`` a
     module-level function of small keys ``args`` (Settings, numbers) and of ``inputs`` (arrays,
     known to the cache by their digest alone), whose figure depends on them alone. What is sent
     is the very dict ``draw_chart`` sends."""
-    spec, title, alt, words = _finished_chart(
-        make, tuple(args), share, is_present(), palette(), title, tuple(inputs)
+    inputs = tuple(inputs)
+    spec, title, alt, words = kept_finished(
+        make,
+        tuple(args),
+        digest(*inputs) if inputs else None,
+        share,
+        is_present(),
+        palette(),
+        title,
+        inputs=inputs,
     )
     return draw_finished((spec, title or key, alt, words), key, **plotly_args)
 

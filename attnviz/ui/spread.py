@@ -6,7 +6,7 @@ projector's one-step view hides them) and in the URL as ``edit=i,c,value``: toke
 dimension c, the new X_ic. A page draws its steps from ``spread.after`` and outlines
 ``spread.cells``; one edit at a time.
 
-The picker's callbacks get ``unedited``, an ``attnviz.ui.cache.Lookup`` of the AttentionResult
+The picker's callbacks get ``unedited``, an ``attnviz.serve.store.Lookup`` of the AttentionResult
 without the edit (from the shared cache), never X itself: a callback's arguments stay in the
 session as long as it lives.
 """

@@ -9,7 +9,7 @@ Chart keys are the matrices' names: ``W_Q`` .. ``W_V``, ``Q`` .. ``V``, ``S``, `
 ``attnviz.ui.inspectors``.
 
 The three fragments (a click reruns one of them alone) take ``steps``, an
-``attnviz.ui.cache.Lookup`` that gives (result, labels, found) from the shared cache, never the
+``attnviz.serve.store.Lookup`` that gives (result, labels, found) from the shared cache, never the
 arrays themselves: Streamlit keeps a fragment's arguments in the session for as long as it
 lives (a tab, and ``disconnectedSessionTTL`` after it closes).
 """

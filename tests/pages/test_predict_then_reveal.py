@@ -170,7 +170,7 @@ def test_quiz_is_right_for_changed_settings_and_escapes_tokens():
 def test_a_rerun_of_the_quiz_asks_the_cached_questions(monkeypatch):
     # The questions are cached per (settings, question set): answering reruns the page, and the
     # rerun builds no question again.
-    from attnviz.ui.pages import predict_then_reveal as module
+    from attnviz.serve import predict_then_reveal as module
 
     calls = count_calls(monkeypatch, module.lessons, ["quiz"])
     at = run(QUIZ, seed=4243)  # settings no other test uses: their questions are built

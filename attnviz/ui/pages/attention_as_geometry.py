@@ -19,11 +19,9 @@ from attnviz.charts.dot_products import dot_product_histogram
 from attnviz.charts.geometry import geometry_figure
 from attnviz.charts.present import PRESENT, readable
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.lessons.dot_products import random_pairs
 from attnviz.lessons.geometry import (
     DEFAULT_KEYS,
     DEFAULT_VALUES,
-    geometry_grid,
     length_as_temperature,
     length_beats_angle,
     peak_angles,
@@ -37,7 +35,7 @@ from attnviz.limits import (
     MIN_GEO_KEYS,
 )
 from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
-from attnviz.ui.cache import shared_cache
+from attnviz.serve.attention_as_geometry import cached_grid, cached_pairs
 from attnviz.ui.matrix import CHART_CONFIG, draw_kept_chart
 from attnviz.ui.sidebar import is_present, page_choice, write_page_params
 from attnviz.ui.text import notice
@@ -113,12 +111,6 @@ def keys_table(choice):
     new = replace(choice, keys=pairs_tuple(rows[:, :2]), values=pairs_tuple(rows[:, 2:]))
     state[CHOICE_KEY] = new
     return new
-
-
-@shared_cache(max_entries=16)
-def cached_grid(keys, values):
-    """The query at every angle and length of the grid over ``keys``: the core, once per keys."""
-    return geometry_grid(keys, values)
 
 
 def _figure(keys, values, angle, length, text_px):
@@ -209,11 +201,6 @@ def d_k_slider(choice):
     new = replace(choice, d_k=state[D_K])
     st.session_state[CHOICE_KEY] = new
     return new
-
-
-@shared_cache(max_entries=8)
-def cached_pairs(d_k):
-    return random_pairs(d_k)
 
 
 def _histogram(d_k, text_px):

@@ -19,7 +19,8 @@ from attnviz.classroom.questions import pushable_problem, room_settings
 from attnviz.limits import CACHE_QR_CODES
 from attnviz.links.classroom import join_query, lecturer_query
 from attnviz.links.shared import settings_query
-from attnviz.ui.cache import object_bytes, shared_cache
+from attnviz.serve.kept import kept
+from attnviz.serve.store import object_bytes
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
@@ -65,7 +66,7 @@ def page_link(query):
     return f"{app_address()}/{PAGE_PATH}?{params}"
 
 
-@shared_cache(*CACHE_QR_CODES, size=object_bytes)
+@kept(*CACHE_QR_CODES, size=object_bytes)
 def qr_png(text):
     """A QR code of ``text`` as PNG bytes (segno; error correction M, a 4-module quiet zone)."""
     buffer = io.BytesIO()

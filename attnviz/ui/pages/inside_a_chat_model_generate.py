@@ -5,8 +5,9 @@ import streamlit as st
 
 from attnviz.charts.token_bars import row_bars
 from attnviz.limits import MAX_CHAT_GENERATED
+from attnviz.serve.inside_a_chat_model import chat_generation, display_tokens
 from attnviz.ui.matrix import dims, draw_chart, show_matrix
-from attnviz.ui.pages.inside_a_chat_model import KEYS, STEP_KEY, chat_generation, display_tokens
+from attnviz.ui.pages.inside_a_chat_model import KEYS, STEP_KEY
 from attnviz.ui.projector import data_table
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape

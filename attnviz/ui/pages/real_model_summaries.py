@@ -25,13 +25,13 @@ from attnviz.model.summaries import (
     shares,
     strongest_shared_links,
 )
+from attnviz.serve.real_model import model_run
 from attnviz.ui.matrix import show_chart, show_matrix
 from attnviz.ui.pages.real_model import (
     PENDING_KEY,
     head_picker,
     head_summary,
     heads_in_words,
-    model_run,
     pretrained_model,
     queries_and_keys,
     same_as_forward_pass,

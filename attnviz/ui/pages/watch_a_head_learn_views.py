@@ -9,22 +9,23 @@ import itertools
 import numpy as np
 import streamlit as st
 
-from attnviz.charts.head_grid import head_grid
 from attnviz.charts.training import checkpoint_figure, loss_chart, next_token_chart
 from attnviz.checks import AttentionInputError
-from attnviz.limits import CACHE_GRID_FIGURES, MAX_GPT_TEXT_CHARS
-from attnviz.tiny_gpt import forward, generate, init_params, next_token_probs
+from attnviz.limits import MAX_GPT_TEXT_CHARS
+from attnviz.serve.watch_a_head_learn import (
+    finished_run,
+    random_heads_finished,
+    scaling_pairs,
+)
+from attnviz.tiny_gpt import generate, next_token_probs
 from attnviz.tiny_gpt.report import compare_scaling, scaling_sentences
 from attnviz.tiny_gpt.training import EVAL_SIZE, SMOOTHING
-from attnviz.ui.cache import object_bytes, shared_cache
-from attnviz.ui.matrix import CHART_CONFIG, draw_chart, draw_finished, finished_chart, show_chart
+from attnviz.ui.matrix import CHART_CONFIG, draw_chart, draw_finished, show_chart
 from attnviz.ui.pages.watch_a_head_learn import (
     AUTOTRAIN,
     SCALED,
     UNSCALED,
     autotrain,
-    finished_run,
-    scaling_pairs,
     trained_run,
 )
 from attnviz.ui.projector import data_table
@@ -45,22 +46,6 @@ def random_heads(choice):
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
     draw_finished(random_heads_finished(choice, is_present(), palette()), key, config=config)
     st.caption("Rows are queries, columns keys. Blank cells: the causal mask hides later keys.")
-
-
-@shared_cache(*CACHE_GRID_FIGURES, size=object_bytes)
-def random_heads_finished(choice, present, colours):
-    """Every head's A (L * H panels of T x T) of ``choice``'s random starting weights on its
-    example, as ``finished_chart`` makes it, once for every session: ``present`` and
-    ``colours`` (the session's projector mode and palette, which it reads) key it."""
-    config, task = choice.config(), choice.make_task()
-    ids, _ = task.example(choice.seed)
-    A = forward(init_params(config), config, ids[None]).attention[:, 0]  # (L, H, T, T)
-    L, H, T, _ = A.shape
-    A = np.where(np.tri(T, dtype=bool), A, np.nan).reshape(L * H, T, T)
-    labels = [task.label(i) for i in ids]
-    titles = [f"layer {layer} head {head}" for layer in range(L) for head in range(H)]
-    fig = head_grid(A, labels, labels, titles=titles, columns=H)
-    return finished_chart(fig, "gpt_random_heads")
 
 
 # After training --------------------------------------------------------------------------------
