@@ -4,8 +4,8 @@ import streamlit as st
 
 from attnviz import FORMULA
 from attnviz.ui import link_query, page_setup, show_matrix
+from attnviz.ui.charts import show_pipeline
 from attnviz.ui.frame import lesson_pages
-from attnviz.ui.matrix import show_pipeline
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import after_chart, stepper
 from attnviz.ui.text import learning_goal, md_escape, random_weights_note

@@ -1,5 +1,5 @@
 """A chart kept finished for every session (``serve.finish.kept_finished``) sends what the same
-chart drawn anew (``draw_chart``) sends, in every style and palette, and is made once."""
+chart drawn anew (``ui.charts.draw``) sends, in every style and palette, and is made once."""
 
 import json
 
@@ -12,7 +12,7 @@ from attnviz import lessons
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.line_charts import variance_chart
 from attnviz.charts.palette import COLOUR_BLIND, PALETTES, STANDARD
-from attnviz.serve.finish import digest, finished, kept_finished
+from attnviz.serve.finish import finished, kept_chart
 from attnviz.serve.store import clear_shared_caches
 from attnviz.ui.sidebar import PALETTE_KEY, PRESENT_KEY
 
@@ -20,9 +20,7 @@ MADE = []
 
 
 def _finished_chart(make, args, share, present, colours, title, inputs=()):
-    """The kept chart, as ``ui.matrix.draw_kept_chart`` asks for it."""
-    key_digest = digest(*inputs) if inputs else None
-    return kept_finished(make, args, key_digest, share, present, colours, title, inputs=inputs)
+    return kept_chart(make, args, present, colours, share=share, title=title, inputs=inputs)
 
 
 def _finished(fig, share, present, colours):

@@ -3,8 +3,8 @@
 ``finished(fig, present, palette)`` makes a figure readable on a projector, recolours it to the
 palette and writes its accessible name and text alternative, reading nothing from a session;
 ``kept_finished`` keeps that for every visitor. ``plain_spec``, typed arrays and ``digest`` let a
-page's heatmaps skip Plotly's validation and its second draw. No Streamlit: ``attnviz.ui.matrix``
-puts the result on the page.
+page's heatmaps skip Plotly's validation and its second draw. No Streamlit: ``attnviz.ui.charts``
+puts the result on the page (``draw``).
 """
 
 import base64
@@ -190,3 +190,15 @@ def kept_finished(make, args, inputs_digest, share, present, palette, title, *, 
     keys ``args`` (Settings, numbers) and of ``inputs`` (arrays, known to the key by their
     ``digest`` alone, ``inputs_digest``; None without), whose figure depends on them alone."""
     return finished(make(*args, *inputs), present, palette, share=share, title=title)
+
+
+def kept_chart(make, args, present, palette, *, share=1.0, title=None, inputs=()):
+    """``make(*args, *inputs)`` finished for projector mode ``present`` and ``palette``, kept
+    for every visitor (``kept_finished``): ``make`` a module-level function of the small keys
+    ``args`` (Settings, numbers) and of ``inputs`` (arrays, known to the key by their digest
+    alone), whose figure depends on them alone."""
+    inputs = tuple(inputs)
+    key_digest = digest(*inputs) if inputs else None
+    return kept_finished(
+        make, tuple(args), key_digest, share, present, palette, title, inputs=inputs
+    )

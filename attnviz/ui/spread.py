@@ -17,7 +17,7 @@ from attnviz.checks import AttentionInputError
 from attnviz.lessons.spread import Edit, delta, delta_line, spread_of_edit
 from attnviz.limits import MAX_EDIT_VALUE
 from attnviz.links.edit import EDIT_PARAM, edit_from_query, edit_text
-from attnviz.ui.matrix import show_matrix
+from attnviz.ui.charts import show_matrix
 from attnviz.ui.sidebar import url_query
 from attnviz.ui.text import md_escape
 

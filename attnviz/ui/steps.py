@@ -19,8 +19,8 @@ import streamlit as st
 
 from attnviz.ui import spread
 from attnviz.ui.attention_view import show_attention
+from attnviz.ui.charts import dims, show_matrix
 from attnviz.ui.inspectors import cell_inspector, output_inspector, projection_inspector
-from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import step_header
 
 # (d_sub, what row i is) of each projection L = XW_L

@@ -36,7 +36,8 @@ from attnviz.limits import (
 )
 from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
 from attnviz.serve.attention_as_geometry import cached_grid, cached_pairs
-from attnviz.ui.matrix import CHART_CONFIG, draw_kept_chart
+from attnviz.serve.finish import kept_chart
+from attnviz.ui.charts import CHART_CONFIG, display, draw
 from attnviz.ui.sidebar import is_present, page_choice, write_page_params
 from attnviz.ui.text import notice
 
@@ -121,11 +122,11 @@ def _figure(keys, values, angle, length, text_px):
 
 def geometry_chart(choice):
     """Draw the figure: its own sliders turn and stretch the query with no rerun. Made and
-    finished once per keys, start and text size for every session (``draw_kept_chart``)."""
+    finished once per keys, start and text size for every session (``serve.finish.kept_chart``)."""
     args = (choice.keys, choice.values, choice.angle, choice.length, _text_px())
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{CHART}"})
     title = "Query, keys and weights"
-    draw_kept_chart(_figure, args, CHART, title=title, config=config, width="stretch")
+    draw(kept_chart(_figure, args, *display(), title=title), CHART, config=config, width="stretch")
 
 
 def _degrees(values):
@@ -212,7 +213,12 @@ def d_k_histogram(d_k):
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-geo-dk"})
     title = "q·k of random pairs"
     args = (d_k, _text_px())
-    draw_kept_chart(_histogram, args, "geo_dk_chart", title=title, config=config, width="stretch")
+    draw(
+        kept_chart(_histogram, args, *display(), title=title),
+        "geo_dk_chart",
+        config=config,
+        width="stretch",
+    )
 
 
 def d_k_notice(pairs):

@@ -25,7 +25,7 @@ from attnviz.serve.classroom import ROOM_STORE
 from attnviz.serve.example import cached_example
 from attnviz.serve.kept import kept
 from attnviz.serve.store import object_bytes
-from attnviz.ui.matrix import draw_chart
+from attnviz.ui.charts import draw
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
@@ -151,7 +151,7 @@ def room_a_figure(settings):
 
 
 def with_words(fig):
-    """(``fig``, its text alternative) for draw_chart."""
+    """(``fig``, its text alternative) for ``ui.charts.draw``."""
     return fig, figure_text(fig)
 
 
@@ -162,7 +162,7 @@ def distribution(room, question, counts, key, height=300):
     fig, words = answers_figure(
         settings, room.quiz_seed, question.kind, tuple(counts), text_px, height
     )
-    draw_chart(
+    draw(
         fig,
         key,
         share=None,
@@ -180,7 +180,7 @@ def proof(room, question, key):
     st.markdown(f"The answer: {option_text(q.answer_index, q.answer)}")
     st.markdown(f"**Why:** {md_escape(q.explanation)}")
     for m, (fig, words) in enumerate(proof_figures(room_settings(room), room.quiz_seed, q.kind)):
-        draw_chart(fig, f"{key}_{m}", words=words, config=NO_MODEBAR)
+        draw(fig, f"{key}_{m}", words=words, config=NO_MODEBAR)
     if q.table is not None:
         t = q.table  # a data grid shows its cells as plain text
         index = pd.Index(t.index, name=t.index_name)

@@ -12,7 +12,7 @@ import streamlit as st
 from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
 from attnviz.classroom.questions import letter, room_settings
 from attnviz.links.classroom import student_query
-from attnviz.ui.matrix import draw_chart
+from attnviz.ui.charts import draw
 from attnviz.ui.pages.classroom_shared import (
     NO_MODEBAR,
     NOTE,
@@ -73,7 +73,7 @@ def _leave():
 def room_example_view(room):
     """The room's attention matrix A, small enough for a phone (no toolbar)."""
     fig, words = room_a_figure(room_settings(room))
-    draw_chart(fig, "cls_room_A", share=None, words=words, config=NO_MODEBAR, theme=None)
+    draw(fig, "cls_room_A", share=None, words=words, config=NO_MODEBAR, theme=None)
 
 
 def student_view(code):

@@ -25,7 +25,7 @@ from attnviz.serve.inside_a_chat_model import (
     display_tokens,
 )
 from attnviz.serve.store import clear_shared_caches
-from attnviz.ui.matrix import draw_finished, finished_chart
+from attnviz.ui.charts import draw
 from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present, palette
 from attnviz.ui.text import md_escape
@@ -235,11 +235,10 @@ def next_token_chart(model, logits, temperature, top_k, *, key, title, picked_id
     )
     if picked is None:  # the same bars for every session with these settings: kept
         key_args = (tuple(ids.tolist()), np.asarray(probs, float).tobytes(), title)
-        finished = bars_finished(model, key, *key_args, is_present(), palette())
+        chart = bars_finished(model, key, *key_args, is_present(), palette())
     else:
-        fig = probability_bars(probs, labels, title=title, picked=picked, value_name="p")
-        finished = finished_chart(fig, key)
-    draw_finished(finished, key, config={"displaylogo": False})
+        chart = probability_bars(probs, labels, title=title, picked=picked, value_name="p")
+    draw(chart, key, config={"displaylogo": False})
     return ids, probs, p
 
 

@@ -9,7 +9,7 @@ from attnviz.causal_lm.llama import rope
 from attnviz.charts.model_grid import head_outline
 from attnviz.serve.finish import with_shape
 from attnviz.serve.inside_a_chat_model import chat_head, grid_finished
-from attnviz.ui.matrix import dims, draw_finished, show_matrix
+from attnviz.ui.charts import dims, draw, show_matrix
 from attnviz.ui.pages.inside_a_chat_model import KEYS
 from attnviz.ui.sidebar import is_present, palette
 from attnviz.ui.stepper import after_chart
@@ -59,7 +59,7 @@ def grid_section(model, run, text, layer, head):
     # 30 tiles high leave no room for the tokens beside each: the hover names each head
     outline = head_outline(run.attention.shape, (layer, head))  # per head picked, the rest kept
     finished = with_shape(grid_finished(model, text, is_present(), palette()), outline, palette())
-    draw_finished(finished, "chat_grid", config={"displaylogo": False})
+    draw(finished, "chat_grid", config={"displaylogo": False})
     findings(run)
 
 

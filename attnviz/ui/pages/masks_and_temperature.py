@@ -16,7 +16,7 @@ from attnviz.lessons import (
     TIE_TOLERANCE,
     build_mask,
 )
-from attnviz.ui.matrix import dims, show_chart, show_matrix
+from attnviz.ui.charts import dims, draw, show_matrix, toolbar
 from attnviz.ui.sidebar import follow
 from attnviz.ui.text import md_escape, notice
 
@@ -241,7 +241,11 @@ def mask_notices(mode, effect, labels):
 
 def temperature_plot(sweep, labels, T):
     """Each row's entropy as T varies, the page's ``T`` marked."""
-    show_chart(temperature_chart(sweep, labels, current=T), "temperature_entropy")
+    draw(
+        temperature_chart(sweep, labels, current=T),
+        "temperature_entropy",
+        config=toolbar("temperature_entropy"),
+    )
 
 
 def limit_matrices(sweep, A, labels, T):

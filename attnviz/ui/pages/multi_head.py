@@ -22,7 +22,7 @@ from attnviz.limits import MAX_D_K, MAX_D_V, MAX_EDIT_CELLS, MAX_PAGE_HEADS
 from attnviz.multihead import multi_head_attention
 from attnviz.serve.example import heavy_example
 from attnviz.serve.gate import gated
-from attnviz.ui.matrix import dims
+from attnviz.ui.charts import dims
 
 SEEDED = "seeded"
 CHOICES = (SEEDED, *PRESETS)  # what head k's W_Q, W_K start from

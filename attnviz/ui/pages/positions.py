@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import lessons
-from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.charts import dims, show_matrix
 from attnviz.ui.projector import data_table
 from attnviz.ui.text import md_escape, notice
 

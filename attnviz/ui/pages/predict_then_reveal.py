@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.charts.line_charts import vector_bars
-from attnviz.ui.matrix import show_chart
+from attnviz.ui.charts import draw, toolbar
 from attnviz.ui.projector import data_table
 from attnviz.ui.text import md_escape
 
@@ -75,7 +75,7 @@ def reveal(k, question, choice):
                 fig = vector_bars(
                     bars.values, bars.labels, title=bars.title, value_name=bars.value_name
                 )
-                show_chart(fig, key=f"quiz_row_{k}_{m}")
+                draw(fig, f"quiz_row_{k}_{m}", config=toolbar(f"quiz_row_{k}_{m}"))
     if q.table is not None:
         t = q.table
         index = pd.Index(t.index, name=t.index_name)

@@ -16,8 +16,8 @@ from attnviz.serve.finish import with_shape
 from attnviz.serve.real_model import MODEL, grid_finished, model_run
 from attnviz.serve.store import clear_shared_caches
 from attnviz.ui.attention_view import show_attention
+from attnviz.ui.charts import dims, draw, show_matrix
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import dims, draw_finished, show_matrix
 from attnviz.ui.progress import progress_tqdm
 from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present, palette
@@ -84,7 +84,7 @@ def grid_chart(text, selected):
     model = pretrained_model()
     outline = head_outline(model_run(model, text).attention.shape, selected)
     finished = with_shape(grid_finished(model, text, is_present(), palette()), outline, palette())
-    draw_finished(
+    draw(
         finished,
         GRID_KEY,
         on_select=_grid_clicked,  # before the rerun the click causes: the radios follow it

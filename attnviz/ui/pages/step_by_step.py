@@ -15,7 +15,7 @@ from attnviz.lessons.summary import summary_rows
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
 from attnviz.serve.step_by_step import export_bytes
-from attnviz.ui.matrix import show_pipeline
+from attnviz.ui.charts import show_pipeline
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import stepper
 from attnviz.ui.text import md_escape, step_header

@@ -19,7 +19,6 @@ from dataclasses import replace
 import streamlit as st
 
 from attnviz.charts.training import loss_chart
-from attnviz.charts.words import figure_name
 from attnviz.checks import AttentionInputError
 from attnviz.limits import (
     GPT_D_MODELS,
@@ -41,7 +40,7 @@ from attnviz.tiny_gpt import train
 from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, TASKS
 from attnviz.tiny_gpt.training import BATCH_SIZE, TrainingTooSlowError, step_seconds
-from attnviz.ui.matrix import CHART_CONFIG, projected
+from attnviz.ui.charts import CHART_CONFIG, draw
 from attnviz.ui.sidebar import url_query, write_page_params
 from attnviz.ui.text import md_escape
 
@@ -199,7 +198,8 @@ def _train_with_progress(choice, scale, area):
             updates["chart"], updates["n"] = now, updates["n"] + 1
             fig = loss_chart({name: losses}, steps=steps, target=task.target_loss)
             key = f"gpt_live_{int(scale)}_{updates['n']}"
-            live.plotly_chart(projected(fig), key=key, config=CHART_CONFIG, alt=figure_name(fig))
+            with live.container():  # readable, in the palette, with its text, as every chart
+                draw(fig, key, config=CHART_CONFIG)
 
     try:
         return train(  # the limit again, measured: a backstop should the estimate be far off

@@ -20,7 +20,7 @@ from attnviz.serve.watch_a_head_learn import (
 from attnviz.tiny_gpt import generate, next_token_probs
 from attnviz.tiny_gpt.report import compare_scaling, scaling_sentences
 from attnviz.tiny_gpt.training import EVAL_SIZE, SMOOTHING
-from attnviz.ui.matrix import CHART_CONFIG, draw_chart, draw_finished, show_chart
+from attnviz.ui.charts import CHART_CONFIG, draw, toolbar
 from attnviz.ui.pages.watch_a_head_learn import (
     AUTOTRAIN,
     SCALED,
@@ -44,7 +44,7 @@ def random_heads(choice):
         )
     key = "gpt_random_heads"
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
-    draw_finished(random_heads_finished(choice, is_present(), palette()), key, config=config)
+    draw(random_heads_finished(choice, is_present(), palette()), key, config=config)
     st.caption("Rows are queries, columns keys. Blank cells: the causal mask hides later keys.")
 
 
@@ -54,7 +54,7 @@ def random_heads(choice):
 def loss_summary(run, report):
     """The loss curve, and what it says in numbers."""
     task = run.task
-    show_chart(
+    draw(
         loss_chart(
             {SCALED: run.losses},
             steps=run.steps,
@@ -62,6 +62,7 @@ def loss_summary(run, report):
             checkpoints={SCALED: (run.checkpoint_steps, run.eval_losses)},
         ),
         "gpt_loss",
+        config=toolbar("gpt_loss"),
     )
     V = len(task.vocab)
     reached = run.first_step_below(task.target_loss)
@@ -90,7 +91,7 @@ def heads_over_training(report, run):
         report.head_titles,
         n_heads=n_heads,
     )
-    draw_chart(
+    draw(
         fig,
         "gpt_checkpoints",
         title="Every head at every checkpoint",
@@ -130,7 +131,7 @@ def scaling_comparison(choice, run, report):
         st.session_state.pop(AUTOTRAIN, None)
         unscaled = trained_run(choice, False, area)
         offer.empty()
-    show_chart(
+    draw(
         loss_chart(
             {SCALED: run.losses, UNSCALED: unscaled.losses},
             steps=run.steps,
@@ -142,6 +143,7 @@ def scaling_comparison(choice, run, report):
             title="Training loss with and without scaling",
         ),
         "gpt_loss_scaling",
+        config=toolbar("gpt_loss_scaling"),
     )
     start, learn = scaling_sentences(compare_scaling(run, unscaled, report.ids))
     notice(f"{start} {learn}")
@@ -271,8 +273,10 @@ def generation(choice, run):
     best = int(np.argmax(probs))
     unit = "characters" if task.name == "text" else "tokens"
     read = min(len(ids), run.config.context_length)
-    show_chart(
-        next_token_chart(probs, labels, title=f"The next token, after {read} {unit}"), "gpt_next"
+    draw(
+        next_token_chart(probs, labels, title=f"The next token, after {read} {unit}"),
+        "gpt_next",
+        config=toolbar("gpt_next"),
     )
     cut = (
         f" The prompt has {len(ids)} {unit}; the model reads the last {read}."

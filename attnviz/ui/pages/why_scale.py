@@ -16,6 +16,7 @@ from attnviz.lessons import (
     NEARLY_ONE_HOT,
     scaling_contrast,
 )
+from attnviz.serve.finish import kept_chart
 from attnviz.serve.why_scale import (
     cached_dot_product_variance,
     cached_saturation_curve,
@@ -23,7 +24,7 @@ from attnviz.serve.why_scale import (
     scaling_pair,
     sentence_of,
 )
-from attnviz.ui.matrix import show_kept_chart, show_matrix
+from attnviz.ui.charts import display, draw, show_matrix, toolbar
 from attnviz.ui.projector import data_table
 from attnviz.ui.text import notice
 
@@ -73,7 +74,11 @@ def _variance_figure(d_k, n_samples, seed):
 def variance_plot(d_k, n_samples, seed):
     """The measured variance of q·k against d_k (and scaled), the sidebar's ``d_k`` marked:
     cached_dot_product_variance's, drawn once for every session."""
-    show_kept_chart(_variance_figure, (d_k, n_samples, seed), "variance")
+    draw(
+        kept_chart(_variance_figure, (d_k, n_samples, seed), *display()),
+        "variance",
+        config=toolbar("variance"),
+    )
 
 
 def variance_notice(var, d_k):
@@ -129,7 +134,13 @@ def saturation_charts(settings, d_k):
         (right, "max_weight", "saturation_max"),
     ):
         with col:
-            show_kept_chart(_saturation_figure, (sentence_of(settings), field, d_k), key, share=0.5)
+            draw(
+                kept_chart(
+                    _saturation_figure, (sentence_of(settings), field, d_k), *display(), share=0.5
+                ),
+                key,
+                config=toolbar(key),
+            )
 
 
 def _range(curve, stats):
@@ -257,7 +268,11 @@ def gradient(settings, d_k):
         return
     _, at = gradients
     root = float(np.sqrt(d_k))
-    show_kept_chart(_gradient_figure, (sentence_of(settings), d_k), "gradient")
+    draw(
+        kept_chart(_gradient_figure, (sentence_of(settings), d_k), *display()),
+        "gradient",
+        config=toolbar("gradient"),
+    )
     g_on, g_off = at.jacobian_norm
     if g_off == 0:
         ratio = "zero to rounding"

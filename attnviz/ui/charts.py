@@ -1,4 +1,7 @@
-"""Figures on a page: a matrix as a heatmap (and the cell clicked in it), other charts.
+"""Charts on a page, two ways: ``show_matrix`` draws a matrix as a heatmap (and returns the
+cell clicked in it); ``draw`` puts any other chart on the page, a Plotly figure finished here for
+this session's projector mode and palette, or a chart finished already (``serve.finish``: one
+kept for every visitor, e.g. ``kept_chart``'s).
 
 No download under each chart: the step page has one export section, and Plotly's toolbar
 saves any chart as a PNG.
@@ -12,17 +15,8 @@ import streamlit as st
 from attnviz.charts import MAX_SELECTABLE, is_selectable, selected_cell
 from attnviz.charts.matrix import axis_titles, heatmap_spec
 from attnviz.charts.pipeline import pipeline_flow_html, pipeline_svg
-from attnviz.charts.present import readable
 from attnviz.charts.words import matrix_name, matrix_text, plain
-from attnviz.serve.finish import (
-    PlainFigure,
-    digest,
-    drawn_once,
-    finished,
-    kept_finished,
-    plain_spec,
-    text_style,
-)
+from attnviz.serve.finish import PlainFigure, drawn_once, finished, plain_spec, text_style
 from attnviz.ui.sidebar import is_present, palette
 
 CHART_CONFIG = {"displaylogo": False}
@@ -37,13 +31,6 @@ def chart_style(share=1.0):
     """The text size and width of a chart drawn in ``share`` of the page's width (0.5 in one
     of two columns) in this session's projector mode (``serve.finish.text_style``)."""
     return text_style(is_present(), share)
-
-
-def projected(fig, share=1.0):
-    """``fig`` as a room reads it in projector mode (every text at least PRESENT_TEXT_PX and
-    dark, titles wrapped, cell numbers only where they fit: ``charts.present.readable``), drawn
-    in ``share`` of the page's width; unchanged otherwise."""
-    return readable(fig, chart_style(share)) if is_present() else fig
 
 
 def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, **chart_args):
@@ -81,7 +68,7 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, 
         kind=chart_args.get("kind", "signed"),
     )
     clicks = dict(on_select="rerun", selection_mode="points") if selectable else {}
-    event = draw_chart(
+    event = draw(
         fig,
         key,
         share=None,  # sized by heatmap_spec for its share of the page
@@ -101,70 +88,35 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, 
     return cell if new else None
 
 
-def show_chart(fig, key, share=1.0):
-    """Draw any Plotly figure (a line or bar chart) under ``key``, with the app's toolbar, in
-    ``share`` of the page's width (readable on a projector: ``projected``)."""
-    draw_chart(fig, key, share=share, config=_toolbar(key))
-
-
-def _toolbar(key):
+def toolbar(key):
+    """The chart toolbar's config: no Plotly logo, and a PNG saved as ``attnviz-{key}``."""
     return dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
 
 
-def draw_chart(fig, key, *, share=1.0, title=None, alt=None, words=None, **plotly_args):
-    """Put any chart on the page: readable on a projector (``projected`` in ``share`` of the
-    page's width; ``share=None`` for a figure already sized, as ``heatmap_spec``'s are), in
-    the reader's palette (``sidebar.palette``), with an accessible name (``alt``: the
-    figure's title and kind unless given) and its text alternative under it (``words``: read
-    from the figure's traces unless given), under the heading ``title``. ``plotly_args`` go
-    to ``st.plotly_chart``; returns what it returns (the selection state with ``on_select``)."""
-    return draw_finished(
-        finished_chart(fig, key, share=share, title=title, alt=alt, words=words), key, **plotly_args
-    )
+def display():
+    """(projector mode, palette) of this session: what a finished chart is made for."""
+    return is_present(), palette()
 
 
-def finished_chart(fig, key, *, share=1.0, title=None, alt=None, words=None):
-    """``serve.finish.finished`` for ``fig`` in this session's projector mode and palette, as
-    (figure dict, title, alt, words), to draw with ``draw_finished``."""
-    return finished(
-        fig, is_present(), palette(), share=share, title=title, alt=alt, words=words, key=key
-    )
+def draw(chart, key, *, share=1.0, title=None, alt=None, words=None, **plotly_args):
+    """Put ``chart`` on the page under ``key`` and its text alternative under it; returns what
+    ``st.plotly_chart`` returns (the selection state with ``on_select``).
 
-
-def draw_finished(chart, key, **plotly_args):
-    """Draw ``finished_chart``'s (figure dict, title, alt, words) under ``key``, the dict as it
-    is (``PlainFigure``: no second validation); ``plotly_args`` go to ``st.plotly_chart``;
-    returns what it returns (the selection state with ``on_select``)."""
-    spec, title, alt, words = chart
-    event = st.plotly_chart(PlainFigure(spec), key=key, alt=alt, **plotly_args)
-    chart_words(title, words)
+    ``chart`` is a Plotly figure, finished here (``serve.finish.finished``) for this session's
+    projector mode and palette: readable on a projector in ``share`` of the page's width
+    (``share=None`` for a figure already sized, as ``heatmap_spec``'s are), recoloured, named
+    ``alt`` (the figure's title and kind unless given), described by ``words`` (read from its
+    traces unless given), under the heading ``title``. Or ``chart`` is finished already, a
+    (figure dict, heading, accessible name, text alternative) such as ``serve.finish
+    .kept_chart`` keeps for every visitor. The dict is drawn as it is (``PlainFigure``: no
+    second validation); ``plotly_args`` go to ``st.plotly_chart``."""
+    if not isinstance(chart, tuple):
+        present, colours = display()
+        chart = finished(chart, present, colours, share=share, title=title, alt=alt, words=words)
+    spec, heading, name, text = chart
+    event = st.plotly_chart(PlainFigure(spec), key=key, alt=name, **plotly_args)
+    chart_words(title or heading or key, text)
     return event
-
-
-def show_kept_chart(make, args, key, share=1.0):
-    """``show_chart(make(*args), key, share)``, made once for every session
-    (``draw_kept_chart``)."""
-    draw_kept_chart(make, args, key, share=share, config=_toolbar(key))
-
-
-def draw_kept_chart(make, args, key, *, share=1.0, title=None, inputs=(), **plotly_args):
-    """``draw_chart(make(*args, *inputs), key, ...)``, the figure made and finished (validated,
-    made readable, recoloured, its text alternative written) once for every session: ``make`` a
-    module-level function of small keys ``args`` (Settings, numbers) and of ``inputs`` (arrays,
-    known to the cache by their digest alone), whose figure depends on them alone. What is sent
-    is the very dict ``draw_chart`` sends."""
-    inputs = tuple(inputs)
-    spec, title, alt, words = kept_finished(
-        make,
-        tuple(args),
-        digest(*inputs) if inputs else None,
-        share,
-        is_present(),
-        palette(),
-        title,
-        inputs=inputs,
-    )
-    return draw_finished((spec, title or key, alt, words), key, **plotly_args)
 
 
 def chart_words(title, text):
