@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import attnviz
-from attnviz.checks import AttentionInputError
+from attnviz.checks import AttentionInputError, check_projection_shapes
 from attnviz.files import own_numbers
 from attnviz.files.export import all_steps_json, all_steps_npz
-from attnviz.files.own_numbers import check_shapes, format_matrix, parse_matrix, read_file
+from attnviz.files.own_numbers import format_matrix, parse_matrix, read_file
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_FILE_BYTES, MAX_OWN_N, MAX_OWN_TEXT_CHARS
 from attnviz.links.shared import settings_query
 from tests.helpers import ROOT
@@ -110,11 +110,11 @@ def test_limits_are_named_in_the_message():
 
 def test_shapes_must_fit_together():
     X, W = np.ones((3, 4)), np.ones((4, 2))
-    check_shapes(X, W, W, np.ones((4, 5)))  # d_v may differ from d_k
+    check_projection_shapes(X, W, W, np.ones((4, 5)))  # d_v may differ from d_k
     with pytest.raises(AttentionInputError, match="W_K has 3 rows but X has d_model = 4"):
-        check_shapes(X, W, np.ones((3, 2)), W)
+        check_projection_shapes(X, W, np.ones((3, 2)), W)
     with pytest.raises(AttentionInputError, match="W_Q has 2 columns and W_K 3"):
-        check_shapes(X, W, np.ones((4, 3)), W)
+        check_projection_shapes(X, W, np.ones((4, 3)), W)
 
 
 def test_the_exercise_works_out_by_hand():

@@ -27,12 +27,6 @@ def dims(d, prefix=""):
     return [f"{prefix}{c}" for c in range(d)]
 
 
-def chart_style(share=1.0):
-    """The text size and width of a chart drawn in ``share`` of the page's width (0.5 in one
-    of two columns) in this session's projector mode (``serve.finish.text_style``)."""
-    return text_style(is_present(), share)
-
-
 def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, **chart_args):
     """Draw ``M`` as a heatmap, in ``share`` of the page's width (a column's: cell numbers are
     printed where they fit the cells' width at this size).
@@ -46,7 +40,7 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, 
             "to pick any cell."
         )
         selectable = False
-    style = chart_style(share)
+    style = text_style(is_present(), share)  # in share of the page's width
     chart_args.setdefault("text_px", style.text_px)
     chart_args.setdefault("width_px", style.width_px)
     spec = heatmap_spec(M, row_labels, col_labels, selectable=selectable, **chart_args)
@@ -110,12 +104,13 @@ def draw(chart, key, *, share=1.0, title=None, alt=None, words=None, **plotly_ar
     (figure dict, heading, accessible name, text alternative) such as ``serve.finish
     .kept_chart`` keeps for every visitor. The dict is drawn as it is (``PlainFigure``: no
     second validation); ``plotly_args`` go to ``st.plotly_chart``."""
+    present, colours = display()
     if not isinstance(chart, tuple):
-        present, colours = display()
         chart = finished(chart, present, colours, share=share, title=title, alt=alt, words=words)
     spec, heading, name, text = chart
     event = st.plotly_chart(PlainFigure(spec), key=key, alt=name, **plotly_args)
-    chart_words(title or heading or key, text)
+    if not present:  # in projector mode the room reads the chart itself
+        chart_words(title or heading or key, text)
     return event
 
 
@@ -123,9 +118,7 @@ def chart_words(title, text):
     """A chart's text alternative, under it, closed until opened: what a screen reader reads
     and anyone can open (plain text, escaped: never Markdown or HTML of the user's). One
     element (a <details>), not an expander and its text: every element costs the server time
-    on every rerun. Not in projector mode, where the room reads the chart itself."""
-    if is_present():
-        return
+    on every rerun. ``draw`` leaves it out in projector mode, where the room reads the chart."""
     st.html(
         f'<details class="attnviz-words"><summary>{html.escape(title)}: as text</summary>'
         f'<pre style="white-space:pre-wrap">{html.escape(text)}</pre></details>'
@@ -141,16 +134,29 @@ PIPELINE_CSS = """<style>
 </style>"""
 
 
-def show_pipeline(n, d_model, d_k, d_v, *, scale, masked, temperature, **svg_args):
-    """The pipeline with these sizes: the wide diagram (``charts.pipeline.pipeline_svg``;
-    ``svg_args`` go to it) on a wide screen, the same boxes in a column on a phone (below
-    640 px, where the diagram's text would shrink to about 5 px)."""
-    sizes = dict(scale=scale, masked=masked, temperature=temperature)
+PIPELINE_TEXT_PX = (15, 19)  # the diagram's labels: on a screen, on a projector (from the back)
+
+
+def show_pipeline(result, settings, lit=None):
+    """The pipeline with ``result``'s sizes and ``settings``' scaling and temperature: the wide
+    diagram (``charts.pipeline.pipeline_svg``, its box ``lit`` drawn filled) on a wide screen,
+    the same boxes in a column on a phone (below 640 px, where the diagram's text would shrink
+    to about 5 px)."""
+    r = result
+    sizes = dict(scale=settings.scale, masked=r.mask is not None, temperature=settings.temperature)
     with st.container(key="pipeline_wide"):
         st.image(
-            pipeline_svg(n, d_model, d_k, d_v, **sizes, **svg_args),
+            pipeline_svg(
+                r.n,
+                r.d_model,
+                r.d_k,
+                r.d_v,
+                **sizes,
+                text_px=PIPELINE_TEXT_PX[is_present()],
+                lit=lit,
+            ),
             width="stretch",
             alt="The pipeline: X to Q, K, V, to S = QKᵀ, to S', to A = softmax, to the output AV",
         )
     with st.container(key="pipeline_narrow"):
-        st.html(PIPELINE_CSS + pipeline_flow_html(n, d_model, d_k, d_v, **sizes))
+        st.html(PIPELINE_CSS + pipeline_flow_html(r.n, r.d_model, r.d_k, r.d_v, **sizes))

@@ -200,6 +200,30 @@ DELTA_AXES = {  # (row title, column title) of each step's Δ heatmap, as on the
 }
 
 
+def step_matrix(found, field, M, row_labels, col_labels, *, key, delta_title, mask=None, **args):
+    """A step's matrix ``M`` (the result's ``field``) drawn clickable under ``key`` (by
+    ``show_matrix``, or ``args["draw"]``, e.g. ``show_attention``), the cells the edit
+    ``found`` changed outlined, its Δ beside it or under it (``beside``, ``delta_view`` under
+    ``key``_delta, titled ``delta_title``) and the sentence on what the edit changed there
+    (``note``); returns the cell just clicked, or None. ``args`` go to the drawing."""
+    draw = args.pop("draw", show_matrix)
+    masked = {} if mask is None else {"mask": mask}
+    main, side = beside(found, len(row_labels))
+    with main:
+        click = draw(
+            M, row_labels, col_labels, key=key, selectable=True,
+            outline=outline(found, field), **masked, **args,
+        )  # fmt: skip
+    if side is not None:
+        with side:
+            delta_view(
+                found, field, row_labels, col_labels, key=f"{key}_delta", title=delta_title,
+                mask=mask,
+            )  # fmt: skip
+    note(found, field)
+    return click
+
+
 def delta_view(found, field, row_labels, col_labels, *, key, title, mask=None):
     """How much the edit moved ``field``: Δ = after − before as a heatmap on a scale centred
     at 0 (masked cells grey), then the sentence naming the largest moves and why."""

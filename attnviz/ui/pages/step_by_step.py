@@ -165,20 +165,9 @@ def pipeline(result, settings, show):
         return
     if not present and not (show(0) or show(1)):
         return
-    r, s = result, settings
     place = st.container(key="step_meaning_pipeline") if present else st.container()
     with place:
-        show_pipeline(
-            r.n,
-            r.d_model,
-            r.d_k,
-            r.d_v,
-            scale=s.scale,
-            masked=r.mask is not None,
-            temperature=s.temperature,
-            text_px=19 if present else 15,
-            lit=STEP_BOXES.get(k),
-        )
+        show_pipeline(result, settings, lit=STEP_BOXES.get(k))
 
 
 def summary_view(result):

@@ -20,13 +20,12 @@ from urllib.parse import urlencode
 import numpy as np
 import streamlit as st
 
-from attnviz.checks import AttentionInputError
+from attnviz.checks import AttentionInputError, check_projection_shapes
 from attnviz.files.own_numbers import (
     EXERCISE,
     EXERCISE_SOURCE,
     EXERCISE_TOKENS,
     NAMES,
-    check_shapes,
     format_matrix,
     parse_matrix,
     read_file,
@@ -179,7 +178,7 @@ def matrices(texts):
             problems.append(str(exc))
     if not problems:
         try:
-            check_shapes(*(found[name] for name in NAMES))
+            check_projection_shapes(*(found[name] for name in NAMES))
         except AttentionInputError as exc:
             problems.append(str(exc))
     if problems:  # they quote what was typed: shown as typed, never as markdown
