@@ -7,6 +7,7 @@ values are clamped or ignored, each with a warning), written back with
 """
 
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 import numpy as np
 
@@ -39,7 +40,7 @@ class Settings:
     scale: bool = True
     temperature: float = 1.0
 
-    @property
+    @cached_property  # read many times a run: split once per Settings
     def all_tokens(self):
         """Every token of the text (or t1..tn), before the MAX_TOKENS limit."""
         return inputs.generated_tokens(self.n) if self.generated else inputs.tokenize(self.text)
