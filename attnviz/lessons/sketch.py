@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.limits import MAX_ROOM_TOKENS, SKETCH_LEVELS
 from attnviz.lessons.common import TIE_TOLERANCE
+from attnviz.limits import MAX_ROOM_TOKENS, SKETCH_LEVELS
 
 HISTOGRAM_BINS = 10  # the distance histogram: [0, 0.1), [0.1, 0.2) ... [0.9, 1.0]
 
