@@ -31,6 +31,7 @@ from attnviz.classroom.room import (
     not_found,
     opened_room,
 )
+from attnviz.classroom.sketch_store import MemorySketches
 from attnviz.limits import (
     MAX_ANSWERS_PER_MINUTE,
     MAX_JOINS_PER_MINUTE,
@@ -221,7 +222,7 @@ class RoomStore:
         return self._change(code, key, lambda r: r.changed(phase="closed"))
 
 
-class MemoryStore(RoomStore):
+class MemoryStore(MemorySketches, RoomStore):
     """Rooms in this process's memory, behind one lock: the default, for one server."""
 
     def __init__(self, clock=None):
@@ -231,6 +232,7 @@ class MemoryStore(RoomStore):
         self._rooms = {}  # code -> Room
         self._students = {}  # code -> {sid}
         self._answers = {}  # code -> (question_no, {sid: option})
+        self._sketches = {}  # code -> (question_no, {sid: levels}): sketch_store
         self._hits = {}  # bucket -> (minute, hits)
 
     def _purge(self, now):
