@@ -138,3 +138,20 @@ def test_a_question_that_cannot_be_asked_says_so():
         sketch_question(Settings(), "plain", 6)
     with pytest.raises(sketch.SketchError, match="one of plain"):
         sketch_question(Settings(), "hot", 1)
+
+
+def test_the_reports_rows_for_the_lecturers_csv():
+    from attnviz.classroom.sketch import report
+
+    q = sketch_question(Settings(), "causal", 2)
+    sketches = [(1, 1, 1, 0, 0, 0), (0, 0, 5, 0, 0, 0)]
+    (key_columns, keys), (bin_columns, bins) = report(q, sketches)
+    assert key_columns[0] == "key" and len(keys) == 6 and bin_columns[-1] == "phones"
+    w = np.array(sketches, dtype=float) / np.sum(sketches, axis=1, keepdims=True)
+    for j, (label, mean, spread, true) in enumerate(keys):
+        assert label == q.labels[j] and true == round(q.truth[j], 4)
+        assert mean == round(w[:, j].mean(), 4) and spread == round(w[:, j].std(), 4)
+    d = 0.5 * np.abs(w - np.array(q.truth)).sum(axis=1)
+    assert [b[2] for b in bins] == np.bincount(
+        np.minimum(d * 10, 9).astype(int), minlength=10
+    ).tolist()

@@ -13,6 +13,7 @@ the phones' answers as levels (``lessons.sketch``). No Streamlit.
 
 from dataclasses import dataclass, replace
 
+from attnviz.lessons import sketch as numbers
 from attnviz.lessons.predict.question import Bars, bars
 from attnviz.lessons.sketch import SketchError
 from attnviz.limits import MAX_ROOM_TOKENS
@@ -126,3 +127,18 @@ def sketch_question(settings, variant, query):
         truth=tuple(float(v) for v in r.attention[query]),
         clue=_clue(variant_settings(settings, "plain"), variant, query, labels),
     )
+
+
+def class_summary(question, sketches):
+    """The lessons.sketch.Summary of ``sketches`` (levels, one tuple a phone) against the
+    question's true row."""
+    rows = numbers.class_rows(sketches, question.allowed)
+    return numbers.summary(rows, question.truth, question.labels)
+
+
+def report(question, sketches):
+    """This question's part of the lecturer's report (CSV), as two plain tables, each
+    (columns, rows): per key the class's mean and spread and the true weight; per tenth of
+    distance the phones in it."""
+    keys, bins = numbers.report_tables(class_summary(question, sketches))
+    return (numbers.KEY_COLUMNS, keys), (numbers.BIN_COLUMNS, bins)

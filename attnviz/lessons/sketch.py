@@ -140,11 +140,12 @@ def snapshots(rows, truth):
     if not len(rows):
         return {}
     d = np.array([tv_distance(r, truth) for r in rows])
-    between = 0.5 * np.abs(rows[:, None, :] - rows[None, :, :]).sum(axis=2)  # (m, m)
+    # (m,) each sketch's summed distance to the others, a row at a time: (m, n) memory, not m²n
+    between = np.array([0.5 * np.abs(rows - r).sum() for r in rows])
     return {
         "closest": int(np.argmin(d)),
         "farthest": int(np.argmax(d)),
-        "most common shape": int(np.argmin(between.sum(axis=1))),
+        "most common shape": int(np.argmin(between)),
     }
 
 
