@@ -5,6 +5,7 @@ import numpy as np
 
 from attnviz.charts.sketch import (
     ROW_PX,
+    TAP_MARKER_PX,
     distance_figure,
     overlay_figure,
     sketch_figure,
@@ -20,7 +21,8 @@ def test_the_sketch_holds_the_levels_and_taps_only_the_allowed_keys():
     bars, taps = fig.data
     assert list(bars.x) == [2, 0, 0] and list(bars.y) == [0, 1, 2]
     assert set(taps.y) == {0, 1} and set(taps.x) == set(range(SKETCH_LEVELS + 1))
-    assert fig.layout.yaxis.autorange == "reversed" and fig.layout.hoverdistance == -1
+    assert fig.layout.yaxis.autorange == "reversed"
+    assert TAP_MARKER_PX + 2 * fig.layout.hoverdistance >= 44  # a tap target, both ways
     ticks = fig.layout.yaxis.ticktext
     assert ticks[0].startswith("&lt;b&gt;x&lt;/b&gt;") and "<b>1.00</b>" in ticks[0]
     assert "masked" in ticks[2]

@@ -70,7 +70,7 @@ def test_the_class_summary_per_key():
     assert lines[1] == f"key b: class {s.mean[1]:.2f} ± {s.spread[1]:.2f}, true 0.60"
     said = sketch.sentence(s)
     assert (
-        said == f"The class put {s.mean[1]:.2f} on b; the row puts 0.60 on b; 1 of 3 phones "
+        said == f"The class put {s.mean[1]:.2f} on b; the row puts 0.60 there; 1 of 3 phones "
         "picked the right largest key."
     )
     keys, bins = sketch.report_tables(s)
@@ -82,7 +82,7 @@ def test_a_tied_largest_key_counts_either_and_says_both():
     rows = sketch.class_rows([(5, 0, 0, 0), (0, 0, 5, 0), (5, 0, 5, 0), (5, 5, 0, 0)])
     s = sketch.summary(rows, truth, ("the (1)", "cat", "the (2)", "mat"))
     assert s.right_largest == 3
-    assert "on the (1) and on the (2); 3 of 4 phones picked one of the row's largest keys" in (
+    assert "0.40 each on the (1) and on the (2); 3 of 4 phones picked one of the row's largest keys" in (
         sketch.sentence(s)
     )
 

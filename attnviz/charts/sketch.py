@@ -16,6 +16,8 @@ from attnviz.limits import SKETCH_LEVELS
 SKETCH_COLOUR = "#0072b2"  # Okabe-Ito blue: what the class (or you) predicted
 TRUE_COLOUR = "#111111"  # the true row: black diamonds
 ROW_PX = 48  # one key's row in the sketch: a tap target of 44 px or more
+TAP_MARKER_PX = 40  # the tap markers' size; a tap counts up to TAP_SLACK_PX outside one
+TAP_SLACK_PX = 4
 LABEL_CHARS = 10  # a key's label on a phone (the text alternative has it whole)
 
 
@@ -58,9 +60,8 @@ def sketch_figure(
     """The sketch a phone sets: one row per key (``labels`` (n,)), a bar of ``levels`` (n,)
     ints 0..SKETCH_LEVELS, the key's renormalised weight ``weights`` (n,) under its label.
     With ``taps``, a nearly transparent marker at every (level, key) of an ``allowed`` (n,)
-    key takes the taps (a tap anywhere reaches the nearest: ``hoverdistance=-1``), so each
-    target is a row (ROW_PX) high and a sixth of the plot wide; a masked key is grey, fixed at
-    0, with no marker."""
+    key takes the taps: TAP_MARKER_PX + 2 * TAP_SLACK_PX = 48 px square each; a masked key is
+    grey, fixed at 0, with no marker."""
     n = len(labels)
     allowed = [bool(a) for a in allowed]
     levels = np.asarray(levels, dtype=int)
@@ -82,7 +83,7 @@ def sketch_figure(
             y=kk.ravel(),
             mode="markers",
             marker=dict(
-                size=ROW_PX - 8, symbol="square", opacity=0.01, color="white", line_width=0
+                size=TAP_MARKER_PX, symbol="square", opacity=0.01, color="white", line_width=0
             ),
             hoverinfo="none",
             showlegend=False,
@@ -95,7 +96,11 @@ def sketch_figure(
         text_px=text_px,
         left=_left_margin(labels, text_px),
     )
-    fig.update_layout(hovermode="closest", hoverdistance=-1, clickmode="event+select", bargap=0.3)
+    # A tap reaches a marker within TAP_SLACK_PX of its edge: a 44-px target a level and a row,
+    # and a tap on a masked key's row (no markers) reaches nothing
+    fig.update_layout(
+        hovermode="closest", hoverdistance=TAP_SLACK_PX, clickmode="event+select", bargap=0.3
+    )
     fig.update_layout(margin_r=text_px)
     axis_title = "tap a row at the height you want" if taps else "bar height"
     fig.update_xaxes(

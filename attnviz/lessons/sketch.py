@@ -160,12 +160,14 @@ def sentence(s):
     j = top[0]
     if not s.phones:
         return f"No phone sketched this row. The row puts {s.truth[j]:.2f} on {s.labels[j]}."
-    where = s.labels[j] if len(top) == 1 else " and on ".join(s.labels[k] for k in top)
-    each = "" if len(top) == 1 else " each"
-    which = "the right largest key" if len(top) == 1 else "one of the row's largest keys"
+    if len(top) == 1:
+        where, which = "there", "the right largest key"
+    else:
+        where = "each on " + " and on ".join(s.labels[k] for k in top)
+        which = "one of the row's largest keys"
     return (
-        f"The class put {s.mean[j]:.2f} on {s.labels[j]}; the row puts {s.truth[j]:.2f}{each} "
-        f"on {where}; {s.right_largest} of {phones(s.phones)} picked {which}."
+        f"The class put {s.mean[j]:.2f} on {s.labels[j]}; the row puts {s.truth[j]:.2f} "
+        f"{where}; {s.right_largest} of {phones(s.phones)} picked {which}."
     )
 
 

@@ -43,6 +43,7 @@ from attnviz.ui.sketch import (
 from attnviz.ui.text import md_escape
 
 SNAPS = "attnviz.classroom.snapshots"  # (code, question_no, (levels, ...)) of the lecturer
+SNAP_NOTE = "attnviz.classroom.snapshot_note"  # a refused pick, said in the snapshot board
 SNAPSHOT_NAMES = "ABC"
 
 
@@ -136,7 +137,7 @@ def _pick(room, levels):
     if levels in snaps:
         return
     if len(snaps) >= MAX_SNAPSHOTS:
-        st.session_state[NOTE] = (
+        st.session_state[SNAP_NOTE] = (
             f"The projector shows at most {MAX_SNAPSHOTS} sketches: clear them to pick others."
         )
         return
@@ -149,39 +150,60 @@ def _from_grid(room, shown):
 
 
 def sketch_board(room):
-    """Under the lecturer's columns: before the truth, the snapshots and how to pick them;
-    after it, the class's result."""
+    """Under the lecturer's columns: before the truth, the snapshots and how to pick them
+    (``snapshot_board``, which follows the sketches as they come); after it, the class's
+    result."""
     q = room_sketch(room)
     if q is None:
+        return
+    if room.phase != "revealed":
+        snapshot_board(room.code, room.question_no)
         return
     try:
         sketches = room_store().sketches(room.code)
     except RoomError as exc:
         say(exc)
         return
-    if room.phase == "revealed":
-        class_result(q, class_summary(q, sketches), "cls_sk")
+    class_result(q, class_summary(q, sketches), "cls_sk")
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def snapshot_board(code, question_no):
+    """The snapshots before the truth, redrawn every POLL_SECONDS as sketches come in (and at
+    once when the lecturer picks one): the picking controls, then the chosen sketches side by
+    side. Draws nothing once question ``question_no`` of room ``code`` is no longer asked."""
+    try:
+        room = room_store().room(code)
+        sketches = room_store().sketches(code)
+    except RoomError as exc:
+        say(exc)
+        return
+    q = room_sketch(room)
+    if q is None or room.question_no != question_no or room.phase != "answering":
         return
     snapshot_controls(room, q, sketches)
+    note = st.session_state.pop(SNAP_NOTE, None)
+    if note:
+        st.warning(note, icon="🖼️")
     snaps = _snaps(room)
-    if snaps:
-        rows = sketch.class_rows(snaps, q.allowed)
-        names = [f"Sketch {SNAPSHOT_NAMES[k]}" for k in range(len(snaps))]
-        fig = sketches_figure(
-            q.labels,
-            rows,
-            names,
-            columns=len(snaps),
-            text_px=text_px(),
-            allowed=list(q.allowed),
-            title="Three sketches from the class" if len(snaps) == 3 else "Sketches from the class",
-        )
-        words = "\n".join(
-            f"{name}: "
-            + ", ".join(f"{label} {w:.2f}" for label, w in zip(q.labels, row, strict=True))
-            for name, row in zip(names, rows, strict=True)
-        )
-        draw_chart(fig, "cls_sk_snaps", share=None, words=words, config=NO_MODEBAR, theme=None)
+    if not snaps:
+        return
+    rows = sketch.class_rows(snaps, q.allowed)
+    names = [f"Sketch {SNAPSHOT_NAMES[k]}" for k in range(len(snaps))]
+    fig = sketches_figure(
+        q.labels,
+        rows,
+        names,
+        columns=len(snaps),
+        text_px=text_px(),
+        allowed=list(q.allowed),
+        title="Sketches from the class, before the truth",
+    )
+    words = "\n".join(
+        f"{name}: " + ", ".join(f"{label} {w:.2f}" for label, w in zip(q.labels, row, strict=True))
+        for name, row in zip(names, rows, strict=True)
+    )
+    draw_chart(fig, "cls_sk_snaps", share=None, words=words, config=NO_MODEBAR, theme=None)
 
 
 def snapshot_controls(room, q, sketches):
