@@ -82,8 +82,9 @@ def test_a_tied_largest_key_counts_either_and_says_both():
     rows = sketch.class_rows([(5, 0, 0, 0), (0, 0, 5, 0), (5, 0, 5, 0), (5, 5, 0, 0)])
     s = sketch.summary(rows, truth, ("the (1)", "cat", "the (2)", "mat"))
     assert s.right_largest == 3
-    assert "0.40 each on the (1) and on the (2); 3 of 4 phones picked one of the row's largest keys" in (
-        sketch.sentence(s)
+    assert (
+        "0.40 each on the (1) and on the (2); 3 of 4 phones picked one of the row's largest keys"
+        in (sketch.sentence(s))
     )
 
 
