@@ -300,6 +300,8 @@ def test_a_sketch_round(store):
     store.answer_sketch(room.code, "s2", [2, 2, 1, 0, 0, 0])
     store.answer_sketch(room.code, "s3", (0, 0, 5, 0, 0, 0))
     store.answer_sketch(room.code, "s3", (3, 0, 1, 0, 0, 0))  # a new sketch replaces the last
+    with pytest.raises(NotAnsweringError, match="no question to answer"):
+        store.answer(room.code, "s1", 0)  # a sketch is no multiple choice
     assert store.my_sketch(room.code, "s3") == (3, 0, 1, 0, 0, 0)
     assert store.my_sketch(room.code, "nobody") is None
     expected = ((1, 5, 0, 0, 0, 0), (2, 2, 1, 0, 0, 0), (3, 0, 1, 0, 0, 0))

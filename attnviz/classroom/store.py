@@ -31,6 +31,7 @@ from attnviz.classroom.room import (
     not_found,
     opened_room,
 )
+from attnviz.classroom.sketch import is_sketch
 from attnviz.classroom.sketch_store import MemorySketches
 from attnviz.limits import (
     MAX_ANSWERS_PER_MINUTE,
@@ -153,7 +154,7 @@ class RoomStore:
         room = self.room(code)
         if room.closed:
             raise RoomClosedError(f"Room {room.code} is closed: the lecturer has ended it.")
-        if room.kind is None or room.phase != "answering":
+        if room.kind is None or is_sketch(room.kind) or room.phase != "answering":
             raise NotAnsweringError("There is no question to answer right now.")
         if not isinstance(option, int) or not 0 <= option < room.n_options:
             raise RoomError(f"An answer is one of the question's {room.n_options} options.")

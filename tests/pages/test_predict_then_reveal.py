@@ -225,6 +225,10 @@ def test_a_sketch_alone_is_checked_against_the_cores_row(variant):
     at.run()
     again = decode(chart_specs(at)[f"{key}_chart_0"]["data"][0]["x"]).tolist()
     assert again == list(sketch.even_levels(allowed))  # a fresh sketch, same for all
+    at.session_state[LEVELS + key] = levels
+    at.selectbox(key="attnviz_sketch_query").set_value(2)
+    at.run()
+    assert LEVELS + key not in at.session_state  # the session keeps one sketch, the one shown
 
 
 def test_the_mask_is_said_and_all_zero_cannot_be_checked():

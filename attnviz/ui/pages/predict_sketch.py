@@ -14,7 +14,15 @@ import streamlit as st
 
 from attnviz.classroom.sketch import VARIANTS
 from attnviz.limits import MAX_ROOM_TOKENS
-from attnviz.ui.sketch import cached_sketch_question, clue_line, forget, own_result, sketch_input
+from attnviz.ui.sketch import (
+    LEVELS,
+    TAPS,
+    cached_sketch_question,
+    clue_line,
+    forget,
+    own_result,
+    sketch_input,
+)
 from attnviz.ui.text import md_escape
 
 CHECKED = "attnviz.sketch.checked."  # + the sketch's key: the levels checked (a tuple of ints)
@@ -27,6 +35,15 @@ def _check(key, levels):
 def _again(key):
     st.session_state.pop(CHECKED + key, None)
     forget(key)
+
+
+def forget_others(key):
+    """Keep only the sketch ``key`` in the session: another query, variant or example starts
+    afresh, and the session holds one sketch whatever the reader tried."""
+    state = st.session_state
+    for name in [n for n in state if isinstance(n, str) and "attnviz_sketch_" in n]:
+        if name.startswith((LEVELS, TAPS, CHECKED)) and not name.endswith(key):
+            del state[name]
 
 
 def sketch_alone(example):
@@ -60,6 +77,7 @@ def sketch_alone(example):
     key = f"attnviz_sketch_{tag}"
     st.markdown(f"**{md_escape(q.text)}**")
     st.caption(clue_line(q))
+    forget_others(key)
     checked = st.session_state.get(CHECKED + key)
     sketch_input(
         q,
