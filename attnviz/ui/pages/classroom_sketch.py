@@ -113,7 +113,7 @@ def sketch_status(room):
         st.warning("This sketch cannot be asked on the room's example: ask another.", icon="🤷")
         return
     st.markdown(f"**Question {room.question_no}.** {md_escape(q.text)}")
-    st.caption(clue_line(q))
+    st.markdown(clue_line(q))
     if room.phase == "answering":
         sketch_count(room.code)
         st.button("Reveal", key="cls_sk_reveal", type="primary", on_click=_change, args=("reveal",))
@@ -264,7 +264,7 @@ def student_sketch(room):
         st.info("The lecturer's question cannot be shown on this example.", icon="🤷")
         return
     st.markdown(f"**Question {room.question_no}.** {md_escape(q.text)}")
-    st.caption(clue_line(q))
+    st.markdown(clue_line(q))
     store = room_store()
     try:
         mine = store.my_sketch(room.code, session_id())

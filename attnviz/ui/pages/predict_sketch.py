@@ -76,7 +76,7 @@ def sketch_alone(example):
     tag = hashlib.sha256(repr((example.settings, variant, query)).encode()).hexdigest()[:12]
     key = f"attnviz_sketch_{tag}"
     st.markdown(f"**{md_escape(q.text)}**")
-    st.caption(clue_line(q))
+    st.markdown(clue_line(q))
     forget_others(key)
     checked = st.session_state.get(CHECKED + key)
     sketch_input(
