@@ -13,7 +13,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 import attnviz
 from attnviz.classroom.sketch import variant_settings
-from tools.browser import error_count, wait_for_chart, wait_for_run
+from tools.browser import error_count, wait_for_run
 
 pytestmark = pytest.mark.browser
 
@@ -32,10 +32,25 @@ def main_button(page, text):
     return page.locator("[data-testid=stMain] button", has_text=text)
 
 
+# A chart's own element: not one that a fragment's rerun keeps on screen until it is redrawn
+CHART = ".st-key-{key}:not([data-retained]):not([data-stale=true]) .js-plotly-plot"
+
+
 def trace_x(page, key, trace):
-    return page.locator(f".st-key-{key} .js-plotly-plot").evaluate(
+    return page.locator(CHART.format(key=key)).evaluate(
         "(gd, t) => Array.from(gd._fullData[t].x)", trace
     )
+
+
+def wait_for_traces(page, key, n, timeout=60_000):
+    """Wait until the chart under ``key`` is drawn with ``n`` traces, and the run is over."""
+    page.wait_for_function(
+        """([sel, n]) => [...document.querySelectorAll(sel)]
+            .some(gd => gd._fullData && gd._fullData.length === n)""",
+        arg=[CHART.format(key=key), n],
+        timeout=timeout,
+    )
+    wait_for_run(page, timeout)
 
 
 def choose(page, key, option):
@@ -130,6 +145,12 @@ def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifact
                 "bs => bs.filter(b => b.offsetParent).map(b => b.getBoundingClientRect().height)"
             )
             assert min(heights) >= 44, heights
+            pitch = student.locator(SKETCH_CHART.format(key=key)).evaluate(
+                """gd => {const L = gd._fullLayout, m = gd._fullData[1].marker;
+                return [L.xaxis.l2p(1) - L.xaxis.l2p(0), L.yaxis.l2p(1) - L.yaxis.l2p(0),
+                        m.size + 2 * L.hoverdistance];}"""
+            )
+            assert min(pitch) >= 44, pitch  # a level and a row apart, and each tap's reach
             if n == 0:
                 student.locator(f".st-key-{key}_submit").scroll_into_view_if_needed()
                 student.screenshot(path=artifacts / "Classroom_sketch_phone.png")
@@ -137,9 +158,9 @@ def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifact
             student.wait_for_selector("text=Sketch sent. It is locked", timeout=60_000)
         lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
         main_button(lecturer, "Closest").click(timeout=90_000)
-        wait_for_chart(lecturer, "cls_sk_snaps", "gd._fullData.length === 1")
+        wait_for_traces(lecturer, "cls_sk_snaps", 1)
         main_button(lecturer, "Farthest").click()
-        wait_for_chart(lecturer, "cls_sk_snaps", "gd._fullData.length === 2")
+        wait_for_traces(lecturer, "cls_sk_snaps", 2)
         weights = np.array(SKETCHES, dtype=float) / np.sum(SKETCHES, axis=1, keepdims=True)
         distances = 0.5 * np.abs(weights - TRUTH).sum(axis=1)
         shown = [trace_x(lecturer, "cls_sk_snaps", t) for t in (0, 1)]
@@ -148,7 +169,7 @@ def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifact
         lecturer.locator(".st-key-cls_sk_snaps").scroll_into_view_if_needed()
         lecturer.screenshot(path=artifacts / "Classroom_sketch_snapshots.png")
         main_button(lecturer, "Reveal").click()
-        wait_for_chart(lecturer, "cls_sk_mean", "gd._fullData.length === 2")
+        wait_for_traces(lecturer, "cls_sk_mean", 2)
         np.testing.assert_allclose(trace_x(lecturer, "cls_sk_mean", 0), weights.mean(axis=0))
         np.testing.assert_allclose(trace_x(lecturer, "cls_sk_mean", 1), TRUTH, atol=1e-12)
         drawn = sorted(trace_x(lecturer, "cls_sk_dist", 1))
@@ -156,7 +177,7 @@ def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifact
         lecturer.locator(".st-key-cls_sk_mean").scroll_into_view_if_needed()
         lecturer.screenshot(path=artifacts / "Classroom_sketch_reveal.png")
         for student, w, d in zip(students, weights, distances, strict=True):
-            wait_for_chart(student, "cls_sk_mine", "gd._fullData.length === 2", timeout=90_000)
+            wait_for_traces(student, "cls_sk_mine", 2, timeout=90_000)
             np.testing.assert_allclose(trace_x(student, "cls_sk_mine", 0), w)
             np.testing.assert_allclose(trace_x(student, "cls_sk_mine", 1), TRUTH, atol=1e-12)
             text = student.locator("[data-testid=stMain]").inner_text()

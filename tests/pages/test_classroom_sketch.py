@@ -86,3 +86,33 @@ def test_a_sketch_through_the_room():
         np.testing.assert_allclose(xs(student, "cls_sk_mine"), w)
         np.testing.assert_allclose(xs(student, "cls_sk_mine", 1), TRUTH, atol=1e-12)
         assert f"Your distance to the true row: {d:.2f}" in said(student)
+
+
+def test_snapshots_from_the_grid_and_their_limit():
+    lecturer = run(PAGE)
+    click(lecturer, "cls_open")
+    click(lecturer, "cls_sk_ask")  # the first token, plain
+    code = lecturer.session_state[ROOM]
+    sketches = [(1, 0, 0, 0, 0, 0), (0, 5, 0, 0, 0, 0), (1, 1, 0, 0, 0, 0), (2, 2, 1, 0, 0, 0)]
+    for k, levels in enumerate(sketches):
+        room_store().join(code, f"s{k}")
+        room_store().answer_sketch(code, f"s{k}", levels)
+    lecturer.run()
+    assert "cls_sk_snaps" not in chart_specs(lecturer)
+    shown = sorted(sketches)  # the grid shows the store's order: sorted, anonymous
+    grid = chart_specs(lecturer)["cls_sk_grid_chart"]["data"]
+    assert [decode(t["x"]).astype(float).tolist() for t in grid] == [
+        (np.array(s) / sum(s)).tolist() for s in shown
+    ]
+    lecturer.multiselect(key="cls_sk_grid").set_value([2, 4]).run()
+    drawn = chart_specs(lecturer)["cls_sk_snaps"]["data"]
+    assert [decode(t["x"]).astype(float).tolist() for t in drawn] == [
+        (np.array(shown[k]) / sum(shown[k])).tolist() for k in (1, 3)
+    ]
+    click(lecturer, "cls_sk_pick_most_common_shape")  # (1, 1, 0 ...): nearest the others
+    assert len(chart_specs(lecturer)["cls_sk_snaps"]["data"]) == 3
+    click(lecturer, "cls_sk_pick_farthest")  # (0, 5, 0 ...), not shown yet: one too many
+    assert "at most 3 sketches" in lecturer.warning[0].value
+    assert len(chart_specs(lecturer)["cls_sk_snaps"]["data"]) == 3
+    click(lecturer, "cls_sk_clear")
+    assert "cls_sk_snaps" not in chart_specs(lecturer)
