@@ -106,14 +106,19 @@ def sketch_count(code):
     st.metric("Sketched", f"{done} of {students}")
 
 
+def question_heading(room, q):
+    """The question, numbered, and what the student is given (the clue)."""
+    st.markdown(f"**Question {room.question_no}.** {md_escape(q.text)}")
+    st.markdown(clue_line(q))
+
+
 def sketch_status(room):
     """The lecturer's column: the question, how many sketched, and Reveal."""
     q = room_sketch(room)
     if q is None:
         st.warning("This sketch cannot be asked on the room's example: ask another.", icon="🤷")
         return
-    st.markdown(f"**Question {room.question_no}.** {md_escape(q.text)}")
-    st.markdown(clue_line(q))
+    question_heading(room, q)
     if room.phase == "answering":
         sketch_count(room.code)
         st.button("Reveal", key="cls_sk_reveal", type="primary", on_click=_change, args=("reveal",))
@@ -263,8 +268,7 @@ def student_sketch(room):
     if q is None:
         st.info("The lecturer's question cannot be shown on this example.", icon="🤷")
         return
-    st.markdown(f"**Question {room.question_no}.** {md_escape(q.text)}")
-    st.markdown(clue_line(q))
+    question_heading(room, q)
     store = room_store()
     try:
         mine = store.my_sketch(room.code, session_id())
