@@ -138,3 +138,8 @@ CACHE_ROOM_FIGURES = (48, 24)  # a room's charts, drawn once for all its phones 
 # KB each: A at 12 tokens, the class's answers, the proof's bars)
 CACHE_QR_CODES = (32, 1)  # the rooms' QR codes as PNG, under 1 KB each
 MAX_STORED_CHARS = 4000  # one stored room's state, as JSON; a room beyond it is refused
+# "Sketch the row" (attnviz/lessons/sketch.py): a phone sets each key's bar to a level, the
+# bars renormalised to sum to 1; up to MAX_ROOM_TOKENS keys.
+SKETCH_LEVELS = 5  # a bar takes 0, 1, ..., 5: six tap targets of 44 px or more in 390 px
+MAX_SNAPSHOTS = 3  # anonymous sketches the projector shows side by side before the truth
+MAX_SKETCH_GRID = 12  # sketches in the lecturer's grid of small multiples to pick from

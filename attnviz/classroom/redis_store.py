@@ -8,6 +8,7 @@ opened; a rate bucket after its minute):
     room:{code}:students           a set of session ids
     room:{code}:q{n}:answers       a hash sid -> option: one answer per student per question
     room:{code}:q{n}:counts        a hash option -> students (HINCRBY)
+    room:{code}:q{n}:sketches      a hash sid -> "0,5,1,2": "sketch the row" (sketch_store)
     rooms                          a sorted set code -> when it ends (to bound the rooms)
     rate:{bucket}:{minute}         hits in that minute (INCR)
 
@@ -22,6 +23,7 @@ import functools
 import redis
 
 from attnviz.classroom.room import Room, StoreUnavailableError, TooManyRoomsError, not_found
+from attnviz.classroom.sketch_store import RedisSketches
 from attnviz.classroom.store import RATE_WINDOW_SECONDS, RoomStore
 from attnviz.limits import MAX_ROOM_STUDENTS, MAX_ROOMS
 
@@ -67,7 +69,7 @@ def _unavailable(method):
     return wrapped
 
 
-class RedisStore(RoomStore):
+class RedisStore(RedisSketches, RoomStore):
     """Rooms in the Redis at ``url`` (``redis://host:port/db``), or in ``client`` (e.g. a
     fakeredis.FakeRedis in the fast tests)."""
 
@@ -141,6 +143,7 @@ class RedisStore(RoomStore):
                     if new.question_no != room.question_no:  # the last answers are not needed
                         q = f"q{room.question_no}"
                         pipe.delete(self._key(code, q, "answers"), self._key(code, q, "counts"))
+                        pipe.delete(self.sketches_key(code, room.question_no))
                     pipe.execute()
                     return new
                 except redis.WatchError:

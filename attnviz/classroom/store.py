@@ -31,6 +31,8 @@ from attnviz.classroom.room import (
     not_found,
     opened_room,
 )
+from attnviz.classroom.sketch import is_sketch
+from attnviz.classroom.sketch_store import MemorySketches
 from attnviz.limits import (
     MAX_ANSWERS_PER_MINUTE,
     MAX_JOINS_PER_MINUTE,
@@ -152,7 +154,7 @@ class RoomStore:
         room = self.room(code)
         if room.closed:
             raise RoomClosedError(f"Room {room.code} is closed: the lecturer has ended it.")
-        if room.kind is None or room.phase != "answering":
+        if room.kind is None or is_sketch(room.kind) or room.phase != "answering":
             raise NotAnsweringError("There is no question to answer right now.")
         if not isinstance(option, int) or not 0 <= option < room.n_options:
             raise RoomError(f"An answer is one of the question's {room.n_options} options.")
@@ -221,7 +223,7 @@ class RoomStore:
         return self._change(code, key, lambda r: r.changed(phase="closed"))
 
 
-class MemoryStore(RoomStore):
+class MemoryStore(MemorySketches, RoomStore):
     """Rooms in this process's memory, behind one lock: the default, for one server."""
 
     def __init__(self, clock=None):
@@ -231,6 +233,7 @@ class MemoryStore(RoomStore):
         self._rooms = {}  # code -> Room
         self._students = {}  # code -> {sid}
         self._answers = {}  # code -> (question_no, {sid: option})
+        self._sketches = {}  # code -> (question_no, {sid: levels}): sketch_store
         self._hits = {}  # bucket -> (minute, hits)
 
     def _purge(self, now):

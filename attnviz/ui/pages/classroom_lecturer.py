@@ -16,6 +16,7 @@ import streamlit as st
 
 from attnviz.classroom import RoomError
 from attnviz.classroom.questions import pushable_problem, room_settings
+from attnviz.classroom.sketch import is_sketch
 from attnviz.limits import CACHE_QR_CODES
 from attnviz.links.classroom import join_query, lecturer_query
 from attnviz.links.shared import settings_query
@@ -37,6 +38,7 @@ from attnviz.ui.pages.classroom_shared import (
     say,
     session_id,
 )
+from attnviz.ui.pages.classroom_sketch import sketch_board, sketch_menu, sketch_status
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
@@ -160,7 +162,9 @@ def lecturer_view(settings):
         join_panel(room)
     question = room_question(room)
     with right:
-        if question is None:
+        if is_sketch(room.kind):
+            sketch_status(room)
+        elif question is None:
             st.info("Choose a question below: the phones show it as soon as it is asked.")
         else:
             question_text(question, room.question_no)
@@ -174,6 +178,9 @@ def lecturer_view(settings):
             distribution(room, question, store.tally(room.code).counts, key="cls_lect_dist")
         next_button(room, question)
         question_menu(room, question)
+        sketch_menu(room)
+    if is_sketch(room.kind):
+        sketch_board(room)
     if question is not None and room.phase == "revealed":
         proof(room, question, key="cls_lect_proof")
     st.divider()
