@@ -10,6 +10,7 @@ opened; a rate bucket after its minute):
     room:{code}:q{n}r{r}:answers   a hash sid -> option: one answer per student per round
     room:{code}:q{n}r{r}:counts    a hash option -> students (HINCRBY)
     room:{code}:q{n}r{r}:confidence, :lost, :lost_minutes, :report   peer_redis.py
+    room:{code}:q{n}:sketches      a hash sid -> "0,5,1,2": "sketch the row" (sketch_store)
     rooms                          a sorted set code -> when it ends (to bound the rooms)
     rate:{bucket}:{minute}         hits in that minute (INCR)
 
@@ -26,6 +27,7 @@ import redis
 from attnviz.classroom.peer_redis import RedisPeer, question_keys
 from attnviz.classroom.room import Room, StoreUnavailableError, TooManyRoomsError, not_found
 from attnviz.classroom.rounds import answer_slot
+from attnviz.classroom.sketch_store import RedisSketches
 from attnviz.classroom.store import RATE_WINDOW_SECONDS, RoomStore
 from attnviz.limits import MAX_ROOM_STUDENTS, MAX_ROOMS
 
@@ -71,7 +73,7 @@ def _unavailable(method):
     return wrapped
 
 
-class RedisStore(RedisPeer, RoomStore):
+class RedisStore(RedisPeer, RedisSketches, RoomStore):
     """Rooms in the Redis at ``url`` (``redis://host:port/db``), or in ``client`` (e.g. a
     fakeredis.FakeRedis in the fast tests)."""
 
@@ -150,6 +152,7 @@ class RedisStore(RedisPeer, RoomStore):
                         pipe.delete(answering)
                     if new.question_no != room.question_no:  # the last answers are not needed
                         pipe.delete(*question_keys(self, code, room.question_no))
+                        pipe.delete(self.sketches_key(code, room.question_no))
                     pipe.execute()
                     return new
                 except redis.WatchError:

@@ -34,6 +34,8 @@ from attnviz.classroom.room import (
     not_found,
     opened_room,
 )
+from attnviz.classroom.sketch import is_sketch
+from attnviz.classroom.sketch_store import MemorySketches
 from attnviz.limits import (
     MAX_ANSWERS_PER_MINUTE,
     MAX_JOINS_PER_MINUTE,
@@ -155,7 +157,7 @@ class RoomStore(PeerRules):
         room = self.room(code)
         if room.closed:
             raise RoomClosedError(f"Room {room.code} is closed: the lecturer has ended it.")
-        if room.kind is None or room.phase != "answering":
+        if room.kind is None or is_sketch(room.kind) or room.phase != "answering":
             raise NotAnsweringError(peer_rounds.not_answering(room))
         if not isinstance(option, int) or not 0 <= option < room.n_options:
             raise RoomError(f"An answer is one of the question's {room.n_options} options.")
@@ -189,8 +191,8 @@ class RoomStore(PeerRules):
         return self._update(room.code, change)
 
     def push_example(self, code, key, settings_query):
-        """Show the example ``settings_query`` (a Settings.to_query mapping) on every phone;
-        the question is cleared (it was computed on the old example)."""
+        """Show the example ``settings_query`` (links.shared.settings_query's mapping) on every
+        phone; the question is cleared (it was computed on the old example)."""
         settings = tuple(sorted((str(k), str(v)) for k, v in dict(settings_query).items()))
         self._keep_before_change(code, key)
         return self._change(
@@ -225,7 +227,7 @@ class RoomStore(PeerRules):
         return self._change(code, key, lambda r: r.changed(phase="closed"))
 
 
-class MemoryStore(MemoryPeer, RoomStore):
+class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
     """Rooms in this process's memory, behind one lock: the default, for one server."""
 
     def __init__(self, clock=None):
@@ -235,6 +237,7 @@ class MemoryStore(MemoryPeer, RoomStore):
         self._rooms = {}  # code -> Room
         self._students = {}  # code -> {sid}
         self._answers = {}  # code -> (question_no, {round_no: {sid: option}})
+        self._sketches = {}  # code -> (question_no, {sid: levels}): sketch_store
         self._hits = {}  # bucket -> (minute, hits)
 
     def _purge(self, now):

@@ -35,8 +35,10 @@ from attnviz.classroom.rounds import (
     twin_seed_of,
 )
 from attnviz.limits import CACHE_ROOM_FIGURES, DISCUSS_CHOICES_SECONDS, LOST_WINDOW_SECONDS
-from attnviz.ui.cache import object_bytes, shared_cache
-from attnviz.ui.matrix import draw_finished, finished_chart
+from attnviz.serve.finish import finished
+from attnviz.serve.kept import kept
+from attnviz.serve.store import object_bytes
+from attnviz.ui.charts import display, draw
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NO_MODEBAR,
@@ -48,7 +50,7 @@ from attnviz.ui.pages.classroom_shared import (
     session_id,
     with_words,
 )
-from attnviz.ui.sidebar import is_present, palette
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
 LOST_NOTE = "attnviz.classroom.lost_note"  # the acknowledgement of "I'm lost", once
@@ -357,7 +359,7 @@ def my_rounds_line(room, answers):
 
 
 # -- the reveal --------------------------------------------------------------------------------
-@shared_cache(max_entries=64)
+@kept(64)
 def room_summary(code, version):
     """The room's current question's numbers at ``version`` (rounds.summary): read once per
     version for every phone (a reveal asks 60 at once)."""
@@ -366,17 +368,16 @@ def room_summary(code, version):
 
 # The reveal's charts are the same on every phone: each is made and finished (made readable,
 # recoloured, described) once per projector mode and palette for all of them, from small keys
-@shared_cache(*CACHE_ROOM_FIGURES, size=object_bytes)
+@kept(*CACHE_ROOM_FIGURES, size=object_bytes)
 def finished_room_chart(make, args, share, present, colours):
-    """``make(*args)``'s (fig, words) as ``finished_chart`` gives it (in this session's
-    projector mode ``present`` and palette ``colours``, both part of the key)."""
+    """``make(*args)``'s (fig, words) finished (``serve.finish.finished``) for projector mode
+    ``present`` and palette ``colours``."""
     fig, words = make(*args)
-    return finished_chart(fig, "chart", share=share, words=words)
+    return finished(fig, present, colours, share=share, words=words)
 
 
 def draw_room_chart(make, args, key, share):
-    finished = finished_room_chart(make, tuple(args), share, is_present(), palette())
-    draw_finished(finished, key, config=NO_MODEBAR)
+    draw(finished_room_chart(make, tuple(args), share, *display()), key, config=NO_MODEBAR)
 
 
 def rounds_figure(settings, quiz_seed, kind, counts1, counts2, right, text_px):
