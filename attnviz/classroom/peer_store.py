@@ -17,7 +17,7 @@ Redis's. The same contract tests run against both (tests/test_classroom_rounds_s
 import json
 
 from attnviz.classroom import rounds
-from attnviz.classroom.room import NotAnsweringError, RoomError
+from attnviz.classroom.room import NotAnsweringError, RoomError, check_sid
 from attnviz.limits import (
     LOST_COOLDOWN_SECONDS,
     LOST_WINDOW_SECONDS,
@@ -32,7 +32,7 @@ ROUND_NUMBERS = tuple(range(1, MAX_ROUNDS_PER_QUESTION + 1))
 
 class PeerRules:
     """The rules of rounds (mixed into RoomStore, which gives ``room``, ``_change``, ``limit``,
-    ``clock`` and ``_check_sid``)."""
+    and ``clock``)."""
 
     # -- what a backend gives ---------------------------------------------------------------
     def _round_answers(self, room, round_no):  # {sid: answer} of round_no of the question
@@ -100,7 +100,7 @@ class PeerRules:
     def my_answers(self, code, sid):
         """{round_no: answer} that session ``sid`` gave to the current question, every round."""
         room = self.room(code)
-        sid = _check_sid(sid)
+        sid = check_sid(sid)
         if room.kind is None:
             return {}
         found = {}
@@ -113,7 +113,7 @@ class PeerRules:
     def confide(self, code, sid, level):
         """Session ``sid``'s confidence in its answer of this round: ``level`` an index of
         rounds.CONFIDENCE; until the round's answers are revealed, a new tap replaces it."""
-        sid = _check_sid(sid)
+        sid = check_sid(sid)
         self.limit(f"answer:{sid}", MAX_ANSWERS_PER_MINUTE, "answers")
         room = self.room(code)
         if room.kind is None or room.phase not in ("answering", "locked"):
@@ -126,12 +126,12 @@ class PeerRules:
     def my_confidence(self, code, sid):
         """Session ``sid``'s confidence tap of the current round, or None."""
         room = self.room(code)
-        return self._confidences(room, room.peer.round_no).get(_check_sid(sid))
+        return self._confidences(room, room.peer.round_no).get(check_sid(sid))
 
     def im_lost(self, code, sid):
         """Session ``sid`` taps "I'm lost": counted once per LOST_COOLDOWN_SECONDS. True when
         this tap was counted."""
-        sid = _check_sid(sid)
+        sid = check_sid(sid)
         self.limit(f"answer:{sid}", MAX_ANSWERS_PER_MINUTE, "answers")
         room = self.room(code)
         if room.closed:
@@ -188,12 +188,6 @@ class PeerRules:
         if current is not None:
             kept[room.question_no] = current
         return [kept[n] for n in sorted(kept)], dict(sorted(self._lost_minutes(room).items()))
-
-
-def _check_sid(sid):
-    from attnviz.classroom.store import _check_sid as check  # the one rule, in store.py
-
-    return check(sid)
 
 
 def lost_minute(room, now):

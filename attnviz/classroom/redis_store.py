@@ -10,7 +10,7 @@ opened; a rate bucket after its minute):
     room:{code}:q{n}r{r}:answers   a hash sid -> option: one answer per student per round
     room:{code}:q{n}r{r}:counts    a hash option -> students (HINCRBY)
     room:{code}:q{n}r{r}:confidence, :lost, :lost_minutes, :report   peer_redis.py
-    room:{code}:q{n}:sketches      a hash sid -> "0,5,1,2": "sketch the row" (sketch_store)
+    room:{code}:q{n}:sketches      a hash sid -> "0,5,1,2": "sketch the row" (RedisSketches)
     rooms                          a sorted set code -> when it ends (to bound the rooms)
     rate:{bucket}:{minute}         hits in that minute (INCR)
 
@@ -27,7 +27,7 @@ import redis
 from attnviz.classroom.peer_redis import RedisPeer, question_keys
 from attnviz.classroom.room import Room, StoreUnavailableError, TooManyRoomsError, not_found
 from attnviz.classroom.rounds import answer_slot
-from attnviz.classroom.sketch_store import RedisSketches
+from attnviz.classroom.sketch_store import SET_SKETCH, SketchAnswers, levels_text, read_levels
 from attnviz.classroom.store import RATE_WINDOW_SECONDS, RoomStore
 from attnviz.limits import MAX_ROOM_STUDENTS, MAX_ROOMS
 
@@ -71,6 +71,38 @@ def _unavailable(method):
             ) from exc
 
     return wrapped
+
+
+class RedisSketches(SketchAnswers):
+    """Sketches in Redis: a hash per question beside its answers (``sketches_key``), which
+    ``RedisStore._update`` deletes with them when the question changes."""
+
+    def sketches_key(self, code, question_no):
+        return self._key(code, f"q{question_no}", "sketches")
+
+    @_unavailable
+    def _set_sketch(self, room, sid, levels):
+        script = self.__dict__.get("_sketch_script")
+        if script is None:
+            script = self._sketch_script = self.r.register_script(SET_SKETCH)
+        keys = [
+            self._key(room.code, "answering"),
+            self.sketches_key(room.code, room.question_no),
+            self._key(room.code, "students"),
+        ]
+        args = [sid, answer_slot(room), levels_text(levels), int(room.expires) + 1]
+        return script(keys=keys, args=args) == 1
+
+    @_unavailable
+    def _sketch_of(self, room, sid):
+        value = self.r.hget(self.sketches_key(room.code, room.question_no), sid)
+        return None if value is None else read_levels(value.decode(), room.n_options)
+
+    @_unavailable
+    def _all_sketches(self, room):
+        stored = self.r.hvals(self.sketches_key(room.code, room.question_no))
+        found = (read_levels(value.decode(), room.n_options) for value in stored)
+        return [levels for levels in found if levels is not None]
 
 
 class RedisStore(RedisPeer, RedisSketches, RoomStore):

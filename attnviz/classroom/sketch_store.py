@@ -8,10 +8,7 @@ the question takes answers, gone when the question changes or the room ends).
 MAX_ROOM_TOKENS small ints: a room holds at most MAX_ROOM_STUDENTS of them a question.
 """
 
-import functools
-
-from attnviz.classroom.room import NotAnsweringError, RoomClosedError, RoomError
-from attnviz.classroom.rounds import answer_slot
+from attnviz.classroom.room import NotAnsweringError, RoomClosedError, RoomError, check_sid
 from attnviz.classroom.sketch import is_sketch
 from attnviz.lessons.sketch import SketchError, check_levels
 from attnviz.limits import MAX_ANSWERS_PER_MINUTE
@@ -22,26 +19,8 @@ if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 0 then return -1 end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 redis.call('EXPIREAT', KEYS[2], ARGV[4])
 return 1
-"""  # KEYS: answering, sketches, students; ARGV: sid, answer slot (rounds), levels, expires
-
-
-def _unavailable(method):
-    """RedisStore's own guard (redis's connection errors as StoreUnavailableError), looked up
-    when called: redis_store imports this module for its base class."""
-
-    @functools.wraps(method)
-    def wrapped(self, *args, **kwargs):
-        from attnviz.classroom.redis_store import _unavailable as guard
-
-        return guard(method)(self, *args, **kwargs)
-
-    return wrapped
-
-
-def _check_sid(sid):
-    from attnviz.classroom.store import _check_sid as check  # store imports this module
-
-    return check(sid)
+"""  # KEYS: answering, sketches, students; ARGV: sid, answer slot (rounds.answer_slot),
+#     levels, expires
 
 
 def levels_text(levels):
@@ -72,7 +51,7 @@ class SketchAnswers:
         """Session ``sid``'s sketch of the current "sketch the row" question: ``levels`` (n,)
         ints 0..SKETCH_LEVELS, n the row's keys; a new sketch replaces the last, until the
         reveal. Counted with the option answers against MAX_ANSWERS_PER_MINUTE."""
-        sid = _check_sid(sid)
+        sid = check_sid(sid)
         self.limit(f"answer:{sid}", MAX_ANSWERS_PER_MINUTE, "answers")
         room = self.room(code)
         if room.closed:
@@ -94,7 +73,7 @@ class SketchAnswers:
     def my_sketch(self, code, sid):
         """Session ``sid``'s sketch (a tuple of levels) of the current question, or None."""
         room = self.room(code)
-        return self._sketch_of(room, _check_sid(sid)) if is_sketch(room.kind) else None
+        return self._sketch_of(room, check_sid(sid)) if is_sketch(room.kind) else None
 
     def sketches(self, code):
         """Every student's sketch of the current question, sorted (anonymous: no session ids,
@@ -137,35 +116,3 @@ class MemorySketches(SketchAnswers):
     def _all_sketches(self, room):
         with self._lock:
             return list(self._question_sketches(room).values())
-
-
-class RedisSketches(SketchAnswers):
-    """Sketches in Redis: a hash per question beside its answers (``sketches_key``), which
-    ``RedisStore._update`` deletes with them when the question changes."""
-
-    def sketches_key(self, code, question_no):
-        return self._key(code, f"q{question_no}", "sketches")
-
-    @_unavailable
-    def _set_sketch(self, room, sid, levels):
-        script = self.__dict__.get("_sketch_script")
-        if script is None:
-            script = self._sketch_script = self.r.register_script(SET_SKETCH)
-        keys = [
-            self._key(room.code, "answering"),
-            self.sketches_key(room.code, room.question_no),
-            self._key(room.code, "students"),
-        ]
-        args = [sid, answer_slot(room), levels_text(levels), int(room.expires) + 1]
-        return script(keys=keys, args=args) == 1
-
-    @_unavailable
-    def _sketch_of(self, room, sid):
-        value = self.r.hget(self.sketches_key(room.code, room.question_no), sid)
-        return None if value is None else read_levels(value.decode(), room.n_options)
-
-    @_unavailable
-    def _all_sketches(self, room):
-        stored = self.r.hvals(self.sketches_key(room.code, room.question_no))
-        found = (read_levels(value.decode(), room.n_options) for value in stored)
-        return [levels for levels in found if levels is not None]

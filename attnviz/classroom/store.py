@@ -30,6 +30,7 @@ from attnviz.classroom.room import (
     RoomFullError,
     TooManyRoomsError,
     WrongKeyError,
+    check_sid,
     normal_code,
     not_found,
     opened_room,
@@ -45,7 +46,6 @@ from attnviz.limits import (
 )
 
 RATE_WINDOW_SECONDS = 60
-MAX_SID_CHARS = 64  # a session id as the page makes it is 16 characters
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,6 @@ class Tally:
     counts: tuple
     answered: int
     students: int
-
-
-def _check_sid(sid):
-    sid = str(sid)
-    if not sid or len(sid) > MAX_SID_CHARS:
-        raise RoomError(f"A session id is 1 to {MAX_SID_CHARS} characters.")
-    return sid
 
 
 class RoomStore(PeerRules):
@@ -112,7 +105,7 @@ class RoomStore(PeerRules):
 
     def open(self, settings_query, sid):
         """(a new room showing the example ``settings_query``, the lecturer's key)."""
-        self.limit(f"open:{_check_sid(sid)}", MAX_OPENS_PER_MINUTE, "rooms opened")
+        self.limit(f"open:{check_sid(sid)}", MAX_OPENS_PER_MINUTE, "rooms opened")
         for _ in range(8):  # 887 million codes: a collision is rare, eight in a row never
             room, key = opened_room(settings_query, self.clock())
             if self._create(room):
@@ -137,7 +130,7 @@ class RoomStore(PeerRules):
     def join(self, code, sid):
         """Let session ``sid`` into the room (again is fine); the Room. Joins are counted per
         session, so guessing codes is slowed; a closed or full room says so."""
-        sid = _check_sid(sid)
+        sid = check_sid(sid)
         self.limit(f"join:{sid}", MAX_JOINS_PER_MINUTE, "attempts to join a room")
         room = self.room(code)
         if room.closed:
@@ -152,7 +145,7 @@ class RoomStore(PeerRules):
     def answer(self, code, sid, option):
         """Session ``sid``'s answer to the current question: ``option`` (int index); a new
         answer replaces the last one, until the reveal."""
-        sid = _check_sid(sid)
+        sid = check_sid(sid)
         self.limit(f"answer:{sid}", MAX_ANSWERS_PER_MINUTE, "answers")
         room = self.room(code)
         if room.closed:
@@ -170,7 +163,7 @@ class RoomStore(PeerRules):
     def my_answer(self, code, sid):
         """Session ``sid``'s answer (option index) to the current question, or None."""
         room = self.room(code)
-        return None if room.kind is None else self._answer_of(room, _check_sid(sid))
+        return None if room.kind is None else self._answer_of(room, check_sid(sid))
 
     def tally(self, code):
         """The current question's Tally."""

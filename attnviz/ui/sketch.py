@@ -19,23 +19,15 @@ import streamlit as st
 
 from attnviz.charts.sketch import distance_figure, overlay_figure, sketch_figure
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.classroom.sketch import sketch_question
 from attnviz.lessons import sketch
 from attnviz.limits import SKETCH_LEVELS
-from attnviz.ui.cache import object_bytes, shared_cache
-from attnviz.ui.matrix import draw_chart
+from attnviz.ui.charts import draw
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
 NO_MODEBAR = {"displayModeBar": False}  # on a phone the toolbar covers the chart's title
 LEVELS = "attnviz.sketch.levels."  # + the widget's key: the levels set so far
 TAPS = "attnviz.sketch.taps."  # + the widget's key: taps so far (the chart's key changes)
-
-
-@shared_cache(max_entries=64, size=object_bytes)
-def cached_sketch_question(settings, variant, query):
-    """The SketchQuestion on ``settings``' example (small, frozen), once for every session."""
-    return sketch_question(settings, variant, query)
 
 
 def text_px():
@@ -109,7 +101,7 @@ def sketch_input(question, key, *, locked=None, submit=None, submit_label="Submi
     if locked is None:
         taps = dict(on_select=functools.partial(_tap, key, allowed), selection_mode="points")
     chart_key = f"{key}_chart_{st.session_state.get(TAPS + key, 0)}"
-    draw_chart(
+    draw(
         fig,
         chart_key if locked is None else f"{key}_locked",
         share=None,
@@ -173,7 +165,7 @@ def own_result(question, levels, key):
         f"key {label}: you {p:.2f}, true {t:.2f}"
         for label, p, t in zip(q.labels, row, q.truth, strict=True)
     )
-    draw_chart(fig, key, share=None, words=words, config=NO_MODEBAR, theme=None, width="stretch")
+    draw(fig, key, share=None, words=words, config=NO_MODEBAR, theme=None, width="stretch")
     st.markdown(md_escape(sketch.own_sentence(row, q.truth, q.labels)))
 
 
@@ -192,12 +184,10 @@ def class_result(question, summary, key):
         allowed=list(q.allowed),
     )
     words = "\n".join(sketch.key_lines(s))
-    draw_chart(
+    draw(
         fig, f"{key}_mean", share=None, words=words, config=NO_MODEBAR, theme=None, width="stretch"
     )
     fig = distance_figure(s.histogram, s.distances, text_px=text_px())
     said = sketch.distance_sentence(s)
     st.caption(md_escape(said))
-    draw_chart(
-        fig, f"{key}_dist", share=None, words=said, config=NO_MODEBAR, theme=None, width="stretch"
-    )
+    draw(fig, f"{key}_dist", share=None, words=said, config=NO_MODEBAR, theme=None, width="stretch")

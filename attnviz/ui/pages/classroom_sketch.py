@@ -20,8 +20,9 @@ from attnviz.classroom.questions import room_settings
 from attnviz.classroom.sketch import VARIANTS, class_summary, read_kind, sketch_kind
 from attnviz.lessons import sketch
 from attnviz.limits import MAX_SKETCH_GRID, MAX_SNAPSHOTS
-from attnviz.ui.frame import cached_example
-from attnviz.ui.matrix import draw_chart
+from attnviz.serve.classroom import cached_sketch_question
+from attnviz.serve.example import cached_example
+from attnviz.ui.charts import draw
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NO_MODEBAR,
@@ -33,7 +34,6 @@ from attnviz.ui.pages.classroom_shared import (
     session_id,
 )
 from attnviz.ui.sketch import (
-    cached_sketch_question,
     class_result,
     clue_line,
     own_result,
@@ -208,7 +208,7 @@ def snapshot_board(code, question_no):
         f"{name}: " + ", ".join(f"{label} {w:.2f}" for label, w in zip(q.labels, row, strict=True))
         for name, row in zip(names, rows, strict=True)
     )
-    draw_chart(fig, "cls_sk_snaps", share=None, words=words, config=NO_MODEBAR, theme=None)
+    draw(fig, "cls_sk_snaps", share=None, words=words, config=NO_MODEBAR, theme=None)
 
 
 def snapshot_controls(room, q, sketches):
@@ -242,7 +242,7 @@ def snapshot_controls(room, q, sketches):
         fig = sketches_figure(
             q.labels, sketch.class_rows(shown, q.allowed), names, columns=4, text_px=text_px()
         )
-        draw_chart(fig, "cls_sk_grid_chart", share=None, config=NO_MODEBAR, theme=None)
+        draw(fig, "cls_sk_grid_chart", share=None, config=NO_MODEBAR, theme=None)
         st.multiselect(
             "Show these",
             range(1, len(shown) + 1),

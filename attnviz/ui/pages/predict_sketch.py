@@ -14,10 +14,10 @@ import streamlit as st
 
 from attnviz.classroom.sketch import VARIANTS
 from attnviz.limits import MAX_ROOM_TOKENS
+from attnviz.serve.classroom import cached_sketch_question
 from attnviz.ui.sketch import (
     LEVELS,
     TAPS,
-    cached_sketch_question,
     clue_line,
     forget,
     own_result,

@@ -4,7 +4,7 @@ head at every checkpoint, scaling on and off, generation) are
 ``attnviz.ui.pages.watch_a_head_learn_views``; every number in their prose is read from the run
 (``attnviz.tiny_gpt.report``).
 
-Trained runs are kept per server in the server's caches (``attnviz.ui.cache.cached_call``,
+Trained runs are kept per server in the server's caches (``attnviz.serve.watch_a_head_learn``,
 bounded by ``limits.CACHE_GPT_RUNS``), keyed on the small, hashable (RunChoice, scale), never
 on arrays, so a class that opens the same link finds the run trained. The training runs in the
 script's thread of the first session that asks (its page draws the progress); a second
