@@ -13,7 +13,7 @@ on with the deck bar's Next alone (a clicker's →); the phones join a few at a 
 
 The server's CPU over the whole question divided by the phones is the CPU per phone.
 
-    python benchmarks/classroom_peer.py [--students 30,60] [--timeout 180]
+    python -m benchmarks.classroom_peer [--students 30,60] [--timeout 180]
 
 A script, never a test: its numbers depend on the machine (shared here: it prints how busy).
 """
@@ -22,24 +22,19 @@ import argparse
 import asyncio
 import os
 import random
-import sys
 import time
-from pathlib import Path
 from urllib.parse import urlencode
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from attnviz.links.deck import slide, slide_query  # noqa: E402
-from benchmarks.classroom_room import (  # noqa: E402
+from attnviz.links.deck import slide, slide_query
+from benchmarks.classroom_room import (
     ANSWER_SHOWN,
     ARRIVING,
     StalledError,
     Tab,
     quantiles,
 )
-from benchmarks.student import proc_cpu_s  # noqa: E402
-from tools.browser import server_pid, server_port, streamlit_server  # noqa: E402
+from benchmarks.student import proc_cpu_s
+from tools.browser import server_pid, server_port, streamlit_server
 
 SLIDES = (slide("Home"), slide("Classroom", question="shape", rounds="2"), slide("Why_scale", 1))
 

@@ -1,4 +1,4 @@
-"""Screenshots of a peer-instruction question: `python scripts/peer_screenshots.py`.
+"""Screenshots of a peer-instruction question: `python -m scripts.peer_screenshots`.
 
 Starts `streamlit run app.py` on a free loopback port; a lecturer in projector mode (1280 x 720)
 opens a room and asks a "vote, discuss, revote" question; three phones (390 x 844, touch) join.
@@ -8,18 +8,16 @@ twin's reveal, the phones blanked ("Look at the projector"), and the lecturer's 
 without projector mode ("I'm lost" count, the report's downloads: peer_lecturer_laptop.png).
 """
 
-import sys
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from attnviz.classroom.questions import all_questions, question_of
+from attnviz.classroom.rounds import twin_seed_of
+from attnviz.settings import Settings
+from tools.browser import launch_chromium, streamlit_server, wait_for_run
 
-from attnviz.classroom.questions import all_questions, question_of  # noqa: E402
-from attnviz.classroom.rounds import twin_seed_of  # noqa: E402
-from attnviz.settings import Settings  # noqa: E402
-from tools.browser import launch_chromium, streamlit_server, wait_for_run  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 OUT = ROOT / "docs" / "screenshots"
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}

@@ -11,6 +11,7 @@ import numpy as np
 from attnviz import limits
 from attnviz.classroom import MemoryStore
 from attnviz.classroom.report import report_csv, report_pdf, report_rows, report_source
+from attnviz.links.shared import settings_query
 from attnviz.settings import Settings
 
 SIDS = [f"student{k:09d}" for k in range(6)]  # ids as long as a page makes them
@@ -32,7 +33,7 @@ def a_lesson():
     """(store, code, key) after a two-round question with a twin and a one-vote question."""
     clock = Clock()
     store = MemoryStore(clock=clock)
-    room, key = store.open(Settings().to_query(), "lecturer")
+    room, key = store.open(settings_query(Settings()), "lecturer")
     code = room.code
     store.push_question(code, key, 0, "row_sum", 4, rounds=2, right=RIGHT)
     for sid in SIDS:
