@@ -30,19 +30,19 @@ WORKING_MB = 130  # arrays alive while pages compute and draw, outside every cac
 # model's generation) and the figures of the pages drawing at once (up to about 8 MB a 512 x 512
 # heatmap as Plotly's lists)
 MAX_CACHE_MB = SERVER_MB - BASE_MB - WORKING_MB  # 360 MB: everything attnviz keeps for every
-# session, in all (attnviz/ui/cache.py): the two real models (about 91 MB of MiniLM's weights;
+# session, in all (attnviz/serve/store.py): the two real models (about 91 MB of MiniLM's weights;
 # the chat model's 165 MB of 4-bit blocks from its GGUF, or 270 MB of bfloat16 from the Hub,
 # released after CHAT_IDLE_SECONDS unused), their runs, the tiny GPT's runs, every page's
 # results (an example at the limits is about 23 MB, at classroom sizes a few KB)
 # Each cache's own bound, under MAX_CACHE_MB: (entries, MB)
-CACHE_EXAMPLES = (16, 250)  # the sidebar's examples (attnviz/ui/frame.py cached_example)
+CACHE_EXAMPLES = (16, 250)  # the sidebar's examples (attnviz/serve/example.py cached_example)
 CACHE_MODEL = (1, 120)  # the real model itself: never evicted for another cache
 CACHE_MODEL_RUNS = (6, 40)  # the real model's sentences: about 6 MB each at 128 pieces
 CACHE_CHAT_MODEL = (1, 300)  # the chat model (SmolLM2: 165 MB from the GGUF, 270 MB from the
 # Hub, as on Community Cloud): never evicted either
 CACHE_GPT_RUNS = (8, 110)  # the tiny GPT's trained runs (4 choices, with and without scaling)
-CACHE_FINISHED_CHARTS = (64, 80)  # charts drawn once for every session (attnviz/ui/matrix.py
-# draw_kept_chart): a line chart's dict is tens of KB, the geometry page's figure, every frame
+CACHE_FINISHED_CHARTS = (64, 80)  # charts drawn once for every session (attnviz/serve/finish.py
+# kept_finished): a line chart's dict is tens of KB, the geometry page's figure, every frame
 # in, about 2 MB
 CACHE_GRID_FIGURES = (12, 40)  # each of the real and chat models' grids of every head and the tiny
 # GPT's random heads, finished (dict, text alternative) per sentence or choice, projector mode and
@@ -51,7 +51,7 @@ CACHE_BAR_FIGURES = (24, 4)  # the chat model's next-token bars, finished per (p
 # probabilities, projector mode, palette): a few KB each
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 HEAVY_AT_ONCE = max(1, CORES - 1)
-# heavy computations that run at once (attnviz/ui/heavy.py), one core fewer than the server has
+# heavy computations that run at once (attnviz/serve/gate.py), one core fewer than the server has
 # (at least one), so that a class's small changes keep a core; the rest queue. Measured on 2
 # cores with 10 max-size links at once: an innocent change's p95 0.50-0.64 s with one slot,
 # 0.76-1.10 s with two (docs/performance.md)
@@ -107,7 +107,7 @@ MAX_GPT_STEPS = 3000  # training steps of one run
 MAX_GPT_TRAIN_SECONDS = 20  # a run whose sizes and steps would take longer on one core is
 # refused (attnviz/tiny_gpt/training.py step_seconds: from the sizes, not the clock)
 MAX_GPT_QUEUE_SECONDS = 120  # every visitor's trainings running or queued, in all: a new run
-# past it is refused until the queue shortens (trainings run one per core, attnviz/ui/heavy.py)
+# past it is refused until the queue shortens (trainings run one per core, attnviz/serve/gate.py)
 
 # Attention as geometry (pages/10_Attention_as_geometry.py): 2-D queries and keys as arrows.
 MIN_GEO_KEYS = 3  # keys (each with its value) in the page's table
@@ -162,3 +162,17 @@ CACHE_ROOM_FIGURES = (48, 24)  # a room's charts, drawn once for all its phones 
 # KB each: A at 12 tokens, the class's answers, the proof's bars)
 CACHE_QR_CODES = (32, 1)  # the rooms' QR codes as PNG, under 1 KB each
 MAX_STORED_CHARS = 4000  # one stored room's state, as JSON; a room beyond it is refused
+# Peer instruction (attnviz/classroom/rounds.py): vote, discuss, revote, then a twin question.
+MAX_ROUNDS_PER_QUESTION = 3  # round 1, round 2 and the twin: answers are kept per round
+MAX_QUESTIONS_PER_ROOM = 40  # questions one room asks (its report keeps one record each)
+MAX_REPORT_RECORD_CHARS = 16_000  # one question's record in the report, as JSON
+DISCUSS_CHOICES_SECONDS = (0, 60, 120, 180)  # the discussion's soft countdown: none, 1-3 min
+LOST_WINDOW_SECONDS = 120  # the lecturer sees the "I'm lost" taps of the last two minutes
+LOST_COOLDOWN_SECONDS = 60  # one student's "I'm lost" counts once a minute
+MAX_LOST_MINUTES = ROOM_LIFETIME_SECONDS // 60  # the report's "I'm lost" counts, per minute
+MAX_REPORT_ROWS = MAX_QUESTIONS_PER_ROOM * MAX_ROUNDS_PER_QUESTION + MAX_LOST_MINUTES + 1  # CSV
+# "Sketch the row" (attnviz/lessons/sketch.py): a phone sets each key's bar to a level, the
+# bars renormalised to sum to 1; up to MAX_ROOM_TOKENS keys.
+SKETCH_LEVELS = 5  # a bar takes 0, 1, ..., 5: six tap targets of 44 px or more in 390 px
+MAX_SNAPSHOTS = 3  # anonymous sketches the projector shows side by side before the truth
+MAX_SKETCH_GRID = 12  # sketches in the lecturer's grid of small multiples to pick from

@@ -2,16 +2,15 @@
 
 import streamlit as st
 
+from attnviz.serve.inside_a_chat_model import display_tokens, prompt_run
 from attnviz.ui import page_frame
 from attnviz.ui.pages.inside_a_chat_model import (
     about_the_model,
     chat_model,
-    display_tokens,
     keep_choices,
     link_warnings,
     next_token_section,
     prompt_box,
-    prompt_run,
     reading_note,
     sampling_controls,
     start_session,

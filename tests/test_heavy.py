@@ -1,12 +1,14 @@
-"""The fair heavy queue (attnviz/fair_queue.py, the server's HEAVY in attnviz/ui/heavy.py), with
-threads and events: order and concurrency counted, never timed."""
+"""The fair heavy queue (attnviz/fair_queue.py, the server's HEAVY in attnviz/serve/gate.py),
+with threads and events: order and concurrency counted, never timed."""
 
 import threading
 
 import pytest
 
 from attnviz.fair_queue import LARGE, SMALL, BusyError, FairGate
-from attnviz.ui import cache
+from attnviz.serve import gate as serve_gate
+from attnviz.serve import store as cache
+from attnviz.serve.kept import kept
 
 
 def until(condition):
@@ -141,12 +143,12 @@ def test_at_most_a_lanes_slots_run_at_once_and_nesting_never_deadlocks():
 def test_heavy_shared_cache_misses_go_through_the_gate(monkeypatch):
     """Concurrent heavy misses of distinct keys: at most the gate's slots compute at once."""
     gate = FairGate({LARGE: 2}, per_visitor=8)
-    monkeypatch.setattr("attnviz.ui.heavy.HEAVY", gate)
+    monkeypatch.setattr(serve_gate, "HEAVY", gate)
     cache.clear_shared_caches()
     release, running, lock = threading.Event(), [0], threading.Lock()
     peak = [0]
 
-    @cache.shared_cache(max_entries=20, heavy=lambda k: "a test")
+    @kept(entries=20, heavy=lambda k: "a test")
     def heavy(k):
         with lock:
             running[0] += 1
@@ -170,13 +172,11 @@ def test_heavy_shared_cache_misses_go_through_the_gate(monkeypatch):
 def test_a_downloads_deferred_work_runs_in_the_visitors_turn(monkeypatch):
     """A PDF is made on click in a thread of Streamlit's (no page): in the turn of the visitor
     whose page drew the button, small lane, and refused while that visitor has a job."""
-    from attnviz.ui import heavy
-
     gate = FairGate({LARGE: 1, SMALL: 1})
-    monkeypatch.setattr(heavy, "HEAVY", gate)
-    monkeypatch.setattr("attnviz.ui.visitor.visitor_key", lambda: "lecturer")
+    monkeypatch.setattr(serve_gate, "HEAVY", gate)
+    monkeypatch.setattr(serve_gate, "_VISITOR", [lambda: "lecturer"])  # as a page's would say
     seen = []
-    make = heavy.deferred(lambda: seen.append(gate.doing("lecturer")) or b"%PDF", "a PDF", 3.2)
+    make = serve_gate.deferred(lambda: seen.append(gate.doing("lecturer")) or b"%PDF", "a PDF", 3.2)
     jobs = Jobs(gate)
     jobs.start("huge", "attacker")  # the large lane is busy: the PDF does not wait for it
     until(lambda: jobs.started == ["huge"])

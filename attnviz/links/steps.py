@@ -18,7 +18,7 @@ PAGE_STEPS = {
     "Multi_head": (1, 4),
     "Real_model": (1, 4),
     "Watch_a_head_learn": (0, 4),
-    "Predict_then_reveal": (1, 5),
+    "Predict_then_reveal": (1, 6),
     "Attention_as_geometry": (1, 2),
     "Inside_a_chat_model": (1, 9),
     "Tiled_attention": (1, 4),

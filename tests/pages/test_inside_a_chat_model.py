@@ -10,7 +10,8 @@ import pytest
 from attnviz.causal_lm import loading
 from attnviz.causal_lm.sampling import next_token_probabilities, top
 from attnviz.limits import MAX_CHAT_TOKENS
-from attnviz.ui.pages.inside_a_chat_model import display_tokens, forget_chat_model
+from attnviz.serve.inside_a_chat_model import display_tokens
+from attnviz.ui.pages.inside_a_chat_model import forget_chat_model
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, heatmap_z, run
 
@@ -118,11 +119,13 @@ def test_missing_model_says_what_was_tried(lm, tmp_path, monkeypatch):
 
 def lm_slot_back(lm):
     """Put ``lm`` in the server's cache as the page's loaded model."""
-    from attnviz.causal_lm import MODEL_ID
-    from attnviz.ui.cache import cached_call
-    from attnviz.ui.pages.inside_a_chat_model import CHAT_MODEL_CACHE
+    from attnviz.serve.inside_a_chat_model import CHAT_MODEL
 
-    cached_call(CHAT_MODEL_CACHE, MODEL_ID, lambda: lm)
+    make, CHAT_MODEL.make = CHAT_MODEL.make, lambda **progress: lm
+    try:
+        CHAT_MODEL.get()
+    finally:
+        CHAT_MODEL.make = make
 
 
 # --- projector mode: one step per screen --------------------------------------------------------
@@ -196,7 +199,7 @@ def test_reading_and_generating_wait_their_turn_in_the_heavy_queue(lm, monkeypat
             admitted.append((what, self.lane_for(cost)))
             return super().admit(visitor, cost=cost, what=what, on_wait=on_wait)
 
-    monkeypatch.setattr("attnviz.ui.heavy.HEAVY", Recording({LARGE: 1, SMALL: 1}))
+    monkeypatch.setattr("attnviz.serve.gate.HEAVY", Recording({LARGE: 1, SMALL: 1}))
     query = {"prompt": "A prompt read once, in turn", "generate": "3"}
     run(PAGE, query)
     assert admitted == [
@@ -211,18 +214,17 @@ def test_reading_and_generating_wait_their_turn_in_the_heavy_queue(lm, monkeypat
 def test_the_model_and_its_runs_leave_memory_when_idle_and_come_back_on_demand(lm):
     """After CHAT_IDLE_SECONDS without a page asking for it, the model and every cache keyed on
     it are dropped (the limits' budget holds with the model loaded on demand)."""
-    from attnviz.causal_lm import MODEL_ID
     from attnviz.limits import CHAT_IDLE_SECONDS
-    from attnviz.ui import cache
-    from attnviz.ui.pages import inside_a_chat_model as page
+    from attnviz.serve import inside_a_chat_model as serve
+    from attnviz.serve.store import cache_report
 
     run(PAGE, {"prompt": "Kept until idle"})
-    assert cache.entries(f"{page.__name__}.chat_run")
-    used = page._LAST_USE[0]
-    assert not page.release_if_idle(now=used + CHAT_IDLE_SECONDS - 1)  # not idle long enough
-    assert page.release_if_idle(now=used + CHAT_IDLE_SECONDS)
-    assert cache.peek(page.CHAT_MODEL_CACHE, MODEL_ID) is None
-    held = [r for r in cache.cache_report() if r["cache"].startswith(page.__name__)]
+    assert serve.chat_run.kept()
+    used = serve._LAST_USE[0]
+    assert not serve.release_if_idle(now=used + CHAT_IDLE_SECONDS - 1)  # not idle long enough
+    assert serve.release_if_idle(now=used + CHAT_IDLE_SECONDS)
+    assert serve.CHAT_MODEL.peek() is None
+    held = [r for r in cache_report() if r["cache"].startswith(serve.__name__)]
     assert held and all(r["entries"] == 0 for r in held)
     lm_slot_back(lm)  # the next visitor's load (here: the test's model, loaded once)
     assert not run(PAGE, {"prompt": "Kept until idle"}).exception

@@ -2,6 +2,9 @@
 page is run up to its ``stepper`` call (the stepper is replaced by one that notes its range and
 stops the page), so no page computes anything."""
 
+import importlib
+import pkgutil
+import sys
 from pathlib import Path
 
 import streamlit as st
@@ -18,7 +21,17 @@ def test_the_table_of_steps_is_every_pages_own(monkeypatch):
         seen[path] = (first, first + len(titles) - 1)
         st.stop()
 
-    monkeypatch.setattr("attnviz.ui.stepper.stepper", noting)
+    # every module that holds the stepper by name (a page's module, imported once per worker,
+    # keeps what it imported): patched here and put back after, never left with ``noting``
+    import attnviz.ui.pages
+    from attnviz.ui import stepper as module
+
+    for found in pkgutil.iter_modules(attnviz.ui.pages.__path__):
+        importlib.import_module(f"attnviz.ui.pages.{found.name}")
+    real = module.stepper
+    for held in list(sys.modules.values()):
+        if getattr(held, "stepper", None) is real:
+            monkeypatch.setattr(held, "stepper", noting)
     for script in ALL_SCRIPTS:
         path = "" if script == "app.py" else Path(script).stem.split("_", 1)[1]
         at = AppTest.from_file(str(ROOT / script), default_timeout=60)

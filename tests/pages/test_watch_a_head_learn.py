@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from attnviz.links.tiny_gpt import RunChoice, default_choice
+from attnviz.serve.store import clear_shared_caches
 from attnviz.tiny_gpt import forward, init_params, next_token_logits, train
-from attnviz.ui.cache import clear_shared_caches
 from attnviz.ui.pages import watch_a_head_learn as page
 from tests.helpers import chart_specs, decode, run
 
@@ -174,7 +174,7 @@ def test_the_training_budget_counts_every_visitors_trainings(monkeypatch):
     import threading
 
     from attnviz.limits import SMALL_HEAVY_SECONDS
-    from attnviz.ui.heavy import HEAVY
+    from attnviz.serve.gate import HEAVY
 
     # the budget of the short runs' lane, shrunk so that one other visitor's job fills it
     budget = "attnviz.ui.pages.watch_a_head_learn.MAX_GPT_QUEUE_SECONDS"
@@ -205,7 +205,7 @@ def test_a_visitor_with_a_training_running_elsewhere_is_told_and_not_queued(monk
     once with the reason, and trains once the first has finished."""
     import threading
 
-    from attnviz.ui.heavy import HEAVY
+    from attnviz.serve.gate import HEAVY
 
     monkeypatch.setattr("attnviz.ui.visitor.visitor_key", lambda: "one visitor")
     held, release = threading.Event(), threading.Event()

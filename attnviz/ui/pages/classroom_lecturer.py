@@ -16,16 +16,25 @@ import streamlit as st
 
 from attnviz.classroom import RoomError
 from attnviz.classroom.questions import pushable_problem, room_settings
+from attnviz.classroom.sketch import is_sketch
 from attnviz.limits import CACHE_QR_CODES
 from attnviz.links.classroom import join_query, lecturer_query
-from attnviz.ui.cache import object_bytes, shared_cache
+from attnviz.links.shared import settings_query
+from attnviz.serve.kept import kept
+from attnviz.serve.store import object_bytes
+from attnviz.ui.pages.classroom_rounds import (
+    ask_args,
+    lecturer_round,
+    look_and_lost,
+    reveal_rounds,
+    rounds_choice,
+)
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
     POLL_SECONDS,
     ROOM,
     cached_room_questions,
-    distribution,
     drawn,
     option_text,
     proof,
@@ -35,6 +44,7 @@ from attnviz.ui.pages.classroom_shared import (
     say,
     session_id,
 )
+from attnviz.ui.pages.classroom_sketch import sketch_board, sketch_menu, sketch_status
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
@@ -64,7 +74,7 @@ def page_link(query):
     return f"{app_address()}/{PAGE_PATH}?{params}"
 
 
-@shared_cache(*CACHE_QR_CODES, size=object_bytes)
+@kept(*CACHE_QR_CODES, size=object_bytes)
 def qr_png(text):
     """A QR code of ``text`` as PNG bytes (segno; error correction M, a 4-module quiet zone)."""
     buffer = io.BytesIO()
@@ -79,7 +89,7 @@ def open_room(settings):
         st.error(md_escape(problem), icon="📏")
         return
     try:
-        room, key = room_store().open(settings.to_query(), session_id())
+        room, key = room_store().open(settings_query(settings), session_id())
     except RoomError as exc:
         say(exc)
         return
@@ -153,25 +163,29 @@ def lecturer_view(settings):
         st.info(f"Room {room.code} is closed.", icon="👋")
         st.button("Open another room", key="cls_forget", on_click=_forget, type="primary")
         return
+    question = room_question(room)
+    if question is not None and room.phase == "revealed":  # first: one projector screen
+        reveal_rounds(room, question, key="cls_lect")  # the class's answers, every round
     left, right = st.columns([2, 3])
     with left:
         join_panel(room)
-    question = room_question(room)
     with right:
-        if question is None:
+        if is_sketch(room.kind):
+            sketch_status(room)
+        elif question is None:
             st.info("Choose a question below: the phones show it as soon as it is asked.")
         else:
             question_text(question, room.question_no)
             st.markdown("  \n".join(option_text(k, o) for k, o in enumerate(question.options)))
-        if question is not None and room.phase == "answering":
-            answer_count(room.code)
-            st.button(
-                "Reveal", key="cls_reveal", type="primary", on_click=change_room, args=("reveal",)
-            )
-        elif question is not None:
-            distribution(room, question, store.tally(room.code).counts, key="cls_lect_dist")
+        if question is not None:
+            lecturer_round(room, question, answer_count)  # rounds.py: the steps of a question
+        rounds_choice()
         next_button(room, question)
         question_menu(room, question)
+        sketch_menu(room)
+        look_and_lost(room)
+    if is_sketch(room.kind):
+        sketch_board(room)
     if question is not None and room.phase == "revealed":
         proof(room, question, key="cls_lect_proof")
     st.divider()
@@ -195,7 +209,7 @@ def example_controls(room, settings):
         key="cls_push",
         disabled=problem is not None or shown == settings,
         on_click=change_room,
-        args=("push_example", settings.to_query()),
+        args=("push_example", settings_query(settings)),
     )
 
 
@@ -212,7 +226,7 @@ def next_button(room, current):
         key="cls_next",
         type="primary" if room.phase == "revealed" else "secondary",
         on_click=change_room,
-        args=("push_question", room.quiz_seed, following.kind, len(following.options)),
+        args=ask_args(room, following),
     )
 
 
@@ -234,7 +248,7 @@ def question_menu(room, current):
             key="cls_ask",
             type="primary" if current is None else "secondary",
             on_click=change_room,
-            args=("push_question", room.quiz_seed, questions[k].kind, len(questions[k].options)),
+            args=ask_args(room, questions[k]),
         )
         others = cached_room_questions(room_settings(room), room.quiz_seed + 1)
         if others:
@@ -243,5 +257,5 @@ def question_menu(room, current):
                 "Other questions (the next set)",
                 key="cls_other",
                 on_click=change_room,
-                args=("push_question", room.quiz_seed + 1, first.kind, len(first.options)),
+                args=ask_args(room, first, room.quiz_seed + 1),
             )
