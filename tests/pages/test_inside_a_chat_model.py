@@ -12,7 +12,7 @@ from attnviz.causal_lm.sampling import next_token_probabilities, top
 from attnviz.limits import MAX_CHAT_TOKENS
 from attnviz.ui.pages.inside_a_chat_model import display_tokens, forget_chat_model
 from attnviz.ui.text import md_escape
-from tests.helpers import chart_specs, decode, heatmap_z, run
+from tests.helpers import chart_specs, decode, heatmap_z, run, serve_chat_model
 
 PAGE = "pages/12_Inside_a_chat_model.py"
 PROMPT = "The capital of France is"
@@ -21,7 +21,7 @@ PROMPT = "The capital of France is"
 @pytest.fixture(scope="module")
 def lm(causal_lm):
     """The session's model, also as the page's: the "server" has it loaded already."""
-    lm_slot_back(causal_lm)
+    serve_chat_model(causal_lm)
     return causal_lm
 
 
@@ -113,16 +113,7 @@ def test_missing_model_says_what_was_tried(lm, tmp_path, monkeypatch):
         assert "could not be read" in "\n".join(e.value for e in at.error)
     finally:
         forget_chat_model()
-        lm_slot_back(lm)
-
-
-def lm_slot_back(lm):
-    """Put ``lm`` in the server's cache as the page's loaded model."""
-    from attnviz.causal_lm import MODEL_ID
-    from attnviz.ui.cache import cached_call
-    from attnviz.ui.pages.inside_a_chat_model import CHAT_MODEL_CACHE
-
-    cached_call(CHAT_MODEL_CACHE, MODEL_ID, lambda: lm)
+        serve_chat_model(lm)
 
 
 # --- projector mode: one step per screen --------------------------------------------------------

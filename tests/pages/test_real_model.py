@@ -14,7 +14,6 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-import attnviz
 from attnviz.charts.matrix import block_mean, blocks
 from attnviz.limits import MAX_MODEL_TOKENS
 from attnviz.model.head_stats import describe, head_stats
@@ -33,7 +32,7 @@ from tests.helpers import (
     widget_by_key,
 )
 
-pytestmark = pytest.mark.usefixtures("model_files")  # skipped without the model's files
+pytestmark = pytest.mark.usefixtures("real_model")  # skipped without the model's files
 
 PAGE = "pages/7_Real_model.py"
 MODEL_KEYS = ("model_grid", "model_Q", "model_K", "model_S", "model_S_scaled", "model_A")
@@ -42,8 +41,8 @@ GRID_ATOL = 0.5 / 255 + ATOL  # the grid's tiles are sent in steps of 1/255 (col
 
 
 @pytest.fixture(scope="module")
-def model():
-    return attnviz.load_pretrained()
+def model(real_model):
+    return real_model
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from ``attnviz.load_pretrained().run(text)``; the runs are cached by the page (`
 import numpy as np
 import pytest
 
-import attnviz
 from attnviz.ui.pages.real_model_summaries import (
     DEFAULT_PAIR,
     MAX_PAIR_CHARS,
@@ -14,7 +13,7 @@ from attnviz.ui.pages.real_model_summaries import (
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, heatmap_z, run
 
-pytestmark = pytest.mark.usefixtures("model_files")  # skipped without the model's files
+pytestmark = pytest.mark.usefixtures("real_model")  # skipped without the model's files
 
 PAGE = "pages/7_Real_model.py"
 ATOL = 1e-6
@@ -22,8 +21,8 @@ PAIR_CHARTS = {"model_pair_bars"}
 
 
 @pytest.fixture(scope="module")
-def model():
-    return attnviz.load_pretrained()
+def model(real_model):
+    return real_model
 
 
 @pytest.fixture(scope="module")
