@@ -25,6 +25,7 @@ from tests.helpers import (
     run_more,
     text_of,
 )
+from tests.reference import attention_steps
 
 
 def test_step_page_draws_every_step_with_its_shape_and_values():
@@ -353,16 +354,6 @@ CHART_FIELDS = {  # chart key -> the step it draws
 }
 
 
-def plain_steps(X, r):
-    """Every step from X with the result's weights, written out with numpy (no mask)."""
-    Q, K, V = X @ r.W_Q, X @ r.W_K, X @ r.W_V
-    S = Q @ K.T
-    e = np.exp(S / np.sqrt(r.d_k) - (S / np.sqrt(r.d_k)).max(axis=1, keepdims=True))
-    A = e / e.sum(axis=1, keepdims=True)
-    return dict(X=X, Q=Q, K=K, V=V, scores=S, scaled_scores=S / np.sqrt(r.d_k), attention=A,
-                output=A @ V)  # fmt: skip
-
-
 def assert_outlines_what_changed(specs, old, new, tol=1e-9):
     for key, field in CHART_FIELDS.items():
         before, after = old[field], new[field]
@@ -377,7 +368,8 @@ def test_an_edit_of_x_in_the_link_outlines_exactly_the_cells_that_changed(i, c, 
     X = np.array(r.X)
     X[i, c] = value
     at = run(STEP, {"edit": f"{i},{c},{value:g}"})
-    specs, old, new = chart_specs(at), plain_steps(r.X, r), plain_steps(X, r)
+    weights = (r.W_Q, r.W_K, r.W_V)
+    specs, old, new = chart_specs(at), attention_steps(r.X, *weights), attention_steps(X, *weights)
     assert_outlines_what_changed(specs, old, new)
     for key, field in (("S_scaled", "scaled_scores"), ("A", "attention"), ("output", "output")):
         D = heatmap_z(specs[f"{key}_delta"])  # how much: after - before, beside the outline
