@@ -15,6 +15,7 @@ PAGES = [  # in the course's order: 10_... after 9_...
     for p in sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_", 1)[0]))
 ]
 ALL_SCRIPTS = ["app.py", *PAGES]
+LESSONS = ["pages/3_Why_scale.py", "pages/4_Masks_and_temperature.py", "pages/5_Positions.py"]
 CHARTLESS = {  # the quiz draws a chart only with an answer; Work it out is numbers to type;
     # the deck is a table and a link; the classroom draws one only inside a room
     "pages/9_Predict_then_reveal.py",

@@ -11,6 +11,7 @@ from attnviz.limits import MAX_TOKENS
 from tests.helpers import (
     ALL_SCRIPTS,
     CHARTLESS,
+    LESSONS,
     PAGES,
     STEP,
     assert_drawn,
@@ -25,10 +26,13 @@ from tests.helpers import (
 
 @pytest.mark.parametrize("script", ALL_SCRIPTS)
 def test_every_page_runs_with_default_settings(script):
+    """The one AppTest run that opens each page just to see it run (at its limits:
+    test_session_memory.py; a lesson's other sidebar cases: pages/test_smoke.py)."""
     at = run(script)
-    assert not at.error
+    assert not at.error, [e.value for e in at.error]
     assert at.get("plotly_chart") or script in CHARTLESS, f"{script} draws no chart"
     assert at.query_params["tokens"] == "the cat sat on the mat"
+    assert at.info or script not in LESSONS, "a lesson says in words what to notice"
 
 
 def menu(at):
