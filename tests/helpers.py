@@ -80,6 +80,28 @@ def need_model(missing, install):
     pytest.skip(f"{missing}: `{install}` (tests/run.sh does it)")
 
 
+def forget_kept(*pinned):
+    """Drop what the server keeps for every visitor (AppTest runs in this process), as if it had
+    just started: every cache but the pinned ones (the two models, the room store), which stay
+    loaded for the next test, and of those only the ones named in ``pinned``."""
+    from attnviz.ui import cache
+
+    for name, bounds in list(cache._CACHES.items()):
+        if not bounds.pinned or name in pinned:
+            cache.forget(name)
+
+
+def fresh_store(monkeypatch):
+    """An empty store of kept values for one test (its budget and eviction to itself); the
+    server's own store, pinned models and all, comes back after it."""
+    from collections import OrderedDict
+
+    from attnviz.ui import cache
+
+    monkeypatch.setattr(cache, "_STORE", OrderedDict())
+    monkeypatch.setattr(cache, "_FLIGHTS", {})
+
+
 def serve_chat_model(lm):
     """Put ``lm`` in the server's cache as the chat page's loaded model (AppTest runs in this
     process), so that a page run does not load it again."""

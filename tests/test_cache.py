@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from attnviz.ui import cache
+from tests.helpers import fresh_store
 
 THREADS = 16
 
@@ -21,10 +22,8 @@ def wait_for_waiters(count):
 
 
 @pytest.fixture(autouse=True)
-def fresh():
-    cache.clear_shared_caches()
-    yield
-    cache.clear_shared_caches()
+def fresh(monkeypatch):
+    fresh_store(monkeypatch)
 
 
 def test_the_shared_caches_are_bounded_in_entries_and_share_one_budget(monkeypatch):

@@ -4,6 +4,7 @@ import threading
 
 from attnviz.ui import cache
 from attnviz.ui.heavy import Gate
+from tests.helpers import fresh_store
 
 
 def until(condition):
@@ -103,7 +104,7 @@ def test_heavy_shared_cache_misses_go_through_the_gate(monkeypatch):
     """Concurrent heavy misses of distinct keys: at most the gate's slots compute at once."""
     gate = Gate(2)
     monkeypatch.setattr("attnviz.ui.heavy.HEAVY", gate)
-    cache.clear_shared_caches()
+    fresh_store(monkeypatch)
     release, running, lock = threading.Event(), [0], threading.Lock()
     peak = [0]
 
@@ -125,4 +126,3 @@ def test_heavy_shared_cache_misses_go_through_the_gate(monkeypatch):
     for t in threads:
         t.join(10)
     assert peak[0] == 2 and gate.peak == 2
-    cache.clear_shared_caches()

@@ -11,8 +11,8 @@ from attnviz import lessons
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.line_charts import variance_chart
 from attnviz.charts.palette import PALETTES
-from attnviz.ui.cache import clear_shared_caches
 from attnviz.ui.matrix import _finished, _finished_chart
+from tests.helpers import forget_kept
 
 MADE = []
 
@@ -33,7 +33,7 @@ def sent(figure):
 @pytest.mark.parametrize("present", [False, True])
 @pytest.mark.parametrize("share", [1.0, 0.5])
 def test_a_kept_chart_sends_what_a_new_one_sends(colours, present, share):
-    clear_shared_caches()
+    forget_kept()
     MADE.clear()
     kept = _finished_chart(variance_figure, (16, 3), share, present, colours, None)
     again = _finished_chart(variance_figure, (16, 3), share, present, colours, None)
@@ -44,7 +44,7 @@ def test_a_kept_chart_sends_what_a_new_one_sends(colours, present, share):
 
 
 def test_each_setting_is_a_chart_of_its_own():
-    clear_shared_caches()
+    forget_kept()
     a = _finished_chart(variance_figure, (16, 3), 1.0, False, "standard", None)
     b = _finished_chart(variance_figure, (16, 4), 1.0, False, "standard", None)
     assert sent(a[0]) != sent(b[0])
@@ -56,7 +56,7 @@ def grid_figure(labels, attention):
 
 
 def test_arrays_are_kept_by_their_digest():
-    clear_shared_caches()
+    forget_kept()
     MADE.clear()
     A = np.full((2, 3, 3), 1 / 3)
     kept = _finished_chart(grid_figure, (("a", "b", "c"),), 1.0, False, "standard", None, (A,))

@@ -10,9 +10,9 @@ import pytest
 from attnviz.causal_lm import loading
 from attnviz.causal_lm.sampling import next_token_probabilities, top
 from attnviz.limits import MAX_CHAT_TOKENS
-from attnviz.ui.pages.inside_a_chat_model import display_tokens, forget_chat_model
+from attnviz.ui.pages.inside_a_chat_model import CHAT_MODEL_CACHE, display_tokens
 from attnviz.ui.text import md_escape
-from tests.helpers import chart_specs, decode, heatmap_z, run, serve_chat_model
+from tests.helpers import chart_specs, decode, forget_kept, heatmap_z, run, serve_chat_model
 
 PAGE = "pages/12_Inside_a_chat_model.py"
 PROMPT = "The capital of France is"
@@ -100,7 +100,7 @@ def test_markup_and_a_long_prompt_are_text(lm):
 
 
 def test_missing_model_says_what_was_tried(lm, tmp_path, monkeypatch):
-    forget_chat_model()
+    forget_kept(CHAT_MODEL_CACHE)
     monkeypatch.setenv(loading.ENV, str(tmp_path / "missing.gguf"))
     try:
         at = run(PAGE)
@@ -112,7 +112,7 @@ def test_missing_model_says_what_was_tried(lm, tmp_path, monkeypatch):
         at = run(PAGE)
         assert "could not be read" in "\n".join(e.value for e in at.error)
     finally:
-        forget_chat_model()
+        forget_kept(CHAT_MODEL_CACHE)
         serve_chat_model(lm)
 
 

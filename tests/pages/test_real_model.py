@@ -18,7 +18,7 @@ from attnviz.charts.matrix import block_mean, blocks
 from attnviz.limits import MAX_MODEL_TOKENS
 from attnviz.model.head_stats import describe, head_stats
 from attnviz.model.pretrained import MODEL_DIR_ENV
-from attnviz.ui.pages.real_model import DEFAULT_MODEL_TEXT, PENDING_KEY, forget_model
+from attnviz.ui.pages.real_model import DEFAULT_MODEL_TEXT, MODEL_CACHE, PENDING_KEY
 from attnviz.ui.text import md_escape
 from tests.helpers import (
     STEP,
@@ -26,6 +26,7 @@ from tests.helpers import (
     assert_lines_drawn,
     chart_specs,
     decode,
+    forget_kept,
     heatmap_z,
     run,
     run_more,
@@ -48,9 +49,9 @@ def model(real_model):
 @pytest.fixture
 def fresh_cache():
     """No model loaded yet on this "server" (AppTest runs in this process), and none after."""
-    forget_model()
+    forget_kept(MODEL_CACHE)  # the chat model stays loaded
     yield
-    forget_model()
+    forget_kept(MODEL_CACHE)  # the chat model stays loaded
 
 
 def markdown(at):
