@@ -324,14 +324,11 @@ def test_fewer_heads_reset_stale_head_choices():
 @pytest.mark.parametrize(
     "widgets",
     [
-        {"text": "a b a b c"},
-        {"d_k": 3},
-        {"mask": "causal"},
-        {"scale": False, "temperature": 2.0},
+        {"text": "a b a b c", "d_k": 3, "mask": "causal", "scale": False, "temperature": 2.0},
         {"text": "one"},
         {"generated": True},
     ],
-    ids=["repeats", "d_k", "causal", "scale-off", "one-token", "generated"],
+    ids=["repeats-d_k-causal-scale-off", "one-token", "generated"],
 )
 def test_multi_head_with_changed_settings(widgets):
     at = run(MH, **widgets)
