@@ -80,15 +80,16 @@ def need_model(missing, install):
     pytest.skip(f"{missing}: `{install}` (tests/run.sh does it)")
 
 
-def forget_kept(*pinned):
+def forget_kept(*slots):
     """Drop what the server keeps for every visitor (AppTest runs in this process), as if it had
-    just started: every cache but the pinned ones (the two models, the room store), which stay
-    loaded for the next test, and of those only the ones named in ``pinned``."""
-    from attnviz.ui import cache
+    just started: every cache but the pinned slots (the two models, the room store), which stay
+    loaded for the next test, and of those only the ``slots`` named (``serve.slots.Slot``)."""
+    from attnviz.serve import store
 
-    for name, bounds in list(cache._CACHES.items()):
-        if not bounds.pinned or name in pinned:
-            cache.forget(name)
+    named = {slot.name for slot in slots}
+    for name, bounds in list(store._CACHES.items()):
+        if not bounds.pinned or name in named:
+            store.forget(name)
 
 
 def fresh_store(monkeypatch):
@@ -96,20 +97,24 @@ def fresh_store(monkeypatch):
     server's own store, pinned models and all, comes back after it."""
     from collections import OrderedDict
 
-    from attnviz.ui import cache
+    from attnviz.serve import store
 
-    monkeypatch.setattr(cache, "_STORE", OrderedDict())
-    monkeypatch.setattr(cache, "_FLIGHTS", {})
+    monkeypatch.setattr(store, "_STORE", OrderedDict())
+    monkeypatch.setattr(store, "_FLIGHTS", {})
 
 
 def serve_chat_model(lm):
     """Put ``lm`` in the server's cache as the chat page's loaded model (AppTest runs in this
     process), so that a page run does not load it again."""
-    from attnviz.causal_lm import MODEL_ID
-    from attnviz.ui.cache import cached_call
-    from attnviz.ui.pages.inside_a_chat_model import CHAT_MODEL_CACHE
+    from attnviz.serve.inside_a_chat_model import CHAT_MODEL
 
-    cached_call(CHAT_MODEL_CACHE, MODEL_ID, lambda: lm)
+    if CHAT_MODEL.peek() is not lm:
+        CHAT_MODEL.forget()
+        make, CHAT_MODEL.make = CHAT_MODEL.make, lambda **progress: lm
+        try:
+            CHAT_MODEL.get()
+        finally:
+            CHAT_MODEL.make = make
 
 
 def result_of(settings):
@@ -333,3 +338,14 @@ def assert_lines_drawn(spec, A, mask=None, atol=1e-9):
         "a small weight has a line"
     )
     return lines
+
+
+def assert_made_from(weights, reference, script):
+    """The reference fixture was made from the file ``weights`` (its sha256 is the fixture's
+    ``model_sha256``); else say to rerun ``script``, which makes the fixture."""
+    import hashlib
+
+    digest = hashlib.sha256(Path(weights).read_bytes()).hexdigest()
+    assert digest == str(reference["model_sha256"]), (
+        f"{weights} holds other weights than the fixture was made from: rerun {script}"
+    )

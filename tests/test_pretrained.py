@@ -7,7 +7,6 @@ with ``--no-deps``): without them they are skipped, saying how to install them (
 fail), through the ``real_model`` fixture (tests/conftest.py).
 """
 
-import hashlib
 import json
 import math
 import subprocess
@@ -20,6 +19,7 @@ import pytest
 import attnviz
 from attnviz.model import pretrained
 from attnviz.model.gelu import erf, gelu
+from tests.helpers import assert_made_from
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.npz"
 TOLERANCE = 1e-5  # max abs difference from the reference, every attention map and hidden state
@@ -58,10 +58,8 @@ def package_folder(real_model):
 
 def test_reference_was_made_from_these_weights(real_model, reference):
     folder, _ = pretrained.find_model_folder()
-    digest = hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
-    assert digest == str(reference["model_sha256"]), (
-        f"{folder} holds other weights than the fixture was made from: "
-        "rerun scripts/make_pretrained_fixture.py"
+    assert_made_from(
+        folder / "model.safetensors", reference, "python -m scripts.make_pretrained_fixture"
     )
 
 

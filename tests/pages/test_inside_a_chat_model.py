@@ -10,7 +10,7 @@ import pytest
 from attnviz.causal_lm import loading
 from attnviz.causal_lm.sampling import next_token_probabilities, top
 from attnviz.limits import MAX_CHAT_TOKENS
-from attnviz.ui.pages.inside_a_chat_model import CHAT_MODEL_CACHE, display_tokens
+from attnviz.serve.inside_a_chat_model import CHAT_MODEL, display_tokens
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, forget_kept, heatmap_z, run, serve_chat_model
 
@@ -100,7 +100,7 @@ def test_markup_and_a_long_prompt_are_text(lm):
 
 
 def test_missing_model_says_what_was_tried(lm, tmp_path, monkeypatch):
-    forget_kept(CHAT_MODEL_CACHE)
+    forget_kept(CHAT_MODEL)
     monkeypatch.setenv(loading.ENV, str(tmp_path / "missing.gguf"))
     try:
         at = run(PAGE)
@@ -112,7 +112,7 @@ def test_missing_model_says_what_was_tried(lm, tmp_path, monkeypatch):
         at = run(PAGE)
         assert "could not be read" in "\n".join(e.value for e in at.error)
     finally:
-        forget_kept(CHAT_MODEL_CACHE)
+        forget_kept(CHAT_MODEL)
         serve_chat_model(lm)
 
 

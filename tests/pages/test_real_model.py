@@ -18,7 +18,8 @@ from attnviz.charts.matrix import block_mean, blocks
 from attnviz.limits import MAX_MODEL_TOKENS
 from attnviz.model.head_stats import describe, head_stats
 from attnviz.model.pretrained import MODEL_DIR_ENV
-from attnviz.ui.pages.real_model import DEFAULT_MODEL_TEXT, MODEL_CACHE, PENDING_KEY
+from attnviz.serve.real_model import MODEL
+from attnviz.ui.pages.real_model import DEFAULT_MODEL_TEXT, PENDING_KEY
 from attnviz.ui.text import md_escape
 from tests.helpers import (
     STEP,
@@ -49,9 +50,9 @@ def model(real_model):
 @pytest.fixture
 def fresh_cache():
     """No model loaded yet on this "server" (AppTest runs in this process), and none after."""
-    forget_kept(MODEL_CACHE)  # the chat model stays loaded
+    forget_kept(MODEL)  # the chat model stays loaded
     yield
-    forget_kept(MODEL_CACHE)  # the chat model stays loaded
+    forget_kept(MODEL)  # the chat model stays loaded
 
 
 def markdown(at):

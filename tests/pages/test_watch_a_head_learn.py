@@ -172,7 +172,7 @@ def test_the_training_budget_counts_every_visitors_trainings(monkeypatch):
     import threading
 
     from attnviz.limits import MAX_GPT_QUEUE_SECONDS
-    from attnviz.ui.heavy import HEAVY
+    from attnviz.serve.gate import HEAVY
 
     held, release = threading.Event(), threading.Event()
 
