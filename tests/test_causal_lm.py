@@ -336,3 +336,20 @@ def test_head_scores_find_previous_first_and_induction_heads():
     assert scores.top("first") == [(0, 1, 1.0)]
     assert scores.top("induction") == [(0, 2, 1.0)] and scores.induction_queries == 2
     assert np.isnan(head_scores(A[..., :3, :3], ids[:3]).induction).all()  # no repeat
+
+
+def test_the_suggested_induction_prompt_finds_an_induction_head_and_copies(lm):
+    """The chat page suggests INDUCTION_PROMPT when a prompt repeats nothing: by the page's own
+    measure (head_scores, THRESHOLD) some head is an induction head on it, and the model's
+    likeliest next token is the one that followed the repeated phrase the first time."""
+    from attnviz.causal_lm.findings import INDUCTION_PROMPT, THRESHOLD, head_scores
+
+    run = lm.run(INDUCTION_PROMPT)
+    scores = head_scores(run.attention, run.token_ids)
+    assert scores.induction_queries > 0
+    assert scores.top("induction"), f"no head reaches {THRESHOLD} on {INDUCTION_PROMPT!r}"
+    ids = run.token_ids.tolist()
+    last = ids[-1]
+    earlier = max(j for j in range(len(ids) - 1) if ids[j] == last)
+    best = int(np.argmax(next_token_probabilities(run.logits[-1], 1.0)))
+    assert best == ids[earlier + 1]  # " river": copied

@@ -38,6 +38,8 @@ MAX_DRAWN = 96  # rows or columns drawn; a larger matrix is averaged in blocks
 MAX_SELECTABLE = 32  # click-to-inspect markers up to this many rows and columns
 MAX_LABELLED_CELLS = 32 * 32  # hover with whole labels (customdata) up to this many cells
 
+OUTLINE_NAME = "changed by your edit"  # what outlined cells are, unless told otherwise
+
 
 def _format(value, exact=False):
     """A cell's value as text: 2 decimals on the cell, 6 significant digits in the hover."""
@@ -107,6 +109,7 @@ def heatmap_spec(
     value_range=None,
     mask=None,
     outline=None,
+    outline_name=None,
     text_px=TEXT_PX,
     width_px=SCREEN_WIDTH_PX,
 ):
@@ -129,7 +132,9 @@ def heatmap_spec(
             construction, not a small one.
         outline: (rows, cols) bool or None: the cells to outline (those an edit changed),
             drawn as one path of rectangles, a run of neighbours in a row as one, with a
-            legend entry; on a matrix drawn in blocks, every block holding such a cell.
+            legend entry named ``outline_name``; on a matrix drawn in blocks, every block
+            holding such a cell.
+        outline_name: what the outlined cells are, in the legend (None: OUTLINE_NAME, an edit's).
         text_px: the size in pixels of the cell numbers, tick labels and axis titles
             (PRESENT_TEXT_PX in projector mode).
         width_px: the width the chart is drawn at (PRESENT_WIDTH_PX in projector mode, a
@@ -184,12 +189,13 @@ def heatmap_spec(
         traces.append(_selection_layer(M.shape, customdata, hover))
     shapes = []
     if outline is not None:
+        outline_name = outline_name or OUTLINE_NAME
         width = round(OUTLINE_PX * max(text_px, TEXT_PX) / TEXT_PX)  # thicker on a projector
         shapes = _outline(outline, (n_rows, n_cols), row_spans, col_spans, reduced, width)
         if shapes:
             traces.append(
                 legend_entry(
-                    "changed by your edit",
+                    outline_name,
                     dict(
                         size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line=dict(width=2)
                     ),

@@ -8,9 +8,12 @@ import numpy as np
 import pytest
 
 from attnviz.causal_lm import loading
+from attnviz.causal_lm.findings import INDUCTION_PROMPT
+from attnviz.charts.matrix import OUTLINE_NAME
 from attnviz.causal_lm.sampling import next_token_probabilities, top
 from attnviz.limits import MAX_CHAT_TOKENS
 from attnviz.ui.pages.inside_a_chat_model import display_tokens, forget_chat_model
+from attnviz.ui.pages.inside_a_chat_model_generate import NEW_ROW
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, heatmap_z, run
 
@@ -65,6 +68,12 @@ def test_prediction_grid_and_head(lm, prompt_run):
     last = generation.steps[-1]
     np.testing.assert_allclose(bars(specs["chat_step_row"]), last.attention[5, 4], atol=1e-6)
     np.testing.assert_allclose(heatmap_z(specs["chat_step_q"])[0], last.q[5, 4], atol=1e-6)
+    # the cached K and V outline the new token's row as that, not as an edit (nothing was edited)
+    for key in ("chat_step_k", "chat_step_v"):
+        names = [trace.get("name") for trace in specs[key]["data"]]
+        assert NEW_ROW in names and OUTLINE_NAME not in names
+    # the prompt repeats nothing: the page suggests one that does (tests/test_causal_lm.py)
+    assert INDUCTION_PROMPT in markdown(at)
 
 
 def test_one_more_and_link_warnings(lm, prompt_run):

@@ -4,7 +4,7 @@ step by step (RMSNorm, Q and K before and after RoPE, V, S, S′, the causal A, 
 import numpy as np
 import streamlit as st
 
-from attnviz.causal_lm.findings import SCORES, THRESHOLD, head_scores
+from attnviz.causal_lm.findings import INDUCTION_PROMPT, SCORES, THRESHOLD, head_scores
 from attnviz.causal_lm.llama import rope
 from attnviz.charts.model_grid import head_outline, model_grid
 from attnviz.limits import CACHE_GRID_FIGURES
@@ -97,7 +97,7 @@ def findings(run):
         if name == "induction" and scores.induction_queries == 0:
             lines.append(
                 f"- **{what.capitalize()}**: this prompt repeats no token, so there is nothing "
-                "to copy. Try “Harry Potter and the cat. Harry Potter and the”."
+                f"to copy. Try “{INDUCTION_PROMPT}”."
             )
             continue
         found = scores.top(name)
