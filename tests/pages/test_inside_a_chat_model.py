@@ -9,8 +9,8 @@ import pytest
 
 from attnviz.causal_lm import loading
 from attnviz.causal_lm.findings import INDUCTION_PROMPT
-from attnviz.charts.matrix import OUTLINE_NAME
 from attnviz.causal_lm.sampling import next_token_probabilities, top
+from attnviz.charts.matrix import OUTLINE_NAME
 from attnviz.limits import MAX_CHAT_TOKENS
 from attnviz.ui.pages.inside_a_chat_model import display_tokens, forget_chat_model
 from attnviz.ui.pages.inside_a_chat_model_generate import NEW_ROW
