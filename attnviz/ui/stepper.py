@@ -17,6 +17,7 @@ small script in the page (``KEYS_JS``), which leaves keys typed into a box or a 
 
 import contextlib
 import html
+import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -95,6 +96,32 @@ def _deck_move(slides, position, delta, page_path, params):
     return Move(href=_href(slides, target), slide=target)
 
 
+def deck_moves(slides, position, page_path, step, first, last):
+    """(ahead, behind): where Next and Previous go on slide ``position`` of ``slides``, showing
+    step ``step`` of a page whose steps run from ``first`` to ``last``.
+
+    A slide that names its step is that one screen: Next and Previous go to the deck's next and
+    previous slides. A slide without a step is the whole page: Next goes through the page's
+    steps first (``step`` + 1 up to ``last``), then on to the next slide, and Previous back
+    through them to ``first`` before the previous slide."""
+    params = dict(slides[position].params)
+    ahead = _deck_move(slides, position, 1, page_path, params)
+    behind = _deck_move(slides, position, -1, page_path, params)
+    if slides[position].step is None:  # the whole page: its own steps first
+        if step < last:
+            ahead = Move(step=step + 1, slide=position)
+        if step > first:
+            behind = Move(step=step - 1, slide=position)
+    return ahead, behind
+
+
+def url_path(page):
+    """The URL path of the page named ``page`` in its stepper ("" for Home): classic
+    multipage mode's path is the file's name after its number, words joined by _ ("Multi-head"
+    is pages/6_Multi_head.py, path Multi_head)."""
+    return "" if page == "Home" else re.sub(r"[\s-]+", "_", page.strip())
+
+
 def _moved(page, step, slide):
     st.session_state[_state_key(page)] = step
     st.query_params["step"] = str(step)
@@ -150,13 +177,11 @@ def stepper(page, titles, *, first=1, next_action=None):
             st.warning(warning, icon="⚠️")
     k = min(max(state[key], first), last)
     st.query_params["step"] = str(k)
-    here = "" if page == "Home" else page.replace(" ", "_")  # this page's URL path
+    here = url_path(page)
     if slides and slides[position].page != here:  # the link's slide is another page's
         slides = ()
     if slides:  # the deck decides where Next and Previous go
-        params = dict(slides[position].params)
-        ahead = _deck_move(slides, position, 1, here, params)
-        behind = _deck_move(slides, position, -1, here, params)
+        ahead, behind = deck_moves(slides, position, here, k, first, last)
     else:
         ahead = Move(step=k + 1) if k < last else Move()
         behind = Move(step=k - 1) if k > first else Move()
