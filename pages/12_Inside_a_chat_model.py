@@ -57,7 +57,7 @@ if show(1):  # the title and the goal on the first screen only
 model = chat_model()
 c = model.config
 if show(1):
-    after_chart("intro").markdown(about_the_model(c))
+    after_chart("intro").markdown(about_the_model(model))
 link_warnings()
 
 if show(1):

@@ -54,7 +54,7 @@ if show(1):
     seen += [] if s.temperature == 1 else ["divided by T"]
     seen += [] if r.mask is None else ["−∞ where masked"]
     st.markdown(
-        "For each block of keys K_b, V_b with logits S_b (the block's columns of the logits the "
+        "For each block of keys K_b, V_b with logits S′_b (the block's columns of the logits the "
         f"softmax sees: {', '.join(seen)}), in order, starting from m = −∞, l = 0, Õ = 0:"
     )
     st.latex(ONLINE_SOFTMAX)

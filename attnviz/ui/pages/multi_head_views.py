@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.charts.head_grid import head_grid
-from attnviz.lessons.head_rules import RULES, disagreement, rule_counts
+from attnviz.lessons.head_rules import RULES, disagreement, rule_counts, tied_rows
 from attnviz.limits import MAX_GRID_CELLS
 from attnviz.ui.attention_view import show_attention
 from attnviz.ui.inspectors import cell_inspector
@@ -100,8 +100,15 @@ def built_head_notice(built, A, labels):
             f"Your edits changed {built.changed[0]} weights of W_Q and {built.changed[1]} of W_K."
         )
     held = [rule for rule, c in counts.items() if c.all]
+    tied = tied_rows(A)
     lines.append(
-        f"Where head {built.head}'s rows put their largest weight: {_counts_text(counts)}."
+        f"Where head {built.head}'s rows put their largest weight: {_counts_text(counts)}"
+        + (
+            f" ({tied} of the {len(A)} rows share their largest weight between keys; such a row "
+            "counts for the earliest of them)."
+            if tied
+            else "."
+        )
     )
     if held:
         lines.append(f"Its rule: every row attends most to {RULES[held[0]]}.")

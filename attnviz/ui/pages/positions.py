@@ -177,7 +177,7 @@ def encoding_matrix(P):
 
 def rotary_table(exp, labels):
     """RoPE on the sidebar's own query and key (token 0's query, token 1's key, no positions
-    added): q · k at several (m, n), the same offset n - m giving the same score."""
+    added): q · k at several (m, n), the same offset m - n giving the same score."""
     r = exp.original_off
     j = 1 if r.n > 1 else 0
     rot = lessons.rotary_scores(r.Q[0], r.K[j])
@@ -186,7 +186,7 @@ def rotary_table(exp, labels):
             {
                 "query at m": rot.pairs[:, 0],
                 "key at n": rot.pairs[:, 1],
-                "n − m": rot.offsets,
+                "offset m − n": rot.offsets,
                 "R(m)q · R(n)k": rot.scores,
             }
         ),
