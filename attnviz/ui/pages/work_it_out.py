@@ -22,7 +22,7 @@ from attnviz.exercises import LEVELS, SOFTMAX_LEVELS, check, make_exercise
 from attnviz.exercises.draw import SIZES
 from attnviz.exercises.exercise import A_PLACES, exp_table_math
 from attnviz.exercises.notation import Math
-from attnviz.exercises.pdf import cheat_sheet_pdf, class_set_pdf, worksheet_pdf
+from attnviz.exercises.pdf import cheat_sheet_pdf, class_set_pdf, pdf_name, worksheet_pdf
 from attnviz.files.own_numbers import format_matrix
 from attnviz.limits import MAX_ANSWER_CHARS, MAX_CLASS_SET, MAX_SEED
 from attnviz.links.work_it_out import NAMES, ExerciseChoice, choice_from_query
@@ -246,7 +246,7 @@ def downloads(choice):
     left.download_button(
         "⬇ Download worksheet (PDF)",
         data=functools.partial(worksheet_pdf, level, seed, exp_given),
-        file_name=f"attnviz-worksheet-level{level}-seed{seed}.pdf",
+        file_name=pdf_name("worksheet", level, seed, exp_given),
         mime="application/pdf",
         key="ex_pdf",
         on_click="ignore",
@@ -256,7 +256,7 @@ def downloads(choice):
     right.download_button(
         "⬇ Cheat sheet: the Summary on one page (PDF)",
         data=functools.partial(cheat_sheet_pdf, level, seed, exp_given),
-        file_name="attnviz-cheat-sheet.pdf",
+        file_name=pdf_name("cheat-sheet", level, seed),
         mime="application/pdf",
         key="ex_cheat_pdf",
         on_click="ignore",
@@ -276,13 +276,14 @@ def downloads(choice):
     right.download_button(
         f"⬇ Class set of {count} (PDF)",
         data=functools.partial(class_set_pdf, level, seed, count, exp_given),
-        file_name=f"attnviz-class-set-level{level}-seeds{seed}-{last}.pdf",
+        file_name=pdf_name("class-set", level, seed, exp_given, last),
         mime="application/pdf",
         key="ex_class_pdf",
         on_click="ignore",
     )
     st.caption(
-        f"Seeds {seed} to {last}, level {level}: {count} worksheets, then their {count} keys."
+        f"Seeds {seed} to {last}, level {level}: {count} worksheets, then their {count} keys, "
+        "several to a page."
         + (
             f" {MAX_CLASS_SET} is the most one PDF holds: for a larger class, download a "
             f"second set starting at seed {(last + 1) % (MAX_SEED + 1)}."
