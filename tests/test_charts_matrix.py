@@ -13,7 +13,7 @@ from attnviz.charts import (
     matrix_heatmap,
     selected_cell,
 )
-from attnviz.charts.matrix import block_mean, blocks
+from attnviz.charts.matrix import block_mean, blocks, heatmap_spec
 from attnviz.charts.style import FAMILIES, text_px, wrap
 from tests.helpers import decode
 
@@ -307,3 +307,13 @@ def test_column_labels_turn_when_asked_or_past_six_columns(rotate, expected):
         figure_json(matrix_heatmap(np.ones((7, 7)), many, many))["layout"]["xaxis"]["tickangle"]
         == -45
     )
+
+
+def test_a_zero_one_matrix_is_drawn_on_two_colours_and_printed_0_or_1():
+    mask = np.tri(3)
+    spec = heatmap_spec(mask, list("abc"), list("abc"), kind="binary")
+    cells = spec["data"][0]
+    colours = {colour for _, colour in cells["colorscale"]}
+    assert len(colours) == 2 and (cells["zmin"], cells["zmax"]) == (0.0, 1.0)
+    assert cells["colorbar"]["ticktext"] == ["0", "1"]
+    assert cells["text"] == [["1", "0", "0"], ["1", "1", "0"], ["1", "1", "1"]]

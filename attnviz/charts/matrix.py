@@ -38,6 +38,8 @@ MAX_DRAWN = 96  # rows or columns drawn; a larger matrix is averaged in blocks
 MAX_SELECTABLE = 32  # click-to-inspect markers up to this many rows and columns
 MAX_LABELLED_CELLS = 32 * 32  # hover with whole labels (customdata) up to this many cells
 
+# A 0/1 matrix: the probability scale's two ends, a sharp step between them
+BINARY_COLORSCALE = [[0.0, "#440154"], [0.5, "#440154"], [0.5, "#fde725"], [1.0, "#fde725"]]
 OUTLINE_NAME = "changed by your edit"  # what outlined cells are, unless told otherwise
 
 
@@ -123,7 +125,8 @@ def heatmap_spec(
         row_title, col_title: axis titles (what a row and a column are); without them and a
             family, "row i" and "column j".
         value_name: the name of a cell's value in the hover text, e.g. "A_ij".
-        kind: "signed" (diverging scale centred at 0) or "probability" (sequential, 0 to 1).
+        kind: "signed" (diverging scale centred at 0), "probability" (sequential, 0 to 1) or
+            "binary" (a 0/1 matrix such as a mask: two colours, cells printed 0 or 1).
         value_range: for "signed", the colour scale's bound (the scale runs from -bound to
             bound), so that two matrices drawn on one range compare by colour (S and S');
             None: the matrix's own largest |value|.
@@ -215,7 +218,7 @@ def heatmap_spec(
     )
     margin = layout["margin"]
     cell_px = (width_px - margin["l"] - margin["r"]) / M.shape[1] - 2  # less the cells' gap
-    _numbers(heatmap, M, hidden, text_px, cell_px)
+    _numbers(heatmap, M, hidden, text_px, cell_px, binary=kind == "binary")
     layout["shapes"] = shapes
     return dict(data=traces, layout=layout)
 
@@ -259,6 +262,8 @@ def _cells(M, kind, value_range, hover, text_px):
     bound = 1.0
     if kind == "probability":
         colour = dict(colorscale=PROBABILITY_COLORSCALE, zmin=0.0, zmax=1.0)
+    elif kind == "binary":  # two colours, the scale's ends, and a bar that reads 0 and 1
+        colour = dict(colorscale=BINARY_COLORSCALE, zmin=0.0, zmax=1.0)
     else:
         finite = M[~masked]
         bound = float(np.max(np.abs(finite))) if finite.size else 1.0
@@ -273,7 +278,8 @@ def _cells(M, kind, value_range, hover, text_px):
         y=np.arange(rows_drawn, dtype=np.int32),
         hovertemplate=hover,
         # At the plot's right edge plus a fixed gap, so its room does not depend on the width.
-        colorbar=dict(thickness=12, x=1, xpad=10, tickfont=dict(size=text_px)),
+        colorbar=dict(thickness=12, x=1, xpad=10, tickfont=dict(size=text_px))
+        | (dict(tickvals=[0.25, 0.75], ticktext=["0", "1"]) if kind == "binary" else {}),
         xgap=1 if cols_drawn <= 48 else 0,
         ygap=1 if rows_drawn <= 48 else 0,
         **colour,
@@ -288,12 +294,14 @@ def numbers_fit(cells, cell_px, size):
     return widest <= cell_px
 
 
-def _numbers(heatmap, M, hidden, size, cell_px):
+def _numbers(heatmap, M, hidden, size, cell_px, binary=False):
     """Print each cell's value on it (a masked logit shows −∞, a cell hidden by the mask
-    nothing), when the matrix is small and the widest number fits a cell's ``cell_px``
-    pixels at font ``size``: measured, so that neighbours never run together."""
+    nothing; ``binary``: 0 or 1, no decimals), when the matrix is small and the widest number
+    fits a cell's ``cell_px`` pixels at font ``size``: measured, so that neighbours never run
+    together."""
     if M.size <= MAX_CELLS_WITH_TEXT:
-        cells = [[_format(v) for v in row] for row in M.tolist()]  # a masked logit: −∞
+        form = (lambda v: f"{v:.0f}") if binary else _format
+        cells = [[form(v) for v in row] for row in M.tolist()]  # a masked logit: −∞
         if hidden is not None:
             for i, j in zip(*np.nonzero(hidden), strict=True):
                 cells[i][j] = ""  # masked by the mask given: grey, no number

@@ -17,6 +17,9 @@ from attnviz.charts.style import (
 )
 
 ROW_PX = 34  # height of one row of a small heatmap, in pixels
+# On a projector a row is twice the text tall (a 19-px number in a 38-px cell): about 100 px
+# shorter than growing ROW_PX with the text, so a step's heatmap fits the first screen
+ROW_TEXT_HEIGHTS = 2.0
 MAX_HEIGHT = 1000
 TITLE_PX = 30  # room for a heatmap's title above its top axis
 # Margins, in pixels, that hold the axis titles, the tick labels and the colour bar, so that
@@ -31,7 +34,7 @@ COLOURBAR_PX = 40  # the colour bar: its gap to the plot, its bar and tick marks
 
 def colourbar_label_chars(bound, kind):
     """How many characters the colour bar's longest tick label has (e.g. "−0.005", "0.2")."""
-    if kind == "probability":
+    if kind in ("probability", "binary"):
         return 3
     if bound >= 1000:
         return 6  # "−500k", "−1.5M"
@@ -77,7 +80,7 @@ def matrix_layout(
     rows_drawn, cols_drawn = shape
     row_ticks, col_ticks = ticks
     row_title, col_title = axis_titles
-    row_px = ROW_PX * text_px / TEXT_PX  # rows grow with the text: a number fits in its cell
+    row_px = max(ROW_PX, ROW_TEXT_HEIGHTS * text_px)  # rows grow with the text: a number fits
     title_px = TITLE_PX + 2 * (text_px - TEXT_PX)  # room for a larger title in projector mode
     tick_font = dict(size=int(min(text_px, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
     tick = dict(tickmode="array", ticks="", showgrid=False, zeroline=False, tickfont=tick_font)

@@ -215,7 +215,7 @@ def mask_matrices(mask, masked, labels, *, selectable):
             family="A",
             title="mask: 1 = may attend, 0 = blocked",
             value_name="allowed",
-            kind="probability",
+            kind="binary",
             selectable=selectable,
         )
         if click is not None:
@@ -242,7 +242,7 @@ def mask_matrices(mask, masked, labels, *, selectable):
             share=0.5,
             mask=masked.mask,
             family="A",
-            title="A after the softmax: each row renormalised",
+            title="A after the softmax: each row normalised over the keys it may see",
             value_name="A_ij",
             kind="probability",
         )
@@ -311,7 +311,7 @@ def limit_matrices(sweep, A, labels, T):
     """A at temperature ``T`` between its limits T -> 0 (argmax) and T -> inf (uniform)."""
     c1, c2, c3 = st.columns(3)
     for col, M, key, title in (
-        (c1, sweep.argmax_limit, "limit_argmax", "T → 0: argmax (one-hot)"),
+        (c1, sweep.argmax_limit, "limit_argmax", "T → 0: argmax (one-hot unless keys tie)"),
         (c2, A, "A_at_T", f"A at T = {T:g}"),
         (c3, sweep.uniform_limit, "limit_uniform", "T → ∞: uniform over allowed keys"),
     ):
