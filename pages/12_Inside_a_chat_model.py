@@ -5,6 +5,7 @@ import streamlit as st
 from attnviz.ui import page_frame
 from attnviz.ui.pages.inside_a_chat_model import (
     about_the_model,
+    block_picture,
     chat_model,
     chat_run,
     display_tokens,
@@ -48,12 +49,13 @@ show = stepper("Inside a chat model", STEPS)  # in projector mode one at a time
 keep_choices()  # a step draws only its own widgets: the others keep their values
 head_steps = [k for k in range(5, 5 + len(HEAD_STEPS)) if show(k)]
 
-if show(1):  # the title and the goal on the first screen only
-    st.title("Inside a chat model: SmolLM2, predicting and generating")
-    learning_goal(
-        "that a modern chat model's attention is the lesson's formula with a causal mask, "
-        "rotated queries and keys, and keys and values shared among heads."
-    )
+if show(1):  # the title and the goal on the first screen only (a projector: after its picture)
+    with after_chart("title"):
+        st.title("Inside a chat model: SmolLM2, predicting and generating")
+        learning_goal(
+            "that a modern chat model's attention is the lesson's formula with a causal mask, "
+            "rotated queries and keys, and keys and values shared among heads."
+        )
 model = chat_model()
 c = model.config
 if show(1):
@@ -67,6 +69,7 @@ with st.spinner("Running the model on the prompt…"):
     run = chat_run(model, text)
 labels = display_tokens(run.tokens)
 if show(1):
+    block_picture(model)  # the decoder's block, whose attention the page opens
     reading_note(model, run)
     token_strip(run)
 

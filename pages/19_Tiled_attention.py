@@ -5,7 +5,7 @@ import streamlit as st
 from attnviz.tiled import ONLINE_SOFTMAX
 from attnviz.ui import page_setup
 from attnviz.ui.pages import tiled_attention as view
-from attnviz.ui.stepper import first_screen, intro, stepper
+from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
 
 example = page_setup("Tiled attention")
 r, labels, s = example.result, example.labels, example.settings
@@ -40,7 +40,8 @@ if first_screen(show):  # the title and the goal on the first screen only
             "simplification that shows the idea."
         )
 
-b = view.block_size_input(n)
+with after_chart("block_size"):  # on a projector after the step's chart
+    b = view.block_size_input(n)
 tiled = view.run_tiled(r, b)
 st.caption(
     f"{n} tokens in {tiled.n_blocks} block(s) of b = {b} keys (the last may be shorter); "

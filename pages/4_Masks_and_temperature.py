@@ -54,7 +54,8 @@ if show(2):
         "Above 1 it shrinks the gaps; as **T → ∞** every row goes uniform over its allowed keys. "
         "Dividing by √d_k is itself a temperature, fixed by d_k. This section uses the mask above."
     )
-    T = view.temperature_slider(s.temperature)
+    with after_chart("temperature"):  # on a projector the slider after the charts
+        T = view.temperature_slider(s.temperature)
     sweep = view.cached_temperature_sweep(s, mask)
     view.temperature_plot(sweep, labels, T)
     A, at_T = view.attention_at_temperature(s, mask, T)

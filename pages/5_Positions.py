@@ -46,7 +46,7 @@ if show(1):
 # 1. No positions --------------------------------------------------------------------------------
 if show(1):
     st.header("1. Without positions: the same rows, reordered")
-    st.markdown(
+    after_chart("no_positions").markdown(
         "X = token embeddings E only. Left: the original outputs, moved; right: computed on the "
         "shuffled sentence."
     )
@@ -58,7 +58,7 @@ if show(1):
 # 2. With positions ------------------------------------------------------------------------------
 if show(2):
     st.header("2. With sinusoidal positions: the symmetry breaks")
-    st.markdown(
+    after_chart("positions").markdown(
         "Now X = E + P, where row p of P encodes position p. When the tokens move, P stays where "
         "it is: a token at a new position gets a different X row, so a different query, key and "
         "value."

@@ -317,3 +317,17 @@ def test_a_zero_one_matrix_is_drawn_on_two_colours_and_printed_0_or_1():
     assert len(colours) == 2 and (cells["zmin"], cells["zmax"]) == (0.0, 1.0)
     assert cells["colorbar"]["ticktext"] == ["0", "1"]
     assert cells["text"] == [["1", "0", "0"], ["1", "1", "0"], ["1", "1", "1"]]
+
+
+def test_column_labels_too_close_to_read_are_thinned_not_smeared():
+    from attnviz.charts.matrix_layout import thinned
+
+    labels = [str(k) for k in range(64)]
+    kept = thinned(labels, 17.0, 20, rotated=True)  # 64 columns of a projector's 1120 px
+    shown = [k for k, label in enumerate(kept) if label]
+    assert shown[:3] == [0, 2, 4] and all(kept[k] == labels[k] for k in shown)
+    assert thinned(labels[:6], 100.0, 20, rotated=False) == labels[:6]  # room: all of them
+    spec = heatmap_spec(np.zeros((2, 96)), ["a", "b"], labels + labels[:32], text_px=20,
+                        width_px=560)  # fmt: skip
+    ticks = spec["layout"]["xaxis"]["ticktext"]
+    assert 0 < sum(1 for t in ticks if t) < 96 // 4

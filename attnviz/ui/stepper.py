@@ -190,7 +190,8 @@ def stepper(page, titles, *, first=1, next_action=None):
         back, title, forward = st.columns([1, 5, 1], vertical_alignment="center")
         _button(back, "◀ Previous", behind, BACK_KEY, page)
         where = f" · slide {position + 1} of {len(slides)}" if slides else ""
-        title.markdown(f"**{step_label(k, titles, first)}**{where}")
+        name = "" if page == "Home" else f"{page} · "  # the slide's heading: page and step
+        title.markdown(f"**{name}{step_label(k, titles, first)}**{where}")
         if next_action is None:
             _button(forward, "Next ▶", ahead, NEXT_KEY, page)
         else:
@@ -215,11 +216,12 @@ def first_screen(show, first=1):
 @contextlib.contextmanager
 def intro(title, goal, *, random_weights=False, name="intro"):
     """The page's title and learning goal, then a container for its introduction (what the
-    ``with`` block draws) that a projector shows after the step's chart (``after_chart``),
-    opened by the note that the weights are random when ``random_weights``."""
-    st.title(title)
-    learning_goal(goal)
+    ``with`` block draws), opened by the note that the weights are random when
+    ``random_weights``. A projector shows all of it after the step's chart (``after_chart``):
+    the stepper's bar names the page and the step, so the chart comes first."""
     with after_chart(name):
+        st.title(title)
+        learning_goal(goal)
         if random_weights:
             random_weights_note()
         yield

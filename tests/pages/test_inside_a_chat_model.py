@@ -60,6 +60,8 @@ def test_prediction_grid_and_head(lm, prompt_run):
     assert np.isnan(z[~causal]).all()  # masked: drawn as no number
     np.testing.assert_allclose(z[causal], prompt_run.attention[5, 4][causal], atol=1e-6)
     assert "chat_grid" in specs and "previous token" in markdown(at)
+    assert "chat_block" in specs  # one block of the decoder, as a picture
+    assert "without the chat template" in markdown(at)
     # three tokens generated: the likeliest at T = 0.7, as the model's own generate
     generation = lm.generate(prompt_run, 3, temperature=0.7)
     shown = at.dataframe[1].value
@@ -147,7 +149,7 @@ def test_projector_mode_draws_one_step_with_the_widgets_it_needs(lm, prompt_run)
     at = run(PAGE, {"present": "on", "step": "2"})
     assert headers(at) == ["2. The next token"] and not at.main.title  # title: step 1
     assert set(chart_specs(at)) == {"chat_next"}
-    assert "**Step 2 of 9: 2. The next token**" in markdown(at)
+    assert "**Inside a chat model · Step 2 of 9: 2. The next token**" in markdown(at)
     at.slider(key="chat_temperature").set_value(0.7).run()
     at.button(key="step_next").click().run()  # step 3: the grid and the head picker
     assert headers(at) == ["3. Every head at a glance"] and set(chart_specs(at)) == {"chat_grid"}

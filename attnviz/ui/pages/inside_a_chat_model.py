@@ -12,6 +12,7 @@ import streamlit as st
 
 from attnviz.causal_lm.sampling import next_token_probabilities, top
 from attnviz.causal_lm.storage import storage_counts, storage_sentence
+from attnviz.charts.llama_block import block_figure
 from attnviz.charts.token_bars import probability_bars
 from attnviz.inputs import is_blank, token_labels
 from attnviz.limits import (
@@ -34,9 +35,10 @@ from attnviz.ui.cache import (
     release_freed_memory,
     shared_cache,
 )
-from attnviz.ui.matrix import draw_finished, finished_chart
-from attnviz.ui.projector import data_table
+from attnviz.ui.matrix import draw_chart, draw_finished, finished_chart
+from attnviz.ui.projector import chart_text_px, data_table
 from attnviz.ui.sidebar import is_present, palette
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
 
 KEYS = {  # ChatChoices field -> widget key
@@ -357,3 +359,19 @@ def next_token_section(model, run, temperature, top_k):
         "token's row of logits, softmax(logits / T): the same stable row softmax that turns "
         "S′ into A."
     )
+
+
+def block_picture(model):
+    """One block of the model as a picture (``charts.llama_block``), with its words: the
+    decoder's whole layer, of which the page then opens the attention."""
+    c = model.config
+    words = (
+        f"Each of the {c.n_layers} blocks: the stream x goes through RMSNorm, then attention "
+        f"({c.n_heads} query heads sharing {c.n_kv_heads} key/value heads, RoPE, the causal "
+        "mask), whose output is added to x (the residual path); then RMSNorm, the SwiGLU MLP "
+        f"({c.d_model} → {c.d_ff} → {c.d_model}) and a second residual add. The result is the "
+        "next block's x."
+    )
+    draw_chart(block_figure(c, text_px=chart_text_px()), "chat_block", words=words,
+               config={"displaylogo": False, "staticPlot": True})  # fmt: skip
+    after_chart("block").markdown(words)

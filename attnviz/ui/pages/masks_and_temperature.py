@@ -24,6 +24,7 @@ from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import dims, show_chart, show_matrix
 from attnviz.ui.sidebar import follow
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice
 
 MODE_NAMES = {
@@ -93,14 +94,15 @@ def pick_mask(shared_mask, labels):
         key=MODE,
     )
     n_padding, cells = 0, ()
+    about = after_chart("mask_mode")  # on a projector after the mask's charts
     if mode == "none":
-        st.markdown(
+        about.markdown(
             "**No mask: bidirectional attention, as in BERT.** Every query sees every key, "
             "before and after it. An encoder reads the whole sentence at once, so each token may "
             "use its left and right context."
         )
     elif mode == "causal":
-        st.markdown(
+        about.markdown(
             "**Causal mask, as in GPT.** Query i may see keys 0 … i only: everything above the "
             "diagonal is −∞. A decoder is trained to predict the next token, so a token must "
             "not see the tokens after it; the mask also lets one pass train every position at "
@@ -108,7 +110,7 @@ def pick_mask(shared_mask, labels):
         )
     elif mode == "padding":
         n_padding = _padding_count(n)
-        st.markdown(
+        about.markdown(
             f"**Padding mask.** Sentences of different lengths are padded to one length so they "
             f"fit in one batch; here the last {n_padding} token(s) play the padding. No query "
             "may attend to a padding key, so the real tokens ignore them (the padding rows still "
@@ -116,7 +118,7 @@ def pick_mask(shared_mask, labels):
         )
     else:
         cells = tuple(sorted(custom_cells(labels)))
-        st.markdown(
+        about.markdown(
             "**Custom mask.** Click a cell of the mask (or pick it below) to block or allow that "
             "key for that query. Block a whole row to see what a query with no key gets."
         )

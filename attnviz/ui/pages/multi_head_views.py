@@ -15,6 +15,7 @@ from attnviz.ui.inspectors import cell_inspector
 from attnviz.ui.matrix import dims, draw_kept_chart, show_matrix
 from attnviz.ui.pages.multi_head import SEEDED
 from attnviz.ui.projector import data_table
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
 
 CHART_CONFIG = {"displaylogo": False}
@@ -131,7 +132,8 @@ def _which(key, row):
 def why_heads(mh, labels):
     """Why several heads help, in words with the current numbers, and a table per head."""
     st.header("Why several heads help")
-    st.markdown(
+    words = after_chart("why_heads")  # on a projector after the table
+    words.markdown(
         "Each row of one head's A is **one** softmax: a single weighted average of the values. "
         "If a token needs information from two places at once (the word before it *and* the "
         "subject at the start), one head must split its weight between them and blurs both. "
@@ -141,7 +143,7 @@ def why_heads(mh, labels):
     )
     A = mh.attention  # (h, n, n)
     if mh.n_heads == 1:
-        st.markdown("With **h = 1** there is one rule only: raise h above to compare heads.")
+        words.markdown("With **h = 1** there is one rule only: raise h above to compare heads.")
     else:
         tops, n_distinct, row = disagreement(A)
         picks = ", ".join(
@@ -152,13 +154,13 @@ def why_heads(mh, labels):
         )
         differ = int(np.sum(n_distinct > 1))
         if differ:
-            st.markdown(
+            words.markdown(
                 f"Here, for query **{md_escape(labels[row])}** (row {row}), {picks}: "
                 f"{n_distinct[row]} different tokens. Over all {len(labels)} rows, "
                 f"the heads pick different top keys in **{differ} rows**."
             )
         else:
-            st.markdown(
+            words.markdown(
                 "Here every head puts each row's largest weight on the same key: these heads "
                 "repeat one rule. Build one by hand above to give it another."
             )
@@ -182,11 +184,12 @@ def open_head(mh, labels):
     st.header("Open one head, step by step")
     if st.session_state.get("mh_open", 0) >= mh.n_heads:
         st.session_state["mh_open"] = 0
-    k = st.selectbox(
+    about = after_chart("open_head")  # on a projector the picker and the words after Q and K
+    k = about.selectbox(
         "Head to open", range(mh.n_heads), format_func=lambda k: f"head {k}", key="mh_open"
     )
     r = mh.heads[k]
-    st.markdown(
+    about.markdown(
         f"Head {k} is ordinary single-head attention on its own slice of the weights: "
         f"W_Q and W_K columns {k * r.d_k} to {(k + 1) * r.d_k - 1}, "
         f"W_V columns {k * r.d_v} to {(k + 1) * r.d_v - 1}."

@@ -27,7 +27,7 @@ from attnviz.files.own_numbers import format_matrix
 from attnviz.limits import MAX_ANSWER_CHARS, MAX_CLASS_SET, MAX_SEED
 from attnviz.links.work_it_out import NAMES, ExerciseChoice, choice_from_query
 from attnviz.ui.cache import shared_cache
-from attnviz.ui.sidebar import page_choice, write_page_params
+from attnviz.ui.sidebar import is_present, page_choice, write_page_params
 from attnviz.ui.text import md_escape
 
 PAGE_PARAMS = NAMES
@@ -139,10 +139,15 @@ def show_exercise(ex):
         "other pages count from 0)."
     )
     st.markdown(f"**Task.** {md_escape(ex.task)}")
-    for g, column in zip(ex.givens, st.columns(len(ex.givens)), strict=True):
-        column.latex(f"{g.name.latex} = {g.matrix.latex}")  # side by side; stacked on a phone
-        if g.note:
-            column.caption(md_escape(f"{g.what}: {g.note}."))
+    # side by side (stacked on a phone); on a projector two to a row, so that a matrix keeps
+    # its size instead of shrinking to a third of the width
+    per_row = 2 if is_present() else max(len(ex.givens), 1)
+    for start in range(0, len(ex.givens), per_row):
+        row = ex.givens[start : start + per_row]
+        for g, column in zip(row, st.columns(per_row), strict=False):
+            column.latex(f"{g.name.latex} = {g.matrix.latex}")
+            if g.note:
+                column.caption(md_escape(f"{g.what}: {g.note}."))
     with st.expander("The formulas you need", expanded=True):
         columns = st.columns(2)
         for k, f in enumerate(ex.formulas):
