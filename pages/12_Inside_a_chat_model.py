@@ -75,14 +75,16 @@ if show(1):
 
 if show(2):
     st.header("2. The next token")
-    temperature, top_k, pick = sampling_controls()
+    with after_chart("sampling"):  # on a projector the controls after the bars
+        temperature, top_k, pick = sampling_controls()
     next_token_section(model, run, temperature, top_k)
 elif not show(4):
     temperature, top_k, pick = sampling_controls(drawn=False)
 
 if show(3):
     st.header("3. Every head at a glance")
-    layer, head = head_picker(c)
+    with after_chart("picker"):  # on a projector the picker after the grid
+        layer, head = head_picker(c)
     grid_section(model, run, text, layer, head)
 elif head_steps:  # on a projector: each of the head's steps picks its head
     layer, head = head_picker(c)

@@ -238,8 +238,8 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
     # screen under the stepper's bar: 560 px, no table of numbers (its rows at 20 px would run
     # together; the bars print the weights)
     height = 560 if big else int(58 * text_px + 140)  # 836 px at 12 px text
-    plots = [0.52, 1] if big else [0.5, 1]  # the three plots' height, as a share
-    slider_y = (0.36, 0.16) if big else (0.44, 0.33)
+    plots = [0.58, 1] if big else [0.5, 1]  # the three plots' height, as a share
+    slider_y = (0.45, 0.2) if big else (0.44, 0.33)
     table_domain = [0, 0.01] if big else [0, 0.2]
     fig = go.Figure(
         data=fixed + blocks,

@@ -50,8 +50,10 @@ MEASURE = r"""SMALLEST => {
     const px = parseFloat(getComputedStyle(k).fontSize);
     if (px < SMALLEST) small.push(`${px.toFixed(1)}px formula "${k.textContent.slice(0, 30)}"`);
   }
-  const canvas = Array.from(main.querySelectorAll("[data-testid=stDataFrame]")).filter(shown)
-    .length;
+  // a table drawn on a canvas (st.dataframe); an editable grid (st.data_editor, a widget
+  // with a key: Geometry's keys, the deck's slides) is an input, like a text box
+  const canvas = Array.from(main.querySelectorAll("[data-testid=stDataFrame]")).filter(
+    g => shown(g) && !g.closest("[class*=st-key-]")).length;
   const cut = [];
   for (const el of main.querySelectorAll("button *, label *, [data-testid=stWidgetLabel] *")) {
     if (shown(el) && el.scrollWidth > el.clientWidth + 1 && el.textContent.trim())

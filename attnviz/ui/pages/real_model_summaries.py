@@ -87,12 +87,13 @@ def _summary(matrix, tokens, labels, key, value_name, title):
 def layer_summaries(run, labels):
     """A layer picker, then its heads' average and the rollout through it, side by side."""
     n_layers, n_heads = run.config.n_layers, run.config.n_heads
-    st.latex(
+    controls = after_chart("layer_controls")  # on a projector the formula and picker after
+    controls.latex(
         r"\bar A_l = \frac{1}{H}\sum_{h=0}^{H-1} A_l^h, \quad "
         r"\tilde A_l = 0.5\,\bar A_l + 0.5\,I, \quad "
         r"R_l = \tilde A_l\,\tilde A_{l-1} \cdots \tilde A_0"
     )
-    layer = st.radio(
+    layer = controls.radio(
         "Layer to summarise",
         range(n_layers),
         index=n_layers - 1,
@@ -134,7 +135,9 @@ SUMMARY_TEXTS = ("the sidebar's sentence", "sentence 1 of ยง5", "sentence 2 of ย
 def summary_run(model, run, labels):
     """Which sentence section 6 summarises: the sidebar's (``run``, ``labels``) or one of the
     pair just compared in section 5 (its run cached by ``model_run``). Returns (run, labels)."""
-    choice = st.radio("Sentence to summarise", SUMMARY_TEXTS, key=SUMMARY_TEXT_KEY, horizontal=True)
+    choice = after_chart("summary_text").radio(
+        "Sentence to summarise", SUMMARY_TEXTS, key=SUMMARY_TEXT_KEY, horizontal=True
+    )
     index = SUMMARY_TEXTS.index(choice)
     pair = st.session_state.get(PAIR_KEPT, DEFAULT_PAIR)
     if index == 0 or not pair[index - 1].strip():

@@ -139,9 +139,9 @@ def show_exercise(ex):
         "other pages count from 0)."
     )
     st.markdown(f"**Task.** {md_escape(ex.task)}")
-    # side by side (stacked on a phone); on a projector two to a row, so that a matrix keeps
+    # side by side (stacked on a phone); on a projector one to a row, so that a matrix keeps
     # its size instead of shrinking to a third of the width
-    per_row = 2 if is_present() else max(len(ex.givens), 1)
+    per_row = 1 if is_present() else max(len(ex.givens), 1)
     for start in range(0, len(ex.givens), per_row):
         row = ex.givens[start : start + per_row]
         for g, column in zip(row, st.columns(per_row), strict=False):
@@ -149,9 +149,9 @@ def show_exercise(ex):
             if g.note:
                 column.caption(md_escape(f"{g.what}: {g.note}."))
     with st.expander("The formulas you need", expanded=True):
-        columns = st.columns(2)
+        columns = st.columns(1 if is_present() else 2)  # a projector: full-size, one a row
         for k, f in enumerate(ex.formulas):
-            columns[k % 2].latex(f.latex)
+            columns[k % len(columns)].latex(f.latex)
     if ex.exp_table:
         st.markdown("**Powers of e** (given; not every one is needed)")
         columns = st.columns(4)
