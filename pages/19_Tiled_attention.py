@@ -67,7 +67,8 @@ if show(1):
 
 if show(2):
     st.header("2. Step through the blocks")
-    k = view.block_slider(tiled)
+    with after_chart("block"):  # on a projector the slider after the step's charts
+        k = view.block_slider(tiled)
     view.show_step(tiled, k, labels)
     view.show_row_update(tiled, k, labels)
     view.show_running_output(tiled, k, labels, r.output)

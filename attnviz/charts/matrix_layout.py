@@ -118,8 +118,8 @@ def matrix_layout(
     col_ticks = thinned(col_ticks, cell_px, tick_font["size"], rotated)  # no smeared labels
     title_size = max(text_px + 4, 16)
     title = wrap(escape_label(title), title_size, width_px - 10) if title else ""
-    # a wrapped title's lines, and a gap each: Plotly's lines are a little taller than 1.3 em
-    extra = math.ceil(title.count("<br>") * (title_size * 1.3 + 8))
+    # a wrapped title's lines, and a gap each: Plotly's lines are taller than 1.3 em
+    extra = math.ceil(title.count("<br>") * title_size * 1.7)
     title_px, top = title_px + extra, top + extra
     axis_title = dict(size=max(text_px, 14), color=AXIS_TITLE_COLOUR)
     legend_px = 2 * text_px + 12 if legend else 0  # room for the legend

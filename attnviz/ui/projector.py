@@ -26,7 +26,7 @@ PROJECTOR_CSS = """<style>
 [data-testid="stMain"] [data-baseweb="select"] div { font-size: 1.3rem !important; }
 [data-testid="stMain"] [data-testid="stExpander"] summary p { font-size: 1.4rem; }
 [data-testid="stMain"] code { font-size: 1.2rem; }
-[data-testid="stMain"] [data-testid="stFileUploader"] small { font-size: 1.2rem; }
+[data-testid="stMain"] [data-testid="stFileUploaderDropzoneInstructions"] * { font-size: 1.2rem; }
 /* the stepper: one slim bar; a slide on another page is a link drawn as a button */
 .st-key-stepper p { margin: 0; }
 [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
