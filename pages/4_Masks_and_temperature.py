@@ -39,7 +39,8 @@ if first_screen(show):  # the title, the goal and the formula on the first scree
 # 1. Masks ---------------------------------------------------------------------------------------
 if show(1):
     st.header(STEPS[0])
-mode, mask = view.pick_mask(s.mask, labels)  # None: no mask; step 2 uses it too
+with st.container() if show(1) else after_chart("mask_mode_picker"):  # step 2: after its charts
+    mode, mask = view.pick_mask(s.mask, labels)  # None: no mask; step 2 uses it too
 if show(1):
     masked, effect = view.masked_attention(s, mask)  # and what the mask did to the unmasked rows
     view.mask_matrices(mask, masked, labels, selectable=mode == "custom")

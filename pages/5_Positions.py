@@ -38,7 +38,9 @@ if first_screen(show):  # the title and the goal on the first screen only
             "sidebar's positional-encoding switch is overridden: both cases are shown."
         )
 
-exp = view.cached_permutation_experiment(s, view.shuffle_ui())  # the shuffle: every step uses it
+with after_chart("shuffle_ui"):  # the shuffle's controls: on a projector after the charts
+    shuffle = view.shuffle_ui()
+exp = view.cached_permutation_experiment(s, shuffle)  # the shuffle: every step uses it
 if show(1):
     with after_chart("shuffle"):  # on a projector after the step's charts
         view.shuffle_table(exp, labels)

@@ -18,9 +18,9 @@ from attnviz.charts.style import (
 )
 
 ROW_PX = 34  # height of one row of a small heatmap, in pixels
-# On a projector a row is 1.8 times the text (a 20-px number in a 36-px cell): about 100 px
+# On a projector a row is 1.75 times the text (a 20-px number in a 35-px cell): about 100 px
 # shorter than growing ROW_PX with the text, so a step's heatmap fits the first screen
-ROW_TEXT_HEIGHTS = 1.8
+ROW_TEXT_HEIGHTS = 1.75
 MAX_HEIGHT = 1000
 TITLE_PX = 30  # room for a heatmap's title above its top axis
 # Margins, in pixels, that hold the axis titles, the tick labels and the colour bar, so that

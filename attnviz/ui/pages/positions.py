@@ -17,6 +17,7 @@ from attnviz.ui.cache import shared_cache
 from attnviz.ui.frame import cached_example
 from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.projector import data_table
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape, notice
 
 
@@ -96,7 +97,8 @@ def comparison(exp, labels, positions):
                 key=f"{key}_{name}",
                 share=0.5,
                 family="O",
-                title=f"{title}: {what}",
+                # on a projector the step's heading says which: one line, above its axis title
+                title=what if is_present() else f"{title}: {what}",
                 col_title="value dimension c",
                 row_title="token (row)",
             )
