@@ -18,7 +18,7 @@ against one ``streamlit run`` with the in-process store, in a new room each:
 Every wait is bounded (``--timeout``): a client that waits longer stops the script with what it
 was waiting for and what its page last showed.
 
-    python benchmarks/classroom_room.py [--students 10,30,60] [--steady 20] [--timeout 120]
+    python -m benchmarks.classroom_room [--students 10,30,60] [--steady 20] [--timeout 120]
                                         [--streamlit-gc 10,30]
 
 ``--streamlit-gc`` runs those class sizes again, one after the other on a second server, with
@@ -33,7 +33,6 @@ import asyncio
 import os
 import random
 import statistics
-import sys
 import time
 from pathlib import Path
 
@@ -41,11 +40,11 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.student import proc_cpu_s
+from tools.browser import server_pid, server_port, streamlit_server
 
-from benchmarks.student import proc_cpu_s  # noqa: E402
-from tools.browser import server_pid, server_port, streamlit_server  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+
 
 PAGE = "Classroom"
 ARRIVING = 5  # students opening the join link at the same moment

@@ -3,6 +3,7 @@ measured."""
 
 import streamlit as st
 
+from attnviz.serve import why_scale as numbers
 from attnviz.ui import page_setup
 from attnviz.ui.pages import why_scale as view
 from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
@@ -50,7 +51,7 @@ if show(1):
     )
     with after_chart("samples"):  # on a projector the slider after the chart
         n_samples = view.sample_slider()
-    var = view.cached_dot_product_variance(s.d_k, n_samples, s.seed)
+    var = numbers.cached_dot_product_variance(s.d_k, n_samples, s.seed)
     view.variance_plot(s.d_k, n_samples, s.seed)
     view.variance_notice(var, s.d_k)
     view.variance_table(var)
@@ -67,7 +68,7 @@ if show(2):
     )
     with after_chart("d_k_2"):
         pick = view.d_k_slider()
-    curve = view.cached_saturation_curve(s)
+    curve = numbers.cached_saturation_curve(s)
     view.saturation_charts(s, pick)
     view.saturation_notice(curve, s)
 

@@ -5,6 +5,7 @@ import contextlib
 
 import streamlit as st
 
+from attnviz.serve import masks_and_temperature as numbers
 from attnviz.ui import page_setup
 from attnviz.ui.pages import masks_and_temperature as view
 from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
@@ -45,7 +46,7 @@ if show(1):
 with contextlib.nullcontext() if show(1) else after_chart("mask_mode_picker"):
     mode, mask = view.pick_mask(s.mask, labels)  # None: no mask; step 2 uses it too
 if show(1):
-    masked, effect = view.masked_attention(s, mask)  # and what the mask did to the unmasked rows
+    masked, effect = numbers.masked_attention(s, mask)  # and what the mask did to the unmasked rows
     view.mask_matrices(mask, masked, labels, selectable=mode == "custom")
     view.mask_notices(mode, effect, labels)
 
@@ -60,8 +61,8 @@ if show(2):
     )
     with after_chart("temperature"):  # on a projector the slider after the charts
         T = view.temperature_slider(s.temperature)
-    sweep = view.cached_temperature_sweep(s, mask)
+    sweep = numbers.cached_temperature_sweep(s, mask)
     view.temperature_plot(sweep, labels, T)
-    A, at_T = view.attention_at_temperature(s, mask, T)
+    A, at_T = numbers.attention_at_temperature(s, mask, T)
     view.limit_matrices(sweep, A, labels, T)
     view.temperature_notice(at_T, len(labels), T)

@@ -3,6 +3,7 @@ learned or rotary positions give it."""
 
 import streamlit as st
 
+from attnviz.serve import positions as numbers
 from attnviz.ui import page_setup
 from attnviz.ui.pages import positions as view
 from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
@@ -40,7 +41,7 @@ if first_screen(show):  # the title and the goal on the first screen only
 
 with after_chart("shuffle_ui"):  # the shuffle's controls: on a projector after the charts
     shuffle = view.shuffle_ui()
-exp = view.cached_permutation_experiment(s, shuffle)  # the shuffle: every step uses it
+exp = numbers.cached_permutation_experiment(s, shuffle)  # the shuffle: every step uses it
 if show(1):
     with after_chart("shuffle"):  # on a projector after the step's charts
         view.shuffle_table(exp, labels)

@@ -12,7 +12,8 @@ from attnviz.causal_lm.findings import INDUCTION_PROMPT
 from attnviz.causal_lm.sampling import next_token_probabilities, top
 from attnviz.charts.matrix import OUTLINE_NAME
 from attnviz.limits import MAX_CHAT_TOKENS
-from attnviz.ui.pages.inside_a_chat_model import display_tokens, forget_chat_model
+from attnviz.serve.inside_a_chat_model import display_tokens
+from attnviz.ui.pages.inside_a_chat_model import forget_chat_model
 from attnviz.ui.pages.inside_a_chat_model_generate import NEW_ROW
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, heatmap_z, run
@@ -129,11 +130,13 @@ def test_missing_model_says_what_was_tried(lm, tmp_path, monkeypatch):
 
 def lm_slot_back(lm):
     """Put ``lm`` in the server's cache as the page's loaded model."""
-    from attnviz.causal_lm import MODEL_ID
-    from attnviz.ui.cache import cached_call
-    from attnviz.ui.pages.inside_a_chat_model import CHAT_MODEL_CACHE
+    from attnviz.serve.inside_a_chat_model import CHAT_MODEL
 
-    cached_call(CHAT_MODEL_CACHE, MODEL_ID, lambda: lm)
+    make, CHAT_MODEL.make = CHAT_MODEL.make, lambda **progress: lm
+    try:
+        CHAT_MODEL.get()
+    finally:
+        CHAT_MODEL.make = make
 
 
 # --- projector mode: one step per screen --------------------------------------------------------

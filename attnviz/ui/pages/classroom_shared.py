@@ -17,13 +17,15 @@ from attnviz.charts.line_charts import vector_bars
 from attnviz.charts.matrix import matrix_heatmap
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.words import figure_text
-from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError, make_store
+from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.limits import CACHE_ROOM_FIGURES
 from attnviz.links.classroom import new_sid
-from attnviz.ui.cache import cached_call, forget, object_bytes, register, shared_cache
-from attnviz.ui.frame import cached_example
-from attnviz.ui.matrix import draw_chart
+from attnviz.serve.classroom import ROOM_STORE
+from attnviz.serve.example import cached_example
+from attnviz.serve.kept import kept
+from attnviz.serve.store import object_bytes
+from attnviz.ui.charts import draw
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
@@ -45,22 +47,16 @@ TOUCH_CSS = """<style>
 </style>"""
 
 
-# The server's one RoomStore, pinned in the server's caches (attnviz/ui/cache.py). Not
-# st.cache_resource: Streamlit's "Clear cache" message, which any browser may send, would
-# drop it, and with the in-process store every open room and its answers.
-ROOM_STORE_CACHE = "attnviz.classroom.store"
-register(ROOM_STORE_CACHE, 1, pinned=True)
-
-
 def room_store():
-    """The server's RoomStore (Redis when ATTNVIZ_REDIS_URL is set), made once per process."""
-    return cached_call(ROOM_STORE_CACHE, (), make_store, size=lambda _: 0)
+    """The server's RoomStore (Redis when ATTNVIZ_REDIS_URL is set), made once per process
+    (``serve.classroom.ROOM_STORE``, pinned)."""
+    return ROOM_STORE.get()
 
 
 def forget_room_store():
     """Drop the server's RoomStore and, in process, its rooms (tests: as if the server had just
     started)."""
-    forget(ROOM_STORE_CACHE)
+    ROOM_STORE.forget()
 
 
 def session_id():
@@ -78,7 +74,7 @@ def say(exc):
         st.error(str(exc), icon="🚫")
 
 
-@shared_cache(max_entries=64)
+@kept(entries=64)
 def cached_room_questions(settings, quiz_seed):
     """Every question of set ``quiz_seed`` on the example of ``settings`` (small, frozen)."""
     return all_questions(settings, quiz_seed)
@@ -107,7 +103,7 @@ def question_text(question, number):
 # A room's charts are the same on every phone: each is made once per room version for all of
 # them (a reveal asks 60 at once), keyed by the room's settings, question set and kind, with
 # its text alternative (charts.words.figure_text: 13 ms for A at 12 tokens), as (fig, words)
-@shared_cache(*CACHE_ROOM_FIGURES, size=object_bytes)
+@kept(*CACHE_ROOM_FIGURES, size=object_bytes)
 def answers_figure(settings, quiz_seed, kind, counts, text_px, height):
     """The class's answers ``counts`` to question ``kind`` as bars, the right one green."""
     question = question_of(cached_room_questions(settings, quiz_seed), kind)
@@ -124,7 +120,7 @@ def answers_figure(settings, quiz_seed, kind, counts, text_px, height):
     )
 
 
-@shared_cache(*CACHE_ROOM_FIGURES, size=object_bytes)
+@kept(*CACHE_ROOM_FIGURES, size=object_bytes)
 def proof_figures(settings, quiz_seed, kind):
     """The rows of A that prove question ``kind``'s answer, as bar charts (a tuple)."""
     question = question_of(cached_room_questions(settings, quiz_seed), kind)
@@ -134,7 +130,7 @@ def proof_figures(settings, quiz_seed, kind):
     )
 
 
-@shared_cache(*CACHE_ROOM_FIGURES, size=object_bytes)
+@kept(*CACHE_ROOM_FIGURES, size=object_bytes)
 def room_a_figure(settings):
     """The attention matrix A of the example of ``settings``, small enough for a phone."""
     example = cached_example(settings)
@@ -155,7 +151,7 @@ def room_a_figure(settings):
 
 
 def with_words(fig):
-    """(``fig``, its text alternative) for draw_chart."""
+    """(``fig``, its text alternative) for ``ui.charts.draw``."""
     return fig, figure_text(fig)
 
 
@@ -166,7 +162,7 @@ def distribution(room, question, counts, key, height=300):
     fig, words = answers_figure(
         settings, room.quiz_seed, question.kind, tuple(counts), text_px, height
     )
-    draw_chart(
+    draw(
         fig,
         key,
         share=None,
@@ -184,7 +180,7 @@ def proof(room, question, key):
     st.markdown(f"The answer: {option_text(q.answer_index, q.answer)}")
     st.markdown(f"**Why:** {md_escape(q.explanation)}")
     for m, (fig, words) in enumerate(proof_figures(room_settings(room), room.quiz_seed, q.kind)):
-        draw_chart(fig, f"{key}_{m}", words=words, config=NO_MODEBAR)
+        draw(fig, f"{key}_{m}", words=words, config=NO_MODEBAR)
     if q.table is not None:
         t = q.table  # a data grid shows its cells as plain text
         index = pd.Index(t.index, name=t.index_name)

@@ -11,8 +11,9 @@ import streamlit as st
 
 from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
 from attnviz.classroom.questions import letter, room_settings
+from attnviz.classroom.sketch import is_sketch
 from attnviz.links.classroom import student_query
-from attnviz.ui.matrix import draw_chart
+from attnviz.ui.charts import draw
 from attnviz.ui.pages.classroom_shared import (
     NO_MODEBAR,
     NOTE,
@@ -29,6 +30,7 @@ from attnviz.ui.pages.classroom_shared import (
     say,
     session_id,
 )
+from attnviz.ui.pages.classroom_sketch import student_sketch
 from attnviz.ui.text import md_escape
 
 
@@ -73,7 +75,7 @@ def _leave():
 def room_example_view(room):
     """The room's attention matrix A, small enough for a phone (no toolbar)."""
     fig, words = room_a_figure(room_settings(room))
-    draw_chart(fig, "cls_room_A", share=None, words=words, config=NO_MODEBAR, theme=None)
+    draw(fig, "cls_room_A", share=None, words=words, config=NO_MODEBAR, theme=None)
 
 
 def student_view(code):
@@ -98,7 +100,9 @@ def student_view(code):
     if note:
         st.warning(md_escape(note), icon="⏳")
     question = room_question(room)
-    if question is None:
+    if is_sketch(room.kind):
+        student_sketch(room)  # no A drawn: it would show the row asked
+    elif question is None:
         st.info("You are in. The question appears here when the lecturer asks it.", icon="⏳")
         room_example_view(room)
     else:
