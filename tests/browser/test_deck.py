@@ -63,10 +63,12 @@ def test_the_default_deck_runs_from_first_to_last_slide_on_the_clickers_keys(bro
         context.close()
     slides = [s for _, s, _, _ in screens]
     assert slides == sorted(slides) and set(slides) == set(range(1, len(LECTURE) + 1))
-    steps = {(path, slide): [] for path, slide, _, _ in screens}
-    for path, slide, step, _ in screens:
-        steps[path, slide].append(step)
+    steps, counts = {}, {}
+    for path, slide, step, count in screens:
+        steps.setdefault((path, slide), []).append(step)
+        counts[path, slide] = count
     home, predict = 1, LECTURE.index(LECTURE[-2]) + 1
     assert steps["", home] == [1, 2]  # Home, a slide without a step: both steps
-    assert steps["Predict_then_reveal", predict] == [1, 2, 3, 4, 5]  # every question
+    questions = counts["Predict_then_reveal", predict]  # every question, in order
+    assert questions >= 5 and steps["Predict_then_reveal", predict] == list(range(1, questions + 1))
     assert screens[-1][0] == "Classroom" and screens[-1][1] == len(LECTURE)
