@@ -138,6 +138,15 @@ CACHE_ROOM_FIGURES = (48, 24)  # a room's charts, drawn once for all its phones 
 # KB each: A at 12 tokens, the class's answers, the proof's bars)
 CACHE_QR_CODES = (32, 1)  # the rooms' QR codes as PNG, under 1 KB each
 MAX_STORED_CHARS = 4000  # one stored room's state, as JSON; a room beyond it is refused
+# Peer instruction (attnviz/classroom/rounds.py): vote, discuss, revote, then a twin question.
+MAX_ROUNDS_PER_QUESTION = 3  # round 1, round 2 and the twin: answers are kept per round
+MAX_QUESTIONS_PER_ROOM = 40  # questions one room asks (its report keeps one record each)
+MAX_REPORT_RECORD_CHARS = 16_000  # one question's record in the report, as JSON
+DISCUSS_CHOICES_SECONDS = (0, 60, 120, 180)  # the discussion's soft countdown: none, 1-3 min
+LOST_WINDOW_SECONDS = 120  # the lecturer sees the "I'm lost" taps of the last two minutes
+LOST_COOLDOWN_SECONDS = 60  # one student's "I'm lost" counts once a minute
+MAX_LOST_MINUTES = ROOM_LIFETIME_SECONDS // 60  # the report's "I'm lost" counts, per minute
+MAX_REPORT_ROWS = MAX_QUESTIONS_PER_ROOM * MAX_ROUNDS_PER_QUESTION + MAX_LOST_MINUTES + 1  # CSV
 # "Sketch the row" (attnviz/lessons/sketch.py): a phone sets each key's bar to a level, the
 # bars renormalised to sum to 1; up to MAX_ROOM_TOKENS keys.
 SKETCH_LEVELS = 5  # a bar takes 0, 1, ..., 5: six tap targets of 44 px or more in 390 px

@@ -15,7 +15,7 @@ link = read_link()  # before the frame rewrites the address (the lecturer's key 
 settings = page_frame(
     "Classroom",
     icon="🙋",
-    page_params=("room", "me", "question"),
+    page_params=("room", "me", "question", "rounds"),
     note="A lecturer's room shows these settings' example on every phone (Push).",
 )
 st.title("Classroom")

@@ -4,10 +4,12 @@ Keys, under ``attnviz:`` (every one expires when its room ends, ROOM_LIFETIME_SE
 opened; a rate bucket after its minute):
 
     room:{code}                    the Room as JSON (room.Room.to_json): one key, one GET a poll
-    room:{code}:answering          the question number taking answers; absent otherwise
+    room:{code}:answering          the question and round taking answers ("4.2",
+                                   rounds.answer_slot); absent otherwise
     room:{code}:students           a set of session ids
-    room:{code}:q{n}:answers       a hash sid -> option: one answer per student per question
-    room:{code}:q{n}:counts        a hash option -> students (HINCRBY)
+    room:{code}:q{n}r{r}:answers   a hash sid -> option: one answer per student per round
+    room:{code}:q{n}r{r}:counts    a hash option -> students (HINCRBY)
+    room:{code}:q{n}r{r}:confidence, :lost, :lost_minutes, :report   peer_redis.py
     room:{code}:q{n}:sketches      a hash sid -> "0,5,1,2": "sketch the row" (RedisSketches)
     rooms                          a sorted set code -> when it ends (to bound the rooms)
     rate:{bucket}:{minute}         hits in that minute (INCR)
@@ -22,7 +24,9 @@ import functools
 
 import redis
 
+from attnviz.classroom.peer_redis import RedisPeer, question_keys
 from attnviz.classroom.room import Room, StoreUnavailableError, TooManyRoomsError, not_found
+from attnviz.classroom.rounds import answer_slot
 from attnviz.classroom.sketch_store import SET_SKETCH, SketchAnswers, levels_text, read_levels
 from attnviz.classroom.store import RATE_WINDOW_SECONDS, RoomStore
 from attnviz.limits import MAX_ROOM_STUDENTS, MAX_ROOMS
@@ -41,7 +45,7 @@ if previous then redis.call('HINCRBY', KEYS[3], previous, -1) end
 redis.call('EXPIREAT', KEYS[2], ARGV[4])
 redis.call('EXPIREAT', KEYS[3], ARGV[4])
 return 1
-"""  # KEYS: answering, answers, counts, students; ARGV: sid, question_no, option, expires
+"""  # KEYS: answering, answers, counts, students; ARGV: sid, answer slot, option, expires
 
 JOIN = """
 if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 1 end
@@ -86,7 +90,7 @@ class RedisSketches(SketchAnswers):
             self.sketches_key(room.code, room.question_no),
             self._key(room.code, "students"),
         ]
-        args = [sid, room.question_no, levels_text(levels), int(room.expires) + 1]
+        args = [sid, answer_slot(room), levels_text(levels), int(room.expires) + 1]
         return script(keys=keys, args=args) == 1
 
     @_unavailable
@@ -101,7 +105,7 @@ class RedisSketches(SketchAnswers):
         return [levels for levels in found if levels is not None]
 
 
-class RedisStore(RedisSketches, RoomStore):
+class RedisStore(RedisPeer, RedisSketches, RoomStore):
     """Rooms in the Redis at ``url`` (``redis://host:port/db``), or in ``client`` (e.g. a
     fakeredis.FakeRedis in the fast tests)."""
 
@@ -116,9 +120,15 @@ class RedisStore(RedisSketches, RoomStore):
         )
         self._answer = self.r.register_script(ANSWER)
         self._join = self.r.register_script(JOIN)
+        self._register_peer_scripts()
 
     def _key(self, code, *parts):
         return PREFIX + ":".join(("room", code, *parts))
+
+    @_unavailable
+    def _guarded(self, call):
+        """``call()``, a lost connection raised as StoreUnavailableError (peer_redis.py)."""
+        return call()
 
     @_unavailable
     def ping(self):
@@ -169,12 +179,11 @@ class RedisStore(RedisSketches, RoomStore):
                     pipe.set(key, new.to_json(), exat=expires)
                     answering = self._key(code, "answering")
                     if new.phase == "answering" and new.kind is not None:
-                        pipe.set(answering, new.question_no, exat=expires)
+                        pipe.set(answering, answer_slot(new), exat=expires)
                     else:
                         pipe.delete(answering)
                     if new.question_no != room.question_no:  # the last answers are not needed
-                        q = f"q{room.question_no}"
-                        pipe.delete(self._key(code, q, "answers"), self._key(code, q, "counts"))
+                        pipe.delete(*question_keys(self, code, room.question_no))
                         pipe.delete(self.sketches_key(code, room.question_no))
                     pipe.execute()
                     return new
@@ -190,8 +199,9 @@ class RedisStore(RedisSketches, RoomStore):
     def _n_students(self, room):
         return int(self.r.scard(self._key(room.code, "students")))
 
-    def _question_keys(self, room):
-        q = f"q{room.question_no}"
+    def _question_keys(self, room, round_no=None):
+        """(answers, counts) keys of the room's current round (or of round ``round_no``)."""
+        q = f"q{room.question_no}r{round_no or room.peer.round_no}"
         return self._key(room.code, q, "answers"), self._key(room.code, q, "counts")
 
     @_unavailable
@@ -199,7 +209,7 @@ class RedisStore(RedisSketches, RoomStore):
         answers, counts = self._question_keys(room)
         keys = [self._key(room.code, "answering"), answers, counts]
         keys.append(self._key(room.code, "students"))
-        args = [sid, room.question_no, option, int(room.expires) + 1]
+        args = [sid, answer_slot(room), option, int(room.expires) + 1]
         return self._answer(keys=keys, args=args) == 1
 
     @_unavailable

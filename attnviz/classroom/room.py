@@ -11,7 +11,8 @@ A room is a small frozen value that any store (``memory``, ``redis_store``) keep
     kind         the current question's kind (attnviz.lessons.KINDS), or None before one
     question_no  1, 2, 3 ... one per question pushed: answers are kept per question number
     n_options    how many options the current question has (answers are option indices)
-    phase        "answering", "revealed" or "closed"
+    phase        "answering", "locked", "discussing", "revealed" or "closed"
+    peer         the question's rounds (peer.Peer: vote, discuss, revote, twin; rounds.py)
     version      bumped on every change: phones poll it and redraw only when it changed
 """
 
@@ -19,13 +20,14 @@ import hashlib
 import hmac
 import json
 import secrets
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 
+from attnviz.classroom.peer import Peer
 from attnviz.limits import MAX_STORED_CHARS, ROOM_LIFETIME_SECONDS
 
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # 31 characters that are not look-alikes
 CODE_LENGTH = 6  # 31**6, about 887 million codes
-PHASES = ("answering", "revealed", "closed")
+PHASES = ("answering", "locked", "discussing", "revealed", "closed")  # rounds.py
 KEY_BYTES = 18  # the lecturer's key: 24 URL-safe characters, 144 random bits
 
 
@@ -112,6 +114,7 @@ class Room:
     n_options: int = 0
     phase: str = "answering"
     version: int = 1
+    peer: Peer = field(default_factory=Peer)
 
     def key_matches(self, key):
         """Whether ``key`` is this room's lecturer key, compared in constant time."""
@@ -160,6 +163,7 @@ class Room:
                 n_options=int(data.get("n_options", 0)),
                 phase=str(data.get("phase", "answering")),
                 version=int(data.get("version", 1)),
+                peer=Peer.from_data(data.get("peer")),
             )
         except (ValueError, TypeError, KeyError, AttributeError):
             return None

@@ -19,7 +19,8 @@ if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 0 then return -1 end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 redis.call('EXPIREAT', KEYS[2], ARGV[4])
 return 1
-"""  # KEYS: answering, sketches, students; ARGV: sid, question_no, levels, expires
+"""  # KEYS: answering, sketches, students; ARGV: sid, answer slot (rounds.answer_slot),
+#     levels, expires
 
 
 def levels_text(levels):

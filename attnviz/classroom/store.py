@@ -9,6 +9,7 @@ The same contract tests run against both (tests/test_classroom_store.py).
     store.push_example / push_question / reveal / close(code, key, ...)   only with the key
     store.join(code, sid), store.answer(code, sid, option)                a student
     store.room(code), store.version(code), store.tally(code), store.my_answer(code, sid)
+    and the rounds of peer instruction (peer_store.PeerRules: end_round, discuss, twin ...)
 
 ``sid`` is a session's random id; ``option`` an index into the current question's options.
 """
@@ -18,6 +19,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
+from attnviz.classroom import rounds as peer_rounds
+from attnviz.classroom.peer_store import MemoryPeer, PeerRules
 from attnviz.classroom.room import (
     CODE_PROBLEM,
     NotAnsweringError,
@@ -47,7 +50,7 @@ RATE_WINDOW_SECONDS = 60
 
 @dataclass(frozen=True)
 class Tally:
-    """How the class has answered the current question: ``counts`` (n_options,) students per
+    """How the class has answered the current question's round: ``counts`` (n_options,) students per
     option, ``answered`` their sum, ``students`` how many have joined the room."""
 
     counts: tuple
@@ -55,7 +58,7 @@ class Tally:
     students: int
 
 
-class RoomStore:
+class RoomStore(PeerRules):
     """The rules of rooms, over a backend's primitives (the methods that start with ``_``)."""
 
     clock = staticmethod(time.time)
@@ -76,7 +79,7 @@ class RoomStore:
     def _n_students(self, room):
         raise NotImplementedError
 
-    def _set_answer(self, room, sid, option):  # False unless room.question_no takes answers
+    def _set_answer(self, room, sid, option):  # False unless the room's round takes answers
         raise NotImplementedError
 
     def _answer_of(self, room, sid):
@@ -148,7 +151,7 @@ class RoomStore:
         if room.closed:
             raise RoomClosedError(f"Room {room.code} is closed: the lecturer has ended it.")
         if room.kind is None or is_sketch(room.kind) or room.phase != "answering":
-            raise NotAnsweringError("There is no question to answer right now.")
+            raise NotAnsweringError(peer_rounds.not_answering(room))
         if not isinstance(option, int) or not 0 <= option < room.n_options:
             raise RoomError(f"An answer is one of the question's {room.n_options} options.")
         if not self._set_answer(room, sid, option):
@@ -184,39 +187,40 @@ class RoomStore:
         """Show the example ``settings_query`` (links.shared.settings_query's mapping) on every
         phone; the question is cleared (it was computed on the old example)."""
         settings = tuple(sorted((str(k), str(v)) for k, v in dict(settings_query).items()))
+        self._keep_before_change(code, key)
         return self._change(
             code,
             key,
             lambda r: r.changed(settings=settings, kind=None, n_options=0, phase="answering"),
         )
 
-    def push_question(self, code, key, quiz_seed, kind, n_options):
+    def push_question(self, code, key, quiz_seed, kind, n_options, rounds=1, right=-1):
         """Ask question ``kind`` of question set ``quiz_seed`` on the room's example: a new
-        question number, answers open."""
+        question number, round 1's answers open. ``rounds``: 1 (one vote) or 2 (vote, discuss,
+        revote: rounds.py); ``right``: the right option, for the report (-1: not said)."""
         if not 2 <= int(n_options) <= 64:
             raise RoomError("A question has 2 to 64 options.")
+        self._keep_before_change(code, key)
         return self._change(
-            code,
-            key,
-            lambda r: r.changed(
-                quiz_seed=int(quiz_seed),
-                kind=str(kind),
-                n_options=int(n_options),
-                question_no=r.question_no + 1,
-                phase="answering",
-            ),
+            code, key, lambda r: peer_rounds.asked(r, quiz_seed, kind, n_options, rounds, right)
         )
+
+    def _keep_before_change(self, code, key):
+        """The current question's numbers into the report, when the lecturer moves on."""
+        room = self.room(code)
+        if room.key_matches(key) and not room.closed:
+            self.keep_record(room)
 
     def reveal(self, code, key):
         """Close the answers and show everyone the class's distribution and the answer."""
-        return self._change(code, key, lambda r: r.changed(phase="revealed"))
+        return self._change(code, key, peer_rounds.revealed)
 
     def close(self, code, key):
         """End the room: students see that it is closed; it takes no answers."""
         return self._change(code, key, lambda r: r.changed(phase="closed"))
 
 
-class MemoryStore(MemorySketches, RoomStore):
+class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
     """Rooms in this process's memory, behind one lock: the default, for one server."""
 
     def __init__(self, clock=None):
@@ -225,13 +229,13 @@ class MemoryStore(MemorySketches, RoomStore):
         self._lock = threading.Lock()
         self._rooms = {}  # code -> Room
         self._students = {}  # code -> {sid}
-        self._answers = {}  # code -> (question_no, {sid: option})
+        self._answers = {}  # code -> (question_no, {round_no: {sid: option}})
         self._sketches = {}  # code -> (question_no, {sid: levels}): sketch_store
         self._hits = {}  # bucket -> (minute, hits)
 
     def _purge(self, now):
         for code in [c for c, r in self._rooms.items() if r.expires <= now]:
-            for table in (self._rooms, self._students, self._answers):
+            for table in (self._rooms, self._students, self._answers, *self._peer_tables()):
                 table.pop(code, None)
         minute = int(now // RATE_WINDOW_SECONDS)
         if len(self._hits) > 10_000:
@@ -285,26 +289,23 @@ class MemoryStore(MemorySketches, RoomStore):
                 now is None
                 or now.phase != "answering"
                 or now.question_no != room.question_no
+                or now.peer.round_no != room.peer.round_no
                 or sid not in self._students.get(room.code, ())
             ):
                 return False
-            question_no, answers = self._answers.get(room.code, (None, {}))
+            question_no, by_round = self._answers.get(room.code, (None, {}))
             if question_no != room.question_no:
-                answers = {}  # the last question's answers are no longer needed
-            answers[sid] = option
-            self._answers[room.code] = (room.question_no, answers)
+                by_round = {}  # the last question's answers are no longer needed
+            by_round.setdefault(room.peer.round_no, {})[sid] = option
+            self._answers[room.code] = (room.question_no, by_round)
             return True
 
     def _answer_of(self, room, sid):
-        with self._lock:
-            question_no, answers = self._answers.get(room.code, (None, {}))
-            return answers.get(sid) if question_no == room.question_no else None
+        return self._round_answers(room, room.peer.round_no).get(sid)
 
     def _counts(self, room):
-        with self._lock:
-            question_no, answers = self._answers.get(room.code, (None, {}))
-            counted = Counter(answers.values()) if question_no == room.question_no else {}
-            return [counted.get(k, 0) for k in range(room.n_options)]
+        counted = Counter(self._round_answers(room, room.peer.round_no).values())
+        return [counted.get(k, 0) for k in range(room.n_options)]
 
     def _hit(self, bucket):
         now = self.clock()

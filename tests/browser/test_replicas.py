@@ -84,3 +84,50 @@ def test_two_replicas_behind_nginx_share_a_room(browser, cluster, tmp_path):
         assert error_count(upload) == 0
     finally:
         context.close()
+
+
+def test_a_two_round_question_across_replicas(browser, cluster):
+    """Peer instruction with the lecturer on replica A and the phones on replica B: each step
+    reaches them through Redis, each phone keeps its first answer, the reveal's counts agree."""
+    a, b, _ = cluster
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    first, second = [0, 1, 1], [1, 1, 2]
+    try:
+        lecturer = context.new_page()
+        lecturer.goto(f"{a}/Classroom")
+        button(lecturer, "Open a room").click(timeout=90_000)
+        code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
+        lecturer.get_by_text("Vote, discuss, revote").click()
+        lecturer.wait_for_timeout(1000)
+        button(lecturer, "Ask this question").click()
+        lecturer.wait_for_selector("text=Round 1 of 2", timeout=60_000)
+        phones = [context.new_page() for _ in first]
+        for phone, k in zip(phones, first, strict=True):
+            phone.goto(f"{b}/Classroom?room={code}")
+            phone.locator(f".st-key-cls_opt_{k} button").click(timeout=90_000)
+            phone.wait_for_selector("text=until the lecturer ends the round", timeout=60_000)
+        lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
+        for label, seen in (
+            ("End round 1", "Round 1 has ended"),
+            ("Discuss with your neighbour", "Discuss with your neighbour"),
+            ("Round 2", "In round 1 you answered"),
+        ):
+            button(lecturer, label).click(timeout=60_000)
+            for phone in phones:
+                phone.wait_for_selector(f"text={seen}", timeout=90_000)
+        for phone, k in zip(phones, second, strict=True):
+            phone.locator(f".st-key-cls_opt_{k} button").click(timeout=90_000)
+            phone.wait_for_selector("text=until the lecturer ends the round", timeout=60_000)
+        lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
+        button(lecturer, "End round 2").click(timeout=60_000)
+        lecturer.locator(".st-key-cls_reveal button").click(timeout=60_000)
+        lecturer.wait_for_selector(".st-key-cls_lect_rounds .js-plotly-plot", timeout=60_000)
+        rounds = lecturer.locator(".st-key-cls_lect_rounds .js-plotly-plot").evaluate(
+            "gd => gd._fullData.map(t => Array.from(t.y))"
+        )
+        assert [r[:3] for r in rounds] == [[1, 2, 0], [0, 2, 1]]
+        for phone in phones:
+            phone.wait_for_selector(".st-key-cls_moves .js-plotly-plot", timeout=90_000)
+        assert error_count(lecturer) == 0 and all(error_count(p) == 0 for p in phones)
+    finally:
+        context.close()

@@ -111,3 +111,36 @@ def test_the_cookie_is_read_strictly():
     assert parse_remembered(f"K7QX4M.{key}") == ("K7QX4M", key)
     for bad in (None, "", "K7QX4M", f"k7qx4m.{key}", f"K7QX4O.{key}", f"K7QX4M.{key}<b>"):
         assert parse_remembered(bad) is None, bad
+
+
+def test_a_peer_slide_runs_the_whole_loop_on_the_clickers_next():
+    """``rounds=2``: each → takes the question's next step, then the deck's next slide."""
+    lecturer = on_slide(rounds="2")
+    click(lecturer, "cls_open")
+    code = lecturer.session_state[ROOM]
+    student = run(PAGE, {"room": code})
+    click(student, "cls_opt_1")
+    seen = []
+    for _ in range(7):
+        seen.append(lecturer.button(key="step_next").label)
+        assert not any(h.startswith("./Why_scale") for h in next_link(lecturer))
+        click(lecturer, "step_next")
+        if seen[-1] == "Round 2 ▶":
+            click(student.run(), "cls_opt_1")
+        room = room_store().room(code)
+        if room.peer.round_no == 3 and room.phase == "answering":
+            click(student.run(), "cls_opt_0")
+    assert seen == [
+        "End round 1 ▶",
+        "Discuss with your neighbour ▶",
+        "Round 2 ▶",
+        "End round 2 ▶",
+        "Reveal ▶",
+        "Twin question ▶",
+        "Reveal the twin ▶",
+    ]
+    assert room_store().room(code).phase == "revealed"
+    assert any(h.startswith("./Why_scale?") and "slide=3" in h for h in next_link(lecturer))
+    assert room_store().my_answers(code, student.query_params["me"])[1] == 1
+    bad = on_slide(rounds="7")
+    assert "rounds" in "\n".join(w.value for w in bad.warning)

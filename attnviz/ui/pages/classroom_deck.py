@@ -6,8 +6,10 @@
                                                   the room is not asking it already: a reload
                                                   or Previous back onto the slide keeps the
                                                   answers), once per arrival
-    Next (→, a clicker's button)                -> Reveal while the room answers the
-                                                  slide's question, then the deck's next slide
+    Next (→, a clicker's button)                -> the question's next step (rounds.next_step:
+                                                  Reveal; with ``rounds=2`` end round 1, discuss,
+                                                  round 2, end it, reveal, twin, reveal the twin),
+                                                  then the deck's next slide
     Previous (←)                                -> the deck's previous slide
     no room yet                                 -> the landing page says what the slide asks
 
@@ -26,11 +28,12 @@ from attnviz import lessons
 from attnviz.classroom import RoomError
 from attnviz.classroom.questions import pushable_problem, question_of, room_settings
 from attnviz.classroom.room import normal_code
+from attnviz.classroom.rounds import next_step
 from attnviz.links.deck import read_deck
-from attnviz.links.readers import quoted, raw_value
+from attnviz.links.readers import quoted, raw_value, read_int
 from attnviz.links.shared import settings_query
 from attnviz.ui.frame import page_paths
-from attnviz.ui.pages.classroom_lecturer import change_room
+from attnviz.ui.pages.classroom_rounds import take_step
 from attnviz.ui.pages.classroom_shared import KEY, ROOM, cached_room_questions, room_store
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import stepper
@@ -41,7 +44,12 @@ LECTURER_COOKIE = "attnviz_lecturer"  # "CODE.KEY" of the room this browser's le
 COOKIE_VALUE = re.compile(r"([0-9A-Z]{6})\.([A-Za-z0-9_-]{1,96})")
 ARRIVED = "attnviz.classroom.deck_arrived"  # the slide whose question this session has asked
 SLIDE_TITLE = ("The class's question",)  # the deck bar's one step on this page
-REVEAL_TITLE = ("The class answers: Next (→) reveals",)
+
+
+def slide_rounds():
+    """(1 or 2, warnings): the slide's ``rounds=`` (one vote, or vote, discuss, revote)."""
+    query = {name: st.query_params.get_all(name) for name in st.query_params}
+    return read_int(query, "rounds", low=1, high=2, default=1)
 
 
 def deck_slide():
@@ -52,6 +60,7 @@ def deck_slide():
     if not slides or not is_present() or slides[position].page != PAGE_PATH:
         return False, []
     kind, warnings = raw_value(query, "question")
+    warnings += slide_rounds()[1]
     if kind is not None and kind not in lessons.KINDS:
         warnings.append(
             f"`question={quoted(kind)}` in the slide is not a question of attnviz: one of "
@@ -118,16 +127,20 @@ def ask_slide(room, settings, kind):
             f"This slide's question ({md_escape(kind)}) cannot be asked on its example: "
             "choose another below."
         )
-    store.push_question(room.code, key, room.quiz_seed, kind, len(question.options))
+    n, right = len(question.options), question.answer_index
+    store.push_question(room.code, key, room.quiz_seed, kind, n, slide_rounds()[0], right)
     return None
 
 
 def slide_bar(room=None):
     """The deck's bar (Previous, where in the deck, Next): the clicker's keys move on. For the
-    lecturer of ``room`` while it answers a question, Next reveals first (a lecturer with a
-    clicker in hand then needs no mouse)."""
-    if room is not None and not room.closed and room.kind and room.phase == "answering":
-        stepper("Classroom", REVEAL_TITLE, next_action=("Reveal ▶", change_room, ("reveal",)))
+    lecturer of ``room`` while its question has a step left, Next takes that step first
+    (rounds.next_step: a lecturer with a clicker in hand then needs no mouse)."""
+    step = None if room is None else next_step(room)
+    if step is not None:
+        name, label = step
+        title = (f"The class's question: Next (→) is {label}",)
+        stepper("Classroom", title, next_action=(f"{label} ▶", take_step, (name,)))
     else:
         stepper("Classroom", SLIDE_TITLE)
 

@@ -23,13 +23,19 @@ from attnviz.links.loopback import loopback_warning
 from attnviz.links.shared import settings_query
 from attnviz.serve.kept import kept
 from attnviz.serve.store import object_bytes
+from attnviz.ui.pages.classroom_rounds import (
+    ask_args,
+    lecturer_round,
+    look_and_lost,
+    reveal_rounds,
+    rounds_choice,
+)
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
     POLL_SECONDS,
     ROOM,
     cached_room_questions,
-    distribution,
     drawn,
     option_text,
     proof,
@@ -161,10 +167,12 @@ def lecturer_view(settings):
         st.info(f"Room {room.code} is closed.", icon="👋")
         st.button("Open another room", key="cls_forget", on_click=_forget, type="primary")
         return
+    question = room_question(room)
+    if question is not None and room.phase == "revealed":  # first: one projector screen
+        reveal_rounds(room, question, key="cls_lect")  # the class's answers, every round
     left, right = st.columns([2, 3])
     with left:
         join_panel(room)
-    question = room_question(room)
     with right:
         if is_sketch(room.kind):
             sketch_status(room)
@@ -173,16 +181,13 @@ def lecturer_view(settings):
         else:
             question_text(question, room.question_no)
             st.markdown("  \n".join(option_text(k, o) for k, o in enumerate(question.options)))
-        if question is not None and room.phase == "answering":
-            answer_count(room.code)
-            st.button(
-                "Reveal", key="cls_reveal", type="primary", on_click=change_room, args=("reveal",)
-            )
-        elif question is not None:
-            distribution(room, question, store.tally(room.code).counts, key="cls_lect_dist")
+        if question is not None:
+            lecturer_round(room, question, answer_count)  # rounds.py: the steps of a question
+        rounds_choice()
         next_button(room, question)
         question_menu(room, question)
         sketch_menu(room)
+        look_and_lost(room)
     if is_sketch(room.kind):
         sketch_board(room)
     if question is not None and room.phase == "revealed":
@@ -225,7 +230,7 @@ def next_button(room, current):
         key="cls_next",
         type="primary" if room.phase == "revealed" else "secondary",
         on_click=change_room,
-        args=("push_question", room.quiz_seed, following.kind, len(following.options)),
+        args=ask_args(room, following),
     )
 
 
@@ -247,7 +252,7 @@ def question_menu(room, current):
             key="cls_ask",
             type="primary" if current is None else "secondary",
             on_click=change_room,
-            args=("push_question", room.quiz_seed, questions[k].kind, len(questions[k].options)),
+            args=ask_args(room, questions[k]),
         )
         others = cached_room_questions(room_settings(room), room.quiz_seed + 1)
         if others:
@@ -256,5 +261,5 @@ def question_menu(room, current):
                 "Other questions (the next set)",
                 key="cls_other",
                 on_click=change_room,
-                args=("push_question", room.quiz_seed + 1, first.kind, len(first.options)),
+                args=ask_args(room, first, room.quiz_seed + 1),
             )

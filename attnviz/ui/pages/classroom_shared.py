@@ -19,6 +19,7 @@ from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.words import figure_text
 from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
+from attnviz.classroom.rounds import question_seed
 from attnviz.limits import CACHE_ROOM_FIGURES
 from attnviz.links.classroom import new_sid
 from attnviz.serve.classroom import ROOM_STORE
@@ -81,10 +82,12 @@ def cached_room_questions(settings, quiz_seed):
 
 
 def room_question(room):
-    """The room's current Question, or None (none pushed, or its kind not askable here)."""
+    """The room's current Question (the twin's in the twin round), or None (none pushed, or
+    its kind not askable here)."""
     if room.kind is None:
         return None
-    question = question_of(cached_room_questions(room_settings(room), room.quiz_seed), room.kind)
+    questions = cached_room_questions(room_settings(room), question_seed(room))
+    question = question_of(questions, room.kind)
     if question is None or len(question.options) != room.n_options:
         return None
     return question
@@ -160,7 +163,7 @@ def distribution(room, question, counts, key, height=300):
     text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
     settings = room_settings(room)
     fig, words = answers_figure(
-        settings, room.quiz_seed, question.kind, tuple(counts), text_px, height
+        settings, question_seed(room), question.kind, tuple(counts), text_px, height
     )
     draw(
         fig,
@@ -179,7 +182,8 @@ def proof(room, question, key):
     q = question
     st.markdown(f"The answer: {option_text(q.answer_index, q.answer)}")
     st.markdown(f"**Why:** {md_escape(q.explanation)}")
-    for m, (fig, words) in enumerate(proof_figures(room_settings(room), room.quiz_seed, q.kind)):
+    figures = proof_figures(room_settings(room), question_seed(room), q.kind)  # the twin's too
+    for m, (fig, words) in enumerate(figures):
         draw(fig, f"{key}_{m}", words=words, config=NO_MODEBAR)
     if q.table is not None:
         t = q.table  # a data grid shows its cells as plain text

@@ -14,11 +14,20 @@ from attnviz.classroom.questions import letter, room_settings
 from attnviz.classroom.sketch import is_sketch
 from attnviz.links.classroom import student_query
 from attnviz.ui.charts import draw
+from attnviz.ui.pages.classroom_rounds import (
+    confidence_taps,
+    first_answer_note,
+    im_lost_button,
+    is_peer,
+    look_up,
+    my_rounds_line,
+    reveal_rounds,
+    student_waiting,
+)
 from attnviz.ui.pages.classroom_shared import (
     NO_MODEBAR,
     NOTE,
     ROOM,
-    distribution,
     drawn,
     follow,
     option_text,
@@ -100,7 +109,9 @@ def student_view(code):
     if note:
         st.warning(md_escape(note), icon="⏳")
     question = room_question(room)
-    if is_sketch(room.kind):
+    if room.peer.blank:  # the lecturer explains: eyes on the projector (classroom_rounds)
+        look_up()
+    elif is_sketch(room.kind):
         student_sketch(room)  # no A drawn: it would show the row asked
     elif question is None:
         st.info("You are in. The question appears here when the lecturer asks it.", icon="⏳")
@@ -113,10 +124,15 @@ def student_view(code):
             mine = None
         question_text(question, room.question_no)
         if room.phase == "answering":
+            first_answer_note(room, room.code, sid)  # round 2: the student's own first answer
             options(room, question, mine)
-        else:
+            confidence_taps(room, mine)
+        elif room.phase == "revealed":
             revealed(room, question, mine)
+        else:
+            student_waiting(room, mine)  # the round has ended, or the class discusses
         room_example_view(room)
+    im_lost_button(room)
     follow(room.code)
 
 
@@ -134,9 +150,8 @@ def options(room, question, mine):
     if mine is None:
         st.caption("Tap your answer. The class's answers are shown after the reveal.")
     else:
-        st.success(
-            f"Your answer: **{letter(mine)}**, you can change it until the reveal.", icon="✅"
-        )
+        until = "the lecturer ends the round" if is_peer(room) else "the reveal"
+        st.success(f"Your answer: **{letter(mine)}**, you can change it until {until}.", icon="✅")
 
 
 def revealed(room, question, mine):
@@ -148,10 +163,10 @@ def revealed(room, question, mine):
     else:
         right = letter(question.answer_index)
         st.warning(f"Your answer was {letter(mine)}; the right answer is {right}.", icon="🤔")
-    try:
-        tally = room_store().tally(room.code)
+    try:  # the class's answers: every round, who moved where, confidence (classroom_rounds)
+        if is_peer(room):
+            st.markdown(my_rounds_line(room, room_store().my_answers(room.code, session_id())))
+        reveal_rounds(room, question, key="cls", height=260)
     except StoreUnavailableError as exc:
         say(exc)
-    else:
-        distribution(room, question, tally.counts, key="cls_dist", height=260)
     proof(room, question, key="cls_proof")

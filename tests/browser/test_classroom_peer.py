@@ -1,0 +1,132 @@
+"""Peer instruction in a browser, on one server: a lecturer (1280 × 720, projector mode) and three
+phones (390 × 844, touch) through a "vote, discuss, revote" question: round 1 (nothing of the
+class shown), the discussion, round 2 (each phone shows its own first answer), confidence, the
+reveal with both rounds and who moved where, the twin, and the lecturer's report downloaded:
+its CSV read back gives the taps made."""
+
+import csv
+import io
+
+import numpy as np
+import pytest
+
+from attnviz.classroom.questions import all_questions, question_of
+from attnviz.classroom.rounds import twin_seed_of
+from attnviz.settings import Settings
+from tools.browser import error_count, wait_for_chart, wait_for_run
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+MIN_TAP_PX = 44
+QUESTION = all_questions(Settings(), 0)[0]  # what "Ask this question" asks first
+RIGHT, M = QUESTION.answer_index, len(QUESTION.options)
+FIRST = [(RIGHT + 1) % M, RIGHT, (RIGHT + 1) % M]
+SECOND = [RIGHT, RIGHT, (RIGHT + 2) % M]
+_, TWIN = twin_seed_of(0, lambda s: question_of(all_questions(Settings(), s), QUESTION.kind))
+TWIN_TAPS = [TWIN.answer_index, (TWIN.answer_index + 1) % len(TWIN.options), TWIN.answer_index]
+
+
+def ys(page, key, trace=0):
+    return page.locator(f".st-key-{key} .js-plotly-plot").evaluate(
+        f"gd => Array.from(gd._fullData[{trace}].y)"
+    )
+
+
+def tap_option(student, k, acknowledged="How sure are you?"):
+    option = student.locator(f".st-key-cls_opt_{k} button")
+    option.wait_for(timeout=90_000)
+    wait_for_run(student)
+    option.tap()
+    student.wait_for_selector(f"text={acknowledged}", timeout=90_000)
+
+
+def test_vote_discuss_revote_twin_and_the_report(browser, server):
+    lecturer = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
+    phones = browser.new_context(**PHONE)
+    try:
+        lecturer.goto(f"{server}/Classroom?present=on")
+        lecturer.locator("button", has_text="Open a room").click(timeout=90_000)
+        code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
+        lecturer.get_by_text("Vote, discuss, revote").click()
+        wait_for_run(lecturer)
+        lecturer.locator("button", has_text="Ask this question").click()
+        lecturer.wait_for_selector("text=Round 1 of 2", timeout=60_000)
+        students = [phones.new_page() for _ in FIRST]
+        for student, k in zip(students, FIRST, strict=True):
+            student.goto(f"{server}/Classroom?room={code}")
+            tap_option(student, k)
+        students[0].locator(".st-key-cls_conf_2 button").tap()  # sure, and wrong
+        heights = (
+            students[0]
+            .locator("[data-testid=stMain] button")
+            .evaluate_all(
+                "bs => bs.filter(b => b.offsetParent).map(b => b.getBoundingClientRect().height)"
+            )
+        )
+        assert min(heights) >= MIN_TAP_PX, heights
+        assert students[0].evaluate("document.documentElement.scrollWidth") <= 390
+
+        def step(key="cls_step"):
+            wait_for_run(lecturer)
+            lecturer.locator(f".st-key-{key} button").click()
+            wait_for_run(lecturer)
+
+        lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
+        step()  # end round 1
+        students[1].wait_for_selector("text=Round 1 has ended", timeout=90_000)
+        for page in (lecturer, students[1]):  # nothing of the class's answers yet
+            assert page.locator(".js-plotly-plot").count() <= 1  # the phone's A only
+        lecturer.get_by_text("1 min").first.click()
+        step()  # discuss, one minute
+        students[1].wait_for_selector("text=Discuss with your neighbour", timeout=90_000)
+        step()  # round 2
+        for student, k, again in zip(students, FIRST, SECOND, strict=True):
+            student.wait_for_selector(
+                f"text=In round 1 you answered {'ABCDEFGH'[k]}", timeout=90_000
+            )
+            tap_option(student, again)
+        students[2].locator(".st-key-cls_conf_2 button").tap()  # sure in round 2, and wrong
+        students[2].wait_for_timeout(1000)
+        step()  # end round 2
+        step("cls_reveal")
+        wait_for_chart(lecturer, "cls_lect_moves", "gd._fullData.length > 0")
+        assert ys(lecturer, "cls_lect_rounds", 0) == np.bincount(FIRST, minlength=M).tolist()
+        assert ys(lecturer, "cls_lect_rounds", 1) == np.bincount(SECOND, minlength=M).tolist()
+        text = lecturer.locator("[data-testid=stMain]").inner_text()
+        assert "2 of 3 changed their answer; 1 moved to the right one" in text
+        assert "1 was sure and wrong in round 2" in text
+        for student in students:
+            wait_for_chart(student, "cls_moves", "gd._fullData.length > 0", timeout=90_000)
+        step("cls_twin")
+        for student, k in zip(students, TWIN_TAPS, strict=True):
+            tap_option(student, k)
+        step("cls_reveal")
+        wait_for_chart(lecturer, "cls_lect_shares", "gd._fullData[0].y.length == 3")
+        students[0].wait_for_selector("text=the twin:", timeout=90_000)
+        lecturer.get_by_text("Lecturer link (keep it off the projector)").click()
+        link = lecturer.locator("[data-testid=stCode] code").inner_text(timeout=30_000).strip()
+        laptop = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+        laptop.goto(link)  # the lecturer's own tab, not projected: the report downloads here
+        with laptop.expect_download(timeout=90_000) as download:
+            laptop.locator(".st-key-cls_report_csv button").click(timeout=90_000)
+        with open(download.value.path(), encoding="utf-8") as got:
+            rows = list(csv.DictReader(io.StringIO(got.read())))
+        rounds = {r["round"]: r for r in rows if r["row"] == "round"}
+        letters = "ABCDEFGH"
+        for name, taps, n in (("1", FIRST, M), ("2", SECOND, M), ("twin", TWIN_TAPS, 0)):
+            n = n or len(TWIN.options)
+            counts = [int(rounds[name][f"count_{letters[k]}"]) for k in range(n)]
+            assert counts == np.bincount(taps, minlength=n).tolist(), name
+        assert rounds["2"]["moved_to_right"] == "1" and rounds["2"]["sure_wrong"] == "1"
+        assert rounds["1"]["sure_wrong"] == "1"
+        assert not any(student.url.split("me=")[1][:16] in str(rows) for student in students)
+        with laptop.expect_download(timeout=90_000) as pdf:
+            laptop.locator(".st-key-cls_report_pdf button").click()
+        with open(pdf.value.path(), "rb") as got:
+            assert got.read(4) == b"%PDF"
+        laptop.close()
+        assert error_count(lecturer) == 0 and all(error_count(s) == 0 for s in students)
+    finally:
+        lecturer.close()
+        phones.close()
