@@ -11,7 +11,8 @@ from attnviz.links.deck import (
 )
 
 PAGES = {"", "Step_by_step", "Why_scale", "Masks_and_temperature", "Real_model",
-         "Attention_as_geometry", "Watch_a_head_learn", "Predict_then_reveal"}  # fmt: skip
+         "Attention_as_geometry", "Watch_a_head_learn", "Predict_then_reveal",
+         "Classroom"}  # fmt: skip
 
 
 def test_a_deck_reads_back_from_its_link_form():
@@ -30,7 +31,8 @@ def test_the_default_deck_is_the_reviews_lecture_and_has_a_short_name():
     assert deck_text(LECTURE) == "lecture"
     assert parse_deck("lecture", PAGES) == (LECTURE, [])
     pages = [s.page for s in LECTURE]
-    assert pages[0] == "" and pages[-1] == "Predict_then_reveal"
+    assert pages[0] == "" and pages[-1] == "Classroom"  # the lecture ends on a class question
+    assert slide("Watch_a_head_learn", 2, gpt_task="induction") in LECTURE
     steps = [s.step for s in LECTURE if s.page == "Step_by_step" and not s.params]
     assert steps == list(range(9))  # the step page, 0 to 8
     assert [s.step for s in LECTURE if dict(s.params).get("edit") == "1,0,5"] == [1, 5, 7]

@@ -9,6 +9,7 @@ import attnviz
 from attnviz.charts.matrix import MAX_DRAWN, blocks
 from attnviz.limits import MAX_TOKENS
 from attnviz.links.shared import settings_query
+from attnviz.ui.frame import lesson_pages
 from tests.helpers import (
     ALL_SCRIPTS,
     CHARTLESS,
@@ -46,7 +47,10 @@ def menu(at):
 
 def test_the_sidebar_menu_links_every_page_with_this_runs_settings():
     at = run("app.py", d_k=3, mask="causal")  # changed by widgets in the run that draws it
-    labels = ["Home"] + [Path(p).stem.split("_", 1)[1].replace("_", " ") for p in PAGES]
+    labels = ["Home"] + [label for _, label, _ in lesson_pages()]
+    assert sorted(labels[1:]) == sorted(
+        Path(p).stem.split("_", 1)[1].replace("_", " ") for p in PAGES
+    )
     query = settings_query(expected(d_k=3, mask="causal").settings)
     assert menu(at) == [(label, query) for label in labels]
     at.switch_page(STEP)
@@ -184,15 +188,21 @@ def test_streamlits_clear_cache_message_leaves_the_shared_examples():
     assert cached_example(attnviz.Settings(seed=12345)) is first
 
 
-def test_the_menu_is_a_course_in_order_with_tiled_attention_last_as_going_further():
-    from attnviz.ui.frame import lesson_pages
-
+def test_the_menu_is_the_course_in_order_then_the_lecturers_tools():
+    """Review 4, section 8: the intuition (geometry) before the algebra, the by-hand pages
+    together, the two trained models side by side, Tiled last as going further, and the
+    lecturer's tools apart, after the course."""
     labels = [label for _, label, _ in lesson_pages()]
-    course = ["Step by step", "Your own numbers", "Why scale", "Masks and temperature"]
-    course += ["Positions", "Multi head", "Real model"]
-    assert labels[: len(course)] == course  # basics, why scale, masks, positions, heads, model
-    assert labels[-1] == "Tiled attention"
-    assert lesson_pages()[-1][2].startswith("Going further")
+    assert labels[:4] == [
+        "Attention as geometry",
+        "Step by step",
+        "Work it out",
+        "Your own numbers",
+    ]
+    model = labels.index("Real model")
+    assert labels[model + 1] == "Inside a chat model"
+    assert labels[-3:] == ["Tiled attention", "Lecture deck", "Classroom"]
+    assert lesson_pages()[-3][2].startswith("Going further")
 
 
 def test_projector_mode_is_kept_across_pages_and_in_the_links():

@@ -239,6 +239,11 @@ def test_projector_mode_text_is_large_and_the_figure_stays_modest(grid):
     assert all(sl["font"]["size"] >= 18 for sl in s["layout"]["sliders"])
     texts = [t for t in s["data"] if t.get("mode") == "text"]  # labels, the table
     assert len(texts) == 3 + 5 and all(t["textfont"]["size"] >= 18 for t in texts)
+    # the whole figure under the stepper's bar on a 720-px screen; no table, whose 20-px rows
+    # would run together (the bars print the weights)
+    assert s["layout"]["height"] <= 560
+    table = [t for t in texts if t.get("yaxis") == "y4"]
+    assert table and all(not any(t["text"]) for t in table)
     six = geometry_grid((*DEFAULT_KEYS, (1, 1), (2, -2)), (*DEFAULT_VALUES, (1, 1), (-1, 1)))
     assert len(geometry_figure(six).to_json()) < 400_000  # every frame, at the most keys
 

@@ -112,9 +112,9 @@ def wrap(text, size, max_px):
 # A legend under the plot, at the figure's bottom (not at a fraction of the plot's height, where
 # larger ticks and axis title reach it): Plotly makes room for it; two entries a row.
 BOTTOM_LEGEND = dict(
-    orientation="h", yref="container", yanchor="bottom", y=0, x=0, traceorder="normal",
-    entrywidthmode="fraction", entrywidth=0.5,
-)  # fmt: skip
+    orientation="h", yref="container", yanchor="bottom", y=0, xref="container", x=0,
+    traceorder="normal", entrywidthmode="fraction", entrywidth=0.5,
+)  # fmt: skip  # from the figure's left edge: a half-width chart's entries are not cut
 LEGEND_ROW = 1.7  # a legend row's height, in font sizes (the entry and the gap to the next)
 
 

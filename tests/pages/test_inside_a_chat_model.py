@@ -8,9 +8,12 @@ import numpy as np
 import pytest
 
 from attnviz.causal_lm import loading
+from attnviz.causal_lm.findings import INDUCTION_PROMPT
 from attnviz.causal_lm.sampling import next_token_probabilities, top
+from attnviz.charts.matrix import OUTLINE_NAME
 from attnviz.limits import MAX_CHAT_TOKENS
 from attnviz.serve.inside_a_chat_model import CHAT_MODEL, display_tokens
+from attnviz.ui.pages.inside_a_chat_model_generate import NEW_ROW
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, forget_kept, heatmap_z, run, serve_chat_model
 
@@ -57,6 +60,8 @@ def test_prediction_grid_and_head(lm, prompt_run):
     assert np.isnan(z[~causal]).all()  # masked: drawn as no number
     np.testing.assert_allclose(z[causal], prompt_run.attention[5, 4][causal], atol=1e-6)
     assert "chat_grid" in specs and "previous token" in markdown(at)
+    assert "chat_block" in specs  # one block of the decoder, as a picture
+    assert "without the chat template" in markdown(at)
     # three tokens generated: the likeliest at T = 0.7, as the model's own generate
     generation = lm.generate(prompt_run, 3, temperature=0.7)
     shown = at.dataframe[1].value
@@ -65,6 +70,12 @@ def test_prediction_grid_and_head(lm, prompt_run):
     last = generation.steps[-1]
     np.testing.assert_allclose(bars(specs["chat_step_row"]), last.attention[5, 4], atol=1e-6)
     np.testing.assert_allclose(heatmap_z(specs["chat_step_q"])[0], last.q[5, 4], atol=1e-6)
+    # the cached K and V outline the new token's row as that, not as an edit (nothing was edited)
+    for key in ("chat_step_k", "chat_step_v"):
+        names = [trace.get("name") for trace in specs[key]["data"]]
+        assert NEW_ROW in names and OUTLINE_NAME not in names
+    # the prompt repeats nothing: the page suggests one that does (tests/test_causal_lm.py)
+    assert INDUCTION_PROMPT in markdown(at)
 
 
 def test_one_more_and_link_warnings(lm, prompt_run):
@@ -129,7 +140,7 @@ def test_projector_mode_draws_one_step_with_the_widgets_it_needs(lm, prompt_run)
     at = run(PAGE, {"present": "on", "step": "2"})
     assert headers(at) == ["2. The next token"] and not at.main.title  # title: step 1
     assert set(chart_specs(at)) == {"chat_next"}
-    assert "**Step 2 of 9: 2. The next token**" in markdown(at)
+    assert "**Inside a chat model · Step 2 of 9: 2. The next token**" in markdown(at)
     at.slider(key="chat_temperature").set_value(0.7).run()
     at.button(key="step_next").click().run()  # step 3: the grid and the head picker
     assert headers(at) == ["3. Every head at a glance"] and set(chart_specs(at)) == {"chat_grid"}

@@ -321,7 +321,7 @@ def test_the_projectors_step_count_is_the_number_of_steps_the_page_has():
     at = run(STEP, {"present": "on", "step": str(len(every) - 1)})
     assert next(h.value for h in at.header) == every[-1]
     said = " ".join(md.value for md in at.markdown)
-    assert f"**Step {len(every)} of {len(every)}: {every[-1]}**" in said
+    assert f"**Step by step · Step {len(every)} of {len(every)}: {every[-1]}**" in said
     assert at.button(key="step_next").disabled
 
 

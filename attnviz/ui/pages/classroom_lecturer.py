@@ -19,6 +19,7 @@ from attnviz.classroom.questions import pushable_problem, room_settings
 from attnviz.classroom.sketch import is_sketch
 from attnviz.limits import CACHE_QR_CODES
 from attnviz.links.classroom import join_query, lecturer_query
+from attnviz.links.loopback import loopback_warning
 from attnviz.links.shared import settings_query
 from attnviz.serve.kept import kept
 from attnviz.serve.store import object_bytes
@@ -119,6 +120,9 @@ def join_panel(room):
     st.container(key="cls_code").markdown(f"# {room.code}")  # 6 letters and digits: no markup
     st.image(qr_png(join), width=QR_WIDTH_PX[is_present()])
     st.markdown(f"Scan the code, or open {md_escape(join)}")
+    warning = loopback_warning(join, PUBLIC_URL_VARIABLE)  # no phone can open localhost
+    if warning:
+        st.warning(md_escape(warning), icon="📵")
 
 
 def lecturer_link(room):
