@@ -138,3 +138,8 @@ CACHE_ROOM_FIGURES = (48, 24)  # a room's charts, drawn once for all its phones 
 # KB each: A at 12 tokens, the class's answers, the proof's bars)
 CACHE_QR_CODES = (32, 1)  # the rooms' QR codes as PNG, under 1 KB each
 MAX_STORED_CHARS = 4000  # one stored room's state, as JSON; a room beyond it is refused
+ENDED_ROOM_KEEP_SECONDS = 12 * 3600  # an ended room's record (its example, question and key
+# digest, no answers) is kept this long after it ends: phones say it ended, and follow the room
+# its lecturer reopens from it
+MAX_KEPT_ROOMS = 10 * MAX_ROOMS  # rooms, open or ended, one in-process store keeps at most
+PHONE_SEEN_SECONDS = 5  # a phone that polled its room this recently counts as connected now

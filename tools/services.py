@@ -3,6 +3,8 @@ nginx, each started on a free port in a temporary folder and stopped afterwards.
 
     with redis_server() as url:                     # "redis://127.0.0.1:PORT/0"
         ...
+    with redis_server(recipe=True, folder=d) as url:  # deploy/redis.conf (persistence, a
+        ...                                          # password), its files in d: restartable
     with nginx_proxy(["127.0.0.1:8601", "127.0.0.1:8602"]) as url:   # "http://127.0.0.1:PORT"
         ...
 
@@ -23,6 +25,8 @@ from tools.browser import ROOT, free_port, stop
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 DEPLOY_CONF = ROOT / "deploy" / "nginx.conf"
+DEPLOY_REDIS_CONF = ROOT / "deploy" / "redis.conf"
+TEST_REDIS_PASSWORD = "attnviz-test-password"  # the recipe's placeholder, replaced in tests
 
 
 def _wait_for_port(port, proc, what, timeout=20):
@@ -48,15 +52,30 @@ def _running(command, port, what):
 
 
 @contextlib.contextmanager
-def redis_server(port=None):
-    """Start redis-server on 127.0.0.1 (``port``, or a free one), without persistence; yield
-    its URL; stop it."""
+def redis_server(port=None, recipe=False, folder=None):
+    """Start redis-server on 127.0.0.1 (``port``, or a free one); yield its URL; stop it.
+
+    Without ``recipe``: no persistence, no password, in a temporary folder. With it:
+    deploy/redis.conf as shipped (append-only file, fsync every second, a password: the URL
+    carries TEST_REDIS_PASSWORD), its files in ``folder`` (kept: start it again on the same
+    folder and port to restart it)."""
     port = port or free_port()
-    with tempfile.TemporaryDirectory(prefix="attnviz-redis-") as folder:
-        options = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", folder]
-        command = [REDIS_SERVER, "--port", str(port), *options, "--daemonize", "no"]
-        with _running(command, port, "redis-server"):
-            yield f"redis://127.0.0.1:{port}/0"
+    with contextlib.ExitStack() as stack:
+        if folder is None:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="attnviz-redis-"))
+        if recipe:  # the recipe's folder (made by systemd's StateDirectory) is the test's
+            conf = Path(folder, "redis.conf")
+            text = DEPLOY_REDIS_CONF.read_text()
+            conf.write_text(text.replace("dir /var/lib/attnviz-redis", f"dir {folder}"))
+            options = [str(conf), "--requirepass", TEST_REDIS_PASSWORD, "--supervised", "no"]
+            url = f"redis://:{TEST_REDIS_PASSWORD}@127.0.0.1:{port}/0"
+        else:
+            options = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+            options += ["--dir", str(folder)]
+            url = f"redis://127.0.0.1:{port}/0"
+        command = [REDIS_SERVER, *options, "--port", str(port), "--daemonize", "no"]
+        stack.enter_context(_running(command, port, "redis-server"))
+        yield url
 
 
 def nginx_config(upstreams, port, folder):

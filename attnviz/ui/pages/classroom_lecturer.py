@@ -108,7 +108,10 @@ def join_panel(room):
     st.markdown("### Room code")
     st.container(key="cls_code").markdown(f"# {room.code}")  # 6 letters and digits: no markup
     st.image(qr_png(join), width=QR_WIDTH_PX[is_present()])
-    st.markdown(f"Scan the code, or open {md_escape(join)}")
+    st.markdown("Scan the code, or open this link:")
+    # a code block is plain text: the link copies and opens as it is (Markdown would need
+    # md_escape, whose invisible word joiners after ":" break a copied link)
+    st.container(key="cls_join_link").code(join, language=None, wrap_lines=True)
 
 
 def lecturer_link(room):
