@@ -14,11 +14,12 @@ import os
 import segno
 import streamlit as st
 
-from attnviz.classroom import RoomError
+from attnviz.classroom import RoomError, RoomNotFoundError
 from attnviz.classroom.questions import pushable_problem, room_settings
 from attnviz.limits import CACHE_QR_CODES
 from attnviz.links.classroom import join_query, lecturer_query
 from attnviz.ui.cache import object_bytes, shared_cache
+from attnviz.ui.pages.classroom_ended import health_panel, lecturer_ended
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
@@ -144,6 +145,9 @@ def lecturer_view(settings):
     state, store = st.session_state, room_store()
     try:
         room = store.room(state[ROOM])
+    except RoomNotFoundError:
+        lecturer_ended(state[ROOM], state[KEY], settings)  # in words; reopen in one click
+        return
     except RoomError as exc:
         say(exc)
         st.button("Open another room", key="cls_forget", on_click=_forget)
@@ -153,8 +157,7 @@ def lecturer_view(settings):
     if note:
         st.error(md_escape(note), icon="🚫")
     if room.closed:
-        st.info(f"Room {room.code} is closed.", icon="👋")
-        st.button("Open another room", key="cls_forget", on_click=_forget, type="primary")
+        lecturer_ended(room.code, state[KEY], settings)
         return
     left, right = st.columns([2, 3])
     with left:
@@ -177,6 +180,8 @@ def lecturer_view(settings):
         question_menu(room, question)
     if question is not None and room.phase == "revealed":
         proof(room, question, key="cls_lect_proof")
+    if not is_present():
+        health_panel(room.code)
     st.divider()
     example_controls(room, settings)
     lecturer_link(room)

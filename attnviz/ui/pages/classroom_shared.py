@@ -17,7 +17,7 @@ from attnviz.charts.line_charts import vector_bars
 from attnviz.charts.matrix import matrix_heatmap
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.words import figure_text
-from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError, make_store
+from attnviz.classroom import RoomError, StoreUnavailableError, make_store
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.limits import CACHE_ROOM_FIGURES
 from attnviz.links.classroom import new_sid
@@ -200,10 +200,8 @@ def follow(code):
     if state.pop(IN_PAGE_RUN, False):  # drawn by the page's own run, the last thing it draws
         state[PAGE_RUN_ENDED] = time.monotonic()
         return
-    try:
-        version = room_store().version(code)
-    except RoomNotFoundError:
-        version = "gone"
+    try:  # the version, or lifecycle.ENDED / NEXT + the reopened room's code
+        version = room_store().poll(code, session_id())
     except RoomError:
         version = None  # unreachable: the page says so and keeps asking
     ended = state.pop(PAGE_RUN_ENDED, None)

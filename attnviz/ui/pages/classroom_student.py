@@ -13,6 +13,7 @@ from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableErro
 from attnviz.classroom.questions import letter, room_settings
 from attnviz.links.classroom import student_query
 from attnviz.ui.matrix import draw_chart
+from attnviz.ui.pages.classroom_ended import followed, student_ended
 from attnviz.ui.pages.classroom_shared import (
     NO_MODEBAR,
     NOTE,
@@ -32,11 +33,18 @@ from attnviz.ui.pages.classroom_shared import (
 from attnviz.ui.text import md_escape
 
 
-def join(code):
+def join(code, rejoin=False):
     """Join room ``code`` (typed or from the link) as this session; True when in. A refusal
-    (no such room, full, closed, too many tries) is said on the page."""
+    (no such room, full, closed, too many tries) is said on the page; ``rejoin`` (the address
+    says this browser was in the room): a room no longer found has ended (student_ended)."""
     try:
         room = room_store().join(code, session_id())
+    except RoomNotFoundError as exc:
+        if not rejoin:
+            say(exc)
+            return False
+        st.session_state[ROOM] = code  # student_view says that it ended
+        return True
     except RoomError as exc:
         say(exc)
         return False
@@ -81,18 +89,22 @@ def student_view(code):
     store, sid = room_store(), session_id()
     try:
         room = store.room(code)
+    except RoomNotFoundError:
+        student_ended(code)  # in words; follows the room the lecturer reopens from it
+        return
     except RoomError as exc:
         say(exc)
         st.button("Join another room", key="cls_leave", on_click=_leave)
-        if not isinstance(exc, RoomNotFoundError):
-            drawn(None)
-            follow(code)  # the store may come back
+        drawn(None)
+        follow(code)  # the store may come back
         return
     drawn(room.version)
     st.subheader(f"Room {room.code}")
     if room.closed:
         st.info("The lecturer has closed this room. Thank you for taking part!", icon="👋")
         st.button("Join another room", key="cls_leave", on_click=_leave)
+        followed(room.code)  # the lecturer reopened it: go there
+        follow(room.code)
         return
     note = st.session_state.pop(NOTE, None)
     if note:
