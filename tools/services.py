@@ -8,12 +8,15 @@ nginx, each started on a free port in a temporary folder and stopped afterwards.
     with nginx_proxy(["127.0.0.1:8601", "127.0.0.1:8602"]) as url:   # "http://127.0.0.1:PORT"
         ...
 
-nginx's configuration is deploy/nginx.conf's ``upstream`` and ``server`` blocks, with the
-ports and paths of the test (``nginx_config``), so the test runs the recipe that is shipped.
+nginx's configuration is deploy/nginx.conf's blocks, with the ports and paths of the test and
+plain http (``nginx_config``), so the test runs the recipe that is shipped; redis-server can run
+deploy/redis.conf (``recipe=True``).
 """
 
 import contextlib
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -78,22 +81,30 @@ def redis_server(port=None, recipe=False, folder=None):
         yield url
 
 
+def _cut(text, name, replacement=""):
+    """``text`` with the lines from ``# {name}-begin`` to ``# {name}-end`` replaced."""
+    start, end = text.index(f"# {name}-begin"), text.index(f"# {name}-end")
+    return text[:start] + replacement + text[end + len(f"# {name}-end") :]
+
+
 def nginx_config(upstreams, port, folder):
     """deploy/nginx.conf's http blocks, for the ``upstreams`` ("host:port") behind ``port``,
-    wrapped in a configuration that runs in ``folder`` as this user."""
+    wrapped in a configuration that runs in ``folder`` as this user: plain http on loopback
+    (no redirect, no certificate), its logs in ``folder``."""
     recipe = DEPLOY_CONF.read_text()
     servers = "".join(f"    server {u};\n" for u in upstreams)
-    start, end = recipe.index("# upstream-servers-begin"), recipe.index("# upstream-servers-end")
-    recipe = recipe[:start] + "# replicas\n" + servers + recipe[end:]
-    recipe = recipe.replace("listen 80;", f"listen 127.0.0.1:{port};")
+    recipe = _cut(recipe, "upstream-servers", "# replicas\n" + servers)
+    recipe = _cut(_cut(recipe, "http-redirect"), "tls")
+    recipe = recipe.replace("listen 443 ssl default_server;", f"listen 127.0.0.1:{port};")
+    recipe = recipe.replace("listen [::]:443 ssl default_server;", "")
+    recipe = recipe.replace("/var/log/nginx/", f"{folder}/")
     temp = f"{folder}/temp"
     return f"""
 daemon off;
 pid {folder}/nginx.pid;
 error_log {folder}/error.log warn;
-events {{ worker_connections 256; }}
+events {{ worker_connections 1024; }}
 http {{
-  access_log off;
   client_body_temp_path {temp}/body;
   proxy_temp_path {temp}/proxy;
   fastcgi_temp_path {temp}/fastcgi;
@@ -104,10 +115,14 @@ http {{
 """
 
 
+_nginx_folders = {}  # the URL of a running nginx_proxy -> its folder (config, logs, pid)
+
+
 @contextlib.contextmanager
-def nginx_proxy(upstreams):
-    """Start nginx with deploy/nginx.conf in front of ``upstreams``; yield its URL; stop it."""
-    port = free_port()
+def nginx_proxy(upstreams, port=None):
+    """Start nginx with deploy/nginx.conf in front of ``upstreams`` on ``port`` (or a free
+    one); yield its URL; stop it. ``reload_nginx`` and ``nginx_access_log`` take the URL."""
+    port = port or free_port()
     with tempfile.TemporaryDirectory(prefix="attnviz-nginx-") as folder:
         Path(folder).chmod(0o755)  # nginx's workers may run as another user (nobody)
         Path(folder, "temp").mkdir(mode=0o777)
@@ -115,5 +130,23 @@ def nginx_proxy(upstreams):
         conf = Path(folder, "nginx.conf")
         conf.write_text(nginx_config(upstreams, port, folder))
         command = [NGINX, "-c", str(conf), "-p", folder, "-e", f"{folder}/error.log"]
+        url = f"http://127.0.0.1:{port}"
         with _running(command, port, "nginx"):
-            yield f"http://127.0.0.1:{port}"
+            _nginx_folders[url] = folder
+            try:
+                yield url
+            finally:
+                _nginx_folders.pop(url, None)
+
+
+def reload_nginx(url):
+    """What `systemctl reload nginx` does: SIGHUP to the master (new workers; the old ones
+    finish their connections, the WebSockets among them, then end)."""
+    pid = int(Path(_nginx_folders[url], "nginx.pid").read_text())
+    os.kill(pid, signal.SIGHUP)
+
+
+def nginx_access_log(url):
+    """The text of the access log of the nginx_proxy at ``url`` (the recipe's format)."""
+    path = Path(_nginx_folders[url], "attnviz.access.log")
+    return path.read_text() if path.exists() else ""
