@@ -16,14 +16,12 @@ from attnviz.charts.class_answers import answer_bars
 from attnviz.charts.line_charts import vector_bars
 from attnviz.charts.matrix import matrix_heatmap
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.charts.words import figure_text
 from attnviz.classroom import RoomError, StoreUnavailableError, make_store
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
-from attnviz.limits import CACHE_ROOM_FIGURES
 from attnviz.links.classroom import new_sid
-from attnviz.ui.cache import cached_call, forget, object_bytes, register, shared_cache
+from attnviz.ui.cache import cached_call, forget, register, shared_cache
 from attnviz.ui.frame import cached_example
-from attnviz.ui.matrix import draw_chart
+from attnviz.ui.matrix import draw_kept_chart
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
@@ -104,74 +102,52 @@ def question_text(question, number):
     st.markdown(f"**Question {number}.** {md_escape(question.text)}")
 
 
-# A room's charts are the same on every phone: each is made once per room version for all of
-# them (a reveal asks 60 at once), keyed by the room's settings, question set and kind, with
-# its text alternative (charts.words.figure_text: 13 ms for A at 12 tokens), as (fig, words)
-@shared_cache(*CACHE_ROOM_FIGURES, size=object_bytes)
+# A room's charts are the same on every phone: each is made, finished and turned into the dict
+# that is sent once per room state for all of them (matrix.draw_kept_chart: a reveal asks 120
+# phones at once), keyed by the room's settings, question set and kind. Made again for each
+# phone, finishing and Plotly's to_dict were about half of a phone's reveal run.
 def answers_figure(settings, quiz_seed, kind, counts, text_px, height):
     """The class's answers ``counts`` to question ``kind`` as bars, the right one green."""
     question = question_of(cached_room_questions(settings, quiz_seed), kind)
     letters = [letter(k) for k in range(len(question.options))]
-    return with_words(
-        answer_bars(
-            letters,
-            question.options,
-            counts,
-            question.answer_index,
-            text_px=text_px,
-            height=height,
-        )
+    return answer_bars(
+        letters, question.options, counts, question.answer_index, text_px=text_px, height=height
     )
 
 
-@shared_cache(*CACHE_ROOM_FIGURES, size=object_bytes)
-def proof_figures(settings, quiz_seed, kind):
-    """The rows of A that prove question ``kind``'s answer, as bar charts (a tuple)."""
-    question = question_of(cached_room_questions(settings, quiz_seed), kind)
-    return tuple(
-        with_words(vector_bars(b.values, b.labels, title=b.title, value_name=b.value_name))
-        for b in question.bars
-    )
+def proof_figure(settings, quiz_seed, kind, m):
+    """Row ``m`` of the rows of A that prove question ``kind``'s answer, as a bar chart."""
+    b = question_of(cached_room_questions(settings, quiz_seed), kind).bars[m]
+    return vector_bars(b.values, b.labels, title=b.title, value_name=b.value_name)
 
 
-@shared_cache(*CACHE_ROOM_FIGURES, size=object_bytes)
 def room_a_figure(settings):
     """The attention matrix A of the example of ``settings``, small enough for a phone."""
     example = cached_example(settings)
     r = example.result
-    return with_words(
-        matrix_heatmap(
-            r.attention,
-            example.labels,
-            example.labels,
-            title="The room's example: A",
-            family="A",
-            kind="probability",
-            value_name="A_ij",
-            mask=r.mask,
-            text_px=ROOM_A_TEXT_PX,
-        )
+    return matrix_heatmap(
+        r.attention,
+        example.labels,
+        example.labels,
+        title="The room's example: A",
+        family="A",
+        kind="probability",
+        value_name="A_ij",
+        mask=r.mask,
+        text_px=ROOM_A_TEXT_PX,
     )
-
-
-def with_words(fig):
-    """(``fig``, its text alternative) for draw_chart."""
-    return fig, figure_text(fig)
 
 
 def distribution(room, question, counts, key, height=300):
     """The class's answers to ``question`` (the room's) as bars (chart key ``key``)."""
     text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
-    settings = room_settings(room)
-    fig, words = answers_figure(
-        settings, room.quiz_seed, question.kind, tuple(counts), text_px, height
-    )
-    draw_chart(
-        fig,
+    args = (room_settings(room), room.quiz_seed, question.kind, tuple(counts), text_px, height)
+    draw_kept_chart(
+        answers_figure,
+        args,
         key,
         share=None,
         title="The class's answers",
-        words=words,
         config=NO_MODEBAR,
         theme=None,
     )
@@ -183,8 +159,9 @@ def proof(room, question, key):
     q = question
     st.markdown(f"The answer: {option_text(q.answer_index, q.answer)}")
     st.markdown(f"**Why:** {md_escape(q.explanation)}")
-    for m, (fig, words) in enumerate(proof_figures(room_settings(room), room.quiz_seed, q.kind)):
-        draw_chart(fig, f"{key}_{m}", words=words, config=NO_MODEBAR)
+    for m in range(len(q.bars)):
+        args = (room_settings(room), room.quiz_seed, q.kind, m)
+        draw_kept_chart(proof_figure, args, f"{key}_{m}", config=NO_MODEBAR)
     if q.table is not None:
         t = q.table  # a data grid shows its cells as plain text
         index = pd.Index(t.index, name=t.index_name)

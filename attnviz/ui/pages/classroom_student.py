@@ -12,7 +12,7 @@ import streamlit as st
 from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
 from attnviz.classroom.questions import letter, room_settings
 from attnviz.links.classroom import student_query
-from attnviz.ui.matrix import draw_chart
+from attnviz.ui.matrix import draw_kept_chart
 from attnviz.ui.pages.classroom_ended import followed, student_ended
 from attnviz.ui.pages.classroom_shared import (
     NO_MODEBAR,
@@ -80,8 +80,8 @@ def _leave():
 
 def room_example_view(room):
     """The room's attention matrix A, small enough for a phone (no toolbar)."""
-    fig, words = room_a_figure(room_settings(room))
-    draw_chart(fig, "cls_room_A", share=None, words=words, config=NO_MODEBAR, theme=None)
+    args = (room_settings(room),)  # made and finished once for every phone
+    draw_kept_chart(room_a_figure, args, "cls_room_A", share=None, config=NO_MODEBAR, theme=None)
 
 
 def student_view(code):
