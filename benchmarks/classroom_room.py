@@ -1,25 +1,32 @@
-"""A class in a Classroom room on one server: a lecturer and N phones as websocket clients.
+"""A class in a Classroom room: a lecturer and N phones as websocket clients, on one server or
+on a deployment of several replicas behind nginx.
 
-Each client speaks Streamlit's own protocol over ``/_stcore/stream`` as a browser tab does: a
-``BackMsg`` to run the page, with the page's script hash and query string as the server last
-sent them (``navigation``, ``page_info_changed``: a fragment's ``st.rerun()`` reruns the page
-of that hash, and without it the app's main page), the button's trigger value for a tap, and a
-rerun of each polling fragment at the interval its ``auto_rerun`` asks. Loopback only, drawing
-nothing: 60 Chromiums would saturate this machine themselves. For each class size, in one run
-against one ``streamlit run`` with the in-process store, in a new room each:
+Each client speaks Streamlit's own protocol over ``/_stcore/stream`` as a browser tab does
+(tools/streamlit_client.py). Loopback only, drawing nothing: 60 Chromiums would saturate this
+machine themselves. For each class size, in a new room each, against one ``streamlit run``
+with the in-process store (the default), or ``--replicas N`` started here as deploy/ says
+(deploy/redis.conf's Redis, N replicas, deploy/nginx.conf's nginx), or a deployment running
+elsewhere at ``--base-url`` (its replicas' CPU is read when ``--replica-ports`` names them on
+this machine):
 
   1. the lecturer opens a room and asks the first question; N students open the join link
      (a few at a time) and each taps an answer;
-  2. steady: everyone stays ``--steady`` s; the server's CPU (user + system of its process, from
-     /proc/PID/stat) divided by the polls it answered is the CPU per poll;
+  2. steady: everyone stays ``--steady`` s; the servers' CPU (user + system of their processes,
+     from /proc/PID/stat) divided by the polls they answered is the CPU per poll;
   3. the lecturer taps Reveal: for each phone, the time until its page has run again showing
-     the answer (p50 / p95 / max), and the server's CPU for that reveal.
+     the answer (p50 / p95 / max), and the servers' CPU for that reveal, per phone.
+
+Behind nginx, ``--sources`` binds phone k to its own source address (127.0.0.2, 127.0.0.3 ...:
+Linux routes all of 127.0.0.0/8 to the loopback, no alias needed), as a class on one Wi-Fi
+subnet; nginx's cookie stickiness spreads them over the replicas all the same.
 
 Every wait is bounded (``--timeout``): a client that waits longer stops the script with what it
 was waiting for and what its page last showed.
 
     python benchmarks/classroom_room.py [--students 10,30,60] [--steady 20] [--timeout 120]
                                         [--streamlit-gc 10,30]
+    python benchmarks/classroom_room.py --replicas 2 --sources --students 120
+    python benchmarks/classroom_room.py --base-url https://HOST --replica-ports 8501,8502
 
 ``--streamlit-gc`` runs those class sizes again, one after the other on a second server, with
 Streamlit's default ``runner.postScriptGC`` (a full ``gc.collect(2)`` after every run, each
@@ -30,10 +37,14 @@ A script, never a test: its numbers depend on the machine (shared here: it print
 
 import argparse
 import asyncio
+import collections
+import contextlib
+import functools
 import os
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -42,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.student import proc_cpu_s  # noqa: E402
 from tools.browser import server_pid, server_port, streamlit_server  # noqa: E402
+from tools.services import nginx_proxy, redis_server  # noqa: E402
 from tools.streamlit_client import RETAP_SECONDS, StalledError, Tab  # noqa: E402
 
 ARRIVING = 5  # students opening the join link at the same moment
@@ -54,14 +66,28 @@ def quantiles(values):
     return statistics.median(values), p95, values[-1]
 
 
-async def lesson(url, pid, n_students, steady_s, timeout):
+def source(k, sources):
+    """Phone ``k``'s source address: 127.0.0.(2 + k) spread over the loopback, or None."""
+    n = k + 2
+    return f"127.{n // 65536 % 256}.{n // 256 % 256}.{n % 256}" if sources else None
+
+
+def cpu_s(pids):
+    return sum(proc_cpu_s(pid) for pid in pids)
+
+
+async def lesson(url, pids, n_students, steady_s, timeout, sources=False):
     """One class of ``n_students`` in a new room: the figures as a dict."""
+    proc_cpu = functools.partial(cpu_s, pids)
     async with Tab(url, "the lecturer", "", timeout) as lecturer:
         await lecturer.run_until("the Open-a-room button", widget="cls_open")
         before = await lecturer.run_until("the room's page", tap="cls_open", widget="cls_ask")
         code = lecturer.shown(before, "# ")[1][2:].strip()  # drawn before cls_ask
         await lecturer.run_until("the Reveal button", tap="cls_ask", widget="cls_reveal")
-        phones = [Tab(url, f"phone {k}", f"room={code}", timeout) for k in range(n_students)]
+        phones = [
+            Tab(url, f"phone {k}", f"room={code}", timeout, source=source(k, sources))
+            for k in range(n_students)
+        ]
         for phone in phones:
             await phone.__aenter__()
         try:
@@ -82,14 +108,14 @@ async def lesson(url, pid, n_students, steady_s, timeout):
                 )
             )
             await asyncio.sleep(3)  # the fragments' first polls
-            polls0, cpu0 = sum(p.polls for p in phones) + lecturer.polls, proc_cpu_s(pid)
+            polls0, cpu0 = sum(p.polls for p in phones) + lecturer.polls, proc_cpu()
             load = os.getloadavg()[0]
             await asyncio.sleep(steady_s)
             polls = sum(p.polls for p in phones) + lecturer.polls - polls0
-            cpu = proc_cpu_s(pid) - cpu0
+            cpu = proc_cpu() - cpu0
             polling(n_students, load, opened, steady_s, polls, cpu)
             before = [len(p.texts) for p in phones]
-            cpu0, t0 = proc_cpu_s(pid), time.perf_counter()
+            cpu0, t0 = proc_cpu(), time.perf_counter()
             await lecturer.run(tap="cls_reveal")
             await asyncio.gather(
                 *(
@@ -98,8 +124,9 @@ async def lesson(url, pid, n_students, steady_s, timeout):
                 )
             )
             waits = [p.shown(b, ANSWER_SHOWN)[0] - t0 for p, b in zip(phones, before, strict=True)]
-            reveal_cpu = proc_cpu_s(pid) - cpu0
+            reveal_cpu = proc_cpu() - cpu0
             exceptions = [e for tab in (lecturer, *phones) for e in tab.exceptions]
+            replicas = collections.Counter(p.replica for p in phones)
             retaps = sum(tab.retaps for tab in (lecturer, *phones))
         finally:
             for phone in phones:
@@ -110,6 +137,9 @@ async def lesson(url, pid, n_students, steady_s, timeout):
         "reveal_cpu": reveal_cpu,
         "exceptions": exceptions,
         "retaps": retaps,
+        "replicas": replicas,
+        "n": n_students,
+        "measured": bool(pids),
     }
 
 
@@ -125,31 +155,63 @@ def polling(n, load, opened, steady_s, polls, cpu):
 def report(f):
     p50, p95, most = quantiles(f["waits"])
     print(f"  reveal on every phone: p50 {p50:.2f} s, p95 {p95:.2f} s, max {most:.2f} s")
-    print(f"  server CPU for the reveal: {f['reveal_cpu']:.2f} s")
+    if f["measured"]:
+        per_phone = f["reveal_cpu"] / f["n"] * 1000
+        print(f"  server CPU for the reveal: {f['reveal_cpu']:.2f} s, {per_phone:.1f} ms a phone")
+    if len(f["replicas"]) > 1 or None not in f["replicas"]:
+        print(f"  phones per replica: {dict(f['replicas'])}")
     print(f"  taps repeated (not acknowledged in {RETAP_SECONDS} s): {f['retaps']}")
     print(f"  exceptions on the pages: {len(f['exceptions'])} {f['exceptions'][:2]}", flush=True)
 
 
-def classes(sizes, steady_s, timeout, env):
-    """Every class size against one server started with ``env`` added to its environment."""
+def classes(sizes, steady_s, timeout, env, replicas=0, sources=False):
+    """Every class size against one server (``replicas`` 0) or ``replicas`` behind nginx with
+    one Redis, started with ``env`` added to their environment."""
     saved = {name: os.environ.get(name) for name in env}
     os.environ.update(env)
     try:
-        with streamlit_server() as url:
-            pid = server_pid(server_port(url))
-            for n in sizes:
-                try:
-                    figures = asyncio.run(lesson(url, pid, n, steady_s, timeout))
-                except StalledError as exc:
-                    print(f"{n} phones: stalled. {exc}", flush=True)
-                    return
-                report(figures)
+        with contextlib.ExitStack() as stack:
+            if replicas:
+                folder = stack.enter_context(tempfile.TemporaryDirectory())
+                redis = redis_server(recipe=True, folder=folder)
+                stack.enter_context(patched_env("ATTNVIZ_REDIS_URL", stack.enter_context(redis)))
+                urls = [stack.enter_context(streamlit_server()) for _ in range(replicas)]
+                url = stack.enter_context(nginx_proxy([u.split("//", 1)[1] for u in urls]))
+            else:
+                url = stack.enter_context(streamlit_server())
+                urls = [url]
+            pids = [server_pid(server_port(u)) for u in urls]
+            against(url, pids, sizes, steady_s, timeout, sources)
     finally:
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name)
             else:
                 os.environ[name] = value
+
+
+@contextlib.contextmanager
+def patched_env(name, value):
+    saved = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = saved
+
+
+def against(url, pids, sizes, steady_s, timeout, sources):
+    """Every class size against the app at ``url`` whose servers are ``pids``."""
+    for n in sizes:
+        try:
+            figures = asyncio.run(lesson(url, pids, n, steady_s, timeout, sources))
+        except StalledError as exc:
+            print(f"{n} phones: stalled. {exc}", flush=True)
+            return
+        report(figures)
 
 
 def main():
@@ -163,11 +225,20 @@ def main():
         help="class sizes to run again with Streamlit's default gc.collect(2) after every run "
         "(the app's .streamlit/config.toml turns it off), e.g. 10,30",
     )
+    parser.add_argument("--replicas", type=int, default=0, help="replicas behind nginx, here")
+    parser.add_argument("--base-url", default="", help="a deployment running elsewhere")
+    parser.add_argument("--replica-ports", default="", help="its replicas' ports, on this host")
+    parser.add_argument("--sources", action="store_true", help="a source address per phone")
     args = parser.parse_args()
     sizes = [int(n) for n in args.students.split(",")]
     print(f"load average {os.getloadavg()[0]:.1f} at the start", flush=True)
+    if args.base_url:
+        ports = [int(p) for p in args.replica_ports.split(",") if p]
+        pids = [server_pid(port) for port in ports]
+        against(args.base_url.rstrip("/"), pids, sizes, args.steady, args.timeout, args.sources)
+        return
     print("The app's configuration (runner.postScriptGC off):")
-    classes(sizes, args.steady, args.timeout, {})
+    classes(sizes, args.steady, args.timeout, {}, args.replicas, args.sources)
     if args.streamlit_gc:
         print("Streamlit's default (runner.postScriptGC on: a full collection after each run):")
         gc_sizes = [int(n) for n in args.streamlit_gc.split(",")]
