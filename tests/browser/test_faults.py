@@ -84,6 +84,31 @@ def tab_on(browser, cluster, port, url):
     raise AssertionError(f"no cookie reached replica {port}")
 
 
+WATCH_CONNECTION = """() => {
+  window.attnvizDropped = false;
+  const app = document.querySelector('[data-testid=stApp]');
+  new MutationObserver(() => {
+    if (app.dataset.testConnectionState !== 'CONNECTED') window.attnvizDropped = true;
+  }).observe(app, {attributes: true, attributeFilter: ['data-test-connection-state']});
+}"""
+BACK = (
+    "[data-testid=stApp][data-test-connection-state=CONNECTED]"
+    "[data-test-script-state=notRunning]"
+)
+
+
+def watch(page):
+    """Note, from now on, when the page loses its server (before a fault)."""
+    page.evaluate(WATCH_CONNECTION)
+
+
+def reconnected(page):
+    """Wait until the page has lost its server and run again on one: a page shows the last
+    run's elements while it reconnects, so what it shows before then proves nothing."""
+    page.wait_for_function("() => window.attnvizDropped === true", timeout=WAIT)
+    page.wait_for_selector(BACK, timeout=WAIT)
+
+
 def open_room(page):
     page.locator("[data-testid=stMain] button", has_text="Open a room").click(timeout=WAIT)
     code = page.locator(".st-key-cls_code h1").inner_text(timeout=WAIT).strip()
@@ -135,7 +160,9 @@ def test_a_room_survives_every_fault(browser, cluster):
     lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=4 of 4", timeout=WAIT)
     given = list(letters)
 
-    def check(fault, changer):
+    def check(fault, changer, moved=()):
+        for k in moved:  # the phones of a replica that went away: on the other one now
+            reconnected(phones[k])
         for phone, letter in zip(phones, given, strict=True):
             shows_own(phone, letter)
         new = "B" if given[changer] == "A" else "A"
@@ -145,9 +172,11 @@ def test_a_room_survives_every_fault(browser, cluster):
         counts = RedisStore(os.environ["ATTNVIZ_REDIS_URL"]).tally(code).counts
         assert counts[:2] == (given.count("A"), given.count("B")), fault
 
+    for page in phones:
+        watch(page)
     os.kill(server_pid(a), signal.SIGKILL)  # the lecturer's replica
     cluster.stop(a)
-    check("kill -9 of the lecturer's replica", 0)  # phones on a: now on b
+    check("kill -9 of the lecturer's replica", 0, moved=(0, 1))
     cluster.start_replica(a)  # systemd's Restart=always
 
     cluster.stop("redis")  # SIGTERM: Redis's SHUTDOWN, then it starts on the same folder
@@ -157,9 +186,11 @@ def test_a_room_survives_every_fault(browser, cluster):
     reload_nginx(cluster.proxy)
     check("nginx reloaded", 1)
 
+    for page in phones:
+        watch(page)
     cluster.stop(b)  # SIGTERM, as `systemctl restart attnviz@PORT`
     cluster.start_replica(b)
-    check("a replica restarted", 3)
+    check("a replica restarted", 3, moved=(2, 3))
     log = nginx_access_log(cluster.proxy)
     assert "/Classroom" in log and "key=" not in log and "room=" not in log
 
@@ -169,8 +200,10 @@ def test_the_lecturers_projector_survives_its_replica_killed(browser, cluster):
     a, _ = cluster.ports
     lecturer = tab_on(browser, cluster, a, f"{cluster.proxy}/Classroom?present=on")
     code = open_room(lecturer)
+    watch(lecturer)
     os.kill(server_pid(a), signal.SIGKILL)
     cluster.stop(a)
+    reconnected(lecturer)  # a new session on the other replica
     lecturer.wait_for_selector(f".st-key-cls_code h1 >> text={code}", timeout=WAIT)
     lecturer.locator("[data-testid=stMain] button", has_text="Reveal").wait_for(timeout=WAIT)
 
@@ -189,8 +222,11 @@ def test_an_in_process_restart_says_the_room_ended_on_both_sides(browser, monkey
             phone = phone_context.new_page()
             phone.goto(f"{url}/Classroom?room={code}")
             answer(phone, 0, "A")
+            for page in (phone, lecturer):
+                watch(page)
         with streamlit_server(port=port):  # the same server, restarted: its rooms are gone
             for page in (phone, lecturer):
+                reconnected(page)
                 page.wait_for_selector(
                     "text=This room has ended: the server restarted", timeout=WAIT
                 )

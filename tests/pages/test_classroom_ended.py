@@ -111,3 +111,13 @@ def test_the_join_link_is_plain_text():
     code = lecturer.session_state[ROOM]
     links = [c.value for c in lecturer.code if "?room=" in c.value and "key=" not in c.value]
     assert links == [f"http://localhost:8501/Classroom?room={code}"]  # no word joiner in it
+
+
+def test_a_phone_in_a_room_draws_no_settings_widgets():
+    lecturer = opened()
+    assert len(lecturer.text_area) == 1  # the lecturer pushes the sidebar's example
+    phone = run(PAGE, {"room": lecturer.session_state[ROOM]})
+    assert len(phone.text_area) == 0 and len(phone.number_input) == 0  # its rerun is lighter
+    assert "shows the room's example, not these settings" in "\n".join(
+        c.value for c in phone.sidebar.caption
+    )
