@@ -12,6 +12,7 @@ import time
 import pandas as pd
 import streamlit as st
 from streamlit import dataframe_util
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from attnviz.charts.class_answers import answer_bars
 from attnviz.charts.line_charts import vector_bars
@@ -184,9 +185,11 @@ def follow(code):
     new question, the reveal, the room closed), or when the poll came right at the end of the
     page's run (``poll_needs_page``). Draws nothing while nothing changes."""
     state = st.session_state
-    if state.pop(IN_PAGE_RUN, False):  # drawn by the page's own run, the last thing it draws
-        state[PAGE_RUN_ENDED] = time.monotonic()
-        return
+    if state.pop(IN_PAGE_RUN, False):
+        if not fragment_run():  # drawn by the page's own run, the last thing it draws
+            state[PAGE_RUN_ENDED] = time.monotonic()
+            return
+        st.rerun()  # a poll, and the page's last run never reached its end: run it again
     try:  # the version, or lifecycle.ENDED / NEXT + the reopened room's code
         version = room_store().poll(code, session_id())
     except RoomError:
@@ -194,6 +197,12 @@ def follow(code):
     ended = state.pop(PAGE_RUN_ENDED, None)
     if poll_needs_page(version, state.get(SEEN), ended, time.monotonic()):
         st.rerun()
+
+
+def fragment_run():
+    """Whether this run is a fragment's own (a poll), not the page's full run."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def poll_needs_page(version, seen, ended, now):
