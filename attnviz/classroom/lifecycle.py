@@ -103,8 +103,7 @@ def ended_reason(record, joined, in_process):
         if record.closed:
             return f"Room {record.code} has ended: the lecturer closed it."
         return (
-            f"Room {record.code} has ended: a room lasts {hours:g} hours, and its answers are "
-            "gone."
+            f"Room {record.code} has ended: a room lasts {hours:g} hours, and its answers are gone."
         )
     if not joined:
         return None

@@ -92,8 +92,7 @@ WATCH_CONNECTION = """() => {
   }).observe(app, {attributes: true, attributeFilter: ['data-test-connection-state']});
 }"""
 BACK = (
-    "[data-testid=stApp][data-test-connection-state=CONNECTED]"
-    "[data-test-script-state=notRunning]"
+    "[data-testid=stApp][data-test-connection-state=CONNECTED][data-test-script-state=notRunning]"
 )
 
 
