@@ -9,6 +9,7 @@ in-process server restarted), and the lecturer's health panel (attnviz.classroom
                                    question" (one click: its phones follow), or, when the store
                                    keeps no record of it, one with the sidebar's example
     the lecturer, present=off   -> phones connected now, answers in, where the rooms live
+                                   (redrawn with the lecturer's count while answers come in)
 
 Widget keys: ``cls_reopen``, ``cls_reopen_sidebar``, ``cls_forget``, ``cls_leave``.
 """
@@ -21,7 +22,6 @@ from attnviz.classroom.lifecycle import ENDED, ended_reason
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
-    POLL_SECONDS,
     ROOM,
     drawn,
     follow,
@@ -151,9 +151,10 @@ def remembered_room_ended(settings, remembered):
     return True
 
 
-@st.fragment(run_every=POLL_SECONDS)
 def health_panel(code):
-    """Phones connected now, answers in, where the rooms live: redrawn every POLL_SECONDS."""
+    """Phones connected now, answers in, where the rooms live. Not a fragment of its own: while
+    the room answers, the lecturer's count (``answer_count``, one fragment) redraws it; two
+    fragments polling at the same interval raced each other's runs, and the count stalled."""
     try:
         lines = health(room_store(), code).lines()
     except RoomError as exc:

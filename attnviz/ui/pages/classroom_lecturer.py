@@ -138,6 +138,8 @@ def answer_count(code):
         say(exc)
         return
     st.metric("Answered", f"{tally.answered} of {tally.students}")
+    if not is_present():
+        health_panel(code)  # in this fragment: one poll for both
 
 
 def lecturer_view(settings):
@@ -180,8 +182,8 @@ def lecturer_view(settings):
         question_menu(room, question)
     if question is not None and room.phase == "revealed":
         proof(room, question, key="cls_lect_proof")
-    if not is_present():
-        health_panel(room.code)
+    if not is_present() and not (question is not None and room.phase == "answering"):
+        health_panel(room.code)  # while answering, answer_count draws it with the count
     st.divider()
     example_controls(room, settings)
     lecturer_link(room)
