@@ -4,9 +4,8 @@ import streamlit as st
 
 from attnviz import FORMULA
 from attnviz.ui import link_query, page_setup, show_matrix
+from attnviz.ui.charts import show_pipeline
 from attnviz.ui.frame import lesson_pages
-from attnviz.ui.matrix import show_pipeline
-from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import after_chart, stepper
 from attnviz.ui.text import learning_goal, md_escape, random_weights_note
 
@@ -21,16 +20,7 @@ if show(1):
         "what self-attention computes, in which order, and where each page of this course fits."
     )
     st.subheader("The pipeline, with the sidebar's sizes")
-    show_pipeline(
-        r.n,
-        r.d_model,
-        r.d_k,
-        r.d_v,
-        scale=s.scale,
-        masked=r.mask is not None,
-        temperature=s.temperature,
-        text_px=19 if is_present() else 15,  # the step page's sizes: readable from the back
-    )
+    show_pipeline(r, s)
     with after_chart("home_intro"):  # on a projector after the picture
         st.markdown(
             "**Self-attention** is the building block of the Transformer: it lets every token of a "

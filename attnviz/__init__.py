@@ -9,8 +9,6 @@ The real pretrained model (``load_pretrained``, ``ModelLoadError``, ``Pretrained
 only with a model.
 """
 
-__version__ = "0.1.0"
-
 from attnviz.checks import AttentionInputError
 from attnviz.core import FORMULA, AttentionResult, masked_softmax, self_attention
 from attnviz.inputs import (
@@ -28,6 +26,7 @@ from attnviz.multihead import MultiHeadResult, multi_head_attention
 from attnviz.settings import Example, Settings, compute
 from attnviz.softmax import softmax, softmax_rows
 from attnviz.tiled import TiledResult, attention_memory, tiled_attention
+from attnviz.version import __version__ as __version__
 
 _PRETRAINED = ("ModelLoadError", "PretrainedModel", "load_pretrained")
 

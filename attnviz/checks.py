@@ -142,6 +142,23 @@ def check_mask(mask, n):
     return mask
 
 
+def check_projection_shapes(X, W_Q, W_K, W_V):
+    """Raise AttentionInputError unless X (n, d_model) and the weights W_Q, W_K (d_model, d_k)
+    and W_V (d_model, d_v) fit together (the seed's table), saying which does not and why."""
+    d_model = X.shape[1]
+    for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
+        if W.shape[0] != d_model:
+            raise AttentionInputError(
+                f"{name} has {W.shape[0]} rows but X has d_model = {d_model} columns: X W needs "
+                f"one row of {name} per column of X"
+            )
+    if W_Q.shape[1] != W_K.shape[1]:
+        raise AttentionInputError(
+            f"W_Q has {W_Q.shape[1]} columns and W_K {W_K.shape[1]}: queries and keys need the "
+            "same width d_k, since S_ij = q_i . k_j"
+        )
+
+
 def check_attention_inputs(X, W_Q, W_K, W_V, b_Q, b_K, b_V, mask, temperature):
     """self_attention's arguments checked and converted to one float dtype, or raise.
 
@@ -154,18 +171,8 @@ def check_attention_inputs(X, W_Q, W_K, W_V, b_Q, b_K, b_V, mask, temperature):
     W_Q, W_K, W_V = (
         as_matrix(name, W, dtype) for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V))
     )
-    n, d_model = X.shape
-    for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
-        if W.shape[0] != d_model:
-            raise AttentionInputError(
-                f"{name} must have d_model={d_model} rows to multiply X {X.shape} "
-                f"(got {W.shape}): give it shape ({d_model}, width)"
-            )
-    if W_K.shape != W_Q.shape:
-        raise AttentionInputError(
-            f"W_Q and W_K must have the same shape, since q_i . k_j needs equal widths d_k "
-            f"(got {W_Q.shape} and {W_K.shape}): give both shape ({d_model}, d_k)"
-        )
+    check_projection_shapes(X, W_Q, W_K, W_V)
+    n = X.shape[0]
     d_k, d_v = W_Q.shape[1], W_V.shape[1]
     b_Q = None if b_Q is None else as_vector("b_Q", b_Q, d_k, dtype)
     b_K = None if b_K is None else as_vector("b_K", b_K, d_k, dtype)

@@ -22,7 +22,7 @@ MIN_TEMPERATURE = 0.01  # softmax temperature range offered by the app
 MAX_TEMPERATURE = 100.0
 MAX_TEXT_CHARS = 20_000  # characters in the text box / URL `tokens`
 MAX_PAIR_CHARS = 200  # characters in one sentence of the real model's pair: one line each
-MAX_CACHE_MB = 640  # everything attnviz keeps for every session, in all (attnviz/ui/cache.py):
+MAX_CACHE_MB = 640  # everything attnviz keeps for every session, in all (attnviz/serve/store.py):
 # the two real models (about 91 MB of MiniLM's weights; the chat model's 165 MB of 4-bit
 # blocks from its GGUF, or 270 MB of bfloat16 from the Hub), their runs, the tiny GPT's runs,
 # every page's results (an example at the limits is about 23 MB, at classroom sizes a few KB);
@@ -35,8 +35,8 @@ CACHE_MODEL_RUNS = (6, 40)  # the real model's sentences: about 6 MB each at 128
 CACHE_CHAT_MODEL = (1, 300)  # the chat model (SmolLM2: 165 MB from the GGUF, 270 MB from the
 # Hub, as on Community Cloud): never evicted either
 CACHE_GPT_RUNS = (8, 110)  # the tiny GPT's trained runs (4 choices, with and without scaling)
-CACHE_FINISHED_CHARTS = (64, 80)  # charts drawn once for every session (attnviz/ui/matrix.py
-# draw_kept_chart): a line chart's dict is tens of KB, the geometry page's figure, every frame
+CACHE_FINISHED_CHARTS = (64, 80)  # charts drawn once for every session (attnviz/serve/finish.py
+# kept_finished): a line chart's dict is tens of KB, the geometry page's figure, every frame
 # in, about 2 MB
 CACHE_GRID_FIGURES = (12, 40)  # each of the real and chat models' grids of every head and the tiny
 # GPT's random heads, finished (dict, text alternative) per sentence or choice, projector mode and
@@ -141,3 +141,8 @@ ENDED_ROOM_KEEP_SECONDS = 12 * 3600  # an ended room's record (its example, ques
 # its lecturer reopens from it
 MAX_KEPT_ROOMS = 10 * MAX_ROOMS  # rooms, open or ended, one in-process store keeps at most
 PHONE_SEEN_SECONDS = 5  # a phone that polled its room this recently counts as connected now
+# "Sketch the row" (attnviz/lessons/sketch.py): a phone sets each key's bar to a level, the
+# bars renormalised to sum to 1; up to MAX_ROOM_TOKENS keys.
+SKETCH_LEVELS = 5  # a bar takes 0, 1, ..., 5: six tap targets of 44 px or more in 390 px
+MAX_SNAPSHOTS = 3  # anonymous sketches the projector shows side by side before the truth
+MAX_SKETCH_GRID = 12  # sketches in the lecturer's grid of small multiples to pick from

@@ -2,10 +2,12 @@
 
 Pure Python and numpy (no Streamlit): a ``Settings`` is turned into numbers with ``compute``.
 Its link form is ``attnviz.links.shared``: read from the query string with ``from_query`` (bad
-values are clamped or ignored, each with a warning), written back with ``Settings.to_query``.
+values are clamped or ignored, each with a warning), written back with
+``settings_query``: a Settings knows nothing of URLs.
 """
 
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 import numpy as np
 
@@ -38,7 +40,7 @@ class Settings:
     scale: bool = True
     temperature: float = 1.0
 
-    @property
+    @cached_property  # read many times a run: split once per Settings
     def all_tokens(self):
         """Every token of the text (or t1..tn), before the MAX_TOKENS limit."""
         return inputs.generated_tokens(self.n) if self.generated else inputs.tokenize(self.text)
@@ -47,13 +49,6 @@ class Settings:
     def tokens(self):
         """The tokens used: the first MAX_TOKENS of ``all_tokens``."""
         return self.all_tokens[:MAX_TOKENS]
-
-    def to_query(self):
-        """The query-string form: {name: str}, the names listed in the README (shared links);
-        written by ``attnviz.links.shared.settings_query``, beside the reader ``from_query``."""
-        from attnviz.links.shared import settings_query  # links.shared imports Settings
-
-        return settings_query(self)
 
 
 def shown_temperature(t):

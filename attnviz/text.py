@@ -25,3 +25,8 @@ def visible(text):
         _HIDDEN.get(ord(c)) or (f"⟨U+{ord(c):04X}⟩" if unicodedata.category(c) == "Cc" else c)
         for c in text
     )
+
+
+def visible_all(texts):
+    """[``visible(text)``] for every text of ``texts``: one call for a chart's labels."""
+    return [visible(text) for text in texts]

@@ -9,7 +9,7 @@ in one run (the machine is shared and noisy, so compare the ratios, not the abso
   * page/floor;
   * KB        the bytes of chart data the page sends (the sum of its Plotly specs).
 
-    python benchmarks/app.py [--sizes 6 64 256 512] [--repeats 5] [--pages Step_by_step ...]
+    python -m benchmarks.app [--sizes 6 64 256 512] [--repeats 5] [--pages Step_by_step ...]
 
 Before/after: ``--against PATH`` times this checkout and another one (e.g. an older commit's
 worktree) side by side. Each tree is measured in a process of its own, started with cwd and
@@ -22,7 +22,7 @@ after the other, so this cancels slow drifts in load); the ratio of the two tree
 the noise); each tree's KB of chart data.
 
     git worktree add --detach /tmp/attnviz-before a8f1c50
-    python benchmarks/app.py --against /tmp/attnviz-before --sizes 6 64 512 --repeats 5
+    python -m benchmarks.app --against /tmp/attnviz-before --sizes 6 64 512 --repeats 5
 
 ``--pages`` matches path fragments (``app.py`` is the home page, ``Step_by_step`` a page).
 

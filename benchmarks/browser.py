@@ -1,5 +1,5 @@
 """What a student waits for, in a real browser, against a bare floor:
-`python benchmarks/browser.py [--against PATH] [--n 6] [--rounds 5]`.
+`python -m benchmarks.browser [--against PATH] [--n 6] [--rounds 5]`.
 
 Headless Chromium against real `streamlit run` servers on loopback. For the step-by-step page
 at n tokens (default 6, the default sentence), three moments, each from the user's action to
@@ -23,7 +23,7 @@ browser context; the table gives medians, and each page's median divided by the 
 ratio is what to compare: the machine is shared and absolute times drift).
 
     git worktree add --detach /tmp/attnviz-before HEAD~3
-    python benchmarks/browser.py --against /tmp/attnviz-before --rounds 5
+    python -m benchmarks.browser --against /tmp/attnviz-before --rounds 5
 
 A script, never a test: its numbers depend on the machine.
 """
@@ -32,17 +32,16 @@ import argparse
 import contextlib
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from tools.browser import cell_centre, launch_chromium, streamlit_server
 
-from tools.browser import cell_centre, launch_chromium, streamlit_server  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+
 
 D_K = 4  # the default; each round types D_K + 1 + its number, so every update is a change
 CLICKED = (1, 2)  # the cell of S clicked: query row 1, key column 2

@@ -1,4 +1,4 @@
-"""Where the browser's time goes on the step-by-step page: `python benchmarks/browser_profile.py`.
+"""Where the browser's time goes on the step-by-step page: `python -m benchmarks.browser_profile`.
 
 Opens the page in Debian's Chromium against a real `streamlit run` with V8's sampling profiler
 on, and splits the main thread's time (ms, median of the repeats) into:
@@ -12,24 +12,23 @@ on, and splits the main thread's time (ms, median of the repeats) into:
 ``--floor`` also profiles a bare page drawing the very same figures and nothing else.
 Sample times are wall-clock: on a busy machine, compare runs made side by side.
 
-    python benchmarks/browser_profile.py [--n 6] [--repeats 3] [--floor]
+    python -m benchmarks.browser_profile [--n 6] [--repeats 3] [--floor]
 """
 
 import argparse
 import collections
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from tools.browser import launch_chromium, streamlit_server
 
-from tools.browser import launch_chromium, streamlit_server  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+
 
 N_CHARTS = 11
 ALL_DRAWN = (

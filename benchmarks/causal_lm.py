@@ -2,9 +2,9 @@
 and a server's memory with this model and MiniLM both loaded. Prints the figures for
 docs/performance.md.
 
-    python benchmarks/causal_lm.py            # in this process: quantised, then dense float32
-    python benchmarks/causal_lm.py --modes quantised
-    python benchmarks/causal_lm.py --server   # a `streamlit run` on 127.0.0.1: both pages
+    python -m benchmarks.causal_lm            # in this process: quantised, then dense float32
+    python -m benchmarks.causal_lm --modes quantised
+    python -m benchmarks.causal_lm --server   # a `streamlit run` on 127.0.0.1: both pages
 
 Each in-process measurement runs in a fresh subprocess (so RSS is that of one model alone).
 ``--server`` starts its own server on loopback, opens the Real model page and then the chat page
@@ -20,11 +20,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 CHILD = r"""
 import json, resource, statistics, sys, time
-sys.path.insert(0, sys.argv[1])
 from attnviz.causal_lm import load_causal_lm
 
 def rss():

@@ -14,7 +14,7 @@ end of the run), the server's CPU per interaction (user + system of its process,
 against another checkout's server too (e.g. ``git worktree add --detach /tmp/base c43008f``),
 one after the other, so that the two classes do not share the machine.
 
-    python benchmarks/classroom.py [--students 30] [--steady 60] [--minutes 2] [--against PATH]
+    python -m benchmarks.classroom [--students 30] [--steady 60] [--minutes 2] [--against PATH]
 
 A script, never a test: its numbers depend on the machine (which here is shared: say how busy
 it was when quoting them).
@@ -24,15 +24,14 @@ import argparse
 import asyncio
 import random
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.student import Student, proc_cpu_s, proc_rss_mb
+from tools.browser import server_pid, server_port, streamlit_server
 
-from benchmarks.student import Student, proc_cpu_s, proc_rss_mb  # noqa: E402
-from tools.browser import server_pid, server_port, streamlit_server  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+
 
 PAGE = "Step_by_step"
 WORDS = ["the", "cat", "sat", "on", "a", "mat", "while", "it", "rained", "and", "a", "dog"]

@@ -23,10 +23,10 @@ subnet; nginx's cookie stickiness spreads them over the replicas all the same.
 Every wait is bounded (``--timeout``): a client that waits longer stops the script with what it
 was waiting for and what its page last showed.
 
-    python benchmarks/classroom_room.py [--students 10,30,60] [--steady 20] [--timeout 120]
+    python -m benchmarks.classroom_room [--students 10,30,60] [--steady 20] [--timeout 120]
                                         [--streamlit-gc 10,30]
-    python benchmarks/classroom_room.py --replicas 2 --sources --students 120
-    python benchmarks/classroom_room.py --base-url https://HOST --replica-ports 8501,8502
+    python -m benchmarks.classroom_room --replicas 2 --sources --students 120
+    python -m benchmarks.classroom_room --base-url https://HOST --replica-ports 8501,8502
 
 ``--streamlit-gc`` runs those class sizes again, one after the other on a second server, with
 Streamlit's default ``runner.postScriptGC`` (a full ``gc.collect(2)`` after every run, each
@@ -43,18 +43,13 @@ import functools
 import os
 import random
 import statistics
-import sys
 import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.student import proc_cpu_s  # noqa: E402
-from tools.browser import server_pid, server_port, streamlit_server  # noqa: E402
-from tools.services import nginx_proxy, redis_server  # noqa: E402
-from tools.streamlit_client import RETAP_SECONDS, StalledError, Tab  # noqa: E402
+from benchmarks.student import proc_cpu_s
+from tools.browser import server_pid, server_port, streamlit_server
+from tools.services import nginx_proxy, redis_server
+from tools.streamlit_client import RETAP_SECONDS, StalledError, Tab
 
 ARRIVING = 5  # students opening the join link at the same moment
 ANSWER_SHOWN = "The answer:"  # markdown of the revealed page (classroom_shared.proof)

@@ -1,7 +1,7 @@
 """Time ``attnviz.self_attention`` against its floor and against PyTorch eager.
 
-    python benchmarks/core.py                 # n = 256, 1024, 2048; float32 and float64
-    python benchmarks/core.py --reps 21 --sizes 2048
+    python -m benchmarks.core                 # n = 256, 1024, 2048; float32 and float64
+    python -m benchmarks.core --reps 21 --sizes 2048
 
 For each n (d_model = d_k = d_v = 64) and dtype, three contenders run the same sizes:
 
@@ -27,11 +27,8 @@ import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a clone, not installed
 
 import attnviz
 

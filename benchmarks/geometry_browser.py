@@ -1,4 +1,4 @@
-"""How fast the geometry page's query turns: `python benchmarks/geometry_browser.py [--steps 12]`.
+"""How fast the geometry page's query turns: `python -m benchmarks.geometry_browser [--steps 12]`.
 
 Against a `streamlit run` server on loopback and Chromium (tools/browser.py), the page at its
 defaults (4 keys, 36 angles x 5 lengths of frames): the mouse is pressed on the angle slider's
@@ -11,16 +11,15 @@ script reruns during the steps (there should be none). Medians and maxima of the
 import argparse
 import re
 import statistics
-import sys
 import time
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from tools.browser import launch_chromium, streamlit_server, wait_for_run
 
-from tools.browser import launch_chromium, streamlit_server, wait_for_run  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+
 
 CHART = ".st-key-geometry .js-plotly-plot"
 # In the page: note the time of each mouse press, and when Plotly has drawn the frame it

@@ -1,7 +1,7 @@
 """Print the runtime of each lesson experiment, at default arguments and at the app's limits.
 
 Run on one core, as a page rerun would share the machine:
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/lessons_timing.py
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m benchmarks.lessons_timing
 """
 
 import time

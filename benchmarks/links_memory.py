@@ -19,7 +19,7 @@ size) while the ``--at-once`` heavy links run, against the same change alone: p5
 Exits 1 when the memory passed ``--target-mb`` (700 MB: Community Cloud gives about 1 GB).
 Bounded: every loop has a fixed count, every wait a timeout. A benchmark, never a test.
 
-    python benchmarks/links_memory.py [--links 40] [--at-once 10] [--pages Step_by_step,...]
+    python -m benchmarks.links_memory [--links 40] [--at-once 10] [--pages Step_by_step,...]
 """
 
 import argparse
@@ -34,10 +34,10 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.asyncio.client import connect  # a dependency of Streamlit itself
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from tools.browser import server_port, server_rss_mb, streamlit_server
 
-from tools.browser import server_port, server_rss_mb, streamlit_server  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+
 
 PAGES = ("Step_by_step", "Your_own_numbers", "Multi_head", "Real_model", "Watch_a_head_learn")
 MAX = {"n": 512, "d_model": 512, "d_k": 512, "d_v": 512}

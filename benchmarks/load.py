@@ -7,12 +7,11 @@ that each session still shows its own tokens and exactly its own numbers (no ses
 another's), and that no page shows an error. Prints the server's memory (VmRSS) before, with
 all sessions open, and per session, and the time each round took.
 
-    python benchmarks/load.py [--sessions 20] [--rounds 3]
+    python -m benchmarks.load [--sessions 20] [--rounds 3]
 """
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 from urllib.parse import urlencode
@@ -20,11 +19,8 @@ from urllib.parse import urlencode
 import numpy as np
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import attnviz  # noqa: E402
-from tools.browser import (  # noqa: E402
+import attnviz
+from tools.browser import (
     chart_data,
     error_count,
     launch_chromium,
@@ -34,6 +30,8 @@ from tools.browser import (  # noqa: E402
     wait_for_app,
     wait_for_run,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def session_query(k, d_k):

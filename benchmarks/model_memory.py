@@ -9,29 +9,28 @@ Streamlit sessions), each with a sentence of at least MAX_MODEL_TOKENS word piec
 gives every session the same sentence, so that the model's run is computed once and shared:
 what is left is what a session itself costs.
 
-    python benchmarks/model_memory.py [--sessions 5] [--same]
+    python -m benchmarks.model_memory [--sessions 5] [--same]
 """
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 from urllib.parse import urlencode
 
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from attnviz.limits import MAX_MODEL_TOKENS  # noqa: E402
-from tools.browser import (  # noqa: E402
+from attnviz.limits import MAX_MODEL_TOKENS
+from tools.browser import (
     launch_chromium,
     server_port,
     server_rss_mb,
     streamlit_server,
     wait_for_app,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
+
 
 POOL = (
     "every student in the class types a sentence of their own and the model reads it word "

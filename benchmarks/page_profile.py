@@ -6,9 +6,9 @@ script thread, for the runs after the first (whose imports and caches are not a 
 of the N sessions has a sentence of its own (7 to 10 tokens, d_model 8, d_k 4) and changes
 d_k to 3 once. Prints the script thread's CPU per change and the profile.
 
-    python benchmarks/page_profile.py [--page 1_Step_by_step.py] [--sort tottime] [--n 10]
-    python benchmarks/page_profile.py --floor   # the bare floor page of step_cpu.py
-    python benchmarks/page_profile.py --cpu-only --root /tmp/main   # no profiler, another tree
+    python -m benchmarks.page_profile [--page 1_Step_by_step.py] [--sort tottime] [--n 10]
+    python -m benchmarks.page_profile --floor   # the bare floor page of step_cpu.py
+    python -m benchmarks.page_profile --cpu-only --root /tmp/main   # no profiler, another tree
 
 A script, never a test. The profile counts the script thread's CPU time (not the wall clock,
 which a loaded machine inflates); profiling inflates the times, most for code of many small
@@ -24,11 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from streamlit.runtime.scriptrunner import script_runner
+from streamlit.testing.v1 import AppTest
 
-from streamlit.runtime.scriptrunner import script_runner  # noqa: E402
-from streamlit.testing.v1 import AppTest  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+
 
 WORDS = ["the", "cat", "sat", "on", "a", "mat", "while", "it", "rained"]
 

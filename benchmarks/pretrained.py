@@ -1,7 +1,7 @@
 """Time loading all-MiniLM-L6-v2 and attnviz's numpy forward pass; report the peak memory.
 
-    python benchmarks/pretrained.py                       # 32 tokens, 1 BLAS thread, float32
-    python benchmarks/pretrained.py --tokens 32 128 512 --reps 9 --threads 2 --dtype float64
+    python -m benchmarks.pretrained                       # 32 tokens, 1 BLAS thread, float32
+    python -m benchmarks.pretrained --tokens 32 128 512 --reps 9 --threads 2 --dtype float64
 
 Loads the model once (the files from wherever ``attnviz.load_pretrained()`` finds them), then for
 each token count runs ``model.run(text)`` once cold and ``--reps`` more times. Times are the
@@ -18,11 +18,7 @@ import os
 import platform
 import resource
 import statistics
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a clone, not installed
 
 SENTENCE = (
     "the quick brown fox jumps over a lazy dog while every word in this sentence "

@@ -10,7 +10,7 @@ then changes d_k (``change``); the server's CPU (user + system, /proc/PID/stat) 
 and after each, 0.3 s after its run finished, so what the server does after the last message
 counts too. Classroom sizes: 6 to 10 tokens, d_model 8, d_k 4 (3 on a change).
 
-    python benchmarks/step_cpu.py [--rounds 20] [--page Step_by_step ...] [--against PATH ...]
+    python -m benchmarks.step_cpu [--rounds 20] [--page Step_by_step ...] [--against PATH ...]
 
 ``--change KEY=VALUE`` makes the change another widget's instead (a radio or a selectbox, its
 option as formatted on screen: ``--page Real_model --change model_head=3``; the floor still
@@ -29,16 +29,15 @@ import asyncio
 import contextlib
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.student import RunError, Student, proc_cpu_s
+from tools.browser import server_pid, server_port, streamlit_server
 
-from benchmarks.student import RunError, Student, proc_cpu_s  # noqa: E402
-from tools.browser import server_pid, server_port, streamlit_server  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+
 
 WORDS = ["the", "cat", "sat", "on", "a", "mat", "while", "it", "rained", "and", "a", "dog", "slept"]
 SETTLE_S = 0.3  # after a run: what the server still does for it is counted

@@ -1,6 +1,6 @@
 """Tiled vs full attention: time and peak memory, side by side, at n = 1024 to 8192.
 
-Run from anywhere:  python benchmarks/tiled.py  [--sizes 1024 2048] [--repeats 3] [--no-sweep]
+From the root: python -m benchmarks.tiled [--sizes 1024 2048] [--repeats 3] [--no-sweep]
 
 Both sides start from the same X (n, 64) and weights (64, 64), d_k = d_v = 64, no mask:
 ``self_attention(X, W_Q, W_K, W_V)`` (which keeps every step: scores, scaled_scores,
@@ -16,17 +16,13 @@ full run is estimated above ``--limit-gb`` is skipped and reported as such.
 
 import argparse
 import os
-import sys
 import time
 import tracemalloc
-from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads OpenBLAS
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attnviz import self_attention
 from attnviz.tiled import DEFAULT_BLOCK_SIZE, tiled_attention

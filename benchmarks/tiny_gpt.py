@@ -1,8 +1,8 @@
 """Time the tiny GPT's default run of each task: steps per second, time to the target loss.
 
-    python benchmarks/tiny_gpt.py                          # every task's default, 1 BLAS thread
-    python benchmarks/tiny_gpt.py --tasks induction --seeds 0 1 2 --unscaled
-    python benchmarks/tiny_gpt.py --threads 0              # numpy's own BLAS thread count
+    python -m benchmarks.tiny_gpt                          # every task's default, 1 BLAS thread
+    python -m benchmarks.tiny_gpt --tasks induction --seeds 0 1 2 --unscaled
+    python -m benchmarks.tiny_gpt --threads 0              # numpy's own BLAS thread count
 
 Trains the run the page "Watch a head learn" offers by default for each task
 (``attnviz.links.tiny_gpt.TASK_DEFAULTS``), as the page does (``train``, Adam, 25
@@ -18,11 +18,7 @@ test: its numbers depend on the machine.
 import argparse
 import os
 import platform
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a clone, not installed
 
 
 def main():

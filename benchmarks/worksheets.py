@@ -1,6 +1,6 @@
 """Worksheets as PDF: time and size of one worksheet per level, and of class sets up to the cap.
 
-Run from anywhere:  python benchmarks/worksheets.py  [--counts 1 10 30 60] [--repeats 3]
+From the repository's root:  python -m benchmarks.worksheets [--counts 1 10 30 60] [--repeats 3]
 
 Each figure is the best of ``--repeats`` runs of the whole download as the page makes it on a
 click (``worksheet_pdf`` / ``class_set_pdf``: draw the exercises, write the typst source,
@@ -12,11 +12,7 @@ the largest exercise (up to 24 blanks), so class sets are timed at level 5.
 
 import argparse
 import io
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import pypdf  # requirements-dev.txt
 

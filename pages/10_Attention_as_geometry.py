@@ -3,6 +3,7 @@ softmax, and dividing by √d_k undoes the growth of q·k with dimension."""
 
 import streamlit as st
 
+from attnviz.serve import attention_as_geometry as numbers
 from attnviz.ui import page_frame
 from attnviz.ui.pages import attention_as_geometry as geo
 from attnviz.ui.sidebar import is_present
@@ -50,7 +51,7 @@ if show(1):
             "are k1, k2, … (and v1, v2, …) from the top.\n\nBefore you open each answer below, "
             "guess it from the figure."
         )
-    grid = geo.cached_grid(choice.keys, choice.values)
+    grid = numbers.cached_grid(choice.keys, choice.values)
     geo.geometry_chart(choice)
     (st.markdown if is_present() else st.caption)(  # the colours' legend, on a projector too
         "Left: the query q (purple), the keys (orange) and the unit circle. Middle: the values "
@@ -81,7 +82,7 @@ if show(2):
     left, right = st.columns([2, 3])
     with left:
         choice = geo.d_k_slider(choice)
-    pairs = geo.cached_pairs(choice.d_k)
+    pairs = numbers.cached_pairs(choice.d_k)
     with right:
         geo.d_k_histogram(choice.d_k)
     with left, st.expander("What changes with d_k?"):

@@ -2,12 +2,11 @@
 
 import streamlit as st
 
+from attnviz.serve.inside_a_chat_model import chat_run, display_tokens
 from attnviz.ui import page_frame
 from attnviz.ui.pages.inside_a_chat_model import (
     about_the_model,
     chat_model,
-    chat_run,
-    display_tokens,
     keep_choices,
     link_warnings,
     next_token_section,

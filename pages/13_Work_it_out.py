@@ -3,6 +3,7 @@ the exercise as a worksheet with its answer key, or one for every student."""
 
 import streamlit as st
 
+from attnviz.serve.work_it_out import cached_exercise
 from attnviz.ui import page_frame
 from attnviz.ui.pages import work_it_out as ex
 from attnviz.ui.text import learning_goal
@@ -23,7 +24,7 @@ learning_goal(
 ex.intro()
 choice = ex.start()
 choice = ex.controls(choice)
-exercise = ex.cached_exercise(choice)
+exercise = cached_exercise(choice)
 ex.show_exercise(exercise)
 ex.show_blanks(exercise)
 ex.show_key(exercise)

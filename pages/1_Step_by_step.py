@@ -4,19 +4,18 @@ any cell."""
 import streamlit as st
 
 from attnviz import FORMULA
+from attnviz.lessons.summary import attention_formula
+from attnviz.serve.step_by_step import cached_spread, page_steps, unedited
+from attnviz.serve.store import Lookup
 from attnviz.ui import dims, page_setup, show_matrix, spread, steps
-from attnviz.ui.cache import Lookup
 from attnviz.ui.frame import is_present
 from attnviz.ui.pages.step_by_step import (
     STEP_TITLES,
-    cached_spread,
     downloads,
-    page_steps,
     pipeline,
     settings_caption,
     steps_shown,
     summary_view,
-    unedited,
     worked_example_view,
 )
 from attnviz.ui.text import learning_goal, random_weights_note, step_header
@@ -117,7 +116,7 @@ if show(9):
         + (
             ""
             if r.scale and r.mask is None and r.temperature == 1
-            else f" With the sidebar's settings this page computes {steps.attention_formula(r)}"
+            else f" With the sidebar's settings this page computes {attention_formula(r)}"
             + ("" if r.scale else " with S' = S (scaling off)")
             + ", then Output = AV."
         )

@@ -5,28 +5,24 @@ import streamlit as st
 
 from attnviz import token_labels
 from attnviz.files.own_numbers import EXERCISE_SOURCE
+from attnviz.lessons.summary import attention_formula, scaled_formula
+from attnviz.serve.store import Lookup
+from attnviz.serve.your_own_numbers import own_spread, own_steps, steps_key, unedited
 from attnviz.ui import dims, page_frame, show_matrix, spread
-from attnviz.ui.cache import Lookup
 from attnviz.ui.pages.your_own_numbers import (
     FIELDS,
     attend_to,
     download_matrices,
     inputs,
     matrices,
-    own_spread,
-    own_steps,
-    steps_key,
     sync_url,
-    unedited,
 )
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import first_screen, intro, stepper
 from attnviz.ui.steps import (
-    attention_formula,
     dimension_table,
     output_step,
     projection_steps,
-    scaled_formula,
     score_steps,
     softmax_notes,
 )

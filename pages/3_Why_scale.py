@@ -3,6 +3,7 @@ measured."""
 
 import streamlit as st
 
+from attnviz.serve import why_scale as numbers
 from attnviz.ui import page_setup
 from attnviz.ui.pages import why_scale as view
 from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
@@ -49,7 +50,7 @@ if show(1):
         "chart draws random pairs and measures it."
     )
     n_samples = view.sample_slider()
-    var = view.cached_dot_product_variance(s.d_k, n_samples, s.seed)
+    var = numbers.cached_dot_product_variance(s.d_k, n_samples, s.seed)
     view.variance_plot(s.d_k, n_samples, s.seed)
     view.variance_notice(var, s.d_k)
     view.variance_table(var)
@@ -65,7 +66,7 @@ if show(2):
         "q, k, with and without the division by √d_k."
     )
     pick = view.d_k_slider()
-    curve = view.cached_saturation_curve(s)
+    curve = numbers.cached_saturation_curve(s)
     view.saturation_charts(s, pick)
     view.saturation_notice(curve, s)
 

@@ -3,6 +3,7 @@ row."""
 
 import streamlit as st
 
+from attnviz.serve import masks_and_temperature as numbers
 from attnviz.ui import page_setup
 from attnviz.ui.pages import masks_and_temperature as view
 from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
@@ -41,7 +42,7 @@ if show(1):
     st.header(STEPS[0])
 mode, mask = view.pick_mask(s.mask, labels)  # None: no mask; step 2 uses it too
 if show(1):
-    masked, effect = view.masked_attention(s, mask)  # and what the mask did to the unmasked rows
+    masked, effect = numbers.masked_attention(s, mask)  # and what the mask did to the unmasked rows
     view.mask_matrices(mask, masked, labels, selectable=mode == "custom")
     view.mask_notices(mode, effect, labels)
 
@@ -55,8 +56,8 @@ if show(2):
         "Dividing by √d_k is itself a temperature, fixed by d_k. This section uses the mask above."
     )
     T = view.temperature_slider(s.temperature)
-    sweep = view.cached_temperature_sweep(s, mask)
+    sweep = numbers.cached_temperature_sweep(s, mask)
     view.temperature_plot(sweep, labels, T)
-    A, at_T = view.attention_at_temperature(s, mask, T)
+    A, at_T = numbers.attention_at_temperature(s, mask, T)
     view.limit_matrices(sweep, A, labels, T)
     view.temperature_notice(at_T, len(labels), T)

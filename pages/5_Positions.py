@@ -3,6 +3,7 @@ learned or rotary positions give it."""
 
 import streamlit as st
 
+from attnviz.serve import positions as numbers
 from attnviz.ui import page_setup
 from attnviz.ui.pages import positions as view
 from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
@@ -38,7 +39,7 @@ if first_screen(show):  # the title and the goal on the first screen only
             "sidebar's positional-encoding switch is overridden: both cases are shown."
         )
 
-exp = view.cached_permutation_experiment(s, view.shuffle_ui())  # the shuffle: every step uses it
+exp = numbers.cached_permutation_experiment(s, view.shuffle_ui())  # the shuffle: every step uses it
 if show(1):
     with after_chart("shuffle"):  # on a projector after the step's charts
         view.shuffle_table(exp, labels)

@@ -3,9 +3,9 @@
 import streamlit as st
 
 from attnviz import token_labels
+from attnviz.serve.real_model import model_run
 from attnviz.ui import page_frame
 from attnviz.ui.pages.real_model import (
-    model_run,
     pretrained_model,
     reading_notes,
     sentence_for_model,

@@ -2,13 +2,12 @@
 
 import streamlit as st
 
+from attnviz.serve.watch_a_head_learn import finished_run, report_of
 from attnviz.ui import page_frame
 from attnviz.ui.pages.watch_a_head_learn import (
     PAGE_PARAMS,
     PRESET_D_K,
     choices,
-    finished_run,
-    report_of,
     task_explanation,
     train_button,
 )

@@ -2,17 +2,20 @@
 
 import streamlit as st
 
+from attnviz.serve.predict_then_reveal import cached_quiz
 from attnviz.ui import page_setup
 from attnviz.ui.pages import predict_then_reveal as view
+from attnviz.ui.pages.predict_sketch import sketch_alone
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import first_screen, intro, stepper
 
 example = page_setup("Predict then reveal", icon="❓")
 
 seed = view.question_set_ui()
-questions = view.cached_quiz(example.settings, seed)
+questions = cached_quiz(example.settings, seed)
 # In projector mode one question at a time: the class answers it, then the lecturer reveals
-show = stepper("Predict then reveal", tuple(f"Question {k}" for k in range(1, len(questions) + 1)))
+steps = (*(f"Question {k}" for k in range(1, len(questions) + 1)), "Sketch a row")
+show = stepper("Predict then reveal", steps)
 if first_screen(show):
     with intro(
         "Predict, then reveal",
@@ -36,3 +39,6 @@ for k, question in enumerate(questions, 1):
 if not is_present():
     st.divider()
     view.score(questions, choices)
+if show(len(questions) + 1):
+    st.divider()
+    sketch_alone(example)

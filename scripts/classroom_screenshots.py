@@ -1,4 +1,4 @@
-"""Screenshots of the Classroom for the README: `python scripts/classroom_screenshots.py`.
+"""Screenshots of the Classroom for the README: `python -m scripts.classroom_screenshots`.
 
 Starts `streamlit run app.py` on a free loopback port; a lecturer in projector mode (1280 x 720)
 opens a room and asks a question; three phones (390 x 844, touch) join and answer; the script
@@ -9,15 +9,14 @@ panel, the join link as plain text), Classroom_lecturer.png, and the room closed
 one-click new room, Classroom_ended.png.
 """
 
-import sys
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from tools.browser import launch_chromium, streamlit_server, wait_for_run
 
-from tools.browser import launch_chromium, streamlit_server, wait_for_run  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+
 
 OUT = ROOT / "docs" / "screenshots"
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}

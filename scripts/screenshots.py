@@ -1,6 +1,6 @@
-"""Screenshots of every page for the README: `python scripts/screenshots.py` (needs chromium).
+"""Screenshots of every page for the README: `python -m scripts.screenshots` (needs chromium).
 
-`python scripts/screenshots.py Masks_and_temperature inspector` takes only those (page names
+`python -m scripts.screenshots Masks_and_temperature inspector` takes only those (page names
 as in their URLs, Home for the home page, inspector for the cell inspector, projector for the
 step page in projector mode at 1280 x 720, spread for the step page with one entry of X changed,
 token_lines for the step page's A as token lines at 1280 x 720, worksheet for Work it out's
@@ -20,17 +20,17 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from attnviz import Settings, compute, lessons  # noqa: E402
-from tools.browser import (  # noqa: E402
+from attnviz import Settings, compute, lessons
+from tools.browser import (
     cell_centre,
     launch_chromium,
     show_view,
     streamlit_server,
     wait_for_app,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
+
 
 OUT = ROOT / "docs" / "screenshots"
 WIDTH, MAX_HEIGHT = 1400, 3600

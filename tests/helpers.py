@@ -278,3 +278,14 @@ def assert_lines_drawn(spec, A, mask=None, atol=1e-9):
         "a small weight has a line"
     )
     return lines
+
+
+def assert_made_from(weights, reference, script):
+    """The reference fixture was made from the file ``weights`` (its sha256 is the fixture's
+    ``model_sha256``); else say to rerun ``script``, which makes the fixture."""
+    import hashlib
+
+    digest = hashlib.sha256(Path(weights).read_bytes()).hexdigest()
+    assert digest == str(reference["model_sha256"]), (
+        f"{weights} holds other weights than the fixture was made from: rerun {script}"
+    )

@@ -1,11 +1,14 @@
-"""The server's caches (attnviz/ui/cache.py): bounds, one budget, one computation per key."""
+"""The server's store (attnviz/serve/store.py), through ``serve.kept.kept`` and
+``serve.slots.Slot``: bounds, one budget, one computation per key."""
 
 import threading
 
 import numpy as np
 import pytest
 
-from attnviz.ui import cache
+from attnviz.serve import store as cache
+from attnviz.serve.kept import kept
+from attnviz.serve.slots import Slot
 
 THREADS = 16
 
@@ -31,12 +34,12 @@ def test_the_shared_caches_are_bounded_in_entries_and_share_one_budget(monkeypat
     monkeypatch.setattr(cache, "MAX_CACHE_MB", 1)
     calls = []
 
-    @cache.shared_cache(max_entries=4)
+    @kept(entries=4)
     def make(k):
         calls.append(k)
         return (np.zeros(50_000),)  # 0.4 MB each: two fit in 1 MB, three do not
 
-    @cache.shared_cache(max_entries=3)
+    @kept(entries=3)
     def small(k):
         calls.append(("small", k))
         return k
@@ -56,10 +59,10 @@ def test_the_shared_caches_are_bounded_in_entries_and_share_one_budget(monkeypat
 
 def test_a_cache_is_bounded_in_mb_too_and_a_pinned_one_is_never_evicted_for_another(monkeypatch):
     monkeypatch.setattr(cache, "MAX_CACHE_MB", 2)
-    cache.register("test.pinned", 1, pinned=True)
-    pinned = cache.cached_call("test.pinned", "model", lambda: np.zeros(125_000))  # 1 MB
+    slot = Slot("test.pinned", lambda: np.zeros(125_000))
+    pinned = slot.get()  # 1 MB
 
-    @cache.shared_cache(max_entries=10, max_mb=0.5)
+    @kept(entries=10, mb=0.5)
     def make(k):
         return np.zeros(25_000)  # 0.2 MB: two fit in the cache's own 0.5 MB
 
@@ -68,7 +71,7 @@ def test_a_cache_is_bounded_in_mb_too_and_a_pinned_one_is_never_evicted_for_anot
     rows = {row["cache"]: row for row in cache.cache_report()}
     mine = rows[f"{__name__}.{make.__qualname__}"]
     assert mine["entries"] == 2 and mine["MB"] == 0.4 and mine["max_MB"] == 0.5
-    assert cache.peek("test.pinned", "model") is pinned
+    assert slot.peek() is pinned
     total = rows["all, with computations in progress"]
     assert total["MB"] == 1.4 and total["max_MB"] == 2
 
@@ -76,7 +79,7 @@ def test_a_cache_is_bounded_in_mb_too_and_a_pinned_one_is_never_evicted_for_anot
 def test_a_class_opening_one_key_at_once_computes_it_once():
     calls, started, release = [], threading.Event(), threading.Event()
 
-    @cache.shared_cache(max_entries=4)
+    @kept(entries=4)
     def slow(k):
         calls.append(k)
         started.set()
@@ -106,7 +109,7 @@ def test_a_class_opening_one_key_at_once_computes_it_once():
 def test_waiters_of_a_failed_computation_get_its_error_and_nothing_is_kept():
     calls, started, release = [], threading.Event(), threading.Event()
 
-    @cache.shared_cache(max_entries=4)
+    @kept(entries=4)
     def fails(k):
         calls.append(k)
         started.set()
@@ -148,7 +151,7 @@ def test_a_stopped_owners_waiters_compute_it_themselves():
 
     calls, started, release = [], threading.Event(), threading.Event()
 
-    @cache.shared_cache(max_entries=4)
+    @kept(entries=4)
     def once(k):
         calls.append(k)
         if len(calls) == 1:
@@ -180,19 +183,44 @@ def test_a_stopped_owners_waiters_compute_it_themselves():
 def test_arrays_in_flight_count_against_the_budget(monkeypatch):
     monkeypatch.setattr(cache, "MAX_CACHE_MB", 1)
 
-    @cache.shared_cache(max_entries=10)
-    def kept(k):
+    @kept(entries=10)
+    def small_ones(k):
         return np.zeros(50_000)  # 0.4 MB
 
     seen = []
 
-    @cache.shared_cache(max_entries=10, estimate=lambda k: 800_000)
+    @kept(entries=10, estimate=lambda k: 800_000)
     def big(k):
         seen.append(cache.shared_cache_bytes())  # while it runs: what is kept + its estimate
         return np.zeros(1000)
 
-    kept(1)
-    kept(2)  # 0.8 MB kept
+    small_ones(1)
+    small_ones(2)  # 0.8 MB kept
     big(1)
     assert seen[0] <= 1e6  # the kept results gave way to the computation in progress
-    assert cache.peek(f"{__name__}.{kept.__qualname__}", (1,)) is None
+    assert small_ones.peek(1) is None
+
+
+def test_keywords_reach_the_function_but_not_the_key():
+    calls = []
+
+    @kept(entries=4)
+    def run(choice, *, train):
+        calls.append(choice)
+        return train()
+
+    assert run("a", train=lambda: 1) == 1
+    assert run("a", train=lambda: 2) == 1  # kept by its key alone
+    assert run.peek("a") == 1 and run.peek("b") is None and calls == ["a"]
+    assert run.kept() == [(("a",), 1)]
+    run.forget()
+    assert run.peek("a") is None
+
+
+def test_a_slot_is_made_once_with_its_progress_and_forgotten_on_demand():
+    made = []
+    slot = Slot("test.slot", lambda **progress: made.append(progress) or len(made))
+    assert slot.peek() is None and made == []  # peek never makes it
+    assert slot.get(bar="x") == 1 and slot.get(bar="y") == 1 and made == [{"bar": "x"}]
+    slot.forget()
+    assert slot.peek() is None and slot.get() == 2

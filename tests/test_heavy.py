@@ -1,9 +1,10 @@
-"""The heavy-work gate (attnviz/ui/heavy.py), with threads: concurrency counted, never timed."""
+"""The heavy-work gate (attnviz/serve/gate.py), with threads: concurrency counted, never timed."""
 
 import threading
 
-from attnviz.ui import cache
-from attnviz.ui.heavy import Gate
+from attnviz.serve import store as cache
+from attnviz.serve.gate import Gate
+from attnviz.serve.kept import kept
 
 
 def until(condition):
@@ -102,12 +103,12 @@ def test_a_waiter_that_stops_leaves_the_queue_and_nesting_never_deadlocks():
 def test_heavy_shared_cache_misses_go_through_the_gate(monkeypatch):
     """Concurrent heavy misses of distinct keys: at most the gate's slots compute at once."""
     gate = Gate(2)
-    monkeypatch.setattr("attnviz.ui.heavy.HEAVY", gate)
+    monkeypatch.setattr("attnviz.serve.gate.HEAVY", gate)
     cache.clear_shared_caches()
     release, running, lock = threading.Event(), [0], threading.Lock()
     peak = [0]
 
-    @cache.shared_cache(max_entries=20, heavy=lambda k: "a test")
+    @kept(entries=20, heavy=lambda k: "a test")
     def heavy(k):
         with lock:
             running[0] += 1

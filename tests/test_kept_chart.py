@@ -1,20 +1,30 @@
-"""A chart kept finished for every session (``ui.matrix.draw_kept_chart``) sends what the same
-chart drawn anew (``draw_chart``) sends, in every style and palette, and is made once."""
+"""A chart kept finished for every session (``serve.finish.kept_finished``) sends what the same
+chart drawn anew (``ui.charts.draw``) sends, in every style and palette, and is made once."""
 
 import json
 
 import numpy as np
 import plotly.io as pio
 import pytest
+import streamlit as st
 
 from attnviz import lessons
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.line_charts import variance_chart
-from attnviz.charts.palette import PALETTES
-from attnviz.ui.cache import clear_shared_caches
-from attnviz.ui.matrix import _finished, _finished_chart
+from attnviz.charts.palette import COLOUR_BLIND, PALETTES, STANDARD
+from attnviz.serve.finish import finished, kept_chart
+from attnviz.serve.store import clear_shared_caches
+from attnviz.ui.sidebar import PALETTE_KEY, PRESENT_KEY
 
 MADE = []
+
+
+def _finished_chart(make, args, share, present, colours, title, inputs=()):
+    return kept_chart(make, args, present, colours, share=share, title=title, inputs=inputs)
+
+
+def _finished(fig, share, present, colours):
+    return finished(fig, present, colours, share=share)
 
 
 def variance_figure(d_k, seed):
@@ -70,3 +80,72 @@ def test_arrays_are_kept_by_their_digest():
     assert sent(other[0]) == sent(
         _finished(grid_figure(("a", "b", "c"), B), 1.0, False, "standard")[0]
     )
+
+
+# No chart kept for every visitor reads the visitor's own projector mode or palette: each is
+# made under the other session's state (as the sidebar keeps it), and must equal the chart made
+# in its own session. At c5c35d3 the four kept below read the session instead of their keys.
+SESSIONS = ((False, STANDARD), (True, COLOUR_BLIND))
+
+
+def _in_session(present, palette):
+    """Make this thread's session state say projector mode ``present`` and ``palette``."""
+    st.session_state[PRESENT_KEY] = present
+    st.session_state[PALETTE_KEY] = palette
+
+
+def _each_session_gets_its_own(kept_fn, make):
+    """``make(present, palette)`` (a call of ``kept_fn``) made under the other session's
+    state gives what it gives under its own."""
+    made_elsewhere = {}
+    kept_fn.forget()
+    for (present, palette), other in zip(SESSIONS, reversed(SESSIONS), strict=True):
+        _in_session(*other)
+        made_elsewhere[present, palette] = make(present, palette)
+    for present, palette in SESSIONS:
+        kept_fn.forget()
+        _in_session(present, palette)
+        own = make(present, palette)
+        mine = made_elsewhere[present, palette]
+        assert sent(mine[0]) == sent(own[0]) and mine[1:] == own[1:]
+    first, second = (made_elsewhere[s] for s in SESSIONS)
+    assert sent(first[0]) != sent(second[0])  # the two sessions' charts do differ
+    kept_fn.forget()
+
+
+def test_the_random_heads_are_each_sessions_own():
+    from attnviz.links.tiny_gpt import RunChoice
+    from attnviz.serve.watch_a_head_learn import random_heads_finished
+
+    choice = RunChoice()
+    _each_session_gets_its_own(
+        random_heads_finished,
+        lambda present, palette: random_heads_finished(choice, present, palette),
+    )
+
+
+def test_the_real_models_grid_is_each_sessions_own(model_files):
+    from attnviz.serve.real_model import MODEL, grid_finished
+
+    model = MODEL.get()
+    _each_session_gets_its_own(
+        grid_finished,
+        lambda present, palette: grid_finished(model, "the cat sat", present, palette),
+    )
+
+
+def test_the_chat_models_grid_and_bars_are_each_sessions_own(causal_lm):
+    from attnviz.serve.inside_a_chat_model import bars_finished, chat_run, grid_finished
+
+    _each_session_gets_its_own(
+        grid_finished,
+        lambda present, palette: grid_finished(causal_lm, "Hi there", present, palette),
+    )
+    run = chat_run(causal_lm, "Hi there")
+    ids = tuple(int(i) for i in np.argsort(run.next_logits)[-3:])
+    probs = np.array([0.5, 0.3, 0.2]).tobytes()
+
+    def bars(present, palette):
+        return bars_finished(causal_lm, "chat_next", ids, probs, "The next token", present, palette)
+
+    _each_session_gets_its_own(bars_finished, bars)

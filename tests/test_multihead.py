@@ -172,7 +172,7 @@ def raises(match):
         ({"n_heads": 4, "W_V": np.ones((4, 6))}, r"n_heads=4 must divide the width of W_V"),
         ({"n_heads": 2, "W_O": np.ones((3, 4))}, r"W_O must have n_heads \* d_v = 4 rows"),
         ({"n_heads": 2, "W_O": np.ones((4, 3))}, r"W_O must have d_model = 4 columns"),
-        ({"n_heads": 2, "W_K": np.ones((4, 2))}, r"W_Q and W_K must have the same shape"),
+        ({"n_heads": 2, "W_K": np.ones((4, 2))}, r"W_Q has 2 columns and W_K 1"),
         ({"n_heads": 2, "b_Q": np.ones(2)}, r"b_Q must be a vector of length 4"),
         ({"n_heads": 2, "b_O": np.ones(3)}, r"b_O must be a vector of length 4"),
         ({"n_heads": 2, "temperature": 0}, r"temperature must be a finite number > 0"),

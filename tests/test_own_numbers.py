@@ -15,11 +15,12 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import attnviz
-from attnviz.checks import AttentionInputError
+from attnviz.checks import AttentionInputError, check_projection_shapes
 from attnviz.files import own_numbers
 from attnviz.files.export import all_steps_json, all_steps_npz
-from attnviz.files.own_numbers import check_shapes, format_matrix, parse_matrix, read_file
+from attnviz.files.own_numbers import format_matrix, parse_matrix, read_file
 from attnviz.limits import MAX_OWN_DIM, MAX_OWN_FILE_BYTES, MAX_OWN_N, MAX_OWN_TEXT_CHARS
+from attnviz.links.shared import settings_query
 from tests.helpers import ROOT
 
 ROWS_1_2 = np.array([[1.0, -0.5, 3e-3], [2.0, 0.0, 4.0]])
@@ -109,11 +110,11 @@ def test_limits_are_named_in_the_message():
 
 def test_shapes_must_fit_together():
     X, W = np.ones((3, 4)), np.ones((4, 2))
-    check_shapes(X, W, W, np.ones((4, 5)))  # d_v may differ from d_k
+    check_projection_shapes(X, W, W, np.ones((4, 5)))  # d_v may differ from d_k
     with pytest.raises(AttentionInputError, match="W_K has 3 rows but X has d_model = 4"):
-        check_shapes(X, W, np.ones((3, 2)), W)
+        check_projection_shapes(X, W, np.ones((3, 2)), W)
     with pytest.raises(AttentionInputError, match="W_Q has 2 columns and W_K 3"):
-        check_shapes(X, W, np.ones((4, 3)), W)
+        check_projection_shapes(X, W, np.ones((4, 3)), W)
 
 
 def test_the_exercise_works_out_by_hand():
@@ -136,7 +137,7 @@ def example():
     ("filename", "data"),
     [
         ("steps.npz", lambda e: all_steps_npz(e)),
-        ("steps.json", lambda e: all_steps_json(e).encode()),
+        ("steps.json", lambda e: all_steps_json(e, settings_query(e.settings)).encode()),
     ],
 )
 def test_the_step_pages_downloads_come_back_exactly(filename, data):
@@ -206,7 +207,8 @@ def test_tokens_that_are_not_words_are_dropped():
 
 def test_repeated_tokens_come_back_as_tokens_not_as_labels():
     e = attnviz.compute(attnviz.Settings(text="the cat the dog"))
-    for filename, data in (("s.npz", all_steps_npz(e)), ("s.json", all_steps_json(e).encode())):
+    json_bytes = all_steps_json(e, settings_query(e.settings)).encode()
+    for filename, data in (("s.npz", all_steps_npz(e)), ("s.json", json_bytes)):
         assert read_file(filename, data)[1] == ["the", "cat", "the", "dog"]
 
 

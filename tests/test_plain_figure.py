@@ -1,4 +1,4 @@
-"""A page's heatmaps skip Plotly's validation (``ui.matrix.plain_spec`` / ``PlainFigure``): what
+"""A page's heatmaps skip Plotly's validation (``serve.finish.plain_spec`` / ``PlainFigure``): what
 they send must be exactly what the validated ``go.Figure`` sends."""
 
 import json
@@ -9,7 +9,7 @@ import plotly.io as pio
 import pytest
 
 from attnviz.charts.matrix import heatmap_spec
-from attnviz.ui.matrix import PlainFigure, plain_spec
+from attnviz.serve.finish import PlainFigure, plain_spec
 
 RNG = np.random.default_rng(0)
 

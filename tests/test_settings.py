@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import attnviz
 from attnviz import limits
+from attnviz.links.shared import settings_query
 from attnviz.settings import EMBEDDINGS, MASKS, shown_temperature
 
 FAST = settings(max_examples=100, deadline=None)
@@ -238,12 +239,12 @@ def test_values_are_read_loosely():
 
 
 def test_the_url_names_of_the_design_are_written():
-    query = attnviz.Settings().to_query()
+    query = settings_query(attnviz.Settings())
     for name in ("tokens", "d_model", "d_k", "d_v", "seed", "mask", "scale", "temperature"):
         assert isinstance(query[name], str), name
     assert query["mask"] in ("none", "causal") and query["scale"] in ("on", "off")
     assert "n" not in query
-    generated = attnviz.Settings(generated=True, n=9).to_query()
+    generated = settings_query(attnviz.Settings(generated=True, n=9))
     assert generated["n"] == "9" and "tokens" not in generated
 
 
@@ -269,7 +270,7 @@ valid_settings = st.builds(
 @FAST
 @given(valid_settings)
 def test_query_round_trips(s):
-    back, warnings = attnviz.from_query(s.to_query())
+    back, warnings = attnviz.from_query(settings_query(s))
     assert warnings == []
     # The link carries the tokens that are used: the text, or n for t1..tn, not both.
     unused = {"text": attnviz.Settings().text} if s.generated else {"n": attnviz.Settings().n}

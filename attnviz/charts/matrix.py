@@ -28,8 +28,8 @@ from attnviz.charts.style import (
     SCREEN_WIDTH_PX,
     SIGNED_COLORSCALE,
     TEXT_PX,
-    escape_label,
-    text_px,
+    escape_labels,
+    widest_px,
 )
 
 MAX_CELLS_WITH_TEXT = 400  # print values on the cells when the matrix has at most this many
@@ -73,7 +73,7 @@ def block_mean(M, row_blocks, col_blocks):
 def _ticks(labels, spans):
     """Tick texts for the drawn rows: each token's label (cut if long), or a block's range."""
     if all(stop - start == 1 for start, stop in spans):
-        return [escape_label(label, MAX_LABEL_CHARS) for label in labels]
+        return escape_labels(labels, MAX_LABEL_CHARS)
     return [f"{start}–{stop - 1}" for start, stop in spans]
 
 
@@ -145,7 +145,7 @@ def heatmap_spec(
 
     Returns:
         {"data": traces, "layout": layout}, plain dicts that Plotly has not validated (a page
-        draws them with ``attnviz.ui.matrix.PlainFigure``, ``matrix_heatmap`` validates them
+        draws them with ``attnviz.serve.finish.PlainFigure``, ``matrix_heatmap`` validates them
         into a go.Figure); the first trace is the heatmap: ``z`` is ``M`` as float32 (-inf as
         NaN), or its block means when M has more than MAX_DRAWN rows or columns. When selectable, a
         second trace of markers carries the hover text and the clicks.
@@ -222,8 +222,8 @@ def _hover(M, values, hidden, row_labels, col_labels, names, reduced):
     rows_drawn, cols_drawn = M.shape
     if not reduced and M.size <= MAX_LABELLED_CELLS:  # whole labels and exact values
         customdata = np.empty((rows_drawn, cols_drawn, 3), dtype=object)
-        rows = [f"{escape_label(label)} (row {i})" for i, label in enumerate(row_labels)]
-        cols = [f"{escape_label(label)} (column {j})" for j, label in enumerate(col_labels)]
+        rows = [f"{label} (row {i})" for i, label in enumerate(escape_labels(row_labels))]
+        cols = [f"{label} (column {j})" for j, label in enumerate(escape_labels(col_labels))]
         customdata[:, :, 0] = np.array(rows, dtype=object)[:, None]
         customdata[:, :, 1] = np.array(cols, dtype=object)[None, :]
         customdata[:, :, 2] = [[_format(v, exact=True) for v in row] for row in M.tolist()]
@@ -278,7 +278,7 @@ def _cells(M, kind, value_range, hover, text_px):
 def numbers_fit(cells, cell_px, size):
     """Whether every text of ``cells`` (rows of strings) fits a cell ``cell_px`` wide at font
     ``size`` (measured with ``text_px``, which errs on the wide side)."""
-    widest = max((text_px(t, size) for row in cells for t in row if t), default=0)
+    widest = widest_px([t for row in cells for t in row if t], size)
     return widest <= cell_px
 
 

@@ -13,6 +13,7 @@ from attnviz.charts.style import (
     TEXT_PX,
     escape_label,
     text_px,
+    widest_px,
     wrap,
 )
 
@@ -42,8 +43,7 @@ def colourbar_label_chars(bound, kind):
 
 def heatmap_margins(row_ticks, col_ticks, tick_size, rotated, titled, bar_chars, title_px=TITLE_PX):
     """(l, r, t, b) pixels that hold every label of the chart (see ``text_px``)."""
-    widest = max((text_px(label, tick_size) for label in row_ticks), default=0)
-    tallest = max((text_px(label, tick_size) for label in col_ticks), default=0)
+    widest, tallest = widest_px(row_ticks, tick_size), widest_px(col_ticks, tick_size)
     top = TOP_PX
     if rotated:  # a label turned by 45 degrees rises by sin 45 of its width and height
         top = max(TOP_PX, ROTATED_TOP_PX + math.ceil(0.71 * (tallest + tick_size)))

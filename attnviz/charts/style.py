@@ -10,7 +10,7 @@ import math
 import re
 import unicodedata
 
-from attnviz.text import visible
+from attnviz.text import visible, visible_all
 
 # Colour-blind-safe scales: a diverging scale centred at 0 for signed matrices, a sequential one
 # from 0 to 1 for probabilities.
@@ -52,7 +52,15 @@ FAMILIES = {
 def escape_label(label, max_chars=None):
     """``label`` as Plotly text that shows exactly as typed (markup escaped, invisible and bidi
     control characters written out); cut to ``max_chars`` with "…"."""
-    label = visible(label)
+    return _escaped(visible(label), max_chars)
+
+
+def escape_labels(labels, max_chars=None):
+    """[``escape_label(label, max_chars)``] for every label of ``labels``."""
+    return [_escaped(label, max_chars) for label in visible_all(labels)]
+
+
+def _escaped(label, max_chars):
     if max_chars is not None and len(label) > max_chars:
         label = label[: max_chars - 1] + "…"
     return html.escape(label, quote=True)
@@ -71,6 +79,11 @@ def text_px(text, size):
         else:  # lowercase letters, spaces, brackets (measured: "the (1)" is 3 em wide)
             em += 0.5
     return math.ceil(em * size) + 4
+
+
+def widest_px(texts, size):
+    """The largest ``text_px`` of ``texts`` at font ``size`` (0 for none)."""
+    return max((text_px(text, size) for text in texts), default=0)
 
 
 def shown_text(text):

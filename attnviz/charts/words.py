@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from attnviz.inputs import visible
+from attnviz.text import visible_all
 
 TOP_ENTRIES = 3  # entries named per row of a matrix
 MAX_ROWS_DESCRIBED = 64  # rows of a matrix described one by one; the rest are counted
@@ -48,10 +48,12 @@ def matrix_rows(M, row_labels, col_labels, *, row_name="row", mask=None, kind="s
     or None (True where an entry counts)."""
     M = np.asarray(M, dtype=float)
     lines = []
-    for i in range(min(len(M), MAX_ROWS_DESCRIBED)):
+    rows = visible_all(list(row_labels)[:MAX_ROWS_DESCRIBED])
+    cols = visible_all(col_labels)
+    for i, row in enumerate(rows):
         chosen = top_entries(M[i], None if mask is None else mask[i], kind=kind)
-        entries = ", ".join(f"{_number(M[i, j])} on '{visible(col_labels[j])}'" for j in chosen)
-        lines.append(f"{row_name} '{visible(row_labels[i])}': {entries or 'no entry'}")
+        entries = ", ".join(f"{_number(M[i, j])} on '{cols[j]}'" for j in chosen)
+        lines.append(f"{row_name} '{row}': {entries or 'no entry'}")
     if len(M) > MAX_ROWS_DESCRIBED:
         lines.append(f"… and {len(M) - MAX_ROWS_DESCRIBED} more rows (the table has them all).")
     return lines

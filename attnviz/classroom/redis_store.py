@@ -12,6 +12,7 @@ after its minute):
     room:{code}:students           a set of session ids
     room:{code}:q{n}:answers       a hash sid -> option: one answer per student per question
     room:{code}:q{n}:counts        a hash option -> students (HINCRBY)
+    room:{code}:q{n}:sketches      a hash sid -> "0,5,1,2": "sketch the row" (RedisSketches)
     rooms                          a sorted set code -> when it ends (to bound the rooms)
     rate:{bucket}:{minute}         hits in that minute (INCR)
 
@@ -27,6 +28,7 @@ import redis
 
 from attnviz.classroom.lifecycle import kept_until
 from attnviz.classroom.room import Room, StoreUnavailableError, TooManyRoomsError, not_found
+from attnviz.classroom.sketch_store import SET_SKETCH, SketchAnswers, levels_text, read_levels
 from attnviz.classroom.store import RATE_WINDOW_SECONDS, RoomStore
 from attnviz.limits import MAX_ROOM_STUDENTS, MAX_ROOMS, PHONE_SEEN_SECONDS
 
@@ -72,7 +74,39 @@ def _unavailable(method):
     return wrapped
 
 
-class RedisStore(RoomStore):
+class RedisSketches(SketchAnswers):
+    """Sketches in Redis: a hash per question beside its answers (``sketches_key``), which
+    ``RedisStore._update`` deletes with them when the question changes."""
+
+    def sketches_key(self, code, question_no):
+        return self._key(code, f"q{question_no}", "sketches")
+
+    @_unavailable
+    def _set_sketch(self, room, sid, levels):
+        script = self.__dict__.get("_sketch_script")
+        if script is None:
+            script = self._sketch_script = self.r.register_script(SET_SKETCH)
+        keys = [
+            self._key(room.code, "answering"),
+            self.sketches_key(room.code, room.question_no),
+            self._key(room.code, "students"),
+        ]
+        args = [sid, room.question_no, levels_text(levels), int(room.expires) + 1]
+        return script(keys=keys, args=args) == 1
+
+    @_unavailable
+    def _sketch_of(self, room, sid):
+        value = self.r.hget(self.sketches_key(room.code, room.question_no), sid)
+        return None if value is None else read_levels(value.decode(), room.n_options)
+
+    @_unavailable
+    def _all_sketches(self, room):
+        stored = self.r.hvals(self.sketches_key(room.code, room.question_no))
+        found = (read_levels(value.decode(), room.n_options) for value in stored)
+        return [levels for levels in found if levels is not None]
+
+
+class RedisStore(RedisSketches, RoomStore):
     """Rooms in the Redis at ``url`` (``redis://host:port/db``), or in ``client`` (e.g. a
     fakeredis.FakeRedis in the fast tests)."""
 
@@ -147,6 +181,7 @@ class RedisStore(RoomStore):
                     if new.question_no != room.question_no:  # the last answers are not needed
                         q = f"q{room.question_no}"
                         pipe.delete(self._key(code, q, "answers"), self._key(code, q, "counts"))
+                        pipe.delete(self.sketches_key(code, room.question_no))
                     pipe.execute()
                     return new
                 except redis.WatchError:

@@ -189,3 +189,14 @@ def not_found(code):
         f"No open room has the code {code}: check the code on the projector (a room ends "
         f"{hours:g} hours after it opens)."
     )
+
+
+MAX_SID_CHARS = 64  # a session id as the page makes it is 16 characters
+
+
+def check_sid(sid):
+    """``sid`` as text, or RoomError when it is empty or longer than MAX_SID_CHARS."""
+    sid = str(sid)
+    if not sid or len(sid) > MAX_SID_CHARS:
+        raise RoomError(f"A session id is 1 to {MAX_SID_CHARS} characters.")
+    return sid

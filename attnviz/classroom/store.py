@@ -29,10 +29,13 @@ from attnviz.classroom.room import (
     RoomFullError,
     TooManyRoomsError,
     WrongKeyError,
+    check_sid,
     normal_code,
     not_found,
     opened_room,
 )
+from attnviz.classroom.sketch import is_sketch
+from attnviz.classroom.sketch_store import MemorySketches
 from attnviz.limits import (
     MAX_ANSWERS_PER_MINUTE,
     MAX_JOINS_PER_MINUTE,
@@ -44,7 +47,6 @@ from attnviz.limits import (
 )
 
 RATE_WINDOW_SECONDS = 60
-MAX_SID_CHARS = 64  # a session id as the page makes it is 16 characters
 
 
 @dataclass(frozen=True)
@@ -55,13 +57,6 @@ class Tally:
     counts: tuple
     answered: int
     students: int
-
-
-def _check_sid(sid):
-    sid = str(sid)
-    if not sid or len(sid) > MAX_SID_CHARS:
-        raise RoomError(f"A session id is 1 to {MAX_SID_CHARS} characters.")
-    return sid
 
 
 class RoomStore(Lifecycle):
@@ -129,7 +124,7 @@ class RoomStore(Lifecycle):
 
     def open(self, settings_query, sid):
         """(a new room showing the example ``settings_query``, the lecturer's key)."""
-        self.limit(f"open:{_check_sid(sid)}", MAX_OPENS_PER_MINUTE, "rooms opened")
+        self.limit(f"open:{check_sid(sid)}", MAX_OPENS_PER_MINUTE, "rooms opened")
         for _ in range(8):  # 887 million codes: a collision is rare, eight in a row never
             room, key = opened_room(settings_query, self.clock())
             if self._create(room):
@@ -154,7 +149,7 @@ class RoomStore(Lifecycle):
     def join(self, code, sid):
         """Let session ``sid`` into the room (again is fine); the Room. Joins are counted per
         session, so guessing codes is slowed; a closed or full room says so."""
-        sid = _check_sid(sid)
+        sid = check_sid(sid)
         self.limit(f"join:{sid}", MAX_JOINS_PER_MINUTE, "attempts to join a room")
         room = self.room(code)
         if room.closed:
@@ -169,12 +164,12 @@ class RoomStore(Lifecycle):
     def answer(self, code, sid, option):
         """Session ``sid``'s answer to the current question: ``option`` (int index); a new
         answer replaces the last one, until the reveal."""
-        sid = _check_sid(sid)
+        sid = check_sid(sid)
         self.limit(f"answer:{sid}", MAX_ANSWERS_PER_MINUTE, "answers")
         room = self.room(code)
         if room.closed:
             raise RoomClosedError(f"Room {room.code} is closed: the lecturer has ended it.")
-        if room.kind is None or room.phase != "answering":
+        if room.kind is None or is_sketch(room.kind) or room.phase != "answering":
             raise NotAnsweringError("There is no question to answer right now.")
         if not isinstance(option, int) or not 0 <= option < room.n_options:
             raise RoomError(f"An answer is one of the question's {room.n_options} options.")
@@ -187,7 +182,7 @@ class RoomStore(Lifecycle):
     def my_answer(self, code, sid):
         """Session ``sid``'s answer (option index) to the current question, or None."""
         room = self.room(code)
-        return None if room.kind is None else self._answer_of(room, _check_sid(sid))
+        return None if room.kind is None else self._answer_of(room, check_sid(sid))
 
     def tally(self, code):
         """The current question's Tally."""
@@ -208,8 +203,8 @@ class RoomStore(Lifecycle):
         return self._update(room.code, change)
 
     def push_example(self, code, key, settings_query):
-        """Show the example ``settings_query`` (a Settings.to_query mapping) on every phone;
-        the question is cleared (it was computed on the old example)."""
+        """Show the example ``settings_query`` (links.shared.settings_query's mapping) on every
+        phone; the question is cleared (it was computed on the old example)."""
         settings = tuple(sorted((str(k), str(v)) for k, v in dict(settings_query).items()))
         return self._change(
             code,
@@ -243,7 +238,7 @@ class RoomStore(Lifecycle):
         return self._change(code, key, lambda r: r.changed(phase="closed"))
 
 
-class MemoryStore(RoomStore):
+class MemoryStore(MemorySketches, RoomStore):
     """Rooms in this process's memory, behind one lock: the default, for one server. An ended
     room's record stays in ``_rooms`` until lifecycle.kept_until (at most MAX_KEPT_ROOMS)."""
 
@@ -256,13 +251,14 @@ class MemoryStore(RoomStore):
         self._rooms = {}  # code -> Room
         self._students = {}  # code -> {sid}
         self._answers = {}  # code -> (question_no, {sid: option})
+        self._sketches = {}  # code -> (question_no, {sid: levels}): sketch_store
         self._hits = {}  # bucket -> (minute, hits)
         self._next = {}  # code -> the code of the room reopened from it
         self._polled = {}  # code -> {sid: when it last polled}, the last PHONE_SEEN_SECONDS
 
     def _purge(self, now):
         for code in [c for c, r in self._rooms.items() if r.expires <= now]:
-            for table in (self._students, self._answers, self._polled):
+            for table in (self._students, self._answers, self._sketches, self._polled):
                 table.pop(code, None)  # an ended room keeps only its record
         gone = [r for r in self._rooms.values() if kept_until(r) <= now]
         extra = len(self._rooms) - len(gone) - MAX_KEPT_ROOMS  # the oldest records go first

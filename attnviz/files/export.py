@@ -12,8 +12,8 @@ from dataclasses import asdict
 import numpy as np
 import pandas as pd
 
-import attnviz
 from attnviz.limits import MAX_JSON_NUMBERS
+from attnviz.version import __version__
 
 STEPS = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled_scores", "attention", "output")
 
@@ -71,8 +71,9 @@ def all_steps_csv_zip(example):
     return buffer.getvalue()
 
 
-def all_steps_json(example):
-    """JSON text: the settings, the tokens and labels, and every step as nested lists.
+def all_steps_json(example, query):
+    """JSON text: the settings, their link form ``query`` ({name: str}, from
+    ``links.shared.settings_query``), the tokens and labels, and every step as nested lists.
 
     Raises ValueError past MAX_JSON_NUMBERS numbers: JSON that large takes seconds of the
     server's time to write (58 MB at the limits); the NPZ holds every number instead.
@@ -83,9 +84,9 @@ def all_steps_json(example):
             f"{MAX_JSON_NUMBERS}): download the .npz"
         )
     document = {
-        "attnviz_version": attnviz.__version__,
+        "attnviz_version": __version__,
         "settings": asdict(example.settings),
-        "query": example.settings.to_query(),
+        "query": query,
         "tokens": example.tokens,
         "labels": example.labels,
         "steps": {name: np.asarray(M).tolist() for name, M in _steps(example).items()},

@@ -160,22 +160,6 @@ def format_matrix(M, *, row_sep="\n", entry_sep=" "):
     return row_sep.join(entry_sep.join(number_text(x) for x in row) for row in np.asarray(M))
 
 
-def check_shapes(X, W_Q, W_K, W_V):
-    """Raise AttentionInputError unless the four shapes fit together (the seed's table)."""
-    d_model = X.shape[1]
-    for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
-        if W.shape[0] != d_model:
-            raise AttentionInputError(
-                f"{name} has {W.shape[0]} rows but X has d_model = {d_model} columns: X W needs "
-                f"one row of {name} per column of X"
-            )
-    if W_Q.shape[1] != W_K.shape[1]:
-        raise AttentionInputError(
-            f"W_Q has {W_Q.shape[1]} columns and W_K {W_K.shape[1]}: queries and keys need the "
-            "same width d_k, since S_ij = q_i . k_j"
-        )
-
-
 def _arrays_from_json(data):
     try:
         document = json.loads(data.decode("utf-8-sig"))  # with or without a BOM

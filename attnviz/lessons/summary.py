@@ -43,17 +43,21 @@ def _bias(result, L):
     return rf" + b_{L}" if getattr(result, f"b_{L}") is not None else ""
 
 
-def _scaled_formula(result):
-    if result.scale:
-        return r"S' = S / \sqrt{d_k}"
-    return r"S' = S \ \text{(scaling off)}"
+def scaled_formula(result, latex=False):
+    """S' as the result computed it, as text ("S' = S / √d_k", or "S' = S (scaling off)") or
+    as LaTeX: the one place this formula is written."""
+    if latex:
+        return r"S' = S / \sqrt{d_k}" if result.scale else r"S' = S \ \text{(scaling off)}"
+    return "S' = S / √d_k" if result.scale else "S' = S (scaling off)"
 
 
-def _attention_formula(result):
-    inside = "S'" if result.temperature == 1 else rf"S' / {result.temperature:g}"
+def attention_formula(result, latex=False):
+    """A's formula as the softmax sees it, as text or LaTeX: softmax(S'), with / T and + M
+    when they apply (the one place this formula is written)."""
+    inside = "S'" if result.temperature == 1 else f"S' / {result.temperature:g}"
     if result.mask is not None:
         inside += " + M"
-    return rf"A = \mathrm{{softmax}}({inside})"
+    return rf"A = \mathrm{{softmax}}({inside})" if latex else f"A = softmax({inside})"
 
 
 def summary_rows(result):
@@ -124,14 +128,14 @@ def summary_rows(result):
         ),
         SummaryRow(
             "Scaled score",
-            _scaled_formula(r),
+            scaled_formula(r, latex=True),
             r"n \times n",
             r.scaled_scores.shape,
             scaled,
         ),
         SummaryRow(
             "Attention matrix",
-            _attention_formula(r),
+            attention_formula(r, latex=True),
             r"n \times n",
             r.attention.shape,
             "row i: how much query i attends to each key, summing to 1",

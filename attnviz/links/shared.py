@@ -4,7 +4,7 @@ display's ``present``, read with the shared readers and written back. No Streaml
 """
 
 import difflib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from attnviz.limits import (
     MAX_D_K,
@@ -27,14 +27,42 @@ from attnviz.links.readers import (
 )
 from attnviz.settings import MASKS, Settings, shown_temperature
 
-# URL name -> (lowest, highest) for the whole-number settings.
-INT_RANGES = {
-    "n": (1, MAX_TOKENS),
-    "d_model": (1, MAX_D_MODEL),
-    "d_k": (1, MAX_D_K),
-    "d_v": (1, MAX_D_V),
-    "seed": (0, MAX_SEED),
+
+@dataclass(frozen=True)
+class Number:
+    """A shared setting that is a number: its range (what the link reads, what the sidebar's
+    box allows), the box's label and help."""
+
+    low: float
+    high: float
+    label: str
+    help: str
+
+
+# Field (and URL) name -> Number: the one table of the numbers the sidebar draws and
+# ``from_query`` reads; the whole-number ones first.
+NUMBERS = {
+    "n": Number(1, MAX_TOKENS, "Number of tokens n", f"1 to {MAX_TOKENS}."),
+    "d_model": Number(1, MAX_D_MODEL, "d_model", f"Embedding width, 1 to {MAX_D_MODEL}."),
+    "d_k": Number(1, MAX_D_K, "d_k", f"Query/key width, 1 to {MAX_D_K}."),
+    "d_v": Number(1, MAX_D_V, "d_v", f"Value width, 1 to {MAX_D_V}."),
+    "seed": Number(
+        0,
+        MAX_SEED,
+        "Seed",
+        "Decides the random, untrained embeddings and weights. Same seed, same numbers.",
+    ),
+    "temperature": Number(
+        MIN_TEMPERATURE,
+        MAX_TEMPERATURE,
+        "Softmax temperature T (a teaching knob)",
+        f"A = softmax(S' / T), {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}. Standard attention "
+        "has no such knob (T = 1): it shows what sharper or flatter rows do. The temperature of "
+        "a chatbot acts on its output softmax over the next token, not here.",
+    ),
 }
+# URL name -> (lowest, highest) for the whole-number settings.
+INT_RANGES = {name: (s.low, s.high) for name, s in NUMBERS.items() if name != "temperature"}
 _ON_OFF = {"on": True, "off": False}
 # URL name -> {text in the link: value} for the settings chosen from a list; both spellings
 # of one-hot are read (the link writes "onehot", the sidebar shows "one-hot")
@@ -97,8 +125,8 @@ def from_query(query):
         t, said = read_float(
             query,
             "temperature",
-            low=MIN_TEMPERATURE,
-            high=MAX_TEMPERATURE,
+            low=NUMBERS["temperature"].low,
+            high=NUMBERS["temperature"].high,
             default=defaults.temperature,
         )
         raw, _ = raw_value(query, "temperature")

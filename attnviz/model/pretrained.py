@@ -224,7 +224,7 @@ def load_pretrained(source=None, *, tqdm_class=None, dtype=np.float32):
     Raises:
         ModelLoadError (an AttentionInputError, so a ValueError) saying what was tried and how
         to fix it. Loading takes about a second and 200 MB: do it once per process (the Real
-        model page keeps it pinned in attnviz/ui/cache.py).
+        model page keeps it pinned: serve.real_model.MODEL).
     """
     try:
         wanted = np.dtype(dtype).type

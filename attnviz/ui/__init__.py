@@ -2,10 +2,10 @@
 
 A few shared pieces, named by what they are:
 
-    frame        the menu of pages, page_setup/page_frame and the cached example
+    frame        the menu of pages, page_setup/page_frame
     sidebar      the shared settings' widgets, projector mode, the URL they are mirrored in
-    cache        shared_cache: every cache the server keeps, with its memory budget
-    matrix       show_matrix (a heatmap and the clicked cell), show_chart
+    heavy        the "waiting: k ahead of you" notice of the heavy gate (attnviz.serve.gate)
+    charts       the two ways to draw: show_matrix (a heatmap and the clicked cell), draw
     attention_view  show_attention: A as a heatmap or as token lines, a switch between them
     inspectors   the cell inspectors: the arithmetic behind one cell
     steps        every step's matrices (the step page and Your own numbers draw them)
@@ -13,17 +13,19 @@ A few shared pieces, named by what they are:
     text         md_escape, step_header, notice
 
 and one module per page in ``attnviz.ui.pages``, named after its page script: the script
-``pages/4_Masks_and_temperature.py`` calls ``attnviz.ui.pages.masks_and_temperature``.
+``pages/4_Masks_and_temperature.py`` calls ``attnviz.ui.pages.masks_and_temperature``. What the
+server computes once and keeps for every visitor is ``attnviz.serve`` (no Streamlit).
 """
 
-from attnviz.ui import inspectors, spread, steps
+from attnviz.ui import heavy, inspectors, spread, steps  # heavy: the gate's notice, installed
 from attnviz.ui.attention_view import show_attention
+from attnviz.ui.charts import dims, show_matrix
 from attnviz.ui.frame import page_frame, page_setup, shared_settings
-from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.sidebar import link_query
 
 __all__ = [
     "dims",
+    "heavy",
     "inspectors",
     "link_query",
     "page_frame",

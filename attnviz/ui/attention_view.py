@@ -19,7 +19,7 @@ import streamlit as st
 
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.token_lines import lines_note, selected_token, token_lines
-from attnviz.ui.matrix import draw_chart, show_matrix
+from attnviz.ui.charts import draw, show_matrix
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
@@ -84,7 +84,7 @@ def show_token_lines(A, labels, *, key, mask=None, title=""):
             "Show all lines", key=f"{key}_all", on_click=_show_all, args=(key,), width="stretch"
         )
     config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"attnviz-{key}-lines"}}
-    draw_chart(
+    draw(
         fig,
         f"{key}_lines",
         title="Token lines",

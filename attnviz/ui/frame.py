@@ -19,9 +19,9 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from attnviz.checks import AttentionInputError
-from attnviz.limits import CACHE_EXAMPLES, HEAVY_BYTES, MAX_TOKENS
-from attnviz.settings import compute
-from attnviz.ui.cache import shared_cache
+from attnviz.limits import MAX_TOKENS
+from attnviz.links.shared import settings_query
+from attnviz.serve.example import cached_example
 from attnviz.ui.projector import KEPT_PARAMS, page_look, present_wanted
 from attnviz.ui.sidebar import (
     PRESENT_CSS,
@@ -110,31 +110,6 @@ def page_links(query):
         return
 
 
-def example_bytes(settings):
-    """An upper bound on the bytes of ``compute(settings)``'s arrays (what it counts against
-    the cache's budget while it is computed): X and the embeddings (n, d_model), the weights,
-    Q, K, V and the output, and five (n, n) steps; float64. 29 MB at the limits (23 held)."""
-    s = settings
-    n, d_model, d_k, d_v = len(s.tokens), s.d_model, s.d_k, s.d_v
-    widths = 2 * n * d_model + d_model * (2 * d_k + d_v) + n * (2 * d_k + 2 * d_v)
-    return 8 * (widths + 5 * n * n)
-
-
-def heavy_example(settings):
-    """What computing ``settings`` is, if heavy enough to wait for a heavy slot, else None."""
-    return "a max-size example" if example_bytes(settings) >= HEAVY_BYTES else None
-
-
-@shared_cache(*CACHE_EXAMPLES, estimate=example_bytes, heavy=heavy_example)
-def cached_example(settings):
-    """compute(settings), once per distinct settings per server, shared by every session.
-
-    Keyed on the small Settings, never on arrays; the result is read-only, so sessions share
-    it without copies. An Example at the limits (n = d = 512) holds about 25 MB.
-    """
-    return compute(settings)
-
-
 def shared_settings(page, page_params=(), note=None, uses=None):
     """The settings every page shares: sidebar widgets, kept across pages, mirrored in the URL.
 
@@ -151,7 +126,7 @@ def shared_settings(page, page_params=(), note=None, uses=None):
     state[SETTINGS_KEY] = settings
     sync_url(settings, (*page_params, *KEPT_PARAMS))
     with menu:
-        page_links(settings.to_query() | display_query())
+        page_links(settings_query(settings) | display_query())
         st.divider()
     st.html(READABLE_CSS)
     st.html(TOUCH_JS, unsafe_allow_javascript=True)

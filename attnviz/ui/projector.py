@@ -9,7 +9,6 @@ charts' own text is sized by the chart builders and ``charts.present``.
 import pandas as pd
 import streamlit as st
 
-from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.links.shared import read_present
 from attnviz.ui.sidebar import PRESENT_KEY, is_present
 from attnviz.ui.text import md_escape
@@ -74,11 +73,6 @@ def page_look():
     if is_present():
         st.html(PROJECTOR_CSS)
     st.html(FIT_FORMULAS_JS, unsafe_allow_javascript=True)
-
-
-def chart_text_px():
-    """The size (px) a chart's text is drawn at: PRESENT_TEXT_PX on a projector."""
-    return PRESENT_TEXT_PX if is_present() else TEXT_PX
 
 
 def _escaped(values):

@@ -11,16 +11,17 @@ import streamlit as st
 
 from attnviz.charts.palette import COLOUR_BLIND, STANDARD
 from attnviz.limits import (
-    MAX_D_K,
-    MAX_D_MODEL,
-    MAX_D_V,
-    MAX_SEED,
-    MAX_TEMPERATURE,
     MAX_TEXT_CHARS,
     MAX_TOKENS,
-    MIN_TEMPERATURE,
 )
-from attnviz.links.shared import PALETTE_LINK, from_query, read_palette, read_present
+from attnviz.links.shared import (
+    NUMBERS,
+    PALETTE_LINK,
+    from_query,
+    read_palette,
+    read_present,
+    settings_query,
+)
 from attnviz.settings import (
     EMBEDDINGS,
     MASKS,
@@ -120,6 +121,21 @@ def display_query():
     return query
 
 
+def _number_input(name, step=1, **args):
+    """The box of the shared number ``name``, its range, label and help from the one table of
+    them (``links.shared.NUMBERS``, which ``from_query`` reads too)."""
+    number = NUMBERS[name]
+    st.number_input(
+        number.label,
+        number.low,
+        number.high,
+        step=step,
+        key=WIDGET + name,
+        help=number.help,
+        **args,
+    )
+
+
 def sidebar_widgets(settings, page, note, uses):
     """Draw the shared settings in the sidebar; return the Settings they now hold.
 
@@ -167,14 +183,7 @@ def sidebar_widgets(settings, page, note, uses):
                 help="Instead of typing a sentence, choose how many tokens there are.",
             )
             if state[WIDGET + "generated"]:
-                st.number_input(
-                    "Number of tokens n",
-                    1,
-                    MAX_TOKENS,
-                    step=1,
-                    key=WIDGET + "n",
-                    help=f"1 to {MAX_TOKENS}.",
-                )
+                _number_input("n")
             else:
                 st.text_area(
                     "Sentence (tokens are separated by spaces)",
@@ -185,36 +194,11 @@ def sidebar_widgets(settings, page, note, uses):
                     "punctuation exactly as typed.",
                 )
         if "d_model" in shown:
-            c1, c2, c3 = st.columns(3)
-            c1.number_input(
-                "d_model",
-                1,
-                MAX_D_MODEL,
-                step=1,
-                key=WIDGET + "d_model",
-                help=f"Embedding width, 1 to {MAX_D_MODEL}.",
-            )
-            c2.number_input(
-                "d_k",
-                1,
-                MAX_D_K,
-                step=1,
-                key=WIDGET + "d_k",
-                help=f"Query/key width, 1 to {MAX_D_K}.",
-            )
-            c3.number_input(
-                "d_v", 1, MAX_D_V, step=1, key=WIDGET + "d_v", help=f"Value width, 1 to {MAX_D_V}."
-            )
+            for column, name in zip(st.columns(3), ("d_model", "d_k", "d_v"), strict=True):
+                with column:
+                    _number_input(name)
         if "seed" in shown:
-            st.number_input(
-                "Seed",
-                0,
-                MAX_SEED,
-                step=1,
-                key=WIDGET + "seed",
-                help="Decides the random, untrained embeddings and weights. Same seed, same "
-                "numbers.",
-            )
+            _number_input("seed")
         if "embedding" in shown:
             st.selectbox(
                 "Embedding",
@@ -240,18 +224,8 @@ def sidebar_widgets(settings, page, note, uses):
         if "scale" in shown:
             st.toggle("Scale by 1/√d_k", key=WIDGET + "scale")
         if "temperature" in shown:
-            st.number_input(
-                "Softmax temperature T (a teaching knob)",
-                MIN_TEMPERATURE,
-                MAX_TEMPERATURE,
-                step=0.1,
-                format="%g",  # every digit of the T used: 0.015 shows as 0.015, not 0.01
-                key=WIDGET + "temperature",
-                help=f"A = softmax(S' / T), {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}. "
-                "Standard attention has no such knob (T = 1): it shows what sharper or flatter "
-                "rows do. The temperature of a chatbot acts on its output softmax over the "
-                "next token, not here.",
-            )
+            # every digit of the T used: 0.015 shows as 0.015, not 0.01
+            _number_input("temperature", step=0.1, format="%g")
     values = {  # a control not drawn (projector mode) keeps the setting's value
         name: state[WIDGET + name]
         if name in shown or name in ("n", "text")
@@ -266,7 +240,7 @@ def sync_url(settings, page_params):
     """Make the URL hold ``settings`` and projector mode, and the parameters named in
     ``page_params`` (the calling page's own, which it keeps up to date itself) as they are."""
     current = st.query_params.to_dict()
-    query = settings.to_query() | display_query()
+    query = settings_query(settings) | display_query()
     query |= {k: current[k] for k in page_params if k in current}
     if current != query:
         st.query_params.from_dict(query)
@@ -277,7 +251,7 @@ def link_query():
     ``st.page_link(..., query_params=...)``."""
     if SETTINGS_KEY not in st.session_state:
         return {}
-    return st.session_state[SETTINGS_KEY].to_query() | display_query()
+    return settings_query(st.session_state[SETTINGS_KEY]) | display_query()
 
 
 def follow(key, shared):

@@ -6,7 +6,7 @@ projector's one-step view hides them) and in the URL as ``edit=i,c,value``: toke
 dimension c, the new X_ic. A page draws its steps from ``spread.after`` and outlines
 ``spread.cells``; one edit at a time.
 
-The picker's callbacks get ``unedited``, an ``attnviz.ui.cache.Lookup`` of the AttentionResult
+The picker's callbacks get ``unedited``, an ``attnviz.serve.store.Lookup`` of the AttentionResult
 without the edit (from the shared cache), never X itself: a callback's arguments stay in the
 session as long as it lives.
 """
@@ -17,7 +17,7 @@ from attnviz.checks import AttentionInputError
 from attnviz.lessons.spread import Edit, delta, delta_line, spread_of_edit
 from attnviz.limits import MAX_EDIT_VALUE
 from attnviz.links.edit import EDIT_PARAM, edit_from_query, edit_text
-from attnviz.ui.matrix import show_matrix
+from attnviz.ui.charts import show_matrix
 from attnviz.ui.sidebar import url_query
 from attnviz.ui.text import md_escape
 
@@ -198,6 +198,30 @@ DELTA_AXES = {  # (row title, column title) of each step's Δ heatmap, as on the
     "attention": ("query (row i)", "key (column j)"),
     "output": ("output of token i (row i)", "d_v dimension c"),
 }
+
+
+def step_matrix(found, field, M, row_labels, col_labels, *, key, delta_title, mask=None, **args):
+    """A step's matrix ``M`` (the result's ``field``) drawn clickable under ``key`` (by
+    ``show_matrix``, or ``args["draw"]``, e.g. ``show_attention``), the cells the edit
+    ``found`` changed outlined, its Δ beside it or under it (``beside``, ``delta_view`` under
+    ``key``_delta, titled ``delta_title``) and the sentence on what the edit changed there
+    (``note``); returns the cell just clicked, or None. ``args`` go to the drawing."""
+    draw = args.pop("draw", show_matrix)
+    masked = {} if mask is None else {"mask": mask}
+    main, side = beside(found, len(row_labels))
+    with main:
+        click = draw(
+            M, row_labels, col_labels, key=key, selectable=True,
+            outline=outline(found, field), **masked, **args,
+        )  # fmt: skip
+    if side is not None:
+        with side:
+            delta_view(
+                found, field, row_labels, col_labels, key=f"{key}_delta", title=delta_title,
+                mask=mask,
+            )  # fmt: skip
+    note(found, field)
+    return click
 
 
 def delta_view(found, field, row_labels, col_labels, *, key, title, mask=None):

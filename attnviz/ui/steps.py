@@ -9,7 +9,7 @@ Chart keys are the matrices' names: ``W_Q`` .. ``W_V``, ``Q`` .. ``V``, ``S``, `
 ``attnviz.ui.inspectors``.
 
 The three fragments (a click reruns one of them alone) take ``steps``, an
-``attnviz.ui.cache.Lookup`` that gives (result, labels, found) from the shared cache, never the
+``attnviz.serve.store.Lookup`` that gives (result, labels, found) from the shared cache, never the
 arrays themselves: Streamlit keeps a fragment's arguments in the session for as long as it
 lives (a tab, and ``disconnectedSessionTTL`` after it closes).
 """
@@ -17,10 +17,11 @@ lives (a tab, and ``disconnectedSessionTTL`` after it closes).
 import numpy as np
 import streamlit as st
 
+from attnviz.lessons.summary import attention_formula
 from attnviz.ui import spread
 from attnviz.ui.attention_view import show_attention
+from attnviz.ui.charts import dims, show_matrix
 from attnviz.ui.inspectors import cell_inspector, output_inspector, projection_inspector
-from attnviz.ui.matrix import dims, show_matrix
 from attnviz.ui.text import step_header
 
 # (d_sub, what row i is) of each projection L = XW_L
@@ -116,11 +117,6 @@ def scores_matrix(result, labels, found=None):
     return click
 
 
-def scaled_formula(result):
-    """S' as the result computed it: "S' = S / √d_k", or "S' = S (scaling off)"."""
-    return "S' = S / √d_k" if result.scale else "S' = S (scaling off)"
-
-
 def scaled_latex(result):
     """S''s formula in LaTeX as the result computed it: the division only when scaling is on."""
     if result.scale:
@@ -131,31 +127,16 @@ def scaled_latex(result):
 def scaled_scores_matrix(result, labels, found=None):
     """S' = S / sqrt(d_k) (n, n) on S's colour range, masked keys grey; clickable: returns the
     (i, j) just clicked, else None. ``found``: an edit's Spread, or None."""
-    main, side = spread.beside(found, result.n)
-    with main:
-        click = show_matrix(
-            result.scaled_scores,
-            labels,
-            labels,
-            key="S_scaled",
-            title="S' = S / √d_k (on the colour range of S)"
-            if result.scale
-            else "S' = S (scaling off; on the colour range of S)",
-            family="S",
-            value_name="S'_ij",
-            selectable=True,
-            value_range=score_range(result),
-            mask=result.mask,
-            outline=spread.outline(found, "scaled_scores"),
-        )
-    if side is not None:
-        with side:
-            spread.delta_view(
-                found, "scaled_scores", labels, labels, key="S_scaled_delta", title="S'",
-                mask=result.mask,
-            )  # fmt: skip
-    spread.note(found, "scaled_scores")
-    return click
+    title = (
+        "S' = S / √d_k (on the colour range of S)"
+        if result.scale
+        else "S' = S (scaling off; on the colour range of S)"
+    )
+    return spread.step_matrix(
+        found, "scaled_scores", result.scaled_scores, labels, labels, key="S_scaled",
+        delta_title="S'", mask=result.mask, title=title, family="S", value_name="S'_ij",
+        value_range=score_range(result),
+    )  # fmt: skip
 
 
 def attention_latex(result):
@@ -167,14 +148,6 @@ def attention_latex(result):
     if result.mask is not None:
         inside += " + M"
     return rf"A = \mathrm{{softmax}}\left({inside}\right), \quad \sum_{{j=1}}^{{n}} A_{{ij}} = 1"
-
-
-def attention_formula(result):
-    """A's formula as the softmax sees it: softmax(S'), with / T and + M when they apply."""
-    inside = "S'" if result.temperature == 1 else f"S' / {result.temperature:g}"
-    if result.mask is not None:
-        inside += " + M"
-    return f"A = softmax({inside})"
 
 
 def softmax_notes(settings):
@@ -196,27 +169,11 @@ def softmax_matrices(result, labels, notes, found=None):
     if notes:
         with st.expander("The logits that fed the softmax (S' / T, −∞ where masked)"):
             show_matrix(r.logits, labels, labels, key="logits", title="logits", family="S")
-    main, side = spread.beside(found, r.n)
-    with main:
-        click = show_attention(
-            r.attention,
-            labels,
-            labels,
-            key="A",
-            title=attention_formula(r),
-            family="A",
-            value_name="A_ij",
-            kind="probability",
-            selectable=True,
-            mask=r.mask,
-            outline=spread.outline(found, "attention"),
-        )
-    if side is not None:
-        with side:
-            spread.delta_view(
-                found, "attention", labels, labels, key="A_delta", title="A", mask=r.mask
-            )
-    spread.note(found, "attention")
+    click = spread.step_matrix(
+        found, "attention", r.attention, labels, labels, key="A", delta_title="A",
+        mask=r.mask, draw=show_attention, title=attention_formula(r), family="A",
+        value_name="A_ij", kind="probability",
+    )  # fmt: skip
     sums = r.row_sums
     st.markdown(
         f"**Row sums:** {', '.join(f'{v:.3f}' for v in sums[:SHOWN_ROW_SUMS])}"
@@ -229,26 +186,10 @@ def softmax_matrices(result, labels, notes, found=None):
 def output_matrix(result, labels, found=None):
     """Output = AV (n, d_v), clickable: returns the (i, c) just clicked, else None.
     ``found``: an edit's Spread, or None."""
-    main, side = spread.beside(found, result.n)
-    with main:
-        click = show_matrix(
-            result.output,
-            labels,
-            dims(result.d_v),
-            key="output",
-            title="Output = AV",
-            family="O",
-            value_name="Output_ic",
-            selectable=True,
-            outline=spread.outline(found, "output"),
-        )
-    if side is not None:
-        with side:
-            spread.delta_view(
-                found, "output", labels, dims(result.d_v), key="output_delta", title="Output"
-            )
-    spread.note(found, "output")
-    return click
+    return spread.step_matrix(
+        found, "output", result.output, labels, dims(result.d_v), key="output",
+        delta_title="Output", title="Output = AV", family="O", value_name="Output_ic",
+    )  # fmt: skip
 
 
 def draw_header(header):

@@ -10,7 +10,8 @@ import pytest
 from attnviz.causal_lm import loading
 from attnviz.causal_lm.sampling import next_token_probabilities, top
 from attnviz.limits import MAX_CHAT_TOKENS
-from attnviz.ui.pages.inside_a_chat_model import display_tokens, forget_chat_model
+from attnviz.serve.inside_a_chat_model import display_tokens
+from attnviz.ui.pages.inside_a_chat_model import forget_chat_model
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, heatmap_z, run
 
@@ -118,11 +119,13 @@ def test_missing_model_says_what_was_tried(lm, tmp_path, monkeypatch):
 
 def lm_slot_back(lm):
     """Put ``lm`` in the server's cache as the page's loaded model."""
-    from attnviz.causal_lm import MODEL_ID
-    from attnviz.ui.cache import cached_call
-    from attnviz.ui.pages.inside_a_chat_model import CHAT_MODEL_CACHE
+    from attnviz.serve.inside_a_chat_model import CHAT_MODEL
 
-    cached_call(CHAT_MODEL_CACHE, MODEL_ID, lambda: lm)
+    make, CHAT_MODEL.make = CHAT_MODEL.make, lambda **progress: lm
+    try:
+        CHAT_MODEL.get()
+    finally:
+        CHAT_MODEL.make = make
 
 
 # --- projector mode: one step per screen --------------------------------------------------------

@@ -204,7 +204,7 @@ def test_temperature_uses_the_page_mask():
 def test_a_rerun_of_the_masks_page_recomputes_nothing(monkeypatch):
     # The masked attention, the sweep and A at T are cached per (settings, mask[, T]), keyed on
     # the Settings and the packed mask: a rerun with the same choices calls no lesson again.
-    from attnviz.ui.pages import masks_and_temperature as module
+    from attnviz.serve import masks_and_temperature as module
 
     names = ("reattend", "mask_effect", "temperature_sweep", "temperature_effect")
     calls = count_calls(monkeypatch, module, names)

@@ -50,7 +50,8 @@ def test_runs_and_asks_the_quiz_of_the_settings(widgets):
     assert len(quiz_widgets(at)) == len(questions) >= 3
     said = text_of(at)
     assert all(md_escape(q.text) in said for q in questions)
-    assert not chart_specs(at) and not at.dataframe  # nothing is revealed before an answer
+    revealed = [key for key in chart_specs(at) if key.startswith("quiz_row_")]
+    assert not revealed and not at.dataframe  # nothing is revealed before an answer
 
 
 def test_an_answer_reveals_right_or_wrong_and_why():
@@ -158,8 +159,9 @@ def test_quiz_is_right_for_changed_settings_and_escapes_tokens():
     markdown = [el.value for el in at.markdown] + [el.value for el in at.success]
     assert not any("<b>" in m or "*a*" in m or "[c](x)" in m for m in markdown)
     assert any(r"\*a\*" in m for m in markdown)
-    assert chart_specs(at)
-    for spec in chart_specs(at).values():  # in the charts, HTML-escaped
+    rows = {key: spec for key, spec in chart_specs(at).items() if key.startswith("quiz_row_")}
+    assert rows
+    for spec in rows.values():  # in the charts, HTML-escaped
         ticks = spec["layout"]["xaxis"]["ticktext"]
         assert "&lt;b&gt;b&lt;/b&gt;" in ticks and "<b>b</b>" not in ticks
     # the options are shown through md_escape too
@@ -170,7 +172,7 @@ def test_quiz_is_right_for_changed_settings_and_escapes_tokens():
 def test_a_rerun_of_the_quiz_asks_the_cached_questions(monkeypatch):
     # The questions are cached per (settings, question set): answering reruns the page, and the
     # rerun builds no question again.
-    from attnviz.ui.pages import predict_then_reveal as module
+    from attnviz.serve import predict_then_reveal as module
 
     calls = count_calls(monkeypatch, module.lessons, ["quiz"])
     at = run(QUIZ, seed=4243)  # settings no other test uses: their questions are built
@@ -181,3 +183,64 @@ def test_a_rerun_of_the_quiz_asks_the_cached_questions(monkeypatch):
     at.run()
     assert calls == []
     assert f"Right: **{md_escape(questions[0].answer)}**" in at.success[0].value
+
+
+def sketch_key(at):
+    return next(b.key for b in at.button if b.key.endswith("_submit"))[: -len("_submit")]
+
+
+@pytest.mark.parametrize("variant", ["plain", "causal"])
+def test_a_sketch_alone_is_checked_against_the_cores_row(variant):
+    """A student alone sketches a row (the taps' levels, as the chart's callback keeps them),
+    checks it, and sees their sketch over the core's row of A with their distance."""
+    from attnviz.classroom.sketch import variant_settings
+    from attnviz.lessons import sketch
+    from attnviz.ui.sketch import LEVELS
+
+    at = run(QUIZ)
+    at.selectbox(key="attnviz_sketch_query").set_value(3)
+    at.selectbox(key="attnviz_sketch_variant").set_value(variant)
+    at.run()
+    key = sketch_key(at)
+    allowed = [j <= 3 for j in range(6)] if variant == "causal" else [True] * 6
+    drawn = chart_specs(at)[f"{key}_chart_0"]
+    assert decode(drawn["data"][0]["x"]).tolist() == [int(a) for a in allowed]  # same for all
+    assert len(decode(drawn["data"][1]["x"])) == 6 * sum(allowed)  # a tap target per level
+    levels = (0, 5, 1, 2, 0, 0)
+    at.session_state[LEVELS + key] = levels
+    at.run()
+    assert "cat **0.62**" in text_of(at)  # 5 / 8, renormalised, said live
+    at.button(key=f"{key}_submit").click()
+    at.run()
+    assert not at.exception
+    truth = attnviz.compute(variant_settings(S0, variant)).result.attention[3]  # the core's
+    mine = np.array(levels) / sum(levels)
+    spec = chart_specs(at)["attnviz_sketch_check"]
+    np.testing.assert_allclose(decode(spec["data"][0]["x"]).astype(float), mine)
+    np.testing.assert_allclose(decode(spec["data"][1]["x"]).astype(float), truth, atol=1e-12)
+    distance = 0.5 * np.abs(mine - truth).sum()
+    assert f"Your distance to the true row: {distance:.2f}" in text_of(at).replace("\\", "")
+    assert f"{key}_submit" not in [b.key for b in at.button]  # checked: locked
+    at.button(key="attnviz_sketch_again").click()
+    at.run()
+    again = decode(chart_specs(at)[f"{key}_chart_0"]["data"][0]["x"]).tolist()
+    assert again == list(sketch.even_levels(allowed))  # a fresh sketch, same for all
+    at.session_state[LEVELS + key] = levels
+    at.selectbox(key="attnviz_sketch_query").set_value(2)
+    at.run()
+    assert LEVELS + key not in at.session_state  # the session keeps one sketch, the one shown
+
+
+def test_the_mask_is_said_and_all_zero_cannot_be_checked():
+    from attnviz.ui.sketch import LEVELS
+
+    at = run(QUIZ)
+    at.selectbox(key="attnviz_sketch_query").set_value(1)
+    at.selectbox(key="attnviz_sketch_variant").set_value("causal")
+    at.run()
+    key = sketch_key(at)
+    assert "hidden by the causal mask" in text_of(at)
+    at.session_state[LEVELS + key] = (0, 0, 0, 0, 0, 0)
+    at.run()
+    assert at.button(key=f"{key}_submit").disabled
+    assert "raise at least one bar" in at.warning[0].value

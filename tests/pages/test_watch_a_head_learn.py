@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from attnviz.links.tiny_gpt import RunChoice, default_choice
+from attnviz.serve.store import clear_shared_caches
 from attnviz.tiny_gpt import forward, init_params, next_token_logits, train
-from attnviz.ui.cache import clear_shared_caches
 from attnviz.ui.pages import watch_a_head_learn as page
 from tests.helpers import chart_specs, decode, run
 
@@ -173,7 +173,7 @@ def test_the_training_budget_counts_every_visitors_trainings(monkeypatch):
     import threading
 
     from attnviz.limits import MAX_GPT_QUEUE_SECONDS
-    from attnviz.ui.heavy import HEAVY
+    from attnviz.serve.gate import HEAVY
 
     held, release = threading.Event(), threading.Event()
 

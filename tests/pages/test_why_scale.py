@@ -119,7 +119,7 @@ def test_why_scale_reads_a_shared_link():
 def test_a_rerun_recomputes_nothing(monkeypatch):
     # Every experiment is cached per settings (and the page's d_k): moving nothing and rerunning
     # calls no lesson again. The gradient at n = 512 takes about a second.
-    from attnviz.ui.pages import why_scale as module
+    from attnviz.serve import why_scale as module
 
     names = ("dot_product_variance", "saturation_curve", "scaling_pair")
     calls = count_calls(monkeypatch, module.lessons, names)
@@ -135,24 +135,3 @@ def test_a_rerun_recomputes_nothing(monkeypatch):
 def test_the_initialisation_is_named_lecuns_fan_in():
     text = text_of(run(WHY))
     assert "LeCun's fan-in initialisation" in text and "Xavier/LeCun" not in text
-
-
-def test_the_sidebars_d_k_and_scaling_change_no_experiment():
-    # The page keeps its experiments per sentence (why_scale.sentence_of): that is right only
-    # if the sidebar's d_k and scaling change none of them. Checked on the computations.
-    from attnviz.ui.pages.why_scale import sentence_of
-
-    base = replace(S0, text="one two three four five", mask="causal", temperature=2.0)
-    for other in (replace(base, d_k=7), replace(base, scale=False, d_k=1)):
-        assert sentence_of(other) == sentence_of(base)
-        a, b = result_of(base), result_of(other)
-        curve_a, curve_b = lessons.saturation_curve(a, 5), lessons.saturation_curve(b, 5)
-        for stats in ("sentence_scaled", "sentence_unscaled"):
-            np.testing.assert_array_equal(
-                getattr(curve_a, stats).max_weight, getattr(curve_b, stats).max_weight
-            )
-        for x, y in zip(
-            lessons.scaling_pair(a, 5, 16), lessons.scaling_pair(b, 5, 16), strict=True
-        ):
-            np.testing.assert_array_equal(x.attention, y.attention)
-    assert sentence_of(replace(base, d_v=2)) != sentence_of(base)  # d_v sizes the pair's V

@@ -19,11 +19,9 @@ from attnviz.charts.dot_products import dot_product_histogram
 from attnviz.charts.geometry import geometry_figure
 from attnviz.charts.present import PRESENT, readable
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.lessons.dot_products import random_pairs
 from attnviz.lessons.geometry import (
     DEFAULT_KEYS,
     DEFAULT_VALUES,
-    geometry_grid,
     length_as_temperature,
     length_beats_angle,
     peak_angles,
@@ -37,8 +35,9 @@ from attnviz.limits import (
     MIN_GEO_KEYS,
 )
 from attnviz.links.geometry import QUERY_NAMES, choice_from_query, pairs_tuple
-from attnviz.ui.cache import shared_cache
-from attnviz.ui.matrix import CHART_CONFIG, draw_kept_chart
+from attnviz.serve.attention_as_geometry import cached_grid, cached_pairs
+from attnviz.serve.finish import kept_chart
+from attnviz.ui.charts import CHART_CONFIG, display, draw
 from attnviz.ui.sidebar import is_present, page_choice, write_page_params
 from attnviz.ui.text import notice
 
@@ -115,12 +114,6 @@ def keys_table(choice):
     return new
 
 
-@shared_cache(max_entries=16)
-def cached_grid(keys, values):
-    """The query at every angle and length of the grid over ``keys``: the core, once per keys."""
-    return geometry_grid(keys, values)
-
-
 def _figure(keys, values, angle, length, text_px):
     """The figure with every frame (about 0.2 s to build)."""
     fig = geometry_figure(cached_grid(keys, values), angle, length, text_px=text_px)
@@ -129,11 +122,11 @@ def _figure(keys, values, angle, length, text_px):
 
 def geometry_chart(choice):
     """Draw the figure: its own sliders turn and stretch the query with no rerun. Made and
-    finished once per keys, start and text size for every session (``draw_kept_chart``)."""
+    finished once per keys, start and text size for every session (``serve.finish.kept_chart``)."""
     args = (choice.keys, choice.values, choice.angle, choice.length, _text_px())
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{CHART}"})
     title = "Query, keys and weights"
-    draw_kept_chart(_figure, args, CHART, title=title, config=config, width="stretch")
+    draw(kept_chart(_figure, args, *display(), title=title), CHART, config=config, width="stretch")
 
 
 def _degrees(values):
@@ -211,11 +204,6 @@ def d_k_slider(choice):
     return new
 
 
-@shared_cache(max_entries=8)
-def cached_pairs(d_k):
-    return random_pairs(d_k)
-
-
 def _histogram(d_k, text_px):
     return dot_product_histogram(cached_pairs(d_k), text_px=text_px)
 
@@ -225,7 +213,12 @@ def d_k_histogram(d_k):
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": "attnviz-geo-dk"})
     title = "q·k of random pairs"
     args = (d_k, _text_px())
-    draw_kept_chart(_histogram, args, "geo_dk_chart", title=title, config=config, width="stretch")
+    draw(
+        kept_chart(_histogram, args, *display(), title=title),
+        "geo_dk_chart",
+        config=config,
+        width="stretch",
+    )
 
 
 def d_k_notice(pairs):

@@ -28,6 +28,7 @@ from attnviz.classroom.questions import pushable_problem, question_of, room_sett
 from attnviz.classroom.room import normal_code
 from attnviz.links.deck import read_deck
 from attnviz.links.readers import quoted, raw_value
+from attnviz.links.shared import settings_query
 from attnviz.ui.frame import page_paths
 from attnviz.ui.pages.classroom_lecturer import change_room
 from attnviz.ui.pages.classroom_shared import KEY, ROOM, cached_room_questions, room_store
@@ -108,7 +109,7 @@ def ask_slide(room, settings, kind):
     if problem:
         return f"This slide's example cannot go to the phones: {md_escape(problem)}"
     if room_settings(room) != settings:
-        room = store.push_example(room.code, key, settings.to_query())
+        room = store.push_example(room.code, key, settings_query(settings))
     if kind is None or room.kind == kind:
         return None
     question = question_of(cached_room_questions(settings, room.quiz_seed), kind)

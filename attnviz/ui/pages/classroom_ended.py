@@ -1,30 +1,26 @@
-"""The Classroom page when a room has ended (its 4 hours are over, the lecturer closed it, or an
-in-process server restarted), and the lecturer's health panel (attnviz.classroom.health).
+"""The lecturer's Classroom page when a room has ended (its 4 hours are over, the lecturer
+closed it, or an in-process server restarted), and the lecturer's health panel
+(attnviz.classroom.health). A phone's ended room is classroom_student.student_ended.
 
-    a phone in an ended room    -> why it ended, in words; the code box; it keeps asking the
-                                   store (``follow``) and moves to the room the lecturer reopens
-                                   from it (attnviz.classroom.lifecycle: only the old lecturer
-                                   key can name that room)
     the lecturer's ended room   -> why it ended; "Open a new room with the same example and
                                    question" (one click: its phones follow), or, when the store
                                    keeps no record of it, one with the sidebar's example
     the lecturer, present=off   -> phones connected now, answers in, where the rooms live
                                    (redrawn with the lecturer's count while answers come in)
 
-Widget keys: ``cls_reopen``, ``cls_reopen_sidebar``, ``cls_forget``, ``cls_leave``.
+Widget keys: ``cls_reopen``, ``cls_reopen_sidebar``, ``cls_forget``.
 """
 
 import streamlit as st
 
 from attnviz.classroom import RoomError
 from attnviz.classroom.health import health
-from attnviz.classroom.lifecycle import ENDED, ended_reason
+from attnviz.classroom.lifecycle import ended_reason
+from attnviz.links.shared import settings_query
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
     ROOM,
-    drawn,
-    follow,
     room_store,
     say,
     session_id,
@@ -32,46 +28,6 @@ from attnviz.ui.pages.classroom_shared import (
 from attnviz.ui.text import md_escape
 
 DISMISSED = "attnviz.classroom.dismissed"  # the ended room this session's lecturer left
-
-
-def followed(code):
-    """When the lecturer reopened room ``code`` as another: join that one and rerun (the
-    student's page then shows it); False otherwise."""
-    from attnviz.ui.pages.classroom_student import join  # the student's page imports this one
-
-    try:
-        successor = room_store().successor(code)
-    except RoomError:
-        return False
-    if successor and join(successor):
-        st.rerun()
-    return False
-
-
-def student_ended(code):
-    """A phone in room ``code``, which the store no longer has open: why, in words, the code
-    box, and the poll that follows the lecturer's reopened room (when one can be named)."""
-    from attnviz.ui.pages.classroom_student import join_form
-
-    followed(code)
-    store = room_store()
-    try:
-        record = store.record(code)
-    except RoomError as exc:
-        say(exc)
-        record = None
-    st.subheader(f"Room {code}")
-    st.error(ended_reason(record, joined=True, in_process=store.in_process), icon="🔚")
-    if record is not None:
-        st.caption(
-            "If the lecturer opens a new room from this one, this page moves to it on its own. "
-            "Or join the new room with the code on the projector:"
-        )
-        drawn(ENDED)
-        follow(code)
-    else:
-        st.caption("Join the lecturer's new room with the code on the projector:")
-    join_form()
 
 
 def _reopen(code, key):
@@ -129,7 +85,7 @@ def lecturer_ended(code, key, settings):
             key="cls_reopen_sidebar",
             type="primary",
             on_click=_open_with,
-            args=(settings.to_query(),),
+            args=(settings_query(settings),),
         )
         st.caption("The phones join it with its code, shown on the projector.")
     st.button("Back to the Classroom page", key="cls_forget", on_click=_forget, args=(code,))

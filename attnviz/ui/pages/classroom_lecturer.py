@@ -16,9 +16,12 @@ import streamlit as st
 
 from attnviz.classroom import RoomError, RoomNotFoundError
 from attnviz.classroom.questions import pushable_problem, room_settings
+from attnviz.classroom.sketch import is_sketch
 from attnviz.limits import CACHE_QR_CODES
 from attnviz.links.classroom import join_query, lecturer_query
-from attnviz.ui.cache import object_bytes, shared_cache
+from attnviz.links.shared import settings_query
+from attnviz.serve.kept import kept
+from attnviz.serve.store import object_bytes
 from attnviz.ui.pages.classroom_ended import health_panel, lecturer_ended
 from attnviz.ui.pages.classroom_shared import (
     KEY,
@@ -36,6 +39,7 @@ from attnviz.ui.pages.classroom_shared import (
     say,
     session_id,
 )
+from attnviz.ui.pages.classroom_sketch import sketch_board, sketch_menu, sketch_status
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
@@ -65,7 +69,7 @@ def page_link(query):
     return f"{app_address()}/{PAGE_PATH}?{params}"
 
 
-@shared_cache(*CACHE_QR_CODES, size=object_bytes)
+@kept(*CACHE_QR_CODES, size=object_bytes)
 def qr_png(text):
     """A QR code of ``text`` as PNG bytes (segno; error correction M, a 4-module quiet zone)."""
     buffer = io.BytesIO()
@@ -80,7 +84,7 @@ def open_room(settings):
         st.error(md_escape(problem), icon="📏")
         return
     try:
-        room, key = room_store().open(settings.to_query(), session_id())
+        room, key = room_store().open(settings_query(settings), session_id())
     except RoomError as exc:
         say(exc)
         return
@@ -166,7 +170,9 @@ def lecturer_view(settings):
         join_panel(room)
     question = room_question(room)
     with right:
-        if question is None:
+        if is_sketch(room.kind):
+            sketch_status(room)
+        elif question is None:
             st.info("Choose a question below: the phones show it as soon as it is asked.")
         else:
             question_text(question, room.question_no)
@@ -180,6 +186,9 @@ def lecturer_view(settings):
             distribution(room, question, store.tally(room.code).counts, key="cls_lect_dist")
         next_button(room, question)
         question_menu(room, question)
+        sketch_menu(room)
+    if is_sketch(room.kind):
+        sketch_board(room)
     if question is not None and room.phase == "revealed":
         proof(room, question, key="cls_lect_proof")
     if not is_present() and not (question is not None and room.phase == "answering"):
@@ -205,7 +214,7 @@ def example_controls(room, settings):
         key="cls_push",
         disabled=problem is not None or shown == settings,
         on_click=change_room,
-        args=("push_example", settings.to_query()),
+        args=("push_example", settings_query(settings)),
     )
 
 

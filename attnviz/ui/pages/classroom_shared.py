@@ -18,12 +18,14 @@ from attnviz.charts.class_answers import answer_bars
 from attnviz.charts.line_charts import vector_bars
 from attnviz.charts.matrix import matrix_heatmap
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.classroom import RoomError, StoreUnavailableError, make_store
+from attnviz.classroom import RoomError, StoreUnavailableError
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.links.classroom import new_sid
-from attnviz.ui.cache import cached_call, forget, register, shared_cache
-from attnviz.ui.frame import cached_example
-from attnviz.ui.matrix import draw_kept_chart
+from attnviz.serve.classroom import ROOM_STORE
+from attnviz.serve.example import cached_example
+from attnviz.serve.finish import kept_chart
+from attnviz.serve.kept import kept
+from attnviz.ui.charts import display, draw
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
@@ -45,22 +47,16 @@ TOUCH_CSS = """<style>
 </style>"""
 
 
-# The server's one RoomStore, pinned in the server's caches (attnviz/ui/cache.py). Not
-# st.cache_resource: Streamlit's "Clear cache" message, which any browser may send, would
-# drop it, and with the in-process store every open room and its answers.
-ROOM_STORE_CACHE = "attnviz.classroom.store"
-register(ROOM_STORE_CACHE, 1, pinned=True)
-
-
 def room_store():
-    """The server's RoomStore (Redis when ATTNVIZ_REDIS_URL is set), made once per process."""
-    return cached_call(ROOM_STORE_CACHE, (), make_store, size=lambda _: 0)
+    """The server's RoomStore (Redis when ATTNVIZ_REDIS_URL is set), made once per process
+    (``serve.classroom.ROOM_STORE``, pinned)."""
+    return ROOM_STORE.get()
 
 
 def forget_room_store():
     """Drop the server's RoomStore and, in process, its rooms (tests: as if the server had just
     started)."""
-    forget(ROOM_STORE_CACHE)
+    ROOM_STORE.forget()
 
 
 def session_id():
@@ -78,7 +74,7 @@ def say(exc):
         st.error(str(exc), icon="🚫")
 
 
-@shared_cache(max_entries=64)
+@kept(entries=64)
 def cached_room_questions(settings, quiz_seed):
     """Every question of set ``quiz_seed`` on the example of ``settings`` (small, frozen)."""
     return all_questions(settings, quiz_seed)
@@ -105,7 +101,7 @@ def question_text(question, number):
 
 
 # A room's charts are the same on every phone: each is made, finished and turned into the dict
-# that is sent once per room state for all of them (matrix.draw_kept_chart: a reveal asks 120
+# that is sent once per room state for all of them (serve.finish.kept_chart: a reveal asks 120
 # phones at once), keyed by the room's settings, question set and kind. Made again for each
 # phone, finishing and Plotly's to_dict were about half of a phone's reveal run.
 def answers_figure(settings, quiz_seed, kind, counts, text_px, height):
@@ -144,12 +140,9 @@ def distribution(room, question, counts, key, height=300):
     """The class's answers to ``question`` (the room's) as bars (chart key ``key``)."""
     text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
     args = (room_settings(room), room.quiz_seed, question.kind, tuple(counts), text_px, height)
-    draw_kept_chart(
-        answers_figure,
-        args,
+    draw(
+        kept_chart(answers_figure, args, *display(), share=None, title="The class's answers"),
         key,
-        share=None,
-        title="The class's answers",
         config=NO_MODEBAR,
         theme=None,
     )
@@ -163,12 +156,12 @@ def proof(room, question, key):
     st.markdown(f"**Why:** {md_escape(q.explanation)}")
     for m in range(len(q.bars)):
         args = (room_settings(room), room.quiz_seed, q.kind, m)
-        draw_kept_chart(proof_figure, args, f"{key}_{m}", config=NO_MODEBAR)
+        draw(kept_chart(proof_figure, args, *display()), f"{key}_{m}", config=NO_MODEBAR)
     if q.table is not None:  # a data grid shows its cells as plain text
         st.dataframe(proof_table(room_settings(room), room.quiz_seed, q.kind))
 
 
-@shared_cache(max_entries=64)
+@kept(entries=64)
 def proof_table(settings, quiz_seed, kind):
     """Question ``kind``'s table as the Arrow table st.dataframe sends (Streamlit's own
     conversion of the DataFrame, the same bytes), made once for every phone: converting it

@@ -10,10 +10,12 @@ ever drawn. Widget keys: ``cls_join_code``, ``cls_join`` (the join form), ``cls_
 import streamlit as st
 
 from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
+from attnviz.classroom.lifecycle import ENDED, ended_reason
 from attnviz.classroom.questions import letter, room_settings
+from attnviz.classroom.sketch import is_sketch
 from attnviz.links.classroom import student_query
-from attnviz.ui.matrix import draw_kept_chart
-from attnviz.ui.pages.classroom_ended import followed, student_ended
+from attnviz.serve.finish import kept_chart
+from attnviz.ui.charts import display, draw
 from attnviz.ui.pages.classroom_shared import (
     NO_MODEBAR,
     NOTE,
@@ -30,6 +32,7 @@ from attnviz.ui.pages.classroom_shared import (
     say,
     session_id,
 )
+from attnviz.ui.pages.classroom_sketch import student_sketch
 from attnviz.ui.text import md_escape
 
 
@@ -80,8 +83,8 @@ def _leave():
 
 def room_example_view(room):
     """The room's attention matrix A, small enough for a phone (no toolbar)."""
-    args = (room_settings(room),)  # made and finished once for every phone
-    draw_kept_chart(room_a_figure, args, "cls_room_A", share=None, config=NO_MODEBAR, theme=None)
+    chart = kept_chart(room_a_figure, (room_settings(room),), *display(), share=None)
+    draw(chart, "cls_room_A", config=NO_MODEBAR, theme=None)  # finished once for every phone
 
 
 def student_view(code):
@@ -110,7 +113,9 @@ def student_view(code):
     if note:
         st.warning(md_escape(note), icon="⏳")
     question = room_question(room)
-    if question is None:
+    if is_sketch(room.kind):
+        student_sketch(room)  # no A drawn: it would show the row asked
+    elif question is None:
         st.info("You are in. The question appears here when the lecturer asks it.", icon="⏳")
         room_example_view(room)
     else:
@@ -163,3 +168,39 @@ def revealed(room, question, mine):
     else:
         distribution(room, question, tally.counts, key="cls_dist", height=260)
     proof(room, question, key="cls_proof")
+
+
+def followed(code):
+    """When the lecturer reopened room ``code`` as another: join that one and rerun (the
+    student's page then shows it); False otherwise."""
+    try:
+        successor = room_store().successor(code)
+    except RoomError:
+        return False
+    if successor and join(successor):
+        st.rerun()
+    return False
+
+
+def student_ended(code):
+    """A phone in room ``code``, which the store no longer has open: why, in words, the code
+    box, and the poll that follows the lecturer's reopened room (when one can be named)."""
+    followed(code)
+    store = room_store()
+    try:
+        record = store.record(code)
+    except RoomError as exc:
+        say(exc)
+        record = None
+    st.subheader(f"Room {code}")
+    st.error(ended_reason(record, joined=True, in_process=store.in_process), icon="🔚")
+    if record is not None:
+        st.caption(
+            "If the lecturer opens a new room from this one, this page moves to it on its own. "
+            "Or join the new room with the code on the projector:"
+        )
+        drawn(ENDED)
+        follow(code)
+    else:
+        st.caption("Join the lecturer's new room with the code on the projector:")
+    join_form()

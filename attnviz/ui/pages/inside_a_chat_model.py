@@ -5,17 +5,13 @@ pick, the number of tokens generated, the head); the model's runs live in the sh
 keyed by them. The heads' grid and one head step by step are in ``inside_a_chat_model_heads``.
 """
 
-from dataclasses import dataclass
-
 import numpy as np
 import streamlit as st
 
 from attnviz.causal_lm.sampling import next_token_probabilities, top
 from attnviz.charts.token_bars import probability_bars
-from attnviz.inputs import is_blank, token_labels
+from attnviz.inputs import is_blank
 from attnviz.limits import (
-    CACHE_BAR_FIGURES,
-    CACHE_CHAT_MODEL,
     MAX_CHAT_TEMPERATURE,
     MAX_CHAT_TOKENS,
     MAX_CHAT_TOP_K,
@@ -23,17 +19,13 @@ from attnviz.limits import (
     MIN_CHAT_TEMPERATURE,
 )
 from attnviz.links.inside_a_chat_model import ChatChoices, choices_from_query
-from attnviz.ui.cache import (
-    MB,
-    cached_call,
-    clear_shared_caches,
-    object_bytes,
-    peek,
-    register,
-    release_freed_memory,
-    shared_cache,
+from attnviz.serve.inside_a_chat_model import (
+    CHAT_MODEL,
+    bars_finished,
+    display_tokens,
 )
-from attnviz.ui.matrix import draw_finished, finished_chart
+from attnviz.serve.store import clear_shared_caches
+from attnviz.ui.charts import draw
 from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present, palette
 from attnviz.ui.text import md_escape
@@ -49,16 +41,7 @@ KEYS = {  # ChatChoices field -> widget key
 }
 STEP_KEY = "chat_step"  # which generated token is opened (1 = the first)
 WARNINGS_KEY = "chat_link_warnings"
-RUNS_KEPT = 4  # prompts kept per server: each about 12 MB at 64 tokens
-GENERATIONS_KEPT = 8  # generations kept: one per length, so "one more" reuses the last
 TOP_SHOWN = 10
-
-
-# The server's one chat model, loaded on first use, in the server's caches (attnviz/ui/cache.py),
-# pinned like MiniLM (attnviz/ui/pages/real_model.py): never evicted for another cache, and out
-# of reach of Streamlit's "Clear cache" message, which any browser may send.
-CHAT_MODEL_CACHE = "attnviz.chat_model"
-register(CHAT_MODEL_CACHE, *CACHE_CHAT_MODEL, pinned=True)
 
 
 def forget_chat_model():
@@ -70,10 +53,10 @@ def chat_model():
     """The model, loaded once per server with a progress bar (a second visitor meanwhile waits
     for that load); stops the page with the fix if it cannot be loaded (the other pages do not
     need it)."""
-    from attnviz.causal_lm import MODEL_ID, CausalLMLoadError, load_causal_lm
+    from attnviz.causal_lm import MODEL_ID, CausalLMLoadError
     from attnviz.ui.progress import progress_tqdm
 
-    model = peek(CHAT_MODEL_CACHE, MODEL_ID)
+    model = CHAT_MODEL.peek()
     if model is not None:
         return model
     box = st.empty()
@@ -82,13 +65,8 @@ def chat_model():
     def progress(done, total):
         bar.progress(done / total, text=f"Reading the weights: tensor {done} of {total}")
 
-    def load():
-        loaded = load_causal_lm(progress=progress, tqdm_class=progress_tqdm(box.container()))
-        release_freed_memory()  # the reading's temporaries, back to the system
-        return loaded
-
     try:
-        model = cached_call(CHAT_MODEL_CACHE, MODEL_ID, load, estimate=CACHE_CHAT_MODEL[1] * MB)
+        model = CHAT_MODEL.get(progress=progress, tqdm_class=progress_tqdm(box.container()))
     except CausalLMLoadError as exc:
         box.empty()
         st.error(f"The chat model could not be loaded. {exc}", icon="🚫")
@@ -110,12 +88,6 @@ def about_the_model(c):
         "exactly as the reference (Hugging Face transformers) does, in numpy on the server's "
         "CPU. It reads the prompt left to right and scores every possible next token."
     )
-
-
-def display_tokens(tokens):
-    """Unique labels that show spaces (␣), line breaks (↵) and tabs (⇥) in a token."""
-    shown = [t.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥") for t in tokens]
-    return token_labels(shown)
 
 
 # Choices: the link starts a session, the widgets keep them, the link follows -------------------
@@ -185,62 +157,6 @@ def prompt_box(drawn=True):
         )
         st.stop()
     return text
-
-
-# The prompt's forward pass, kept per text for every session ------------------------------------
-
-
-@dataclass(frozen=True, eq=False)
-class ChatRun:
-    """What the page draws from one prompt (the whole run's logits at every position are
-    (n, 49,152): only the last row is kept). Arrays read-only, shared by every session."""
-
-    tokens: tuple
-    token_ids: np.ndarray  # (n,)
-    next_logits: np.ndarray  # (vocab,) the scores of the token after the prompt
-    attention: np.ndarray  # (n_layers, n_heads, n, n)
-    hidden_states: np.ndarray  # (n_layers + 1, n, d_model): [l] enters block l
-    cache: object  # the prompt's KVCache
-    n_total: int  # tokens of the whole text, before the cut to MAX_CHAT_TOKENS
-
-    @property
-    def n(self):
-        return len(self.tokens)
-
-    @property
-    def logits(self):  # what Generation continues from
-        return self.next_logits[None, :]
-
-
-@shared_cache(max_entries=RUNS_KEPT)
-def chat_run(_model, text):
-    """``_model.run(text)`` on its first MAX_CHAT_TOKENS tokens, as a ChatRun."""
-    run = _model.run(text, max_tokens=MAX_CHAT_TOKENS)
-    kept = ChatRun(
-        tokens=run.tokens,
-        token_ids=run.token_ids,
-        next_logits=run.logits[-1].copy(),
-        attention=run.attention,
-        hidden_states=run.hidden_states,
-        cache=run.cache,
-        n_total=_model.count_tokens(text),
-    )
-    del run
-    release_freed_memory()
-    return kept
-
-
-@shared_cache(max_entries=GENERATIONS_KEPT)
-def chat_generation(_model, text, temperature, top_k, pick, steps):
-    """``steps`` tokens generated after ``text``'s run; the one with ``steps − 1`` (kept too)
-    is extended by one token, so a click on "one more" computes one token."""
-    from attnviz.causal_lm import Generation
-
-    if steps == 0:
-        run = chat_run(_model, text)
-        return Generation(run=run, steps=(), cache=run.cache, next_logits=run.next_logits)
-    before = chat_generation(_model, text, temperature, top_k, pick, steps - 1)
-    return _model.extend(before, 1, temperature=temperature, top_k=top_k or None, rule=pick, seed=0)
 
 
 def reading_note(model, run):
@@ -319,22 +235,11 @@ def next_token_chart(model, logits, temperature, top_k, *, key, title, picked_id
     )
     if picked is None:  # the same bars for every session with these settings: kept
         key_args = (tuple(ids.tolist()), np.asarray(probs, float).tobytes(), title)
-        finished = _bars_finished(model, key, *key_args, is_present(), palette())
+        chart = bars_finished(model, key, *key_args, is_present(), palette())
     else:
-        fig = probability_bars(probs, labels, title=title, picked=picked, value_name="p")
-        finished = finished_chart(fig, key)
-    draw_finished(finished, key, config={"displaylogo": False})
+        chart = probability_bars(probs, labels, title=title, picked=picked, value_name="p")
+    draw(chart, key, config={"displaylogo": False})
     return ids, probs, p
-
-
-@shared_cache(*CACHE_BAR_FIGURES, size=object_bytes)
-def _bars_finished(_model, key, ids, probs, title, present, colours):
-    """``probability_bars`` of the tokens ``ids`` with probabilities ``probs`` (float64
-    bytes), as ``finished_chart`` makes it for ``present`` and ``colours`` (the session's
-    projector mode and palette, which it reads)."""
-    labels = display_tokens(_model.token_texts(list(ids)))
-    fig = probability_bars(np.frombuffer(probs), labels, title=title, value_name="p")
-    return finished_chart(fig, key)
 
 
 def next_token_section(model, run, temperature, top_k):

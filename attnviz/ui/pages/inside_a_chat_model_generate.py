@@ -5,8 +5,9 @@ import streamlit as st
 
 from attnviz.charts.token_bars import row_bars
 from attnviz.limits import MAX_CHAT_GENERATED
-from attnviz.ui.matrix import dims, draw_chart, show_matrix
-from attnviz.ui.pages.inside_a_chat_model import KEYS, STEP_KEY, chat_generation, display_tokens
+from attnviz.serve.inside_a_chat_model import chat_generation, display_tokens
+from attnviz.ui.charts import dims, draw, show_matrix
+from attnviz.ui.pages.inside_a_chat_model import KEYS, STEP_KEY
 from attnviz.ui.projector import data_table
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
@@ -97,7 +98,7 @@ def cache_view(model, run, generation, number, labels, layer, head):
         value_name="A",
         highlight=t,
     )
-    draw_chart(fig, "chat_step_row", config={"displaylogo": False})
+    draw(fig, "chat_step_row", config={"displaylogo": False})
     top_key = int(np.argmax(step.attention[layer, head]))
     per_block = 2 * c.n_kv_heads * t * c.d_head
     total = c.n_layers * per_block

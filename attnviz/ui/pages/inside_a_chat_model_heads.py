@@ -6,17 +6,15 @@ import streamlit as st
 
 from attnviz.causal_lm.findings import SCORES, THRESHOLD, head_scores
 from attnviz.causal_lm.llama import rope
-from attnviz.charts.model_grid import head_outline, model_grid
-from attnviz.limits import CACHE_GRID_FIGURES
-from attnviz.ui.cache import object_bytes, shared_cache
-from attnviz.ui.matrix import dims, draw_finished, finished_chart, show_matrix, with_shape
-from attnviz.ui.pages.inside_a_chat_model import KEYS, chat_run
-from attnviz.ui.projector import chart_text_px
+from attnviz.charts.model_grid import head_outline
+from attnviz.serve.finish import with_shape
+from attnviz.serve.inside_a_chat_model import chat_head, grid_finished
+from attnviz.ui.charts import dims, draw, show_matrix
+from attnviz.ui.pages.inside_a_chat_model import KEYS
 from attnviz.ui.sidebar import is_present, palette
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice, step_header
 
-HEADS_KEPT = 4
 HEAD_STEPS = (  # section 5's parts: one step each in projector mode
     "5a. Normalise: x̂ = RMSNorm(x)",
     "5b. Queries and keys, before and after RoPE",
@@ -24,15 +22,6 @@ HEAD_STEPS = (  # section 5's parts: one step each in projector mode
     "5d. Scores, scaled, masked, softmax",
     "5e. The head's output",
 )
-
-
-@shared_cache(max_entries=HEADS_KEPT)
-def chat_head(_model, text, layer, head):
-    """One head of the prompt's run, every step (HeadSteps, about 1 MB at 64 tokens)."""
-    run = chat_run(_model, text)
-    from attnviz.causal_lm.llama import head_steps
-
-    return head_steps(_model.weights, _model.config, run.hidden_states[layer], layer, head)
 
 
 def head_picker(config):
@@ -69,20 +58,9 @@ def grid_section(model, run, text, layer, head):
     )
     # 30 tiles high leave no room for the tokens beside each: the hover names each head
     outline = head_outline(run.attention.shape, (layer, head))  # per head picked, the rest kept
-    finished = with_shape(grid_finished(model, text, is_present(), palette()), outline)
-    draw_finished(finished, "chat_grid", config={"displaylogo": False})
+    finished = with_shape(grid_finished(model, text, is_present(), palette()), outline, palette())
+    draw(finished, "chat_grid", config={"displaylogo": False})
     findings(run)
-
-
-@shared_cache(*CACHE_GRID_FIGURES, size=object_bytes)
-def grid_finished(_model, text, present, colours):
-    """The grid of every head of ``text``'s run, no head outlined, as
-    ``finished_chart`` makes it (figure dict, title, alt, words), once for every session:
-    ``present`` and ``colours`` (the session's projector mode and palette, which
-    ``finished_chart`` reads) key it."""
-    run = chat_run(_model, text)
-    fig = model_grid(run.attention, [""] * run.n, selected=None, text_px=chart_text_px())
-    return finished_chart(fig, "chat_grid", title="Every head")
 
 
 def _head_list(found):

@@ -15,14 +15,8 @@ from attnviz.lessons import (
     MASK_MODES,
     TIE_TOLERANCE,
     build_mask,
-    mask_effect,
-    reattend,
-    temperature_effect,
-    temperature_sweep,
 )
-from attnviz.ui.cache import shared_cache
-from attnviz.ui.frame import cached_example
-from attnviz.ui.matrix import dims, show_chart, show_matrix
+from attnviz.ui.charts import dims, draw, show_matrix, toolbar
 from attnviz.ui.sidebar import follow
 from attnviz.ui.text import md_escape, notice
 
@@ -138,63 +132,6 @@ def temperature_slider(shared_T):
     )
 
 
-# The experiments, cached per settings and mask. A cache key holds the mask packed into bits
-# (32 KB at n = 512), never the array itself; the mask is unpacked inside.
-
-
-def _mask_key(mask):
-    """A small hashable stand-in for the (n, n) bool ``mask`` (None: no mask)."""
-    return None if mask is None else (len(mask), np.packbits(mask).tobytes())
-
-
-def _unpack(key):
-    """The (n, n) bool mask of a _mask_key (None: no mask)."""
-    if key is None:
-        return None
-    n, bits = key
-    return np.unpackbits(np.frombuffer(bits, np.uint8), count=n * n).reshape(n, n).astype(bool)
-
-
-@shared_cache(max_entries=16)
-def _masked(settings, key):
-    # one AttentionResult (up to ~20 MB at the limits) and its MaskEffect per entry
-    r, mask = cached_example(settings).result, _unpack(key)
-    masked = reattend(r, mask=mask)
-    return masked, mask_effect(reattend(r, mask=None), masked, mask)
-
-
-def masked_attention(settings, mask):
-    """(AttentionResult, MaskEffect) of the settings' sentence under ``mask`` ((n, n) bool, or
-    None for none), against the same logits unmasked. Cached per (settings, mask)."""
-    return _masked(settings, _mask_key(mask))
-
-
-@shared_cache(max_entries=16)
-def _sweep(settings, key):
-    r, mask = cached_example(settings).result, _unpack(key)
-    every_key = np.ones((r.n, r.n), dtype=bool)  # the page's "none": no mask, whatever the sidebar
-    return temperature_sweep(r, mask=every_key if mask is None else mask)
-
-
-def cached_temperature_sweep(settings, mask):
-    """lessons.temperature_sweep of the settings' sentence under the page's ``mask`` (None: no
-    mask), once per (settings, mask)."""
-    return _sweep(settings, _mask_key(mask))
-
-
-@shared_cache(max_entries=32)
-def _at_temperature(settings, key, T):
-    # A (n, n), up to 2 MB at the limits, and its TemperatureEffect per entry
-    A = reattend(cached_example(settings).result, mask=_unpack(key), temperature=T).attention
-    return A, temperature_effect(A, _sweep(settings, key))
-
-
-def attention_at_temperature(settings, mask, T):
-    """(A, TemperatureEffect): the attention at temperature ``T`` under ``mask``, and where it
-    lies between the sweep's limits. Cached per (settings, mask, T)."""
-    return _at_temperature(settings, _mask_key(mask), T)
-
-
 SHOWN_KEYS = 6  # weights of at most this many keys are written out in the notice
 SHOWN_ROWS = 8  # names of at most this many rows with no key
 
@@ -304,7 +241,11 @@ def mask_notices(mode, effect, labels):
 
 def temperature_plot(sweep, labels, T):
     """Each row's entropy as T varies, the page's ``T`` marked."""
-    show_chart(temperature_chart(sweep, labels, current=T), "temperature_entropy")
+    draw(
+        temperature_chart(sweep, labels, current=T),
+        "temperature_entropy",
+        config=toolbar("temperature_entropy"),
+    )
 
 
 def limit_matrices(sweep, A, labels, T):

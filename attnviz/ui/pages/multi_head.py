@@ -20,9 +20,9 @@ from attnviz.lessons.hand_built_heads import (
 )
 from attnviz.limits import MAX_D_K, MAX_D_V, MAX_EDIT_CELLS, MAX_PAGE_HEADS
 from attnviz.multihead import multi_head_attention
-from attnviz.ui.frame import heavy_example
-from attnviz.ui.heavy import gated
-from attnviz.ui.matrix import dims
+from attnviz.serve.example import heavy_example
+from attnviz.serve.gate import gated
+from attnviz.ui.charts import dims
 
 SEEDED = "seeded"
 CHOICES = (SEEDED, *PRESETS)  # what head k's W_Q, W_K start from
@@ -217,7 +217,7 @@ def hand_build(example, cfg):
 def run_heads(example, cfg, built):
     """multi_head_attention of the example's X with the built weights (the seeded ones, with a
     message, if the built weights make the scores overflow). At the largest sizes it waits
-    for a heavy slot (``attnviz.ui.heavy``), so that ten such links at once compute two at a
+    for a heavy slot (``attnviz.serve.gate``), so that ten such links at once compute two at a
     time."""
     r, s = example.result, example.settings
     heavy = heavy_example(s)

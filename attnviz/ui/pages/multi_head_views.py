@@ -10,9 +10,10 @@ import streamlit as st
 from attnviz.charts.head_grid import head_grid
 from attnviz.lessons.head_rules import RULES, disagreement, rule_counts
 from attnviz.limits import MAX_GRID_CELLS
+from attnviz.serve.finish import kept_chart
 from attnviz.ui.attention_view import show_attention
+from attnviz.ui.charts import dims, display, draw, show_matrix
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import dims, draw_kept_chart, show_matrix
 from attnviz.ui.pages.multi_head import SEEDED
 from attnviz.ui.projector import data_table
 from attnviz.ui.text import md_escape
@@ -47,12 +48,15 @@ def grid(mh, labels, titles):
             "Open any head in the step-by-step view below.",
             icon="ℹ️",
         )
-    draw_kept_chart(
-        _grid_figure,
-        (tuple(labels), tuple(titles[:fit])),
+    draw(
+        kept_chart(
+            _grid_figure,
+            (tuple(labels), tuple(titles[:fit])),
+            *display(),
+            title="Every head",
+            inputs=(mh.attention[:fit],),
+        ),
         "mh_grid",
-        title="Every head",
-        inputs=(mh.attention[:fit],),  # kept by its digest: the same heads, the same figure
         config=CHART_CONFIG,
     )
 

@@ -6,33 +6,14 @@ Widget keys: ``attnviz_lesson_shuffle`` (the shuffle seed) and ``attnviz_lesson_
 (the button that adds 1 to it).
 """
 
-from dataclasses import replace
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from attnviz import lessons
-from attnviz.ui.cache import shared_cache
-from attnviz.ui.frame import cached_example
-from attnviz.ui.matrix import dims, show_matrix
+from attnviz.ui.charts import dims, show_matrix
 from attnviz.ui.projector import data_table
 from attnviz.ui.text import md_escape, notice
-
-
-@shared_cache(max_entries=16)
-def cached_permutation_experiment(settings, seed):
-    """lessons.permutation_experiment of the settings' sentence, once per (settings, seed).
-
-    The two examples it compares, positions off and on, are the frame's cached examples of the
-    settings with no mask: a causal mask is itself information about order. Keyed on the
-    Settings and the shuffle seed; each entry holds two more AttentionResults (the shuffled
-    ones, up to ~40 MB at the limits), so 16 entries at most. Read-only.
-    """
-    off = cached_example(replace(settings, positions=False, mask="none"))
-    on = cached_example(replace(settings, positions=True, mask="none"))
-    return lessons.permutation_experiment(off, on, seed=seed)
-
 
 SHUFFLE = "attnviz_lesson_shuffle"
 MAX_SEED_SHOWN = 2**31 - 1

@@ -13,24 +13,13 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from attnviz import lessons
 from attnviz.charts.line_charts import vector_bars
-from attnviz.ui.cache import shared_cache
-from attnviz.ui.frame import cached_example
-from attnviz.ui.matrix import show_chart
+from attnviz.ui.charts import draw, toolbar
 from attnviz.ui.projector import data_table
 from attnviz.ui.text import md_escape
 
 SEED = "attnviz_lesson_quiz_seed"  # the session's question set: 0, 1, 2 ...
 MAX_RADIO_OPTIONS = 12  # more options than this go in a selectbox
-
-
-@shared_cache(max_entries=64)
-def cached_quiz(settings, seed):
-    """lessons.quiz of the settings' example, once per (settings, question set): a few Questions
-    (small, frozen), shared by every session."""
-    example = cached_example(settings)
-    return tuple(lessons.quiz(example.result, example.labels, seed, P=example.P))
 
 
 def _new_questions():
@@ -86,7 +75,7 @@ def reveal(k, question, choice):
                 fig = vector_bars(
                     bars.values, bars.labels, title=bars.title, value_name=bars.value_name
                 )
-                show_chart(fig, key=f"quiz_row_{k}_{m}")
+                draw(fig, f"quiz_row_{k}_{m}", config=toolbar(f"quiz_row_{k}_{m}"))
     if q.table is not None:
         t = q.table
         index = pd.Index(t.index, name=t.index_name)

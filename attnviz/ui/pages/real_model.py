@@ -2,52 +2,29 @@
 the grid of heads, the head picker, and one head step by step.
 """
 
-from dataclasses import dataclass
-
 import numpy as np
 import streamlit as st
 
-from attnviz import token_labels
-from attnviz.charts.model_grid import grid_selected_head, head_outline, model_grid
+from attnviz.charts.model_grid import grid_selected_head, head_outline
 from attnviz.limits import (
-    CACHE_GRID_FIGURES,
-    CACHE_MODEL,
-    CACHE_MODEL_RUNS,
     MAX_MODEL_TOKENS,
     MAX_TEXT_CHARS,
 )
-from attnviz.model.bert import head_attention
-from attnviz.model.head_stats import PATTERNS, HeadStats, describe, head_stats, strongest_pattern
-from attnviz.model.pretrained import MODEL_ID, ModelLoadError, load_pretrained
+from attnviz.model.head_stats import PATTERNS, describe, strongest_pattern
+from attnviz.model.pretrained import MODEL_ID, ModelLoadError
+from attnviz.serve.finish import with_shape
+from attnviz.serve.real_model import MODEL, grid_finished, model_run
+from attnviz.serve.store import clear_shared_caches
 from attnviz.ui.attention_view import show_attention
-from attnviz.ui.cache import (
-    MB,
-    cached_call,
-    clear_shared_caches,
-    object_bytes,
-    peek,
-    register,
-    release_freed_memory,
-    shared_cache,
-)
+from attnviz.ui.charts import dims, draw, show_matrix
 from attnviz.ui.inspectors import cell_inspector
-from attnviz.ui.matrix import dims, draw_finished, finished_chart, show_matrix, with_shape
 from attnviz.ui.progress import progress_tqdm
-from attnviz.ui.projector import chart_text_px, data_table
+from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present, palette
 from attnviz.ui.text import md_escape, step_header
 
 PENDING_KEY = "model.pending_head"  # (layer, head) to show: clicked in the grid or a ranking
 GRID_KEY = "model_grid"  # the grid's chart, whose selection is the head clicked
-
-
-# The server's one model, loaded on first use, in the server's caches (attnviz/ui/cache.py),
-# pinned: never evicted to make room for another cache. Not st.cache_resource: Streamlit's
-# "Clear cache" message, which any browser may send, would otherwise drop it for every user
-# and the next visitor would wait for it to load again.
-MODEL_CACHE = "attnviz.model"
-register(MODEL_CACHE, *CACHE_MODEL, pinned=True)
-RUN_PEAK_BYTES = 31 * MB  # a forward pass at MAX_MODEL_TOKENS pieces while it runs (its trace)
 
 
 def forget_model():
@@ -57,7 +34,7 @@ def forget_model():
 
 def loaded_model():
     """The model if this server has loaded it, else None (never loads)."""
-    return peek(MODEL_CACHE, MODEL_ID)
+    return MODEL.peek()
 
 
 def pretrained_model():
@@ -70,12 +47,7 @@ def pretrained_model():
     with st.spinner(f"Loading {MODEL_ID} (once per server)…"):
         progress = st.empty()  # the download's progress bars, cleared when done
         try:
-            model = cached_call(
-                MODEL_CACHE,
-                MODEL_ID,
-                lambda: load_pretrained(tqdm_class=progress_tqdm(progress.container())),
-                estimate=CACHE_MODEL[1] * MB,
-            )
+            model = MODEL.get(tqdm_class=progress_tqdm(progress.container()))
         except ModelLoadError as exc:
             failed = exc
         progress.empty()
@@ -86,80 +58,11 @@ def pretrained_model():
     return model
 
 
-@dataclass(frozen=True, eq=False)
-class ModelRun:
-    """One sentence through the model, kept as what the page draws from it.
-
-    Kept per sentence for every session (``model_run``), so only what the page needs: every
-    head's attention (the grid), each layer's input X (a head is recomputed from it with
-    ``head``) and the head statistics; about 6 MB at 128 word pieces, where the whole trace
-    (every head's S, S', Q, K, V, the feed-forward ...) is about 31 MB.
-    """
-
-    tokens: tuple[str, ...]  # the word pieces read, [CLS] first and [SEP] last
-    config: object  # attnviz.model.bert.BertConfig
-    attention: np.ndarray  # (n_layers, n_heads, n, n) from the whole forward pass, read-only
-    hidden_states: np.ndarray  # (n_layers + 1, n, d_model): [l] is layer l's input X
-    stats: HeadStats
-    n_pieces: int  # word pieces of the whole text, [CLS] and [SEP] included, before the cap
-
-    @property
-    def n(self):
-        return len(self.tokens)
-
-    @property
-    def cut(self):
-        return self.n_pieces > self.n
-
-    def head(self, model, layer, head):
-        """Head ``head`` of layer ``layer`` recomputed on its own: an AttentionResult."""
-        X = self.hidden_states[layer]  # (n, d_model)
-        return head_attention(model.weights, model.config, X, layer, head)
-
-
-@shared_cache(
-    *CACHE_MODEL_RUNS,
-    estimate=lambda _model, text: RUN_PEAK_BYTES,
-    heavy=lambda _model, text: "the real model's forward pass",
-)
-def model_run(_model, text):
-    """``_model.run(text)`` on at most MAX_MODEL_TOKENS word pieces, kept per text for every
-    session (about 6 MB each at 128 pieces)."""
-    trace = _model.run(text, max_pieces=MAX_MODEL_TOKENS)
-    attention = trace.attention  # (n_layers, n_heads, n, n): a new stacked array
-    attention.flags.writeable = False
-    run = ModelRun(
-        tokens=trace.tokens,
-        config=trace.config,
-        attention=attention,
-        hidden_states=trace.hidden_states,
-        stats=head_stats(attention, trace.tokens),
-        n_pieces=_model.count_pieces(text),
-    )
-    del trace  # every step of the forward pass: about 31 MB at 128 pieces
-    release_freed_memory()
-    return run
-
-
 def apply_pending_head():
     """Set the layer and head widgets to the head clicked in the grid on the previous run."""
     pending = st.session_state.pop(PENDING_KEY, None)
     if pending is not None:
         st.session_state["model_layer"], st.session_state["model_head"] = pending
-
-
-SHORT_NAMES = {"previous": "previous", "next": "next", "same": "same piece"}
-
-
-def _hover_lines(stats, layer, head):
-    """Two short lines of a head's averages, for the grid's hover."""
-    values = stats.head(layer, head)
-    parts = [
-        f"{SHORT_NAMES.get(name, PATTERNS[name])} {values[name]:.2f}"
-        for name in PATTERNS
-        if not np.isnan(values[name])
-    ]
-    return [", ".join(parts[:3]), ", ".join([*parts[3:], f"entropy {values['entropy']:.2f}"])]
 
 
 def head_summary(stats, layer, head):
@@ -180,32 +83,14 @@ def grid_chart(text, selected):
     outlined; a click on a head selects it (the page reruns)."""
     model = pretrained_model()
     outline = head_outline(model_run(model, text).attention.shape, selected)
-    finished = with_shape(grid_finished(model, text, is_present(), palette()), outline)
-    draw_finished(
+    finished = with_shape(grid_finished(model, text, is_present(), palette()), outline, palette())
+    draw(
         finished,
         GRID_KEY,
         on_select=_grid_clicked,  # before the rerun the click causes: the radios follow it
         selection_mode="points",
         config={"displaylogo": False, "toImageButtonOptions": {"filename": "attnviz-heads"}},
     )
-
-
-@shared_cache(*CACHE_GRID_FIGURES, size=object_bytes)
-def grid_finished(_model, text, present, colours):
-    """The 72-head grid of ``text``, no head outlined, as ``finished_chart`` makes it
-    (figure dict, title, alt, words; up to 3 MB at 128 pieces). ``present`` and ``colours``
-    (the session's projector mode and palette, which ``finished_chart`` reads) key it."""
-    run = model_run(_model, text)
-    stats = run.stats
-    n_layers, n_heads = stats.shape
-    hover = [[_hover_lines(stats, layer, h) for h in range(n_heads)] for layer in range(n_layers)]
-    fig = model_grid(
-        run.attention,
-        token_labels(run.tokens),
-        head_hover=hover,
-        text_px=chart_text_px(),
-    )
-    return finished_chart(fig, GRID_KEY, title="Every head")
 
 
 def _grid_clicked():

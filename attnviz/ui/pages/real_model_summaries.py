@@ -25,13 +25,13 @@ from attnviz.model.summaries import (
     shares,
     strongest_shared_links,
 )
-from attnviz.ui.matrix import show_chart, show_matrix
+from attnviz.serve.real_model import model_run
+from attnviz.ui.charts import draw, show_matrix, toolbar
 from attnviz.ui.pages.real_model import (
     PENDING_KEY,
     head_picker,
     head_summary,
     heads_in_words,
-    model_run,
     pretrained_model,
     queries_and_keys,
     same_as_forward_pass,
@@ -326,7 +326,7 @@ def compare_pair(model, first, second, layer, head):
         title=f"Where “{labels[0][query]}” puts its weight, layer {layer} head {head}",
         text_px=PRESENT_TEXT_PX if is_present() else TEXT_PX,
     )
-    show_chart(fig, key="model_pair_bars")
+    draw(fig, "model_pair_bars", config=toolbar("model_pair_bars"))
     if st.toggle(  # off by default: every session's rerun would send both heatmaps
         f"Show every row of layer {layer} head {head} in both sentences",
         key=ALL_ROWS_KEY,

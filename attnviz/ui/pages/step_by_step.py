@@ -10,14 +10,12 @@ import functools
 import numpy as np
 import streamlit as st
 
-from attnviz.files.export import all_steps_csv_zip, all_steps_json, all_steps_npz, step_numbers
-from attnviz.lessons.spread import spread_of_edit
+from attnviz.files.export import step_numbers
 from attnviz.lessons.summary import summary_rows
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
-from attnviz.ui.cache import shared_cache
-from attnviz.ui.frame import cached_example
-from attnviz.ui.matrix import show_pipeline
+from attnviz.serve.step_by_step import export_bytes
+from attnviz.ui.charts import show_pipeline
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import stepper
 from attnviz.ui.text import md_escape, step_header
@@ -32,43 +30,6 @@ def settings_caption(result, settings):
         "any of them in the sidebar and every number below is recomputed. Hover a cell for its "
         "exact value."
     )
-
-
-@shared_cache(max_entries=16)
-def _spread(settings, edit):
-    example = cached_example(settings)
-    return spread_of_edit(example.result, edit, example.labels)
-
-
-def cached_spread(settings):
-    """How the page makes an edit's Spread: once per (settings, edit) for every session."""
-    return lambda result, edit, labels: _spread(settings, edit)
-
-
-def unedited(settings):
-    """The AttentionResult of ``settings`` without an edit, from the shared cache."""
-    return cached_example(settings).result
-
-
-def page_steps(settings, edit):
-    """(result, labels, found) the page's steps draw, from the shared cache: ``settings``'
-    result with ``edit`` (an Edit, or None) applied, its labels, and the edit's Spread or None.
-
-    The page's fragments and callbacks keep ``Lookup(page_steps, (settings, edit))``."""
-    example = cached_example(settings)
-    found = None if edit is None else _spread(settings, edit)
-    return (example.result if found is None else found.after), example.labels, found
-
-
-def _export(settings, kind):
-    """The bytes of one download, made on click from the settings (through the shared cache):
-    the button keeps the small Settings, never the example's arrays."""
-    example = cached_example(settings)
-    if kind == "csv":
-        return all_steps_csv_zip(example)
-    if kind == "npz":
-        return all_steps_npz(example)
-    return all_steps_json(example)
 
 
 def downloads(example):
@@ -96,7 +57,7 @@ def downloads(example):
     for column, (kind, label, file_name, mime) in zip(st.columns(3), buttons, strict=False):
         column.download_button(
             label,
-            data=functools.partial(_export, settings, kind),
+            data=functools.partial(export_bytes, settings, kind),
             file_name=file_name,
             mime=mime,
             key=f"download_{kind}",
@@ -204,20 +165,9 @@ def pipeline(result, settings, show):
         return
     if not present and not (show(0) or show(1)):
         return
-    r, s = result, settings
     place = st.container(key="step_meaning_pipeline") if present else st.container()
     with place:
-        show_pipeline(
-            r.n,
-            r.d_model,
-            r.d_k,
-            r.d_v,
-            scale=s.scale,
-            masked=r.mask is not None,
-            temperature=s.temperature,
-            text_px=19 if present else 15,
-            lit=STEP_BOXES.get(k),
-        )
+        show_pipeline(result, settings, lit=STEP_BOXES.get(k))
 
 
 def summary_view(result):

@@ -13,7 +13,7 @@ import streamlit as st
 from attnviz.charts.tiled_memory import format_bytes, memory_chart
 from attnviz.limits import MAX_CORE_N, MAX_TILED_BLOCKS, MAX_TOKENS
 from attnviz.tiled import attention_memory, tiled_attention
-from attnviz.ui.matrix import dims, draw_chart, show_matrix
+from attnviz.ui.charts import dims, draw, show_matrix
 from attnviz.ui.projector import data_table
 
 
@@ -204,7 +204,7 @@ def show_memory(n, block_size):
     ns, full, tiled = memory_figures(n, block_size)
     here, top = attention_memory(n, block_size), attention_memory(MAX_CORE_N, block_size)
     fig = memory_chart(ns, full, tiled, current_n=n, block_size=block_size)
-    draw_chart(fig, "tile_memory", title="Memory of attention", config={"displaylogo": False})
+    draw(fig, "tile_memory", title="Memory of attention", config={"displaylogo": False})
     st.markdown(
         f"For this sentence (n = {n}, b = {block_size}, float64): one n × n matrix takes "
         f"**{format_bytes(here.full)}**, one n × b block **{format_bytes(here.tiled)}**, "

@@ -4,7 +4,7 @@ head at every checkpoint, scaling on and off, generation) are
 ``attnviz.ui.pages.watch_a_head_learn_views``; every number in their prose is read from the run
 (``attnviz.tiny_gpt.report``).
 
-Trained runs are kept per server in the server's caches (``attnviz.ui.cache.cached_call``,
+Trained runs are kept per server in the server's caches (``attnviz.serve.watch_a_head_learn``,
 bounded by ``limits.CACHE_GPT_RUNS``), keyed on the small, hashable (RunChoice, scale), never
 on arrays, so a class that opens the same link finds the run trained. The training runs in the
 script's thread of the first session that asks (its page draws the progress); a second
@@ -19,10 +19,8 @@ from dataclasses import replace
 import streamlit as st
 
 from attnviz.charts.training import loss_chart
-from attnviz.charts.words import figure_name
 from attnviz.checks import AttentionInputError
 from attnviz.limits import (
-    CACHE_GPT_RUNS,
     GPT_D_MODELS,
     MAX_GPT_QUEUE_SECONDS,
     MAX_GPT_STEPS,
@@ -36,24 +34,18 @@ from attnviz.links.tiny_gpt import (
     RunChoice,
     choice_from_query,
 )
+from attnviz.serve.gate import HEAVY, gated
+from attnviz.serve.watch_a_head_learn import finished_run, gpt_run
 from attnviz.tiny_gpt import train
 from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
-from attnviz.tiny_gpt.report import checkpoint_report
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, TASKS
 from attnviz.tiny_gpt.training import BATCH_SIZE, TrainingTooSlowError, step_seconds
-from attnviz.ui.cache import MB, cached_call, entries, peek, register
-from attnviz.ui.heavy import HEAVY, gated
-from attnviz.ui.matrix import CHART_CONFIG, projected
+from attnviz.ui.charts import CHART_CONFIG, draw
 from attnviz.ui.sidebar import url_query, write_page_params
 from attnviz.ui.text import md_escape
 
 PAGE_PARAMS = QUERY_NAMES
-RUNS = "attnviz.tiny_gpt.runs"  # the server's cache of trained runs: (RunChoice, scale) -> run
-REPORTS = "attnviz.tiny_gpt.reports"  # and of their CheckpointReports
-register(RUNS, *CACHE_GPT_RUNS)
-register(REPORTS, *CACHE_GPT_RUNS)
 BACKSTOP = 3  # a run measured past 3 x MAX_GPT_TRAIN_SECONDS of CPU stops all the same
-RUN_BYTES = 13 * MB  # one run at the largest sizes while it trains: its checkpoints, Adam's state
 CHOICE_KEY = "gpt.choice"  # the RunChoice in force, kept across pages
 URL_KEY = "gpt.url"  # (RunChoice read from the URL, its warnings)
 LIVE_EVERY = 0.25  # seconds between two updates of the progress bar while training
@@ -74,23 +66,6 @@ SCALED, UNSCALED = "with scaling", "without scaling"
 SCALING_PRESET = dict(task="sort", n_layers=1, n_heads=1, d_model=48, mlp=False, steps=400)
 PRESET_D_K = SCALING_PRESET["d_model"] // SCALING_PRESET["n_heads"]
 AUTOTRAIN = "gpt.autotrain"
-
-
-def scaling_pairs(task):
-    """[(choice, run with scaling, run without)] of every choice of ``task`` this server has
-    trained both ways, smallest d_k first (then the other sizes)."""
-    runs = dict(entries(RUNS))  # (choice, scale) -> run
-    pairs = [
-        (choice, run, runs[choice, False])
-        for (choice, scale), run in runs.items()
-        if scale and choice.task == task and (choice, False) in runs
-    ]
-    return sorted(pairs, key=lambda p: (p[1].config.d_k, p[0].n_layers, p[0].steps, p[0].seed))
-
-
-def finished_run(choice, scale=True):
-    """The trained run of ``choice`` if this server has it, else None (never trains)."""
-    return peek(RUNS, (choice, scale))
 
 
 # Choices ---------------------------------------------------------------------------------------
@@ -223,7 +198,8 @@ def _train_with_progress(choice, scale, area):
             updates["chart"], updates["n"] = now, updates["n"] + 1
             fig = loss_chart({name: losses}, steps=steps, target=task.target_loss)
             key = f"gpt_live_{int(scale)}_{updates['n']}"
-            live.plotly_chart(projected(fig), key=key, config=CHART_CONFIG, alt=figure_name(fig))
+            with live.container():  # readable, in the palette, with its text, as every chart
+                draw(fig, key, config=CHART_CONFIG)
 
     try:
         return train(  # the limit again, measured: a backstop should the estimate be far off
@@ -247,7 +223,7 @@ def _refuse(message):
 
 
 def _train_in_turn(choice, scale, area):
-    """Train ``choice`` once a heavy slot is free (``attnviz.ui.heavy``: one training or other
+    """Train ``choice`` once a heavy slot is free (``attnviz.serve.gate``: one training or other
     heavy computation per core; the rest wait their turn with a progress bar).
 
     Refused before it starts when its steps would take more than MAX_GPT_TRAIN_SECONDS for its
@@ -277,11 +253,10 @@ def _train_in_turn(choice, scale, area):
 def trained_run(choice, scale, area):
     """The run of ``choice``, trained now (in ``area``) unless this server has it already, or
     is training it for another visitor (then this one waits for that run)."""
-    return cached_call(
-        RUNS,
-        (choice, scale),
-        lambda: _train_in_turn(choice, scale, area),
-        estimate=RUN_BYTES,
+    return gpt_run(
+        choice,
+        scale,
+        train=lambda: _train_in_turn(choice, scale, area),
         on_wait=lambda: st.spinner("Another visitor is training this same model: waiting for it…"),
     )
 
@@ -323,11 +298,3 @@ def train_button(choice):
         trained_run(choice, True, area)
         st.rerun()  # drawn again from the top: the button now says "Trained ✓"
     return run
-
-
-# The run's report, kept with it ------------------------------------------------------------------
-
-
-def report_of(choice, run, scale=True):
-    """The run's CheckpointReport, computed once per server (``run`` is ``choice``'s)."""
-    return cached_call(REPORTS, (choice, scale), lambda: checkpoint_report(run, choice.seed))

@@ -9,22 +9,23 @@ import itertools
 import numpy as np
 import streamlit as st
 
-from attnviz.charts.head_grid import head_grid
 from attnviz.charts.training import checkpoint_figure, loss_chart, next_token_chart
 from attnviz.checks import AttentionInputError
-from attnviz.limits import CACHE_GRID_FIGURES, MAX_GPT_TEXT_CHARS
-from attnviz.tiny_gpt import forward, generate, init_params, next_token_probs
+from attnviz.limits import MAX_GPT_TEXT_CHARS
+from attnviz.serve.watch_a_head_learn import (
+    finished_run,
+    random_heads_finished,
+    scaling_pairs,
+)
+from attnviz.tiny_gpt import generate, next_token_probs
 from attnviz.tiny_gpt.report import compare_scaling, scaling_sentences
 from attnviz.tiny_gpt.training import EVAL_SIZE, SMOOTHING
-from attnviz.ui.cache import object_bytes, shared_cache
-from attnviz.ui.matrix import CHART_CONFIG, draw_chart, draw_finished, finished_chart, show_chart
+from attnviz.ui.charts import CHART_CONFIG, draw, toolbar
 from attnviz.ui.pages.watch_a_head_learn import (
     AUTOTRAIN,
     SCALED,
     UNSCALED,
     autotrain,
-    finished_run,
-    scaling_pairs,
     trained_run,
 )
 from attnviz.ui.projector import data_table
@@ -43,24 +44,8 @@ def random_heads(choice):
         )
     key = "gpt_random_heads"
     config = dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
-    draw_finished(random_heads_finished(choice, is_present(), palette()), key, config=config)
+    draw(random_heads_finished(choice, is_present(), palette()), key, config=config)
     st.caption("Rows are queries, columns keys. Blank cells: the causal mask hides later keys.")
-
-
-@shared_cache(*CACHE_GRID_FIGURES, size=object_bytes)
-def random_heads_finished(choice, present, colours):
-    """Every head's A (L * H panels of T x T) of ``choice``'s random starting weights on its
-    example, as ``finished_chart`` makes it, once for every session: ``present`` and
-    ``colours`` (the session's projector mode and palette, which it reads) key it."""
-    config, task = choice.config(), choice.make_task()
-    ids, _ = task.example(choice.seed)
-    A = forward(init_params(config), config, ids[None]).attention[:, 0]  # (L, H, T, T)
-    L, H, T, _ = A.shape
-    A = np.where(np.tri(T, dtype=bool), A, np.nan).reshape(L * H, T, T)
-    labels = [task.label(i) for i in ids]
-    titles = [f"layer {layer} head {head}" for layer in range(L) for head in range(H)]
-    fig = head_grid(A, labels, labels, titles=titles, columns=H)
-    return finished_chart(fig, "gpt_random_heads")
 
 
 # After training --------------------------------------------------------------------------------
@@ -69,7 +54,7 @@ def random_heads_finished(choice, present, colours):
 def loss_summary(run, report):
     """The loss curve, and what it says in numbers."""
     task = run.task
-    show_chart(
+    draw(
         loss_chart(
             {SCALED: run.losses},
             steps=run.steps,
@@ -77,6 +62,7 @@ def loss_summary(run, report):
             checkpoints={SCALED: (run.checkpoint_steps, run.eval_losses)},
         ),
         "gpt_loss",
+        config=toolbar("gpt_loss"),
     )
     V = len(task.vocab)
     reached = run.first_step_below(task.target_loss)
@@ -105,7 +91,7 @@ def heads_over_training(report, run):
         report.head_titles,
         n_heads=n_heads,
     )
-    draw_chart(
+    draw(
         fig,
         "gpt_checkpoints",
         title="Every head at every checkpoint",
@@ -145,7 +131,7 @@ def scaling_comparison(choice, run, report):
         st.session_state.pop(AUTOTRAIN, None)
         unscaled = trained_run(choice, False, area)
         offer.empty()
-    show_chart(
+    draw(
         loss_chart(
             {SCALED: run.losses, UNSCALED: unscaled.losses},
             steps=run.steps,
@@ -157,6 +143,7 @@ def scaling_comparison(choice, run, report):
             title="Training loss with and without scaling",
         ),
         "gpt_loss_scaling",
+        config=toolbar("gpt_loss_scaling"),
     )
     start, learn = scaling_sentences(compare_scaling(run, unscaled, report.ids))
     notice(f"{start} {learn}")
@@ -286,8 +273,10 @@ def generation(choice, run):
     best = int(np.argmax(probs))
     unit = "characters" if task.name == "text" else "tokens"
     read = min(len(ids), run.config.context_length)
-    show_chart(
-        next_token_chart(probs, labels, title=f"The next token, after {read} {unit}"), "gpt_next"
+    draw(
+        next_token_chart(probs, labels, title=f"The next token, after {read} {unit}"),
+        "gpt_next",
+        config=toolbar("gpt_next"),
     )
     cut = (
         f" The prompt has {len(ids)} {unit}; the model reads the last {read}."

@@ -5,89 +5,28 @@ Widget keys: ``attnviz_lesson_samples`` (pairs drawn per d_k) and ``attnviz_less
 page's own d_k for the heatmaps and the gradient).
 """
 
-from dataclasses import replace
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import Settings, lessons
 from attnviz.charts.line_charts import BAND_SE, gradient_chart, saturation_chart, variance_chart
 from attnviz.checks import AttentionInputError
 from attnviz.lessons import (
     DEFAULT_D_KS,
-    DEFAULT_FACTORS,
     NEARLY_ONE_HOT,
     scaling_contrast,
-    softmax_gradient_norm,
 )
-from attnviz.ui.cache import cached_call, register, shared_cache
-from attnviz.ui.frame import cached_example
-from attnviz.ui.matrix import show_kept_chart, show_matrix
+from attnviz.serve.finish import kept_chart
+from attnviz.serve.why_scale import (
+    cached_dot_product_variance,
+    cached_saturation_curve,
+    cached_softmax_gradient,
+    scaling_pair,
+    sentence_of,
+)
+from attnviz.ui.charts import display, draw, show_matrix, toolbar
 from attnviz.ui.projector import data_table
 from attnviz.ui.text import notice
-
-# The caches below are keyed on small things (the Settings, a few numbers), never on arrays, and
-# hold read-only results shared by every session.
-
-
-@shared_cache(max_entries=16)
-def cached_dot_product_variance(d_k, n_samples, seed):
-    """lessons.dot_product_variance at every DEFAULT_D_KS and ``d_k``, once per arguments."""
-    d_ks = tuple(sorted({*DEFAULT_D_KS, d_k}))
-    return lessons.dot_product_variance(d_ks, n_samples=n_samples, seed=seed)
-
-
-def sentence_of(settings):
-    """``settings`` with the sidebar's d_k and scaling as their defaults: the experiments below
-    read only the sentence's X, mask and temperature (and d_v), which neither changes, and
-    draw their own weights at each d_k. Keyed on it, a change of d_k or scaling in the sidebar
-    finds them (and their charts) kept."""
-    return replace(settings, d_k=Settings.d_k, scale=Settings.scale)
-
-
-SATURATION, PAIRS, GRADIENTS = (f"{__name__}.{name}" for name in ("saturation", "pairs", "grad"))
-register(SATURATION, 32)  # a few KB each
-register(PAIRS, 16)  # two AttentionResults: up to ~40 MB at the limits (n = d = 512)
-register(GRADIENTS, 32)  # a few numbers each
-
-
-def cached_saturation_curve(settings):
-    """lessons.saturation_curve of the settings' example, once per sentence (``sentence_of``)."""
-    return cached_call(
-        SATURATION,
-        sentence_of(settings),
-        lambda: lessons.saturation_curve(cached_example(settings).result, settings.seed),
-    )
-
-
-def _scaling_pair(settings, d_k):
-    return cached_call(
-        PAIRS,
-        (sentence_of(settings), d_k),
-        lambda: lessons.scaling_pair(cached_example(settings).result, settings.seed, d_k),
-    )
-
-
-def cached_softmax_gradient(settings, d_k):
-    """(at every DEFAULT_FACTORS, at c = 1 and c = √d_k) SoftmaxGradients of the scaled logits
-    of the settings' sentence at ``d_k``; None when no row has two keys to share its weight.
-
-    Once per (sentence, d_k): at n = 512 the 31 factors take about a second. A few numbers per
-    entry. Call after scaled_and_unscaled, which stops the page if the pair cannot be computed.
-    """
-
-    def compute():
-        logits = _scaling_pair(settings, d_k)[0].logits  # (n, n) S' / T, -inf where masked
-        if np.isfinite(logits).sum(axis=1).max() < 2:
-            return None
-        root = float(np.sqrt(d_k))
-        return (
-            softmax_gradient_norm(logits, DEFAULT_FACTORS),
-            softmax_gradient_norm(logits, (1.0, root)),
-        )
-
-    return cached_call(GRADIENTS, (sentence_of(settings), d_k), compute)
 
 
 def scaled_and_unscaled(settings, d_k):
@@ -97,7 +36,7 @@ def scaled_and_unscaled(settings, d_k):
     warning says why and the page stops there.
     """
     try:
-        return _scaling_pair(settings, d_k)
+        return scaling_pair(settings, d_k)
     except AttentionInputError as exc:
         st.warning(f"{exc}", icon="⚠️")
         st.stop()
@@ -135,7 +74,11 @@ def _variance_figure(d_k, n_samples, seed):
 def variance_plot(d_k, n_samples, seed):
     """The measured variance of q·k against d_k (and scaled), the sidebar's ``d_k`` marked:
     cached_dot_product_variance's, drawn once for every session."""
-    show_kept_chart(_variance_figure, (d_k, n_samples, seed), "variance")
+    draw(
+        kept_chart(_variance_figure, (d_k, n_samples, seed), *display()),
+        "variance",
+        config=toolbar("variance"),
+    )
 
 
 def variance_notice(var, d_k):
@@ -191,7 +134,13 @@ def saturation_charts(settings, d_k):
         (right, "max_weight", "saturation_max"),
     ):
         with col:
-            show_kept_chart(_saturation_figure, (sentence_of(settings), field, d_k), key, share=0.5)
+            draw(
+                kept_chart(
+                    _saturation_figure, (sentence_of(settings), field, d_k), *display(), share=0.5
+                ),
+                key,
+                config=toolbar(key),
+            )
 
 
 def _range(curve, stats):
@@ -319,7 +268,11 @@ def gradient(settings, d_k):
         return
     _, at = gradients
     root = float(np.sqrt(d_k))
-    show_kept_chart(_gradient_figure, (sentence_of(settings), d_k), "gradient")
+    draw(
+        kept_chart(_gradient_figure, (sentence_of(settings), d_k), *display()),
+        "gradient",
+        config=toolbar("gradient"),
+    )
     g_on, g_off = at.jacobian_norm
     if g_off == 0:
         ratio = "zero to rounding"

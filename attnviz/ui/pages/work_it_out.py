@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from attnviz.exercises import LEVELS, SOFTMAX_LEVELS, check, make_exercise
+from attnviz.exercises import LEVELS, SOFTMAX_LEVELS, check
 from attnviz.exercises.draw import SIZES
 from attnviz.exercises.exercise import A_PLACES, exp_table_math
 from attnviz.exercises.notation import Math
@@ -26,7 +26,6 @@ from attnviz.exercises.pdf import cheat_sheet_pdf, class_set_pdf, worksheet_pdf
 from attnviz.files.own_numbers import format_matrix
 from attnviz.limits import MAX_ANSWER_CHARS, MAX_CLASS_SET, MAX_SEED
 from attnviz.links.work_it_out import NAMES, ExerciseChoice, choice_from_query
-from attnviz.ui.cache import shared_cache
 from attnviz.ui.sidebar import page_choice, write_page_params
 from attnviz.ui.text import md_escape
 
@@ -41,12 +40,6 @@ CLASS_N = "ex_class_n"
 CLASS_KEPT = "ex.class_n"  # the class set's size, kept across pages
 NEW_SEEDS = 1_000_000  # "New exercise" draws a seed below this: short to print and to type
 DEFAULT_CLASS = 30
-
-
-@shared_cache(max_entries=64)
-def cached_exercise(choice):
-    """The exercise of ``choice``, once per choice per server (a few KB of arrays)."""
-    return make_exercise(choice.level, choice.seed, choice.exp_given)
 
 
 def _forget_answers():

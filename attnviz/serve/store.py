@@ -1,11 +1,13 @@
-"""The server's caches, in one place: what every session shares, under one memory budget.
+"""The server's store, in one place: what every session shares, under one memory budget.
 
-Everything attnviz keeps for all sessions lives in one store: ``shared_cache``'s results (each
-page's examples, the real model's sentences, the geometry page's figures), the real model
-itself and the tiny GPT's trained runs (``cached_call``). Each cache has its bound in entries
-and in MB, and ``limits.MAX_CACHE_MB`` bounds them all together, so "how much can this server
-hold" has one answer: ``cache_report``. Sessions keep the keys (Settings, an edit, a text), a
-``Lookup`` of them where a fragment or a callback needs one, never the results.
+Everything attnviz keeps for all sessions lives here: the results of ``serve.kept``'s
+functions (each page's examples, the real model's sentences, finished charts, the tiny GPT's
+trained runs) and ``serve.slots``' pinned values (the two models, the room store). Each cache
+has its bound in entries and in MB, and ``limits.MAX_CACHE_MB`` bounds them all together, so
+"how much can this server hold" has one answer: ``cache_report``. Sessions keep the keys
+(Settings, an edit, a text), a ``Lookup`` of them where a fragment or a callback needs one,
+never the results. No Streamlit. ``_register``, ``_cached_call``, ``_peek`` and ``_entries``
+are this package's own: the way in is ``serve.kept.kept`` (or a ``serve.slots.Slot``).
 
 A class that opens one link computes it once: concurrent misses of one key wait for the first
 computation (single flight), whose arrays count against the budget while it runs (its
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnviz.limits import MAX_CACHE_MB
-from attnviz.ui.heavy import gated
+from attnviz.serve.gate import gated
 
 MB = 1e6
 
@@ -99,14 +101,14 @@ _CACHES = {}  # cache name -> _Bounds
 _LOCK = threading.Lock()
 
 
-def register(name, max_entries, max_mb=None, *, pinned=False):
+def _register(name, max_entries, max_mb=None, *, pinned=False):
     """Declare cache ``name`` with its bounds (``max_mb`` None: only the whole budget)."""
     max_bytes = MAX_CACHE_MB * MB if max_mb is None else max_mb * MB
     _CACHES[name] = _Bounds(max_entries, max_bytes, pinned)
 
 
-def cached_call(name, key, compute, *, estimate=0, size=result_bytes, on_wait=None, heavy=None):
-    """The value of ``key`` in cache ``name`` (``register``-ed), made by ``compute()`` on a
+def _cached_call(name, key, compute, *, estimate=0, size=result_bytes, on_wait=None, heavy=None):
+    """The value of ``key`` in cache ``name`` (``_register``-ed), made by ``compute()`` on a
     miss, for every session.
 
     Single flight: while one caller computes a key, the others asking for it wait for that
@@ -116,8 +118,8 @@ def cached_call(name, key, compute, *, estimate=0, size=result_bytes, on_wait=No
     callers waiting for it get the same exception, or, when it was the owner's own control
     flow (Streamlit's stop or rerun of that session, not an ``Exception``), compute it
     themselves. Others' hits never wait behind a computation. ``heavy`` (what it is, in a
-    few words) runs the computation through ``attnviz.ui.heavy``'s gate: one heavy
-    computation per core at a time, the rest queued.
+    few words) runs the computation through ``serve.gate``'s gate: one heavy computation
+    per core at a time, the rest queued.
     """
     if name not in _CACHES:
         raise KeyError(f"cache {name!r} is not registered")
@@ -166,7 +168,7 @@ def cached_call(name, key, compute, *, estimate=0, size=result_bytes, on_wait=No
     return value
 
 
-def peek(name, key):
+def _peek(name, key):
     """The kept value of ``key`` in cache ``name``, or None (never computes)."""
     with _LOCK:
         entry = _STORE.get((name, key))
@@ -176,44 +178,10 @@ def peek(name, key):
         return entry[0]
 
 
-def entries(name):
+def _entries(name):
     """[(key, value)] of every entry cache ``name`` keeps now, the latest used last."""
     with _LOCK:
         return [(full[1], entry[0]) for full, entry in _STORE.items() if full[0] == name]
-
-
-def shared_cache(max_entries, max_mb=None, *, estimate=None, size=result_bytes, heavy=None):
-    """Keep ``fn``'s results for its latest ``max_entries`` distinct arguments (and at most
-    ``max_mb``), for every session, through ``cached_call``.
-
-    Like ``st.cache_resource`` (one read-only copy for all, never copied per rerun), with three
-    differences that a classroom needs: one computation per key however many sessions miss it
-    at once; every cache draws on one budget, ``limits.MAX_CACHE_MB`` in all (the results used
-    longest ago go first); and it is out of reach of Streamlit's "Clear cache" message, which
-    any browser may send and which would empty every cache for every user. Arguments must be
-    small and hashable (Settings, never arrays); ``estimate(*args)`` (bytes) is what a
-    computation in progress counts against the budget; ``heavy(*args)``, what the computation
-    is in a few words when it is heavy (else None): it then waits for a heavy slot.
-    """
-
-    def wrap(fn):
-        name = f"{fn.__module__}.{fn.__qualname__}"
-        register(name, max_entries, max_mb)
-
-        @functools.wraps(fn)
-        def cached(*args):
-            return cached_call(
-                name,
-                args,
-                lambda: fn(*args),
-                estimate=0 if estimate is None else estimate(*args),
-                size=size,
-                heavy=None if heavy is None else heavy(*args),
-            )
-
-        return cached
-
-    return wrap
 
 
 def _evict(keep=None):

@@ -1,0 +1,12 @@
+"""Work it out's numbers, kept for every visitor: an exercise, once per choice (level, seed,
+exponentials given). No Streamlit.
+"""
+
+from attnviz.exercises import make_exercise
+from attnviz.serve.kept import kept
+
+
+@kept(entries=64)
+def cached_exercise(choice):
+    """The exercise of ``choice``, once per choice per server (a few KB of arrays)."""
+    return make_exercise(choice.level, choice.seed, choice.exp_given)
