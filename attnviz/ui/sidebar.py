@@ -174,7 +174,8 @@ def sidebar_widgets(settings, page, note, uses):
         st.header("Settings")
         if note:
             st.caption(note)
-        shown = SETTING_NAMES if uses is None or not is_present() else uses
+        # ``uses`` () draws none (a phone in a Classroom room, which shows the room's example)
+        shown = SETTING_NAMES if uses is None or not (is_present() or uses == ()) else uses
         if {"generated", "n", "text"} & set(shown):
             st.toggle(
                 "Generate tokens t1 … tn",
