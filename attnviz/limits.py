@@ -134,6 +134,8 @@ MAX_OPENS_PER_MINUTE = 5  # rooms one session may open in a minute
 MAX_ROOM_TEXT_CHARS = 300  # the pushed example's sentence (it is drawn on every phone)
 MAX_ROOM_TOKENS = 12  # its tokens: the phones draw A, n x n, in one column of 390 px
 MAX_ROOM_DIM = 64  # d_model, d_k and d_v of a pushed example
+CACHE_ROOM_FIGURES = (48, 24)  # a room's peer-instruction charts, finished once for all its
+# phones (a few hundred KB each)
 CACHE_QR_CODES = (32, 1)  # the rooms' QR codes as PNG, under 1 KB each
 MAX_STORED_CHARS = 4000  # one stored room's state, as JSON; a room beyond it is refused
 # Peer instruction (attnviz/classroom/rounds.py): vote, discuss, revote, then a twin question.

@@ -18,6 +18,7 @@ from attnviz.charts.class_answers import answer_bars
 from attnviz.charts.line_charts import vector_bars
 from attnviz.charts.matrix import matrix_heatmap
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts.words import figure_text
 from attnviz.classroom import RoomError, StoreUnavailableError
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.classroom.rounds import question_seed
@@ -137,6 +138,11 @@ def room_a_figure(settings):
         mask=r.mask,
         text_px=ROOM_A_TEXT_PX,
     )
+
+
+def with_words(fig):
+    """(``fig``, its text alternative) for ``ui.charts.draw``."""
+    return fig, figure_text(fig)
 
 
 def distribution(room, question, counts, key, height=300):
