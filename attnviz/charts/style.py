@@ -25,6 +25,9 @@ PRESENT_TEXT_PX = 20  # the same in projector mode: readable from the back of a 
 # column gets its share of it (charts.present.TextStyle.column).
 SCREEN_WIDTH_PX = 1000
 PRESENT_WIDTH_PX = 1120
+# The height (px) a step's first chart may take on a projector at 1280 x 720: 720 less the
+# stepper's bar above it (about 150 px with Streamlit's top padding) and a small gap below
+PRESENT_CHART_HEIGHT_PX = 550
 MIN_CONTRAST = 4.5  # WCAG AA for text: a chart's text paler than this on white is drawn dark
 AXIS_TITLE_COLOUR = "#262730"  # dark on white: axis titles are read, not decoration
 FONT_FAMILY = '"Source Sans", sans-serif'  # Streamlit's body font
