@@ -1,8 +1,11 @@
 """attnviz home: what self-attention is, the pipeline, the formula, and the course, page by page."""
 
+from pathlib import Path
+
 import streamlit as st
 
 from attnviz import FORMULA
+from attnviz.links.course import is_lecturer_tool
 from attnviz.ui import link_query, page_setup, show_matrix
 from attnviz.ui.charts import show_pipeline
 from attnviz.ui.frame import lesson_pages
@@ -62,9 +65,17 @@ if show(2):
         random_weights_note()
     with right:
         st.subheader("The course, in order")
-        for path, label, what in lesson_pages():
+        pages = lesson_pages()
+        for path, label, what in pages:
+            if is_lecturer_tool(Path(path).stem.split("_", 1)[1]):
+                continue
             st.page_link(path, label=label, query_params=link_query())
             st.caption(what)
+        st.subheader("For lecturers")
+        for path, label, what in pages:
+            if is_lecturer_tool(Path(path).stem.split("_", 1)[1]):
+                st.page_link(path, label=label, query_params=link_query())
+                st.caption(what)
         st.caption(
             "Every page shares the sidebar's settings, and the URL holds them: copy it to "
             "share exactly what you see. Projector mode (top of the sidebar) is for lectures."

@@ -158,8 +158,8 @@ MAX_OPENS_PER_MINUTE = 5  # rooms one session may open in a minute
 MAX_ROOM_TEXT_CHARS = 300  # the pushed example's sentence (it is drawn on every phone)
 MAX_ROOM_TOKENS = 12  # its tokens: the phones draw A, n x n, in one column of 390 px
 MAX_ROOM_DIM = 64  # d_model, d_k and d_v of a pushed example
-CACHE_ROOM_FIGURES = (48, 24)  # a room's charts, drawn once for all its phones (a few hundred
-# KB each: A at 12 tokens, the class's answers, the proof's bars)
+CACHE_ROOM_FIGURES = (48, 24)  # a room's peer-instruction charts, finished once for all its
+# phones (a few hundred KB each)
 CACHE_QR_CODES = (32, 1)  # the rooms' QR codes as PNG, under 1 KB each
 MAX_STORED_CHARS = 4000  # one stored room's state, as JSON; a room beyond it is refused
 # Peer instruction (attnviz/classroom/rounds.py): vote, discuss, revote, then a twin question.
@@ -171,6 +171,11 @@ LOST_WINDOW_SECONDS = 120  # the lecturer sees the "I'm lost" taps of the last t
 LOST_COOLDOWN_SECONDS = 60  # one student's "I'm lost" counts once a minute
 MAX_LOST_MINUTES = ROOM_LIFETIME_SECONDS // 60  # the report's "I'm lost" counts, per minute
 MAX_REPORT_ROWS = MAX_QUESTIONS_PER_ROOM * MAX_ROUNDS_PER_QUESTION + MAX_LOST_MINUTES + 1  # CSV
+ENDED_ROOM_KEEP_SECONDS = 12 * 3600  # an ended room's record (its example, question and key
+# digest, no answers) is kept this long after it ends: phones say it ended, and follow the room
+# its lecturer reopens from it
+MAX_KEPT_ROOMS = 10 * MAX_ROOMS  # rooms, open or ended, one in-process store keeps at most
+PHONE_SEEN_SECONDS = 5  # a phone that polled its room this recently counts as connected now
 # "Sketch the row" (attnviz/lessons/sketch.py): a phone sets each key's bar to a level, the
 # bars renormalised to sum to 1; up to MAX_ROOM_TOKENS keys.
 SKETCH_LEVELS = 5  # a bar takes 0, 1, ..., 5: six tap targets of 44 px or more in 390 px

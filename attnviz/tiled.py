@@ -52,9 +52,9 @@ from attnviz.tiled_result import TiledResult, TiledStep, normalise
 DEFAULT_BLOCK_SIZE = 256
 
 ONLINE_SOFTMAX = (
-    r"m' = \max\left(m, \max_j S_{ij}\right),\quad "
-    r"l' = e^{m - m'}\, l + \sum_j e^{S_{ij} - m'},\quad "
-    r"\tilde O' = e^{m - m'}\, \tilde O + e^{S_b - m'} V_b"
+    r"m' = \max\left(m, \max_j S'_{ij}\right),\quad "
+    r"l' = e^{m - m'}\, l + \sum_j e^{S'_{ij} - m'},\quad "
+    r"\tilde O' = e^{m - m'}\, \tilde O + e^{S'_b - m'} V_b"
 )
 
 

@@ -75,7 +75,7 @@ if show(1):
 
 if show(2):
     st.header("4. More dimensions: why divide by √d_k")
-    st.markdown(
+    after_chart("more_dimensions").markdown(
         "Real heads have d_k = 64 or more. Draw random queries and keys of that width and look at "
         "their dot products: the plane's arrows become long, and nearly perpendicular."
     )

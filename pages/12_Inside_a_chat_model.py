@@ -6,6 +6,7 @@ from attnviz.serve.inside_a_chat_model import display_tokens, prompt_run
 from attnviz.ui import page_frame
 from attnviz.ui.pages.inside_a_chat_model import (
     about_the_model,
+    block_picture,
     chat_model,
     keep_choices,
     link_warnings,
@@ -47,16 +48,17 @@ show = stepper("Inside a chat model", STEPS)  # in projector mode one at a time
 keep_choices()  # a step draws only its own widgets: the others keep their values
 head_steps = [k for k in range(5, 5 + len(HEAD_STEPS)) if show(k)]
 
-if show(1):  # the title and the goal on the first screen only
-    st.title("Inside a chat model: SmolLM2, predicting and generating")
-    learning_goal(
-        "that a modern chat model's attention is the lesson's formula with a causal mask, "
-        "rotated queries and keys, and keys and values shared among heads."
-    )
+if show(1):  # the title and the goal on the first screen only (a projector: after its picture)
+    with after_chart("title"):
+        st.title("Inside a chat model: SmolLM2, predicting and generating")
+        learning_goal(
+            "that a modern chat model's attention is the lesson's formula with a causal mask, "
+            "rotated queries and keys, and keys and values shared among heads."
+        )
 model = chat_model()
 c = model.config
 if show(1):
-    after_chart("intro").markdown(about_the_model(c))
+    after_chart("intro").markdown(about_the_model(model))
 link_warnings()
 
 if show(1):
@@ -66,19 +68,22 @@ with st.spinner("Running the model on the prompt…"):
     run = prompt_run(model, text)  # in the heavy queue's turn
 labels = display_tokens(run.tokens)
 if show(1):
+    block_picture(model)  # the decoder's block, whose attention the page opens
     reading_note(model, run)
     token_strip(run)
 
 if show(2):
     st.header("2. The next token")
-    temperature, top_k, pick = sampling_controls()
+    with after_chart("sampling"):  # on a projector the controls after the bars
+        temperature, top_k, pick = sampling_controls()
     next_token_section(model, run, temperature, top_k)
 elif not show(4):
     temperature, top_k, pick = sampling_controls(drawn=False)
 
 if show(3):
     st.header("3. Every head at a glance")
-    layer, head = head_picker(c)
+    with after_chart("picker"):  # on a projector the picker after the grid
+        layer, head = head_picker(c)
     grid_section(model, run, text, layer, head)
 elif head_steps:  # on a projector: each of the head's steps picks its head
     layer, head = head_picker(c)

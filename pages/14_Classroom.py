@@ -12,11 +12,15 @@ from attnviz.ui import page_frame
 from attnviz.ui.pages.classroom import classroom, read_link
 
 link = read_link()  # before the frame rewrites the address (the lecturer's key leaves it)
+phone = link[0] is not None and link[1] is None  # a student's link: the room's example
 settings = page_frame(
     "Classroom",
     icon="🙋",
     page_params=("room", "me", "question", "rounds"),
-    note="A lecturer's room shows these settings' example on every phone (Push).",
+    note="A phone in a room shows the room's example, not these settings."
+    if phone
+    else "A lecturer's room shows these settings' example on every phone (Push).",
+    uses=() if phone else None,  # a phone's rerun at the reveal draws no settings widgets
 )
 st.title("Classroom")
 classroom(settings, link)

@@ -3,9 +3,12 @@ pages."""
 
 import streamlit as st
 
+from attnviz.links.deck import LECTURE
+from attnviz.links.deck_outline import outline
 from attnviz.ui import page_frame
 from attnviz.ui.pages.lecture_deck import deck_editor, deck_link, starting_slides
-from attnviz.ui.text import learning_goal
+from attnviz.ui.stepper import stepper
+from attnviz.ui.text import learning_goal, md_escape
 
 page_frame(
     "Lecture deck",
@@ -14,17 +17,20 @@ page_frame(
     uses=(),
     note="This page uses none of the sidebar's settings: each slide carries its own.",
 )
+stepper("Lecture deck", ("The slides and their link",))  # in a deck, the bar with Next and Previous
 st.title("Lecture deck")
 learning_goal("how to give a lecture with attnviz: the slides in order, one link, one clicker.")
 st.markdown(
     "A deck is an ordered list of slides: a page, the step it opens on and its own settings. "
-    "Its link opens the first slide in projector mode; **Next** (→ or Page Down, what a "
-    "presenter's clicker sends) goes through the page's steps and on to the next slide, "
-    "**Previous** (← or Page Up) back. The link holds the whole deck and where you are in it, "
-    "so a student who opens it follows the same lecture at home. The table starts from the "
-    "50-minute lecture of the third teaching review: Home, Attention as geometry, Step by step "
-    "0 to 8, one number of X changed (steps 1, 5 and 7), Why scale, the causal mask, the real "
-    "model's two sentences, a tiny GPT learning induction, and the quiz."
+    "Its link opens the first slide in projector mode. **Next** (→ or Page Down, what a "
+    "presenter's clicker sends) goes to the deck's next slide; on a slide without a step it "
+    "first goes through every step of that page. **Previous** (← or Page Up) goes back the "
+    "same way. The link holds the whole deck and where you are in it, so a student who opens "
+    "it follows the same lecture at home."
+)
+st.markdown(
+    f"The table starts from the deck in this page's link, or from a 50-minute lecture of "
+    f"{len(LECTURE)} slides: {md_escape(outline(LECTURE))}."
 )
 slides, warnings = starting_slides()
 for warning in warnings:

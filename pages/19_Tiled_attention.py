@@ -5,7 +5,7 @@ import streamlit as st
 from attnviz.tiled import ONLINE_SOFTMAX
 from attnviz.ui import page_setup
 from attnviz.ui.pages import tiled_attention as view
-from attnviz.ui.stepper import first_screen, intro, stepper
+from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
 
 example = page_setup("Tiled attention")
 r, labels, s = example.result, example.labels, example.settings
@@ -40,7 +40,8 @@ if first_screen(show):  # the title and the goal on the first screen only
             "simplification that shows the idea."
         )
 
-b = view.block_size_input(n)
+with after_chart("block_size"):  # on a projector after the step's chart
+    b = view.block_size_input(n)
 tiled = view.run_tiled(r, b)
 st.caption(
     f"{n} tokens in {tiled.n_blocks} block(s) of b = {b} keys (the last may be shorter); "
@@ -54,7 +55,7 @@ if show(1):
     seen += [] if s.temperature == 1 else ["divided by T"]
     seen += [] if r.mask is None else ["−∞ where masked"]
     st.markdown(
-        "For each block of keys K_b, V_b with logits S_b (the block's columns of the logits the "
+        "For each block of keys K_b, V_b with logits S′_b (the block's columns of the logits the "
         f"softmax sees: {', '.join(seen)}), in order, starting from m = −∞, l = 0, Õ = 0:"
     )
     st.latex(ONLINE_SOFTMAX)
@@ -66,7 +67,8 @@ if show(1):
 
 if show(2):
     st.header("2. Step through the blocks")
-    k = view.block_slider(tiled)
+    with after_chart("block"):  # on a projector the slider after the step's charts
+        k = view.block_slider(tiled)
     view.show_step(tiled, k, labels)
     view.show_row_update(tiled, k, labels)
     view.show_running_output(tiled, k, labels, r.output)

@@ -18,6 +18,7 @@ from attnviz.ui.pages.step_by_step import (
     summary_view,
     worked_example_view,
 )
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import learning_goal, random_weights_note, step_header
 
 PAGE = "Step by step"
@@ -37,12 +38,14 @@ if show(0) or not is_present():  # the title and the goal on the first screen on
 pipeline(r, s, show)  # the map of the whole computation, the step's box highlighted
 st.caption(settings_caption(r, s))
 if found is not None:
-    spread.banner(PAGE, found, labels, before)
+    with after_chart("edit_banner"):  # on a projector after the step's chart
+        spread.banner(PAGE, found, labels, before)
 
 if show(0):
     worked_example_view()
 if show(1):
-    random_weights_note()
+    with after_chart("random_weights"):
+        random_weights_note()
     step_header(
         STEP_TITLES[1],
         r"X \in \mathbb{R}^{n \times d_{model}}",

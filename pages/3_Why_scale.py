@@ -49,7 +49,8 @@ if show(1):
         "about √d_k in size. Dividing by √d_k brings the variance back to 1, whatever d_k is. The "
         "chart draws random pairs and measures it."
     )
-    n_samples = view.sample_slider()
+    with after_chart("samples"):  # on a projector the slider after the chart
+        n_samples = view.sample_slider()
     var = numbers.cached_dot_product_variance(s.d_k, n_samples, s.seed)
     view.variance_plot(s.d_k, n_samples, s.seed)
     view.variance_notice(var, s.d_k)
@@ -65,13 +66,15 @@ if show(2):
         "charts vary d_k for your sentence (everything else as in the sidebar) and for random "
         "q, k, with and without the division by √d_k."
     )
-    pick = view.d_k_slider()
+    with after_chart("d_k_2"):
+        pick = view.d_k_slider()
     curve = numbers.cached_saturation_curve(s)
     view.saturation_charts(s, pick)
     view.saturation_notice(curve, s)
 
 if (show(3) or show(4)) and not show(2):  # one step on the screen: the d_k it shows
-    pick = view.d_k_slider()
+    with after_chart("d_k"):  # on a projector after the step's chart (its title names d_k)
+        pick = view.d_k_slider()
 
 # 3. The two heatmaps -------------------------------------------------------------------------
 if show(3):

@@ -1,6 +1,8 @@
 """How a mask hides keys (−∞ before the softmax) and how a temperature sharpens or flattens each
 row."""
 
+import contextlib
+
 import streamlit as st
 
 from attnviz.serve import masks_and_temperature as numbers
@@ -40,7 +42,9 @@ if first_screen(show):  # the title, the goal and the formula on the first scree
 # 1. Masks ---------------------------------------------------------------------------------------
 if show(1):
     st.header(STEPS[0])
-mode, mask = view.pick_mask(s.mask, labels)  # None: no mask; step 2 uses it too
+# on step 2 of a projector after its charts; on step 1 in place (its words after the charts)
+with contextlib.nullcontext() if show(1) else after_chart("mask_mode_picker"):
+    mode, mask = view.pick_mask(s.mask, labels)  # None: no mask; step 2 uses it too
 if show(1):
     masked, effect = numbers.masked_attention(s, mask)  # and what the mask did to the unmasked rows
     view.mask_matrices(mask, masked, labels, selectable=mode == "custom")
@@ -55,7 +59,8 @@ if show(2):
         "Above 1 it shrinks the gaps; as **T → ∞** every row goes uniform over its allowed keys. "
         "Dividing by √d_k is itself a temperature, fixed by d_k. This section uses the mask above."
     )
-    T = view.temperature_slider(s.temperature)
+    with after_chart("temperature"):  # on a projector the slider after the charts
+        T = view.temperature_slider(s.temperature)
     sweep = numbers.cached_temperature_sweep(s, mask)
     view.temperature_plot(sweep, labels, T)
     A, at_T = numbers.attention_at_temperature(s, mask, T)

@@ -39,7 +39,9 @@ if first_screen(show):  # the title and the goal on the first screen only
             "sidebar's positional-encoding switch is overridden: both cases are shown."
         )
 
-exp = numbers.cached_permutation_experiment(s, view.shuffle_ui())  # the shuffle: every step uses it
+with after_chart("shuffle_ui"):  # the shuffle's controls: on a projector after the charts
+    shuffle = view.shuffle_ui()
+exp = numbers.cached_permutation_experiment(s, shuffle)  # the shuffle: every step uses it
 if show(1):
     with after_chart("shuffle"):  # on a projector after the step's charts
         view.shuffle_table(exp, labels)
@@ -47,7 +49,7 @@ if show(1):
 # 1. No positions --------------------------------------------------------------------------------
 if show(1):
     st.header("1. Without positions: the same rows, reordered")
-    st.markdown(
+    after_chart("no_positions").markdown(
         "X = token embeddings E only. Left: the original outputs, moved; right: computed on the "
         "shuffled sentence."
     )
@@ -59,7 +61,7 @@ if show(1):
 # 2. With positions ------------------------------------------------------------------------------
 if show(2):
     st.header("2. With sinusoidal positions: the symmetry breaks")
-    st.markdown(
+    after_chart("positions").markdown(
         "Now X = E + P, where row p of P encodes position p. When the tokens move, P stays where "
         "it is: a token at a new position gets a different X row, so a different query, key and "
         "value."

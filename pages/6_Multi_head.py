@@ -12,7 +12,7 @@ from attnviz.ui.pages.multi_head_views import (
     open_head,
     why_heads,
 )
-from attnviz.ui.stepper import first_screen, intro, stepper
+from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
 
 example = page_setup("Multi-head")
 r, labels, s = example.result, example.labels, example.settings
@@ -43,7 +43,10 @@ if first_screen(show):  # the title and the goal on the first screen only
             r"\mathrm{MultiHead}(X) = "
             r"\mathrm{Concat}(\mathrm{head}_0, \dots, \mathrm{head}_{h-1})\, W_O"
         )
-cfg = head_config(s)
+# The heads' controls: on the first step above its grid; on a projector's later steps after
+# the step's chart (drawn, so that they keep their values, but out of the first screen)
+with st.container() if show(1) else after_chart("head_config"):
+    cfg = head_config(s)
 h, d_k, d_v = cfg.n_heads, cfg.d_k, cfg.d_v
 st.caption(
     f"{n} tokens, d_model = {d_model}, h = {h} heads of d_k = {d_k}, d_v = {d_v}; mask "
@@ -61,7 +64,8 @@ grid_box = st.container()
 
 # The hand-built head's controls are drawn on every step (closed after the first): a widget
 # not drawn in a run loses its value, and every step shows that head
-with st.container() if show(1) else st.expander("The hand-built head's controls"):
+later = after_chart("built_head") if not show(1) else st.container()
+with later, st.container() if show(1) else st.expander("The hand-built head's controls"):
     if show(1):
         st.header("Hand-build a head")
         st.markdown(

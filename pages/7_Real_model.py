@@ -50,7 +50,8 @@ if first_screen(show):  # the title and the goal on the first screen only
             "type is read as text: a typed [CLS] becomes the pieces [, cl, ##s, ], so the only "
             "[CLS] and [SEP] are the ones the model puts around the sentence."
         )
-text, where = sentence_for_model(settings)
+with after_chart("sentence"):  # on a projector the sentence's box after the step's chart
+    text, where = sentence_for_model(settings)
 model = pretrained_model()
 if not text.strip():
     st.warning("The sentence is empty: type a few words for the model to read.", icon="✍️")

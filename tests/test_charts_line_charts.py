@@ -8,6 +8,7 @@ import pytest
 from attnviz import Settings, compute, lessons
 from attnviz.charts.line_charts import (
     BAND_SE,
+    JACOBIAN_NAME,
     MAX_ROW_LINES,
     gradient_chart,
     saturation_chart,
@@ -116,7 +117,7 @@ def test_gradient_chart_holds_norm_and_weight_with_marks():
     g = lessons.softmax_gradient_norm(factors=(0.1, 1, 10, 100))
     fig = gradient_chart(g, [(1.0, "scaled"), (8.0, "unscaled")])
     t = traces(fig)
-    np.testing.assert_allclose(t["‖J‖ (the gradient)"][1], g.jacobian_norm)
+    np.testing.assert_allclose(t[JACOBIAN_NAME][1], g.jacobian_norm)
     np.testing.assert_allclose(t["largest weight"][1], g.max_weight)
     lines, labels = marks(fig)
     assert lines == [1.0, 8.0]

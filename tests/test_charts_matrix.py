@@ -13,7 +13,7 @@ from attnviz.charts import (
     matrix_heatmap,
     selected_cell,
 )
-from attnviz.charts.matrix import block_mean, blocks
+from attnviz.charts.matrix import block_mean, blocks, heatmap_spec
 from attnviz.charts.style import FAMILIES, text_px, wrap
 from tests.helpers import decode
 
@@ -307,3 +307,27 @@ def test_column_labels_turn_when_asked_or_past_six_columns(rotate, expected):
         figure_json(matrix_heatmap(np.ones((7, 7)), many, many))["layout"]["xaxis"]["tickangle"]
         == -45
     )
+
+
+def test_a_zero_one_matrix_is_drawn_on_two_colours_and_printed_0_or_1():
+    mask = np.tri(3)
+    spec = heatmap_spec(mask, list("abc"), list("abc"), kind="binary")
+    cells = spec["data"][0]
+    colours = {colour for _, colour in cells["colorscale"]}
+    assert len(colours) == 2 and (cells["zmin"], cells["zmax"]) == (0.0, 1.0)
+    assert cells["colorbar"]["ticktext"] == ["0", "1"]
+    assert cells["text"] == [["1", "0", "0"], ["1", "1", "0"], ["1", "1", "1"]]
+
+
+def test_column_labels_too_close_to_read_are_thinned_not_smeared():
+    from attnviz.charts.matrix_layout import thinned
+
+    labels = [str(k) for k in range(64)]
+    kept = thinned(labels, 17.0, 20, rotated=True)  # 64 columns of a projector's 1120 px
+    shown = [k for k, label in enumerate(kept) if label]
+    assert shown[:3] == [0, 2, 4] and all(kept[k] == labels[k] for k in shown)
+    assert thinned(labels[:6], 100.0, 20, rotated=False) == labels[:6]  # room: all of them
+    spec = heatmap_spec(np.zeros((2, 96)), ["a", "b"], labels + labels[:32], text_px=20,
+                        width_px=560)  # fmt: skip
+    ticks = spec["layout"]["xaxis"]["ticktext"]
+    assert 0 < sum(1 for t in ticks if t) < 96 // 4

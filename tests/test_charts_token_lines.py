@@ -17,6 +17,7 @@ from attnviz.charts.token_lines import (
 )
 from attnviz.limits import MAX_LINE_TOKENS, TOP_LINES_PER_QUERY
 from tests.helpers import assert_lines_drawn, decode, drawn_lines
+from tests.reference import softmax
 
 EPS = 1e-9
 
@@ -31,9 +32,8 @@ def markers(spec, name):
 
 
 def softmax_rows(rng, n, sharpness=2.0):
-    S = rng.standard_normal((n, n)) * sharpness
-    E = np.exp(S - S.max(axis=1, keepdims=True))
-    return E / E.sum(axis=1, keepdims=True)
+    """Attention weights (n, n): the softmax of random scores."""
+    return softmax(rng.standard_normal((n, n)) * sharpness)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -12,6 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import attnviz
 from attnviz.limits import MAX_CORE_DIM, MAX_CORE_N
+from tests.reference import attention as reference
 
 FAST = settings(max_examples=60, deadline=None)
 
@@ -40,19 +41,6 @@ def problems(draw, max_n=10, max_d=6):
 @st.composite
 def masks(draw, n):
     return draw(hnp.arrays(np.bool_, (n, n)))
-
-
-def reference(X, W_Q, W_K, W_V, mask=None, scale=True, temperature=1.0, b_Q=0, b_K=0, b_V=0):
-    """Float64 attention written from the formula, without attnviz: (attention, output)."""
-    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
-    Q, K, V = X @ W_Q + b_Q, X @ W_K + b_K, X @ W_V + b_V
-    s = Q @ K.T / (np.sqrt(K.shape[1]) if scale else 1.0) / temperature
-    allowed = np.ones(s.shape, bool) if mask is None else np.asarray(mask)
-    s = np.where(allowed, s, -np.inf)
-    m = np.where(allowed.any(1), s.max(1), 0)[:, None]
-    e = np.where(allowed, np.exp(np.where(allowed, s, m) - m), 0.0)
-    A = e / np.where(allowed.any(1), e.sum(1), 1.0)[:, None]
-    return A, A @ V
 
 
 # ---------------------------------------------------------------------------- shapes and steps

@@ -11,7 +11,8 @@ from attnviz.links.deck import (
 )
 
 PAGES = {"", "Step_by_step", "Why_scale", "Masks_and_temperature", "Real_model",
-         "Attention_as_geometry", "Watch_a_head_learn", "Predict_then_reveal"}  # fmt: skip
+         "Attention_as_geometry", "Watch_a_head_learn", "Predict_then_reveal",
+         "Classroom"}  # fmt: skip
 
 
 def test_a_deck_reads_back_from_its_link_form():
@@ -30,7 +31,8 @@ def test_the_default_deck_is_the_reviews_lecture_and_has_a_short_name():
     assert deck_text(LECTURE) == "lecture"
     assert parse_deck("lecture", PAGES) == (LECTURE, [])
     pages = [s.page for s in LECTURE]
-    assert pages[0] == "" and pages[-1] == "Predict_then_reveal"
+    assert pages[0] == "" and pages[-1] == "Classroom"  # the lecture ends on a class question
+    assert slide("Watch_a_head_learn", 2, gpt_task="induction") in LECTURE
     steps = [s.step for s in LECTURE if s.page == "Step_by_step" and not s.params]
     assert steps == list(range(9))  # the step page, 0 to 8
     assert [s.step for s in LECTURE if dict(s.params).get("edit") == "1,0,5"] == [1, 5, 7]
@@ -62,10 +64,10 @@ def test_the_link_holds_the_position_and_a_bad_one_is_clamped():
 def test_a_slides_step_is_bounded_by_the_pages_own_steps_with_a_warning():
     huge = "9" * 20
     slides, warnings = parse_deck(
-        f"Step_by_step/{huge};Why_scale/0;Why_scale/4;Home/2;Work_it_out/3", PAGES | {"Work_it_out"}
+        f"Step_by_step/{huge};Why_scale/0;Why_scale/4;Home/2;Classroom/3", PAGES | {"Classroom"}
     )
     assert [(s.page, s.step) for s in slides] == [
-        ("Step_by_step", 10), ("Why_scale", 1), ("Why_scale", 4), ("", 2), ("Work_it_out", None)
+        ("Step_by_step", 10), ("Why_scale", 1), ("Why_scale", 4), ("", 2), ("Classroom", None)
     ]  # fmt: skip
     assert len(warnings) == 3
     assert "Step by step has steps 0 to 10, so this slide opens on step 10" in warnings[0]

@@ -1,6 +1,8 @@
 """Exercises for hand computation: every blank holds the core's number, the draws are easy by
 hand, the tolerances and hints are as stated, and every typed answer gets a message."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -54,6 +56,9 @@ def test_every_blank_holds_the_cores_number(level, seed, exp_given):
     for b in ex.blanks:
         np.testing.assert_allclose(b.expected, core_value(core, b.key), rtol=1e-12, atol=1e-12)
         assert f"= {shown(b.expected, 4)}" in b.working.latex, b.working.latex  # the key's answer
+        # a negative number after a minus is in parentheses: "-4.25 - (-2.75)", never "- -2.75"
+        hints = [p.latex for hint in b.hints for p in hint if not isinstance(p, str)]
+        assert not re.search(r"- -\d", " ".join([b.working.latex, *hints])), b.working.latex
     if exp_given and level in (2, 4, 5):
         powers = dict(ex.exp_table)
         for a in range(core.n):

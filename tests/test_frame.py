@@ -9,9 +9,11 @@ import attnviz
 from attnviz.charts.matrix import MAX_DRAWN, blocks
 from attnviz.limits import MAX_TOKENS
 from attnviz.links.shared import settings_query
+from attnviz.ui.frame import lesson_pages
 from tests.helpers import (
     ALL_SCRIPTS,
     CHARTLESS,
+    LESSONS,
     PAGES,
     STEP,
     assert_drawn,
@@ -26,10 +28,13 @@ from tests.helpers import (
 
 @pytest.mark.parametrize("script", ALL_SCRIPTS)
 def test_every_page_runs_with_default_settings(script):
+    """The one AppTest run that opens each page just to see it run (at its limits:
+    test_session_memory.py; a lesson's other sidebar cases: pages/test_smoke.py)."""
     at = run(script)
-    assert not at.error
+    assert not at.error, [e.value for e in at.error]
     assert at.get("plotly_chart") or script in CHARTLESS, f"{script} draws no chart"
     assert at.query_params["tokens"] == "the cat sat on the mat"
+    assert at.info or script not in LESSONS, "a lesson says in words what to notice"
 
 
 def menu(at):
@@ -42,7 +47,10 @@ def menu(at):
 
 def test_the_sidebar_menu_links_every_page_with_this_runs_settings():
     at = run("app.py", d_k=3, mask="causal")  # changed by widgets in the run that draws it
-    labels = ["Home"] + [Path(p).stem.split("_", 1)[1].replace("_", " ") for p in PAGES]
+    labels = ["Home"] + [label for _, label, _ in lesson_pages()]
+    assert sorted(labels[1:]) == sorted(
+        Path(p).stem.split("_", 1)[1].replace("_", " ") for p in PAGES
+    )
     query = settings_query(expected(d_k=3, mask="causal").settings)
     assert menu(at) == [(label, query) for label in labels]
     at.switch_page(STEP)
@@ -95,16 +103,10 @@ def test_url_parameters_are_honoured():
 
 @pytest.mark.parametrize(
     ("query", "fragment"),
-    [
-        ({"d_k": "0"}, "d_k=0"),
-        ({"d_model": "100000"}, "d_model=100000"),
-        ({"seed": "abc"}, "seed=abc"),
-        ({"temperature": "-1"}, "temperature=-1"),
-        ({"temperature": "nan"}, "temperature=nan"),
-        ({"mask": "diagonal"}, "mask=diagonal"),
-        ({"scale": "maybe"}, "scale=maybe"),
-        ({"d_K": "9"}, "did you mean `d_k`"),
-        ({"mask": "a`**b**`"}, "`mask=a'**b**'` in the link"),  # cannot end the code span
+    [  # every value's warning is a pure call (test_settings.py, test_bad_input.py); the page
+        # shows them, "did you mean" and a value that cannot end its code span among them
+        ({"d_K": "9", "seed": "abc"}, "did you mean `d_k`"),
+        ({"mask": "a`**b**`"}, "`mask=a'**b**'` in the link"),
     ],
 )
 def test_bad_url_values_are_warned_about_not_fatal(query, fragment):
@@ -133,16 +135,6 @@ def test_too_many_tokens_are_cut_with_a_warning():
     n_drawn = len(blocks(MAX_TOKENS))
     assert heatmap_z(spec).shape == (n_drawn, n_drawn) and n_drawn <= MAX_DRAWN
     assert "mean of a" in spec["layout"]["title"]["text"]
-
-
-def test_markup_tokens_are_escaped_on_the_page():
-    at = run(STEP, text="<b>x</b> %{z} **y**")
-    ticks = chart_specs(at)["A"]["layout"]["yaxis"]["ticktext"]
-    assert ticks == ["&lt;b&gt;x&lt;/b&gt;", "%{z}", "**y**"]
-    at.selectbox(key="attnviz_inspect_i").set_value(1)  # a cell picked: its inspector shows
-    at.run()
-    inspector = next(md.value for md in at.markdown if "(row " in md.value)
-    assert r"**\<b\>x\<\/b\>**" in inspector  # markdown-escaped, shown as typed
 
 
 def test_text_survives_switching_to_generated_tokens_and_back():
@@ -196,15 +188,21 @@ def test_streamlits_clear_cache_message_leaves_the_shared_examples():
     assert cached_example(attnviz.Settings(seed=12345)) is first
 
 
-def test_the_menu_is_a_course_in_order_with_tiled_attention_last_as_going_further():
-    from attnviz.ui.frame import lesson_pages
-
+def test_the_menu_is_the_course_in_order_then_the_lecturers_tools():
+    """Review 4, section 8: the intuition (geometry) before the algebra, the by-hand pages
+    together, the two trained models side by side, Tiled last as going further, and the
+    lecturer's tools apart, after the course."""
     labels = [label for _, label, _ in lesson_pages()]
-    course = ["Step by step", "Your own numbers", "Why scale", "Masks and temperature"]
-    course += ["Positions", "Multi head", "Real model"]
-    assert labels[: len(course)] == course  # basics, why scale, masks, positions, heads, model
-    assert labels[-1] == "Tiled attention"
-    assert lesson_pages()[-1][2].startswith("Going further")
+    assert labels[:4] == [
+        "Attention as geometry",
+        "Step by step",
+        "Work it out",
+        "Your own numbers",
+    ]
+    model = labels.index("Real model")
+    assert labels[model + 1] == "Inside a chat model"
+    assert labels[-3:] == ["Tiled attention", "Lecture deck", "Classroom"]
+    assert lesson_pages()[-3][2].startswith("Going further")
 
 
 def test_projector_mode_is_kept_across_pages_and_in_the_links():

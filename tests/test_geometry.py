@@ -26,6 +26,7 @@ from attnviz.lessons.geometry import (
 from attnviz.limits import GEO_ANGLES, GEO_LENGTHS, MAX_GEO_KEYS
 from attnviz.links.geometry import GeometryChoice, choice_from_query, start_length
 from tests.helpers import decode
+from tests.reference import attend as reference_attend
 
 KEYS, VALUES = np.array(DEFAULT_KEYS), np.array(DEFAULT_VALUES)
 
@@ -46,13 +47,6 @@ def one_query(q, keys, temperature=1.0):
     return r.scores[0, 1:], r.scaled_scores[0, 1:], r.attention[0, 1:]
 
 
-def reference(q, keys, values, T=1.0):
-    """The formula in one line of numpy, independent of attnviz."""
-    s = keys @ q / np.sqrt(2) / T
-    a = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
-    return a, a @ values
-
-
 # --- The math ---------------------------------------------------------------------------------
 
 
@@ -65,9 +59,11 @@ def test_every_frame_is_self_attention_for_that_query_alone(grid):
             np.testing.assert_allclose(grid.scores[li, ai], scores, rtol=1e-12, atol=1e-12)
             np.testing.assert_allclose(grid.scaled_scores[li, ai], scaled, rtol=1e-12, atol=1e-12)
             np.testing.assert_allclose(grid.weights[li, ai], weights, rtol=1e-12, atol=1e-15)
-            a, out = reference(q, KEYS, VALUES)
-            np.testing.assert_allclose(grid.weights[li, ai], a, rtol=1e-12)
-            np.testing.assert_allclose(grid.outputs[li, ai], out, rtol=1e-12, atol=1e-15)
+            ref = reference_attend([q], KEYS, VALUES)  # one query, the formula without attnviz
+            np.testing.assert_allclose(grid.weights[li, ai], ref["attention"][0], rtol=1e-12)
+            np.testing.assert_allclose(
+                grid.outputs[li, ai], ref["output"][0], rtol=1e-12, atol=1e-15
+            )
 
 
 def test_the_grid_points_the_query_where_it_says(grid):
@@ -116,9 +112,9 @@ def test_attend_runs_one_self_attention_for_many_queries():
     queries = np.array([[1.0, 2.0], [-0.5, 0.3], [0.0, 0.0]])
     att = attend(queries, KEYS, VALUES, temperature=0.5)
     for i, q in enumerate(queries):
-        a, out = reference(q, KEYS, VALUES, T=0.5)
-        np.testing.assert_allclose(att.weights[i], a, rtol=1e-12)
-        np.testing.assert_allclose(att.outputs[i], out, rtol=1e-12, atol=1e-15)
+        ref = reference_attend([q], KEYS, VALUES, temperature=0.5)
+        np.testing.assert_allclose(att.weights[i], ref["attention"][0], rtol=1e-12)
+        np.testing.assert_allclose(att.outputs[i], ref["output"][0], rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(att.weights[2], 0.25)  # the zero query: uniform
     assert not att.weights.flags.writeable
 
@@ -243,6 +239,11 @@ def test_projector_mode_text_is_large_and_the_figure_stays_modest(grid):
     assert all(sl["font"]["size"] >= 18 for sl in s["layout"]["sliders"])
     texts = [t for t in s["data"] if t.get("mode") == "text"]  # labels, the table
     assert len(texts) == 3 + 5 and all(t["textfont"]["size"] >= 18 for t in texts)
+    # the whole figure under the stepper's bar on a 720-px screen; no table, whose 20-px rows
+    # would run together (the bars print the weights)
+    assert s["layout"]["height"] <= 560
+    table = [t for t in texts if t.get("yaxis") == "y4"]
+    assert table and all(not any(t["text"]) for t in table)
     six = geometry_grid((*DEFAULT_KEYS, (1, 1), (2, -2)), (*DEFAULT_VALUES, (1, 1), (-1, 1)))
     assert len(geometry_figure(six).to_json()) < 400_000  # every frame, at the most keys
 

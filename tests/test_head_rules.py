@@ -12,6 +12,7 @@ from attnviz.lessons.head_rules import (
     rule_count,
     rule_counts,
     rule_targets,
+    tied_rows,
     top_keys,
 )
 
@@ -103,3 +104,9 @@ def test_read_weight_table_accepts_numbers_and_number_text():
 def test_read_weight_table_names_the_first_bad_cell(values, message):
     with pytest.raises(AttentionInputError, match=message):
         read_weight_table(values, (1, 2), "W_K")
+
+
+def test_tied_rows_are_counted_so_a_count_can_say_so():
+    A = np.array([[1.0, 0, 0], [0.5, 0.5, 0], [0.2, 0.4, 0.4]])
+    assert tied_rows(A) == 2  # rows 1 and 3 share their largest weight
+    assert tied_rows(np.zeros((2, 2))) == 0  # a row that sees no key has no largest weight

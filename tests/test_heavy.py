@@ -7,8 +7,8 @@ import pytest
 
 from attnviz.fair_queue import LARGE, SMALL, BusyError, FairGate
 from attnviz.serve import gate as serve_gate
-from attnviz.serve import store as cache
 from attnviz.serve.kept import kept
+from tests.helpers import fresh_store
 
 
 def until(condition):
@@ -144,7 +144,7 @@ def test_heavy_shared_cache_misses_go_through_the_gate(monkeypatch):
     """Concurrent heavy misses of distinct keys: at most the gate's slots compute at once."""
     gate = FairGate({LARGE: 2}, per_visitor=8)
     monkeypatch.setattr(serve_gate, "HEAVY", gate)
-    cache.clear_shared_caches()
+    fresh_store(monkeypatch)
     release, running, lock = threading.Event(), [0], threading.Lock()
     peak = [0]
 
@@ -166,7 +166,6 @@ def test_heavy_shared_cache_misses_go_through_the_gate(monkeypatch):
     for t in threads:
         t.join(10)
     assert peak[0] == 2 and gate.lanes[LARGE].peak == 2
-    cache.clear_shared_caches()
 
 
 def test_a_downloads_deferred_work_runs_in_the_visitors_turn(monkeypatch):

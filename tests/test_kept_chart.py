@@ -13,8 +13,8 @@ from attnviz.charts.head_grid import head_grid
 from attnviz.charts.line_charts import variance_chart
 from attnviz.charts.palette import COLOUR_BLIND, PALETTES, STANDARD
 from attnviz.serve.finish import finished, kept_chart
-from attnviz.serve.store import clear_shared_caches
 from attnviz.ui.sidebar import PALETTE_KEY, PRESENT_KEY
+from tests.helpers import forget_kept
 
 MADE = []
 
@@ -43,7 +43,7 @@ def sent(figure):
 @pytest.mark.parametrize("present", [False, True])
 @pytest.mark.parametrize("share", [1.0, 0.5])
 def test_a_kept_chart_sends_what_a_new_one_sends(colours, present, share):
-    clear_shared_caches()
+    forget_kept()
     MADE.clear()
     kept = _finished_chart(variance_figure, (16, 3), share, present, colours, None)
     again = _finished_chart(variance_figure, (16, 3), share, present, colours, None)
@@ -54,7 +54,7 @@ def test_a_kept_chart_sends_what_a_new_one_sends(colours, present, share):
 
 
 def test_each_setting_is_a_chart_of_its_own():
-    clear_shared_caches()
+    forget_kept()
     a = _finished_chart(variance_figure, (16, 3), 1.0, False, "standard", None)
     b = _finished_chart(variance_figure, (16, 4), 1.0, False, "standard", None)
     assert sent(a[0]) != sent(b[0])
@@ -66,7 +66,7 @@ def grid_figure(labels, attention):
 
 
 def test_arrays_are_kept_by_their_digest():
-    clear_shared_caches()
+    forget_kept()
     MADE.clear()
     A = np.full((2, 3, 3), 1 / 3)
     kept = _finished_chart(grid_figure, (("a", "b", "c"),), 1.0, False, "standard", None, (A,))
@@ -124,7 +124,7 @@ def test_the_random_heads_are_each_sessions_own():
     )
 
 
-def test_the_real_models_grid_is_each_sessions_own(model_files):
+def test_the_real_models_grid_is_each_sessions_own(real_model):
     from attnviz.serve.real_model import MODEL, grid_finished
 
     model = MODEL.get()

@@ -18,23 +18,9 @@ from hypothesis import strategies as st
 from attnviz import AttentionInputError, Settings, compute, lessons, self_attention
 from attnviz.inputs import projection_weights
 from attnviz.settings import embeddings
+from tests.reference import attention, attention_steps
 
 DEFAULT = Settings()
-
-
-def reference_attention(X, W_Q, W_K, W_V, mask=None, scale=True, temperature=1.0):
-    """(S, S', A, output) straight from softmax(Q K^T / sqrt(d_k) / T) V, masked rows zero."""
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    S = Q @ K.T
-    S1 = S / np.sqrt(W_Q.shape[1]) if scale else S
-    logits = S1 / temperature
-    if mask is not None:
-        logits = np.where(mask, logits, -np.inf)
-    top = logits.max(axis=1, keepdims=True)
-    e = np.exp(logits - np.where(np.isfinite(top), top, 0))
-    total = e.sum(axis=1, keepdims=True)
-    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
-    return S, S1, A, A @ V
 
 
 def reference_inputs(s):
@@ -244,8 +230,10 @@ def test_scaling_pair_is_the_same_example_with_scaling_on_and_off():
     scaled, unscaled = lessons.scaling_pair(result_of(DEFAULT), DEFAULT.seed, d_k=64)
     X, _ = reference_inputs(replace(DEFAULT, d_k=64))
     W = projection_weights(DEFAULT.d_model, 64, DEFAULT.d_v, DEFAULT.seed)
-    assert np.allclose(scaled.attention, reference_attention(X, *W)[2], atol=1e-12)
-    assert np.allclose(unscaled.attention, reference_attention(X, *W, scale=False)[2], atol=1e-12)
+    assert np.allclose(scaled.attention, attention_steps(X, *W)["attention"], atol=1e-12)
+    assert np.allclose(
+        unscaled.attention, attention_steps(X, *W, scale=False)["attention"], atol=1e-12
+    )
     assert scaled.d_k == unscaled.d_k == 64
 
 
@@ -261,8 +249,9 @@ def test_scaling_contrast_against_the_rows_by_hand(mask):
     c = lessons.scaling_contrast(*lessons.scaling_pair(result_of(s), s.seed, 64))
     X, W = reference_inputs(s)
     causal = np.tril(np.ones((6, 6), bool)) if mask == "causal" else None
-    _, S1, A_on, _ = reference_attention(X, *W, mask=causal)
-    A_off = reference_attention(X, *W, mask=causal, scale=False)[2]
+    on = attention_steps(X, *W, mask=causal)
+    S1, A_on = on["scaled_scores"], on["attention"]
+    A_off = attention_steps(X, *W, mask=causal, scale=False)["attention"]
     assert c.max_weight_scaled == pytest.approx(A_on.max(axis=1).mean(), abs=1e-12)
     assert c.max_weight_unscaled == pytest.approx(A_off.max(axis=1).mean(), abs=1e-12)
     assert c.one_hot_scaled == sum(row.max() > lessons.NEARLY_ONE_HOT for row in A_on)
@@ -396,7 +385,7 @@ def _cold_reference(logits):
 def test_cold_temperature_gives_one_hot_at_the_argmax(s, spec):
     mask = _mask_for(s, spec)
     X, W = reference_inputs(s)
-    _, S1, _, _ = reference_attention(X, *W, scale=s.scale)
+    S1 = attention_steps(X, *W, scale=s.scale)["scaled_scores"]
     limit, gap = _cold_reference(np.where(mask, S1, -np.inf))
     T = 1e-3
     A = lessons.reattend(compute(s).result, mask=mask, temperature=T).attention
@@ -435,7 +424,7 @@ def test_sweep_agrees_with_the_core_and_entropy_grows_with_temperature(s, spec):
     assert sweep.entropy.shape == sweep.max_weight.shape == (17, len(s.tokens))
     X, W = reference_inputs(s)
     for t in (0, 8, 16):
-        A = reference_attention(X, *W, mask=mask, scale=s.scale, temperature=temperatures[t])[2]
+        A, _ = attention(X, *W, mask=mask, scale=s.scale, temperature=temperatures[t])
         assert np.allclose(sweep.entropy[t], [entropy_by_hand(r) for r in A], atol=1e-10)
         assert np.allclose(sweep.max_weight[t], A.max(axis=1), atol=1e-12)
     # dH/dT >= 0: a hotter softmax is never sharper; the largest weight never rises.
@@ -544,10 +533,12 @@ def test_permuted_inputs_give_permuted_outputs_without_positions_only():
     angle = position / 10000 ** ((column - column % 2) / 8)  # PE(p, 2i) = sin, PE(p, 2i+1) = cos
     P = np.where(column % 2 == 0, np.sin(angle), np.cos(angle))
     assert np.allclose(exp.P, P, atol=1e-12)
-    out_off = reference_attention(E, *W)[3]
-    out_on = reference_attention(E + P, *W)[3]
-    assert np.allclose(exp.permuted_off.output, reference_attention(E[perm], *W)[3], atol=1e-12)
-    assert np.allclose(exp.permuted_on.output, reference_attention(E[perm] + P, *W)[3], atol=1e-12)
+    out_off = attention_steps(E, *W)["output"]
+    out_on = attention_steps(E + P, *W)["output"]
+    assert np.allclose(exp.permuted_off.output, attention_steps(E[perm], *W)["output"], atol=1e-12)
+    assert np.allclose(
+        exp.permuted_on.output, attention_steps(E[perm] + P, *W)["output"], atol=1e-12
+    )
     assert np.allclose(exp.permuted_off.output, out_off[perm], atol=1e-12)
     assert np.abs(exp.permuted_on.output - out_on[perm]).max() > 1e-3
     assert exp.equivariant_off and exp.max_abs_diff_off < 1e-12
@@ -658,13 +649,14 @@ def number_in(text, name):
 
 
 def check_question(q, s, mask, labels):
-    """Verify one question's answer from the formula (reference_attention), never from the
+    """Verify one question's answer from the formula (tests/reference.py), never from the
     code under test: each rule is recomputed here from X, the weights and the mask."""
     assert q.answer in q.options and len(set(q.options)) == len(q.options) >= 2
     assert q.options[q.answer_index] == q.answer
     assert q.text and q.explanation
     X, W = reference_inputs(s)
-    S, S1, A, out = reference_attention(X, *W, mask=mask, scale=s.scale, temperature=s.temperature)
+    ref = attention_steps(X, *W, mask=mask, scale=s.scale, temperature=s.temperature)
+    S, S1, A, out = (ref[k] for k in ("scores", "scaled_scores", "attention", "output"))
     n, T = len(labels), s.temperature
     dims = {"n": n, "d_k": s.d_k, "d_v": s.d_v, "d_model": s.d_model}
     allowed = np.ones((n, n), dtype=bool) if mask is None else mask
@@ -692,7 +684,7 @@ def check_question(q, s, mask, labels):
     elif q.kind == "masked_weight":
         i, j = q.row, q.col
         assert not allowed[i, j] and A[i, j] == 0
-        plain = reference_attention(X, *W, scale=s.scale, temperature=T)[2][i]
+        plain = attention_steps(X, *W, scale=s.scale, temperature=T)["attention"][i]
         kept = np.where(allowed[i], plain, 0)
         assert kept.sum() < 1 - 1e-6  # keeping the old values would not sum to 1
         np.testing.assert_allclose(A[i], kept / kept.sum(), atol=1e-9)
@@ -704,7 +696,7 @@ def check_question(q, s, mask, labels):
         assert S.std() / np.sqrt(s.d_k) != pytest.approx(S.std() / s.d_k)
         assert q.answer == CONCEPTUAL["scaling_spread"]
     elif q.kind == "scaling_effect":
-        flipped = reference_attention(X, *W, mask=mask, scale=not s.scale, temperature=T)[2]
+        flipped = attention_steps(X, *W, mask=mask, scale=not s.scale, temperature=T)["attention"]
         change = flipped[q.row].max() - A[q.row].max()
         expected = {"rise": change > 1e-10, "fall": change < -1e-10}
         assert expected.get(q.answer, abs(change) <= 1e-10)
@@ -732,7 +724,7 @@ def check_question(q, s, mask, labels):
         ]
         E, P = embeddings(s, s.tokens)
         X_perm = E[perm] if P is None else E[perm] + P
-        shuffled = reference_attention(X_perm, *W, scale=s.scale, temperature=T)[3]
+        shuffled = attention_steps(X_perm, *W, scale=s.scale, temperature=T)["output"]
         moved = np.abs(shuffled - out[perm]).max()
         if s.positions:
             assert moved > 1e-6 and q.answer == "new numbers: the rows change, not only their order"

@@ -82,6 +82,7 @@ BAD = {
     "edit: not three numbers": (edit, {"edit": "1,2"}, lambda e: e is None, "token,dimension"),
     "edit: outside X": (edit, {"edit": "9,0,1"}, lambda e: e is None, "X has 4 rows"),
     "edit: huge value": (edit, {"edit": f"1,0,{HUGE}"}, lambda e: e is None, "must be a number"),
+    "edit: out of range": (edit, {"edit": "0,0,1e9"}, lambda e: e is None, "from -100 to 100"),
     "model_a: empty": (pair, {"model_a": " "}, lambda p: p == DEFAULT_PAIR, "is empty"),
     "model_b: too long": (
         pair, {"model_b": "w" * 999}, lambda p: len(p[1]) == MAX_PAIR_CHARS, "are used"

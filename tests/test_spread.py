@@ -22,6 +22,7 @@ from attnviz.lessons.spread import (
 )
 from attnviz.masking import causal_mask
 from tests.helpers import outlined
+from tests.reference import attention_steps
 
 FIELDS = [field for field, _ in STEPS]
 
@@ -34,19 +35,6 @@ def random_result(n=5, d_model=6, d_k=3, d_v=4, seed=0, mask=None, **kwargs):
     return self_attention(X, W_Q, W_K, W_V, mask=mask, **kwargs)
 
 
-def reference_steps(X, W_Q, W_K, W_V, mask=None, scale=True):
-    """Every step written out again with plain numpy (an independent reference)."""
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    S = Q @ K.T
-    S_scaled = S / np.sqrt(W_Q.shape[1]) if scale else S
-    logits = S_scaled if mask is None else np.where(mask, S_scaled, -np.inf)
-    e = np.exp(logits - logits.max(axis=1, keepdims=True))
-    A = e / e.sum(axis=1, keepdims=True)
-    return dict(
-        X=X, Q=Q, K=K, V=V, scores=S, scaled_scores=S_scaled, attention=A, output=A @ V
-    )  # fmt: skip
-
-
 @pytest.mark.parametrize("masked", [False, True])
 @pytest.mark.parametrize("i", [0, 2, 4])
 def test_the_edited_steps_are_attention_on_the_edited_x(i, masked):
@@ -55,7 +43,7 @@ def test_the_edited_steps_are_attention_on_the_edited_x(i, masked):
     after = edit_embedding(before, Edit(i, 1, 2.5))
     X = np.array(before.X)
     X[i, 1] = 2.5
-    ref = reference_steps(X, before.W_Q, before.W_K, before.W_V, before.mask)
+    ref = attention_steps(X, before.W_Q, before.W_K, before.W_V, before.mask)
     for field in FIELDS:
         np.testing.assert_allclose(getattr(after, field), ref[field], rtol=1e-12, atol=1e-12)
 

@@ -1,8 +1,13 @@
 """attnviz.ui.stepper's pure parts: the bar's count, and where the deck's Next goes."""
 
+import re
+
 from attnviz.links.deck import LECTURE, slide
+from attnviz.links.deck_outline import outline
+from attnviz.ui.frame import page_paths
 from attnviz.ui.pages.step_by_step import STEP_TITLES
-from attnviz.ui.stepper import _deck_move, step_label
+from attnviz.ui.stepper import _deck_move, deck_moves, step_label, url_path
+from tests.helpers import ROOT
 
 
 def test_the_count_is_the_number_of_steps_whatever_they_start_from():
@@ -23,6 +28,51 @@ def test_next_stays_on_the_page_for_its_next_step_and_opens_a_link_for_another_p
     assert _deck_move(LECTURE, len(LECTURE) - 1, 1, "Predict_then_reveal", {}).slide is None
     home = _deck_move(LECTURE, 1, -1, "Attention_as_geometry", {})
     assert home.href.startswith("./?") and "present=on" in home.href
+
+
+def test_a_slide_without_a_step_walks_through_the_pages_steps_then_leaves():
+    """W1: Next on a step-less slide (Home, Predict) goes through the page's own steps, then to
+    the deck's next slide; Previous back through them first. A slide with a step is one screen."""
+    home = LECTURE.index(slide("Home"))
+    ahead, behind = deck_moves(LECTURE, home, "", 1, 1, 2)
+    assert (ahead.step, ahead.href, ahead.slide) == (2, None, home) and behind.slide is None
+    ahead, behind = deck_moves(LECTURE, home, "", 2, 1, 2)
+    assert "Attention_as_geometry" in ahead.href and (behind.step, behind.slide) == (1, home)
+    predict = LECTURE.index(slide("Predict_then_reveal"))
+    walked = []
+    step = 1
+    while (move := deck_moves(LECTURE, predict, "Predict_then_reveal", step, 1, 5)[0]).step:
+        walked.append(step := move.step)
+    assert walked == [2, 3, 4, 5] and move.href.startswith("./Classroom?")
+    three = LECTURE.index(slide("Step_by_step", 3))  # a slide with its step: the next slide
+    assert deck_moves(LECTURE, three, "Step_by_step", 3, 0, 10)[0].step == 4
+
+
+def test_every_steppers_page_name_is_its_url_path():
+    """A page's stepper names it ("Multi-head"); the deck finds the page by its URL path
+    (Multi_head): every name in pages/ and app.py maps to a path there is."""
+    sources = [
+        ROOT / "app.py",
+        *(ROOT / "pages").glob("*.py"),
+        *(ROOT / "attnviz/ui/pages").glob("*.py"),
+    ]
+    names = {
+        m.group(1)
+        for path in sources
+        for m in re.finditer(r'stepper\(\s*"([^"]+)"', path.read_text(encoding="utf-8"))
+    }
+    names.add("Your own numbers")  # pages/2_Your_own_numbers.py names it by a constant
+    assert "Multi-head" in names and len(names) >= 15
+    assert {url_path(name) for name in names} <= page_paths()
+
+
+def test_the_default_deck_in_words():
+    text = outline(LECTURE)
+    assert text.startswith(
+        "Home (every step); Attention as geometry (every step); Step by step, "
+        "steps 0 to 8; Step by step with edit=1,0,5, steps 1, 5 and 7;"
+    )
+    assert "Watch a head learn with gpt_task=induction, steps 0 and 2" in text
 
 
 def first_screen_page():

@@ -4,7 +4,6 @@ per-layer head means, attention rollout, and the two-sentence difference of one 
 import numpy as np
 import pytest
 
-import attnviz
 from attnviz.model.summaries import (
     align,
     head_mean,
@@ -15,7 +14,6 @@ from attnviz.model.summaries import (
     strongest_shared_links,
     with_residual,
 )
-from tests.helpers import need_model_files
 
 TIRED = "The animal didn't cross the street because it was too tired."
 WIDE = "The animal didn't cross the street because it was too wide."
@@ -71,9 +69,8 @@ def reference_distance(shared, n_a, n_b, row_a, row_b):
 
 
 @pytest.fixture(scope="module")
-def model():
-    need_model_files()
-    return attnviz.load_pretrained()
+def model(real_model):
+    return real_model
 
 
 @pytest.fixture(scope="module")

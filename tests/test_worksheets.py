@@ -17,9 +17,16 @@ from attnviz.exercises.pdf import (
     class_seeds,
     class_set_pdf,
     compile_pdf,
+    pdf_name,
+    seen_matrices,
     worksheet_pdf,
 )
-from attnviz.exercises.worksheet import PREAMBLE, class_set_source
+from attnviz.exercises.worksheet import (
+    PREAMBLE,
+    cheat_sheet_source,
+    class_set_source,
+    summary_symbol,
+)
 from attnviz.lessons.summary import summary_rows
 from attnviz.limits import MAX_CLASS_SET, MAX_SEED
 from tests.helpers import ROOT
@@ -61,11 +68,12 @@ def test_a_class_set_is_every_worksheet_then_every_key():
     pdf = class_set_pdf(2, MAX_SEED, 2)  # seeds wrap past the largest
     assert class_seeds(MAX_SEED - 1, 3) == [MAX_SEED - 1, MAX_SEED, 0]
     texts = pages_text(pdf)
-    assert len(texts) == 4
-    labels = [re.search(r"Level 2 · seed (\d+)", t).group(1) for t in texts]
-    assert labels == [str(MAX_SEED), "0"] * 2
-    assert [("Answer key" in t) for t in texts] == [False, False, True, True]
-    for text, seed in zip(texts[2:], (MAX_SEED, 0), strict=True):
+    assert len(texts) == 3  # two sheets, then both keys on one page
+    labels = [re.findall(r"Level 2 · seed (\d+)", t) for t in texts]
+    assert labels == [[str(MAX_SEED)], ["0"], [str(MAX_SEED), "0"]]
+    assert [t.count("Answer key") for t in texts] == [0, 0, 2]
+    _, first, second = texts[2].split("Answer key")
+    for text, seed in zip((first, second), (MAX_SEED, 0), strict=True):
         for b in make_exercise(2, seed).blanks:
             assert shown(b.expected, 4) in numbers(text)
 
@@ -113,18 +121,38 @@ def test_the_cheat_sheet_is_the_summary_on_one_page_with_the_exercises_sizes():
     flat = " ".join(text.split())
     rows = summary_rows(ex.result)
     assert rows[0].concept == "Input embedding" and rows[-1].concept == "Attention output"
+    shown = {"Q", "K", "V", "S'", "A", "Output"}  # what the level-4 sheet gives or asks for
     for row in rows:
         assert row.concept in flat and " ".join(row.meaning.split()) in flat
-        assert f"(here {row.sizes})" in flat
+    assert seen_matrices(ex) == shown
+    source = cheat_sheet_source(rows, "label", seen_matrices(ex))
+    cells = source.split("[*")[5:]  # after the header's four: one per row, from its concept
+    sized = {summary_symbol(row) for row, cell in zip(rows, cells, strict=True) if "(here" in cell}
+    assert sized == shown  # X and the weights are never on that sheet: no size for them
     assert "level 4 · seed 5" in flat and "softmax" in flat
 
 
 def test_every_level_with_and_without_the_table_of_powers_compiles():
     exercises = [make_exercise(lv, s, s % 2 == 1) for lv in range(1, 6) for s in (20, 21)]
     reader = pypdf.PdfReader(io.BytesIO(compile_pdf(class_set_source(exercises))))
-    assert len(reader.pages) == 2 * len(exercises)  # a page each, then a key each
     last = reader.pages[len(exercises) - 1].extract_text()
     assert exercises[-1].label in last and exercises[-1].title in last
+    # then the keys, several to a page, in order, each whole on one page
+    key_pages = [page.extract_text() for page in reader.pages[len(exercises) :]]
+    assert len(key_pages) < len(exercises)
+    keys = [(k, t) for k, text in enumerate(key_pages) for t in text.split("Answer key")[1:]]
+    assert [ex.label in t for (_, t), ex in zip(keys, exercises, strict=True)] == [True] * 10
+
+
+def test_the_download_names_tell_the_variants_apart():
+    names = {
+        pdf_name("worksheet", 4, 5),
+        pdf_name("worksheet", 4, 5, exp_given=True),
+        pdf_name("class-set", 4, 5, last=34),
+        pdf_name("class-set", 4, 5, True, 34),
+        pdf_name("cheat-sheet", 4, 5),
+    }
+    assert len(names) == 5 and pdf_name("worksheet", 4, 5, True).endswith("-with-e-table.pdf")
 
 
 def test_a_pdf_is_compiled_in_a_process_that_ends_and_its_errors_are_words():

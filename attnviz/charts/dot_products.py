@@ -30,7 +30,9 @@ def dot_product_histogram(pairs, *, text_px=TEXT_PX):
         margin=dict(l=10, r=10, t=40 + text_px, b=10),
         font=dict(size=text_px),
         title=dict(text=f"{pairs.scores.size} random q·k at d_k = {d_k} (dotted: ±√d_k)", x=0),
-        xaxis=dict(title="score", range=[-reach, reach]),
+        # the tick labels half a line lower: the leftmost x tick ("-30") is centred on the
+        # y axis, under the y axis's "0"
+        xaxis=dict(title="score", range=[-reach, reach], ticklabelstandoff=text_px // 2),
         yaxis=dict(title="pairs"),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=1, xanchor="right"),
     )

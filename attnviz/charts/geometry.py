@@ -38,9 +38,9 @@ TABLE_HEADER = ("key", "|k|", "angle θ to q", "q·k = |q||k| cos θ", "q·k / �
 COLUMN_X = (0.0, 0.7, 1.5, 2.9, 4.7, 5.9)
 
 
-def _per_length(grid, li, ai, names, reach):
+def _per_length(grid, li, ai, names, reach, table=True):
     """The traces of length ``li`` at angle ``ai``: query, keys, bars, output, table (dicts that
-    also serve as frame updates)."""
+    also serve as frame updates; ``table`` False: the table's trace without text)."""
     q = grid.queries[li, ai]
     w = grid.weights[li, ai]
     key_x, key_y = arrow_outlines(grid.keys, w, reach)
@@ -67,7 +67,8 @@ def _per_length(grid, li, ai, names, reach):
         arrow(*rounded(grid.outputs[li, ai]), OUTPUT_COLOUR, 4, "output", axes="2"),
         dict(type="scatter", name="numbers", mode="text", xaxis="x4", yaxis="y4",
              x=list(COLUMN_X[2:]) * n, y=np.repeat(np.arange(n), 4).tolist(),
-             text=columns.T.ravel().tolist(), textposition="middle right", hoverinfo="skip",
+             text=columns.T.ravel().tolist() if table else [""] * columns.size,
+             textposition="middle right", hoverinfo="skip",
              showlegend=False),
     ]  # fmt: skip
 
@@ -102,6 +103,8 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
     """
     n = len(grid.keys)
     names = key_names or [f"k{j + 1}" for j in range(n)]
+    big = text_px >= PRESENT_TEXT_PX  # a projector's text
+    table = not big
     L, A = len(grid.lengths), len(grid.angles)
     reach = 1.15 * max(grid.lengths.max(), grid.key_lengths.max(), 1.0)
     v_reach = 1.4 * max(np.linalg.norm(grid.values, axis=1).max(), 0.1)
@@ -184,12 +187,12 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
              x=list(COLUMN_X) + [COLUMN_X[0]] * n + [COLUMN_X[1]] * n,
              y=[-1] * len(COLUMN_X) + list(range(n)) * 2,
              text=[f"<b>{h}</b>" for h in TABLE_HEADER] + list(names)
-             + [f"{v:.2f}" for v in grid.key_lengths],
+             + [f"{v:.2f}" for v in grid.key_lengths] if table else [""] * (len(COLUMN_X) + 2 * n),
              textposition="middle right", textfont=dict(size=text_px), showlegend=False)
     )  # fmt: skip
     blocks = []
     for li in range(L):
-        block = _per_length(grid, li, start_angle, names, reach)
+        block = _per_length(grid, li, start_angle, names, reach, table)
         for trace in block:
             trace["visible"] = li == start_length
         blocks += block
@@ -208,7 +211,7 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
         )
         data = [direction]
         for li in range(L):
-            data += _updates(_per_length(grid, li, ai, names, reach))
+            data += _updates(_per_length(grid, li, ai, names, reach, table))
         frames.append(dict(name=f"a{ai}", data=data, traces=[1, *block_traces]))
     for li in range(L):
         shown = [
@@ -231,13 +234,13 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
                 constrain="domain")  # fmt: skip
     title_font = dict(size=text_px + 2, color=AXIS_TITLE_COLOUR)
     titles = (("query q and keys k", 0), ("output Σ a_j v_j", 0.44), ("weights a", 0.76))
-    # On a projector (large text) the arrows, the weights and the sliders share one screen:
-    # a shorter figure (840 px, not 1300): the plots and both sliders in its top 670 px
-    big = text_px >= PRESENT_TEXT_PX
-    height = 840 if big else int(58 * text_px + 140)  # 836 px at 12 px text
-    plots = [0.54, 1] if big else [0.5, 1]  # the three plots' height, as a share
-    slider_y = (0.43, 0.3) if big else (0.44, 0.33)
-    table = [0, 0.12] if big else [0, 0.2]
+    # On a projector (large text) the arrows, the weights and both sliders fit the first
+    # screen under the stepper's bar: 560 px, no table of numbers (its rows at 20 px would run
+    # together; the bars print the weights)
+    height = 560 if big else int(58 * text_px + 140)  # 836 px at 12 px text
+    plots = [0.58, 1] if big else [0.5, 1]  # the three plots' height, as a share
+    slider_y = (0.45, 0.2) if big else (0.44, 0.33)
+    table_domain = [0, 0.01] if big else [0, 0.2]
     fig = go.Figure(
         data=fixed + blocks,
         frames=frames,
@@ -259,7 +262,7 @@ def geometry_figure(grid, start_angle=0, start_length=0, *, key_names=None, text
                         categoryorder="array", categoryarray=list(names)),
             xaxis4=dict(domain=[0, 1], anchor="y4", range=[-0.05, 7], visible=False,
                         fixedrange=True),
-            yaxis4=dict(domain=table, anchor="x4", range=[max(n, 4) - 0.4, -1.6],
+            yaxis4=dict(domain=table_domain, anchor="x4", range=[max(n, 4) - 0.4, -1.6],
                         visible=False, fixedrange=True),
             shapes=[dict(type="line", xref="paper", yref="y4", x0=0, x1=1, y0=-0.5, y1=-0.5,
                          line=dict(color=GUIDE_COLOUR, width=1))],

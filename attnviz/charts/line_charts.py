@@ -19,6 +19,7 @@ MARK_COLOUR = "#7b3294"  # the value the student picked (a d_k, a temperature)
 MAX_ROW_LINES = 12  # one line per attention row up to this many rows, else min/mean/max
 BAND_SE = 2  # the theory band is +- this many standard errors (about 95% of measurements)
 _FLOOR = 1e-6  # a log axis cannot show 0 or less: band edges are kept above this fraction
+JACOBIAN_NAME = "‖J‖_F (Frobenius norm)"  # the gradient chart's line: which norm of J
 
 
 def _layout(fig, *, title, x_title, y_title, height=380, log_y=False, y_range=None, x_ticks=None):
@@ -217,7 +218,7 @@ def saturation_chart(curve, stat="max_weight", *, mark_d_k=None):
 def gradient_chart(gradient, marks=()):
     """The softmax's Jacobian norm and largest weight as its logits are multiplied by c.
 
-    ``gradient`` is a ``lessons.SoftmaxGradient``. Traces, by name: "‖J‖ (the gradient)" and
+    ``gradient`` is a ``lessons.SoftmaxGradient``. Traces, by name: JACOBIAN_NAME and
     "largest weight". ``marks`` is a sequence of (c, label), each drawn as a dotted line.
     """
     fig = go.Figure()
@@ -227,8 +228,8 @@ def gradient_chart(gradient, marks=()):
             y=gradient.jacobian_norm,
             mode="lines",
             line=dict(color=SCALED_COLOUR, width=3),
-            name="‖J‖ (the gradient)",
-            hovertemplate="‖J‖ = %{y:.4f}<extra></extra>",
+            name=JACOBIAN_NAME,
+            hovertemplate="‖J‖_F = %{y:.4f}<extra></extra>",
         )
     )
     fig.add_trace(

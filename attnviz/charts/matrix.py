@@ -38,6 +38,10 @@ MAX_DRAWN = 96  # rows or columns drawn; a larger matrix is averaged in blocks
 MAX_SELECTABLE = 32  # click-to-inspect markers up to this many rows and columns
 MAX_LABELLED_CELLS = 32 * 32  # hover with whole labels (customdata) up to this many cells
 
+# A 0/1 matrix: the probability scale's two ends, a sharp step between them
+BINARY_COLORSCALE = [[0.0, "#440154"], [0.5, "#440154"], [0.5, "#fde725"], [1.0, "#fde725"]]
+OUTLINE_NAME = "changed by your edit"  # what outlined cells are, unless told otherwise
+
 
 def _format(value, exact=False):
     """A cell's value as text: 2 decimals on the cell, 6 significant digits in the hover."""
@@ -107,6 +111,7 @@ def heatmap_spec(
     value_range=None,
     mask=None,
     outline=None,
+    outline_name=None,
     text_px=TEXT_PX,
     width_px=SCREEN_WIDTH_PX,
 ):
@@ -120,7 +125,8 @@ def heatmap_spec(
         row_title, col_title: axis titles (what a row and a column are); without them and a
             family, "row i" and "column j".
         value_name: the name of a cell's value in the hover text, e.g. "A_ij".
-        kind: "signed" (diverging scale centred at 0) or "probability" (sequential, 0 to 1).
+        kind: "signed" (diverging scale centred at 0), "probability" (sequential, 0 to 1) or
+            "binary" (a 0/1 matrix such as a mask: two colours, cells printed 0 or 1).
         value_range: for "signed", the colour scale's bound (the scale runs from -bound to
             bound), so that two matrices drawn on one range compare by colour (S and S');
             None: the matrix's own largest |value|.
@@ -129,7 +135,9 @@ def heatmap_spec(
             construction, not a small one.
         outline: (rows, cols) bool or None: the cells to outline (those an edit changed),
             drawn as one path of rectangles, a run of neighbours in a row as one, with a
-            legend entry; on a matrix drawn in blocks, every block holding such a cell.
+            legend entry named ``outline_name``; on a matrix drawn in blocks, every block
+            holding such a cell.
+        outline_name: what the outlined cells are, in the legend (None: OUTLINE_NAME, an edit's).
         text_px: the size in pixels of the cell numbers, tick labels and axis titles
             (PRESENT_TEXT_PX in projector mode).
         width_px: the width the chart is drawn at (PRESENT_WIDTH_PX in projector mode, a
@@ -184,12 +192,13 @@ def heatmap_spec(
         traces.append(_selection_layer(M.shape, customdata, hover))
     shapes = []
     if outline is not None:
+        outline_name = outline_name or OUTLINE_NAME
         width = round(OUTLINE_PX * max(text_px, TEXT_PX) / TEXT_PX)  # thicker on a projector
         shapes = _outline(outline, (n_rows, n_cols), row_spans, col_spans, reduced, width)
         if shapes:
             traces.append(
                 legend_entry(
-                    "changed by your edit",
+                    outline_name,
                     dict(
                         size=text_px, symbol="square-open", color=OUTLINE_COLOUR, line=dict(width=2)
                     ),
@@ -209,7 +218,7 @@ def heatmap_spec(
     )
     margin = layout["margin"]
     cell_px = (width_px - margin["l"] - margin["r"]) / M.shape[1] - 2  # less the cells' gap
-    _numbers(heatmap, M, hidden, text_px, cell_px)
+    _numbers(heatmap, M, hidden, text_px, cell_px, binary=kind == "binary")
     layout["shapes"] = shapes
     return dict(data=traces, layout=layout)
 
@@ -253,6 +262,8 @@ def _cells(M, kind, value_range, hover, text_px):
     bound = 1.0
     if kind == "probability":
         colour = dict(colorscale=PROBABILITY_COLORSCALE, zmin=0.0, zmax=1.0)
+    elif kind == "binary":  # two colours, the scale's ends, and a bar that reads 0 and 1
+        colour = dict(colorscale=BINARY_COLORSCALE, zmin=0.0, zmax=1.0)
     else:
         finite = M[~masked]
         bound = float(np.max(np.abs(finite))) if finite.size else 1.0
@@ -267,7 +278,8 @@ def _cells(M, kind, value_range, hover, text_px):
         y=np.arange(rows_drawn, dtype=np.int32),
         hovertemplate=hover,
         # At the plot's right edge plus a fixed gap, so its room does not depend on the width.
-        colorbar=dict(thickness=12, x=1, xpad=10, tickfont=dict(size=text_px)),
+        colorbar=dict(thickness=12, x=1, xpad=10, tickfont=dict(size=text_px))
+        | (dict(tickvals=[0.25, 0.75], ticktext=["0", "1"]) if kind == "binary" else {}),
         xgap=1 if cols_drawn <= 48 else 0,
         ygap=1 if rows_drawn <= 48 else 0,
         **colour,
@@ -282,12 +294,14 @@ def numbers_fit(cells, cell_px, size):
     return widest <= cell_px
 
 
-def _numbers(heatmap, M, hidden, size, cell_px):
+def _numbers(heatmap, M, hidden, size, cell_px, binary=False):
     """Print each cell's value on it (a masked logit shows −∞, a cell hidden by the mask
-    nothing), when the matrix is small and the widest number fits a cell's ``cell_px``
-    pixels at font ``size``: measured, so that neighbours never run together."""
+    nothing; ``binary``: 0 or 1, no decimals), when the matrix is small and the widest number
+    fits a cell's ``cell_px`` pixels at font ``size``: measured, so that neighbours never run
+    together."""
     if M.size <= MAX_CELLS_WITH_TEXT:
-        cells = [[_format(v) for v in row] for row in M.tolist()]  # a masked logit: −∞
+        form = (lambda v: f"{v:.0f}") if binary else _format
+        cells = [[form(v) for v in row] for row in M.tolist()]  # a masked logit: −∞
         if hidden is not None:
             for i, j in zip(*np.nonzero(hidden), strict=True):
                 cells[i][j] = ""  # masked by the mask given: grey, no number

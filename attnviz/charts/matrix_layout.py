@@ -2,6 +2,7 @@
 estimated from the labels so that Plotly never has to grow them. No Streamlit here.
 """
 
+import functools
 import html
 import math
 
@@ -18,6 +19,9 @@ from attnviz.charts.style import (
 )
 
 ROW_PX = 34  # height of one row of a small heatmap, in pixels
+# On a projector a row is 1.75 times the text (a 20-px number in a 35-px cell): about 100 px
+# shorter than growing ROW_PX with the text, so a step's heatmap fits the first screen
+ROW_TEXT_HEIGHTS = 1.75
 MAX_HEIGHT = 1000
 TITLE_PX = 30  # room for a heatmap's title above its top axis
 # Margins, in pixels, that hold the axis titles, the tick labels and the colour bar, so that
@@ -32,7 +36,7 @@ COLOURBAR_PX = 40  # the colour bar: its gap to the plot, its bar and tick marks
 
 def colourbar_label_chars(bound, kind):
     """How many characters the colour bar's longest tick label has (e.g. "−0.005", "0.2")."""
-    if kind == "probability":
+    if kind in ("probability", "binary"):
         return 3
     if bound >= 1000:
         return 6  # "−500k", "−1.5M"
@@ -50,6 +54,17 @@ def heatmap_margins(row_ticks, col_ticks, tick_size, rotated, titled, bar_chars,
     right = COLOURBAR_PX + text_px("0" * bar_chars, 12)
     top += max(0, tick_size - TEXT_PX)  # the key axis's title grows with the text
     return Y_TITLE_PX + widest, right, top + (title_px if titled else -TITLE_PX), 12
+
+
+def thinned(labels, cell_px, size, rotated):
+    """``labels`` with every k-th kept and the others blank, k the smallest step at which
+    neighbours do not run together in cells ``cell_px`` wide at font ``size`` (a label turned
+    by 45 degrees needs about 1.5 font sizes between neighbours, a level one its width)."""
+    if not labels or cell_px <= 0:
+        return list(labels)
+    need = 1.5 * size if rotated else max(text_px(label, size) for label in labels) + 6
+    step = max(1, math.ceil(need / cell_px))
+    return [label if k % step == 0 else "" for k, label in enumerate(labels)]
 
 
 def heatmap_height(n_rows, row_px=ROW_PX):
@@ -77,23 +92,34 @@ def matrix_layout(
     rows_drawn, cols_drawn = shape
     row_ticks, col_ticks = ticks
     row_title, col_title = axis_titles
-    row_px = ROW_PX * text_px / TEXT_PX  # rows grow with the text: a number fits in its cell
+    row_px = max(ROW_PX, ROW_TEXT_HEIGHTS * text_px)  # rows grow with the text: a number fits
     title_px = TITLE_PX + 2 * (text_px - TEXT_PX)  # room for a larger title in projector mode
     tick_font = dict(size=int(min(text_px, max(7, (MAX_HEIGHT - 140) / rows_drawn * 0.8))))
     tick = dict(tickmode="array", ticks="", showgrid=False, zeroline=False, tickfont=tick_font)
     rotated = cols_drawn > 6 if rotate is None else bool(rotate)
-    left, right, top, bottom = heatmap_margins(
+    margins = functools.partial(
+        heatmap_margins,
         [html.unescape(t) for t in row_ticks],
         [html.unescape(t) for t in col_ticks],
         tick_font["size"],
-        rotated,
-        bool(title),
-        bar_chars,
-        title_px,
+        titled=bool(title),
+        bar_chars=bar_chars,
+        title_px=title_px,
     )
+    left, right, top, bottom = margins(rotated=rotated)
+    cell_px = (width_px - left - right) / max(cols_drawn, 1)
+    if (
+        rotate is None
+        and not rotated
+        and thinned(col_ticks, cell_px, tick_font["size"], False) != list(col_ticks)
+    ):
+        rotated = True  # level labels would run together: turned, they fit
+        left, right, top, bottom = margins(rotated=rotated)
+    col_ticks = thinned(col_ticks, cell_px, tick_font["size"], rotated)  # no smeared labels
     title_size = max(text_px + 4, 16)
     title = wrap(escape_label(title), title_size, width_px - 10) if title else ""
-    extra = math.ceil(title.count("<br>") * title_size * 1.3)  # a wrapped title's lines
+    # a wrapped title's lines, and a gap each: Plotly's lines are taller than 1.3 em
+    extra = math.ceil(title.count("<br>") * title_size * 1.7)
     title_px, top = title_px + extra, top + extra
     axis_title = dict(size=max(text_px, 14), color=AXIS_TITLE_COLOUR)
     legend_px = 2 * text_px + 12 if legend else 0  # room for the legend

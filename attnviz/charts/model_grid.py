@@ -134,7 +134,7 @@ def model_grid(attention, labels, *, selected=None, head_hover=None, title="", t
         hoverinfo="skip",
         colorbar=dict(
             thickness=10,
-            title=dict(text="A_ij"),
+            title=dict(text="A_ij", side="right"),  # beside the bar: never over its "1"
             tickmode="array",
             tickvals=[GRID_LEVELS * k / 4 for k in range(5)],
             ticktext=["0", "0.25", "0.5", "0.75", "1"],
@@ -152,7 +152,8 @@ def model_grid(attention, labels, *, selected=None, head_hover=None, title="", t
         name="heads",
     )
     top = 70 if title else 40
-    stride = label_stride(n_layers, NAME_PX if text_px <= TEXT_PX else text_px, top)
+    # on a projector a name's box is about 1.25 of its size taller than the text: more room
+    stride = label_stride(n_layers, NAME_PX if text_px <= TEXT_PX else 1.25 * text_px, top)
     token_px = TOKEN_TICK_PX if text_px <= TEXT_PX else text_px  # the queries' names' size
     named = n <= GRID_MAX_TICKS and row_px(n_layers, top) / step >= token_px
     if named:  # each tile row names its queries; layer names sit further out

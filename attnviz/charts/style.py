@@ -25,6 +25,9 @@ PRESENT_TEXT_PX = 20  # the same in projector mode: readable from the back of a 
 # column gets its share of it (charts.present.TextStyle.column).
 SCREEN_WIDTH_PX = 1000
 PRESENT_WIDTH_PX = 1120
+# The height (px) a step's first chart may take on a projector at 1280 x 720: 720 less the
+# stepper's bar above it (about 150 px with Streamlit's top padding) and a small gap below
+PRESENT_CHART_HEIGHT_PX = 550
 MIN_CONTRAST = 4.5  # WCAG AA for text: a chart's text paler than this on white is drawn dark
 AXIS_TITLE_COLOUR = "#262730"  # dark on white: axis titles are read, not decoration
 FONT_FAMILY = '"Source Sans", sans-serif'  # Streamlit's body font
@@ -112,9 +115,9 @@ def wrap(text, size, max_px):
 # A legend under the plot, at the figure's bottom (not at a fraction of the plot's height, where
 # larger ticks and axis title reach it): Plotly makes room for it; two entries a row.
 BOTTOM_LEGEND = dict(
-    orientation="h", yref="container", yanchor="bottom", y=0, x=0, traceorder="normal",
-    entrywidthmode="fraction", entrywidth=0.5,
-)  # fmt: skip
+    orientation="h", yref="container", yanchor="bottom", y=0, xref="container", x=0,
+    traceorder="normal", entrywidthmode="fraction", entrywidth=0.5,
+)  # fmt: skip  # from the figure's left edge: a half-width chart's entries are not cut
 LEGEND_ROW = 1.7  # a legend row's height, in font sizes (the entry and the gap to the next)
 
 

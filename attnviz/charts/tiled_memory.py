@@ -91,7 +91,7 @@ def memory_chart(ns, full_bytes, tiled_bytes, *, current_n, block_size):
         ),
         yaxis=dict(
             type="log",
-            title="memory of the scores: (n, n) matrix or (n, b) block",
+            title="memory of the scores",  # the legend says which: (n, n) or (n, b)
             tickvals=y_ticks,
             ticktext=[format_bytes(t) for t in y_ticks],
         ),

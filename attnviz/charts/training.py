@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.line_charts import SCALED_COLOUR, UNSCALED_COLOUR
-from attnviz.charts.style import MAX_LABEL_CHARS, escape_label
+from attnviz.charts.style import BOTTOM_LEGEND, MAX_LABEL_CHARS, escape_label
 
 TARGET_COLOUR = "#555555"
 CHECKPOINT_TITLE_PX = 70  # two lines of title above the grid of heads
@@ -72,7 +72,7 @@ def loss_chart(curves, *, steps=None, target=None, checkpoints=None, title="Trai
             tickvals=LOSS_TICKS,
             ticktext=[f"{v:g}" for v in LOSS_TICKS],
         ),
-        legend=dict(orientation="h", yanchor="top", y=-0.2, x=0),
+        legend=BOTTOM_LEGEND,  # at the figure's bottom: never under the x axis's title
         hovermode="closest",
     )
     return fig

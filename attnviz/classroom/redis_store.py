@@ -1,9 +1,13 @@
 """Rooms in Redis, shared by several replicas of the app (``ATTNVIZ_REDIS_URL``).
 
 Keys, under ``attnviz:`` (every one expires when its room ends, ROOM_LIFETIME_SECONDS after it
-opened; a rate bucket after its minute):
+opened, but the room's record and successor, kept ENDED_ROOM_KEEP_SECONDS longer; a rate bucket
+after its minute):
 
-    room:{code}                    the Room as JSON (room.Room.to_json): one key, one GET a poll
+    room:{code}                    the Room as JSON (room.Room.to_json): one key, one GET a poll;
+                                   past room.expires, the ended room's record (lifecycle.py)
+    room:{code}:next               the code of the room its lecturer reopened from it
+    room:{code}:seen               a sorted set sid -> when it last polled (the last few seconds)
     room:{code}:answering          the question and round taking answers ("4.2",
                                    rounds.answer_slot); absent otherwise
     room:{code}:students           a set of session ids
@@ -24,12 +28,13 @@ import functools
 
 import redis
 
+from attnviz.classroom.lifecycle import kept_until
 from attnviz.classroom.peer_redis import RedisPeer, question_keys
 from attnviz.classroom.room import Room, StoreUnavailableError, TooManyRoomsError, not_found
 from attnviz.classroom.rounds import answer_slot
 from attnviz.classroom.sketch_store import SET_SKETCH, SketchAnswers, levels_text, read_levels
 from attnviz.classroom.store import RATE_WINDOW_SECONDS, RoomStore
-from attnviz.limits import MAX_ROOM_STUDENTS, MAX_ROOMS
+from attnviz.limits import MAX_ROOM_STUDENTS, MAX_ROOMS, PHONE_SEEN_SECONDS
 
 PREFIX = "attnviz:"
 TIMEOUT_SECONDS = 1.0  # a Redis that does not answer in 1 s is treated as unreachable
@@ -154,7 +159,8 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
                 "again when one has ended."
             )
         expires = int(room.expires) + 1
-        if not self.r.set(self._key(room.code), room.to_json(), nx=True, exat=expires):
+        record = self._key(room.code)
+        if not self.r.set(record, room.to_json(), nx=True, exat=int(kept_until(room)) + 1):
             return False
         pipe = self.r.pipeline()
         pipe.zadd(rooms, {room.code: room.expires})
@@ -176,7 +182,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
                     new = change(room)
                     expires = int(room.expires) + 1
                     pipe.multi()
-                    pipe.set(key, new.to_json(), exat=expires)
+                    pipe.set(key, new.to_json(), exat=int(kept_until(room)) + 1)
                     answering = self._key(code, "answering")
                     if new.phase == "answering" and new.kind is not None:
                         pipe.set(answering, answer_slot(new), exat=expires)
@@ -242,3 +248,31 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         pipe.incr(key)
         pipe.expire(key, RATE_WINDOW_SECONDS * 2)
         return int(pipe.execute()[0])
+
+    @_unavailable
+    def _record(self, code):
+        text = self.r.get(self._key(code))
+        room = None if text is None else Room.from_json(text.decode("utf-8", "replace"))
+        return room if room is not None and room.code == code else None
+
+    @_unavailable
+    def _successor(self, code):
+        value = self.r.get(self._key(code, "next"))
+        return None if value is None else value.decode("ascii", "replace")
+
+    @_unavailable
+    def _set_successor(self, room, code):
+        self.r.set(self._key(room.code, "next"), code, exat=int(kept_until(room)) + 1)
+
+    @_unavailable
+    def _seen(self, room, sid, now):
+        key = self._key(room.code, "seen")
+        pipe = self.r.pipeline(transaction=False)
+        pipe.zadd(key, {sid: now})
+        pipe.zremrangebyscore(key, "-inf", now - PHONE_SEEN_SECONDS)  # bounded: the recent
+        pipe.expireat(key, int(room.expires) + 1)
+        pipe.execute()
+
+    @_unavailable
+    def _n_seen(self, room, since):
+        return int(self.r.zcount(self._key(room.code, "seen"), since, "+inf"))

@@ -10,6 +10,7 @@ The same contract tests run against both (tests/test_classroom_store.py).
     store.join(code, sid), store.answer(code, sid, option)                a student
     store.room(code), store.version(code), store.tally(code), store.my_answer(code, sid)
     and the rounds of peer instruction (peer_store.PeerRules: end_round, discuss, twin ...)
+    store.record / successor / reopen / poll / phones_now    an ended room (lifecycle.py)
 
 ``sid`` is a session's random id; ``option`` an index into the current question's options.
 """
@@ -20,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from attnviz.classroom import rounds as peer_rounds
+from attnviz.classroom.lifecycle import Lifecycle, kept_until
 from attnviz.classroom.peer_store import MemoryPeer, PeerRules
 from attnviz.classroom.room import (
     CODE_PROBLEM,
@@ -40,9 +42,11 @@ from attnviz.classroom.sketch_store import MemorySketches
 from attnviz.limits import (
     MAX_ANSWERS_PER_MINUTE,
     MAX_JOINS_PER_MINUTE,
+    MAX_KEPT_ROOMS,
     MAX_OPENS_PER_MINUTE,
     MAX_ROOM_STUDENTS,
     MAX_ROOMS,
+    PHONE_SEEN_SECONDS,
 )
 
 RATE_WINDOW_SECONDS = 60
@@ -58,8 +62,10 @@ class Tally:
     students: int
 
 
-class RoomStore(PeerRules):
+class RoomStore(PeerRules, Lifecycle):
     """The rules of rooms, over a backend's primitives (the methods that start with ``_``)."""
+
+    in_process = False  # whether the rooms live in this server's memory (a restart ends them)
 
     clock = staticmethod(time.time)
 
@@ -89,6 +95,22 @@ class RoomStore(PeerRules):
         raise NotImplementedError
 
     def _hit(self, bucket):  # count this hit; the hits in the bucket's current minute
+        raise NotImplementedError
+
+    # an ended room (lifecycle.py): its record is kept until lifecycle.kept_until(room)
+    def _record(self, code):  # the Room as last stored, open or ended, or None
+        raise NotImplementedError
+
+    def _successor(self, code):  # the code of the room reopened from it, or None
+        raise NotImplementedError
+
+    def _set_successor(self, room, code):  # room (ended or closed) -> the reopened ``code``
+        raise NotImplementedError
+
+    def _seen(self, room, sid, now):  # session sid polled the room at now
+        raise NotImplementedError
+
+    def _n_seen(self, room, since):  # sessions that polled the room since ``since``
         raise NotImplementedError
 
     def ping(self):
@@ -221,7 +243,10 @@ class RoomStore(PeerRules):
 
 
 class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
-    """Rooms in this process's memory, behind one lock: the default, for one server."""
+    """Rooms in this process's memory, behind one lock: the default, for one server. An ended
+    room's record stays in ``_rooms`` until lifecycle.kept_until (at most MAX_KEPT_ROOMS)."""
+
+    in_process = True
 
     def __init__(self, clock=None):
         if clock is not None:
@@ -232,11 +257,26 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
         self._answers = {}  # code -> (question_no, {round_no: {sid: option}})
         self._sketches = {}  # code -> (question_no, {sid: levels}): sketch_store
         self._hits = {}  # bucket -> (minute, hits)
+        self._next = {}  # code -> the code of the room reopened from it
+        self._polled = {}  # code -> {sid: when it last polled}, the last PHONE_SEEN_SECONDS
 
     def _purge(self, now):
         for code in [c for c, r in self._rooms.items() if r.expires <= now]:
-            for table in (self._rooms, self._students, self._answers, *self._peer_tables()):
-                table.pop(code, None)
+            for table in (
+                self._students,
+                self._answers,
+                self._sketches,
+                self._polled,
+                *self._peer_tables(),
+            ):
+                table.pop(code, None)  # an ended room keeps only its record
+        gone = [r for r in self._rooms.values() if kept_until(r) <= now]
+        extra = len(self._rooms) - len(gone) - MAX_KEPT_ROOMS  # the oldest records go first
+        if extra > 0:
+            gone += sorted(self._rooms.values(), key=kept_until)[len(gone) : len(gone) + extra]
+        for room in gone:
+            self._rooms.pop(room.code, None)
+            self._next.pop(room.code, None)
         minute = int(now // RATE_WINDOW_SECONDS)
         if len(self._hits) > 10_000:
             self._hits = {b: h for b, h in self._hits.items() if h[0] == minute}
@@ -251,7 +291,7 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
             self._purge(self.clock())
             if room.code in self._rooms:
                 return False
-            if len(self._rooms) >= MAX_ROOMS:
+            if sum(r.expires > self.clock() for r in self._rooms.values()) >= MAX_ROOMS:
                 raise TooManyRoomsError(
                     f"This server already has {MAX_ROOMS} open rooms, the most it keeps: try "
                     "again when one has ended."
@@ -316,3 +356,28 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
             hits = hits + 1 if start == minute else 1
             self._hits[bucket] = (minute, hits)
             return hits
+
+    def _record(self, code):
+        with self._lock:
+            room = self._rooms.get(code)
+            return room if room is not None and kept_until(room) > self.clock() else None
+
+    def _successor(self, code):
+        with self._lock:
+            return self._next.get(code) if code in self._rooms else None
+
+    def _set_successor(self, room, code):
+        with self._lock:
+            self._next[room.code] = code
+
+    def _seen(self, room, sid, now):
+        with self._lock:
+            polled = self._polled.setdefault(room.code, {})
+            polled[sid] = now
+            if len(polled) > MAX_ROOM_STUDENTS:  # bounded: only the recent ones count
+                cutoff = now - PHONE_SEEN_SECONDS
+                self._polled[room.code] = {s: t for s, t in polled.items() if t >= cutoff}
+
+    def _n_seen(self, room, since):
+        with self._lock:
+            return sum(t >= since for t in self._polled.get(room.code, {}).values())

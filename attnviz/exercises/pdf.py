@@ -51,6 +51,15 @@ def worksheet_pdf(level, seed, exp_given=False):
     return compile_pdf(worksheet_source(make_exercise(level, seed, exp_given)))
 
 
+def pdf_name(kind, level, seed, exp_given=False, last=None):
+    """The download's file name: ``kind`` (worksheet, class-set, cheat-sheet), level and seed(s)
+    (``last``: a class set's last seed), and whether it gives the table of powers of e, so the
+    two variants of one sheet never overwrite each other."""
+    seeds = f"seed{seed}" if last is None else f"seeds{seed}-{last}"
+    table = "-with-e-table" if exp_given else ""
+    return f"attnviz-{kind}-level{level}-{seeds}{table}.pdf"
+
+
 def class_seeds(first_seed, count):
     """``count`` seeds from ``first_seed`` on (wrapping past MAX_SEED): one per student."""
     return [(first_seed + k) % (MAX_SEED + 1) for k in range(count)]
@@ -65,11 +74,27 @@ def class_set_pdf(level, first_seed, count, exp_given=False):
     return compile_pdf(class_set_source(exercises))
 
 
+# A blank's key starts with the matrix it fills (Sp: S', O: the output; shape_S_rows: S's shape)
+BLANK_MATRICES = {"Q": "Q", "K": "K", "S": "S", "Sp": "S'", "A": "A", "O": "Output"}
+
+
+def seen_matrices(ex):
+    """The matrices the sheet of ``ex`` (an Exercise) shows or asks for, as the Summary's
+    symbols (X, W_Q, Q, S, S', A, Output, ...): its givens (a row of A is A's) and the
+    matrices its blanks fill."""
+    seen = {g.what.split(" of ")[-1] for g in ex.givens}
+    for blank in ex.blanks:
+        head = blank.key.removeprefix("shape_").split("_")[0]
+        if head in BLANK_MATRICES:
+            seen.add(BLANK_MATRICES[head])
+    return frozenset(seen)
+
+
 def cheat_sheet_pdf(level, seed, exp_given=False):
-    """The course module's Summary on one page, with the live sizes of (level, seed)'s
-    example (``lessons.summary.summary_rows`` of its result)."""
+    """The course module's Summary on one page, with the live sizes of the matrices (level,
+    seed)'s sheet shows (``lessons.summary.summary_rows`` of its result, ``seen_matrices``)."""
     from attnviz.lessons.summary import summary_rows
 
     ex = make_exercise(level, seed, exp_given)
     label = f"attnviz · sizes from Work it out, {ex.label.lower()}"
-    return compile_pdf(cheat_sheet_source(summary_rows(ex.result), label))
+    return compile_pdf(cheat_sheet_source(summary_rows(ex.result), label, seen_matrices(ex)))

@@ -82,7 +82,7 @@ def exp_blank(result, i, j):
                     "=",
                     num(cell.S_prime_ij, PLACES),
                     "-",
-                    num(cell.row_max, PLACES),
+                    num(cell.row_max, PLACES, paren=True),
                     "=",
                     num(x, PLACES),
                 ),
@@ -96,7 +96,7 @@ def exp_blank(result, i, j):
         working=seq(
             name,
             "=",
-            exp(seq(num(cell.S_prime_ij, PLACES), "-", num(cell.row_max, PLACES))),
+            exp(seq(num(cell.S_prime_ij, PLACES), "-", num(cell.row_max, PLACES, paren=True))),
             "=",
             exp(num(x, PLACES)),
             "=",

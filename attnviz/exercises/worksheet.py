@@ -39,6 +39,9 @@ PREAMBLE = r"""
 #let keyline(k, working) = block(breakable: false, inset: (y: 0.35em))[
   #grid(columns: (1.6em, 1fr), column-gutter: 0.6em, align: (right + horizon, left),
     text(weight: "bold", str(k) + "."), $display(#working)$)]
+#let keyline-compact(k, working) = box(width: 49%, inset: (y: 0.3em))[
+  #grid(columns: (1.6em, 1fr), column-gutter: 0.4em, align: (right + horizon, left),
+    text(weight: "bold", str(k) + "."), $display(#working)$)]
 #let formulas(body) = block(fill: luma(244), inset: 0.7em, radius: 3pt, width: 100%, body)
 """
 
@@ -96,13 +99,17 @@ def worksheet_body(ex):
     return "".join(out)
 
 
-def key_body(ex):
-    """The answer key: every blank worked out, with the value to count as right."""
+def key_body(ex, compact=False):
+    """The answer key: every blank worked out, with the value to count as right. ``compact``:
+    smaller, two lines side by side (a class set's keys, several to a page)."""
     out = [_head(ex, "Every step worked, the same sums as the page's inspectors.", key=True)]
+    line = "keyline-compact" if compact else "keyline"
     lines = "".join(
-        f"#keyline({k}, ${b.working.typst}$)\n" for k, b in enumerate(ex.blanks, start=1)
+        f"#{line}({k}, ${b.working.typst}$)\n" for k, b in enumerate(ex.blanks, start=1)
     )
-    if len(ex.blanks) > KEY_ONE_COLUMN:  # a long key in two columns, smaller: one page
+    if compact:
+        lines = lines.replace("\n", " ")  # boxes side by side, two to a line
+    elif len(ex.blanks) > KEY_ONE_COLUMN:  # a long key in two columns, smaller: one page
         lines = f"#set text(size: 9pt)\n#columns(2, gutter: 1.2em)[\n{lines}]\n"
     return "".join(out) + "#v(0.4em)\n" + lines
 
@@ -112,16 +119,25 @@ def worksheet_source(ex):
     return PREAMBLE + worksheet_body(ex) + "#pagebreak()\n" + key_body(ex)
 
 
+def keys_source(exercises):
+    """The keys of ``exercises``, one after another, as many to a page as fit (a key is never
+    split between two pages), separated by a rule."""
+    keys = "#line(length: 100%, stroke: 0.4pt + luma(160))\n".join(
+        f"#block(breakable: false, width: 100%)[\n{key_body(ex, compact=True)}]\n"
+        for ex in exercises
+    )
+    return f"#[\n#set text(size: 9pt)\n{keys}]\n"
+
+
 def class_set_source(exercises):
-    """Several exercises: every worksheet (each from a new page), then every key at the end
-    (each from a new page). At most MAX_CLASS_SET of them (ValueError beyond)."""
+    """Several exercises: every worksheet (each from a new page), then every key at the end,
+    several to a page (``keys_source``). At most MAX_CLASS_SET of them (ValueError beyond)."""
     if not 1 <= len(exercises) <= MAX_CLASS_SET:
         raise ValueError(
             f"a class set holds 1 to {MAX_CLASS_SET} worksheets (got {len(exercises)})"
         )
     sheets = "#pagebreak()\n".join(worksheet_body(ex) for ex in exercises)
-    keys = "#pagebreak()\n".join(key_body(ex) for ex in exercises)
-    return PREAMBLE + sheets + "#pagebreak()\n" + keys
+    return PREAMBLE + sheets + "#pagebreak()\n" + keys_source(exercises)
 
 
 CHEAT_PREAMBLE = r"""
@@ -135,19 +151,27 @@ CHEAT_PREAMBLE = r"""
 """
 
 
-def cheat_sheet_source(rows, label):
+def summary_symbol(row):
+    """The matrix a Summary row defines, as written before its "=": X, W_Q, S', Output."""
+    return row.formula.split("=")[0].strip().replace(r"\mathrm{Output}", "Output")
+
+
+def cheat_sheet_source(rows, label, seen=None):
     """The course module's Summary on one landscape page: a row per concept (``rows``, the
     ``SummaryRow`` of ``lessons.summary``: concept, LaTeX formula and shape, live sizes,
-    meaning), under the complete formula; ``label`` says where the live sizes come from."""
+    meaning), under the complete formula; ``label`` says where the live sizes come from.
+    ``seen``: the symbols (``summary_symbol``) of the matrices the student saw, the only ones
+    given a live size (None: every row)."""
     from attnviz.exercises.latex_typst import to_typst
 
     cells = []
     for row in rows:
         sizes = " × ".join(str(x) for x in row.shape)
+        size = f"(here {sizes})" if seen is None or summary_symbol(row) in seen else ""
         cells += [
             f"[*{typst_text(row.concept)}*]",
             f"[$ {to_typst(row.formula)} $]",  # display style (a block: commas are fine)
-            f"[${to_typst(row.symbols)}$ #muted[{typst_text(f'(here {sizes})')}]]",
+            f"[${to_typst(row.symbols)}$ #muted[{typst_text(size)}]]",
             f"[{typst_text(row.meaning)}]",
         ]
     header = ", ".join(f"[*{typst_text(h)}*]" for h in ("Concept", "Formula", "Shape", "Meaning"))
@@ -173,8 +197,8 @@ def cheat_sheet_source(rows, label):
         + "#v(0.4em) #muted["
         + typst_text(
             "Rows are queries (i), columns keys (j). M, where it appears, is the mask: 0 where "
-            "query i may see key j, −∞ where it may not. The sizes in parentheses are this "
-            "exercise's own."
+            "query i may see key j, −∞ where it may not. The sizes in parentheses are those of "
+            "the matrices this exercise shows or asks for."
         )
         + "]\n"
     )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.checks import AttentionInputError
+from attnviz.lessons.common import TIE_TOLERANCE
 
 RULES = {
     "previous": "the previous token",
@@ -29,6 +30,15 @@ def top_keys(attention):
     A = np.asarray(attention, dtype=float)
     top = A.argmax(axis=1)
     return np.where(A.max(axis=1) > 0, top, -1)
+
+
+def tied_rows(attention):
+    """How many rows of ``attention`` (n, n) share their largest (non-zero) weight among two or
+    more keys, to TIE_TOLERANCE: their top key is the first of those (``top_keys``)."""
+    A = np.asarray(attention, dtype=float)
+    top = A.max(axis=1, keepdims=True)  # (n, 1)
+    at_top = np.abs(A - top) <= TIE_TOLERANCE * np.maximum(1.0, np.abs(top))
+    return int(np.sum((at_top.sum(axis=1) > 1) & (top[:, 0] > 0)))
 
 
 def rule_targets(rule, n):

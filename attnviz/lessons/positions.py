@@ -175,7 +175,8 @@ def permutation_experiment(off, on, permutation=None, *, seed=0):
 
 # --- rotary positions (RoPE) -------------------------------------------------------------------
 ROPE_BASE = 10000.0  # theta_i = ROPE_BASE ** (-2i / d), as in Su et al. (2021)
-# (query position m, key position n) pairs shown: three offsets n - m, each at three places
+# (query position m, key position n) pairs shown: three offsets m - n (the query's position
+# minus the key's, as on the chat model's page), each at three places
 ROPE_PAIRS = ((0, 0), (3, 3), (7, 7), (1, 0), (4, 3), (9, 8), (0, 2), (3, 5), (6, 8))
 
 
@@ -199,7 +200,7 @@ def rotate(x, position, base=ROPE_BASE):
 class RotaryScores:
     """q · k with rotary positions: query q (d,) placed at m, key k (d,) at n.
 
-    ``pairs`` (p, 2) the (m, n) shown; ``offsets`` (p,) n - m; ``scores`` (p,) the rotated
+    ``pairs`` (p, 2) the (m, n) shown; ``offsets`` (p,) m - n; ``scores`` (p,) the rotated
     q_m · k_n; ``plain`` q · k without positions; ``spread_by_offset`` {offset: largest minus
     smallest score among the pairs with that offset} (rounding only: the score depends on the
     offset alone).
@@ -227,6 +228,6 @@ def rotary_scores(q, k, pairs=ROPE_PAIRS, base=ROPE_BASE):
         )
     pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
     scores = np.array([rotate(q, m, base) @ rotate(k, n, base) for m, n in pairs])  # (p,)
-    offsets = pairs[:, 1] - pairs[:, 0]
+    offsets = pairs[:, 0] - pairs[:, 1]  # the query's position minus the key's
     spread = {int(o): float(np.ptp(scores[offsets == o])) for o in sorted(set(offsets.tolist()))}
     return RotaryScores(q, k, pairs, offsets, scores, float(q @ k), spread)

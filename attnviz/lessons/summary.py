@@ -65,7 +65,8 @@ def summary_rows(result):
     output last; each shape is the shape of the result's own array."""
     r = result
     scaled = (
-        f"the scores divided by √d_k = {r.scale_factor:.4g}, so that their spread stays near 1"
+        f"the scores divided by √d_k = {r.scale_factor:.4g}, so that their spread no longer "
+        "grows with d_k (about 1 when q and k have unit-variance entries)"
         if r.scale
         else "scaling is off here, so S' is S"
     )

@@ -8,8 +8,8 @@ own link parameters as a query string (``edit=1,0,5``, ``mask=causal``). Slides 
 
     deck=Home;Attention_as_geometry;Step_by_step/0;Step_by_step/1?edit=1,0,5;Why_scale/1
 
-``deck=lecture`` is the default deck, ``LECTURE``: the 50-minute lecture of the third teaching
-review (section 7). ``slide=k`` (1 to the deck's length) is where in the deck the link is.
+``deck=lecture`` is the default deck, ``LECTURE``: a 50-minute lecture. ``slide=k`` (1 to the
+deck's length) is where in the deck the link is.
 """
 
 from dataclasses import dataclass, field
@@ -59,9 +59,10 @@ def slide(page, step=None, **params):
     return Slide("" if page == "Home" else page, step, tuple(params.items()))
 
 
-# The 50-minute lecture (teaching review 3, section 7): Home; the geometry of q·k; the step page
+# The 50-minute lecture: Home and the geometry of q·k, each through all its steps; the step page
 # from the worked example to the output; one number of X changed, seen in S and A; why scale;
-# the causal mask; the real model's two sentences; a tiny GPT learning induction; the quiz.
+# the causal mask; the real model's two sentences; a tiny GPT learning induction and its heads
+# over training; the Predict questions (all of them); a question to the class.
 LECTURE = (
     slide("Home"),
     slide("Attention_as_geometry"),
@@ -71,8 +72,10 @@ LECTURE = (
     slide("Why_scale", 3),
     slide("Masks_and_temperature", 1, mask="causal"),
     slide("Real_model", 3),  # its section 5: two sentences compared head by head
-    slide("Watch_a_head_learn", gpt_task="induction"),
+    slide("Watch_a_head_learn", 0, gpt_task="induction"),
+    slide("Watch_a_head_learn", 2, gpt_task="induction"),  # the heads over training
     slide("Predict_then_reveal"),
+    slide("Classroom", question="row_sum"),
 )
 
 

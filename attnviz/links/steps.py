@@ -22,6 +22,8 @@ PAGE_STEPS = {
     "Attention_as_geometry": (1, 2),
     "Inside_a_chat_model": (1, 9),
     "Tiled_attention": (1, 4),
+    "Work_it_out": (1, 1),
+    "Lecture_deck": (1, 1),
 }
 
 

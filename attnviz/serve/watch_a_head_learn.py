@@ -7,6 +7,7 @@ bar, through the heavy gate) when ``gpt_run`` misses.
 import numpy as np
 
 from attnviz.charts.head_grid import head_grid
+from attnviz.charts.style import PRESENT_CHART_HEIGHT_PX
 from attnviz.limits import CACHE_GPT_RUNS, CACHE_GRID_FIGURES
 from attnviz.serve.finish import finished
 from attnviz.serve.kept import kept
@@ -64,4 +65,6 @@ def random_heads_finished(choice, present, palette):
     labels = [task.label(i) for i in ids]
     titles = [f"layer {layer} head {head}" for layer in range(L) for head in range(H)]
     fig = head_grid(A, labels, labels, titles=titles, columns=H)
+    if present and L == 1:  # one row of panels: on the projector's first screen, under the bar
+        fig.update_layout(height=min(fig.layout.height, PRESENT_CHART_HEIGHT_PX))
     return finished(fig, present, palette, key="gpt_random_heads")

@@ -20,6 +20,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 from attnviz.checks import AttentionInputError
 from attnviz.limits import MAX_TOKENS
+from attnviz.links.course import LECTURER_TOOLS, course_rank
 from attnviz.links.shared import settings_query
 from attnviz.serve.example import cached_example
 from attnviz.ui.projector import KEPT_PARAMS, page_look, present_wanted
@@ -80,9 +81,12 @@ TOUCH_JS = """<script>
 @functools.cache  # pages/ does not change while the server runs: parse it once
 def lesson_pages():
     """[(path relative to the app, label, one-line description)] for every file in pages/, in
-    the order of their numbers (10_... after 9_...)."""
+    the course's order (``attnviz.links.course``: the course, then the lecturer's tools)."""
     found = []
-    for path in sorted(PAGES_DIR.glob("*.py"), key=lambda p: int(p.stem.split("_", 1)[0])):
+    for path in sorted(
+        PAGES_DIR.glob("*.py"),
+        key=lambda p: (course_rank(p.stem.split("_", 1)[1]), int(p.stem.split("_", 1)[0])),
+    ):
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
         label = path.stem.split("_", 1)[-1].replace("_", " ")
         found.append((f"pages/{path.name}", label, " ".join(doc.split("\n\n", 1)[0].split())))
@@ -105,6 +109,8 @@ def page_links(query):
     """
     try:
         for path, label in [HOME] + [(path, label) for path, label, _ in lesson_pages()]:
+            if Path(path).stem.split("_", 1)[-1] == LECTURER_TOOLS[0]:
+                st.caption("For lecturers")  # the tools, apart from the course
             st.page_link(path, label=label, query_params=query)
     except StreamlitPageNotFoundError:  # raised before a link is drawn: the first, Home
         return

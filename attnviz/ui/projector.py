@@ -24,6 +24,8 @@ PROJECTOR_CSS = """<style>
 [data-testid="stMain"] input, [data-testid="stMain"] textarea,
 [data-testid="stMain"] [data-baseweb="select"] div { font-size: 1.3rem !important; }
 [data-testid="stMain"] [data-testid="stExpander"] summary p { font-size: 1.4rem; }
+[data-testid="stMain"] code { font-size: 1.2rem; }
+[data-testid="stMain"] [data-testid="stFileUploaderDropzoneInstructions"] * { font-size: 1.2rem; }
 /* the stepper: one slim bar; a slide on another page is a link drawn as a button */
 .st-key-stepper p { margin: 0; }
 [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
@@ -44,9 +46,10 @@ FIT_FORMULAS_JS = """<script>
     for (const block of document.querySelectorAll(".katex-display")) {
       const k = block.querySelector(":scope > .katex");
       if (!k) continue;
-      k.style.fontSize = "";
+      k.style.fontSize = "";  // its own size first (1.5em of the text on a projector)
       const room = block.clientWidth, need = k.scrollWidth;
-      if (need > room && room > 0) k.style.fontSize = `${Math.floor(100 * room / need) / 100}em`;
+      const size = parseFloat(getComputedStyle(k).fontSize);
+      if (need > room && room > 0) k.style.fontSize = `${Math.floor(size * room / need)}px`;
     }
   };
   let queued = false;

@@ -157,7 +157,7 @@ def sidebar_widgets(settings, page, note, uses):
         st.toggle(
             "Projector mode",
             key=PRESENT_WIDGET,
-            help="For a lecture: larger text and chart labels, one step at a time on the step "
+            help="For a lecture: larger text and chart labels, one step per screen on every long "
             "page, no downloads or captions, only the settings this page uses. Kept in the link "
             "as present=on.",
         )
@@ -174,7 +174,8 @@ def sidebar_widgets(settings, page, note, uses):
         st.header("Settings")
         if note:
             st.caption(note)
-        shown = SETTING_NAMES if uses is None or not is_present() else uses
+        # ``uses`` () draws none (a phone in a Classroom room, which shows the room's example)
+        shown = SETTING_NAMES if uses is None or not (is_present() or uses == ()) else uses
         if {"generated", "n", "text"} & set(shown):
             st.toggle(
                 "Generate tokens t1 … tn",

@@ -17,6 +17,7 @@ small script in the page (``KEYS_JS``), which leaves keys typed into a box or a 
 
 import contextlib
 import html
+import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -95,6 +96,32 @@ def _deck_move(slides, position, delta, page_path, params):
     return Move(href=_href(slides, target), slide=target)
 
 
+def deck_moves(slides, position, page_path, step, first, last):
+    """(ahead, behind): where Next and Previous go on slide ``position`` of ``slides``, showing
+    step ``step`` of a page whose steps run from ``first`` to ``last``.
+
+    A slide that names its step is that one screen: Next and Previous go to the deck's next and
+    previous slides. A slide without a step is the whole page: Next goes through the page's
+    steps first (``step`` + 1 up to ``last``), then on to the next slide, and Previous back
+    through them to ``first`` before the previous slide."""
+    params = dict(slides[position].params)
+    ahead = _deck_move(slides, position, 1, page_path, params)
+    behind = _deck_move(slides, position, -1, page_path, params)
+    if slides[position].step is None:  # the whole page: its own steps first
+        if step < last:
+            ahead = Move(step=step + 1, slide=position)
+        if step > first:
+            behind = Move(step=step - 1, slide=position)
+    return ahead, behind
+
+
+def url_path(page):
+    """The URL path of the page named ``page`` in its stepper ("" for Home): classic
+    multipage mode's path is the file's name after its number, words joined by _ ("Multi-head"
+    is pages/6_Multi_head.py, path Multi_head)."""
+    return "" if page == "Home" else re.sub(r"[\s-]+", "_", page.strip())
+
+
 def _moved(page, step, slide):
     st.session_state[_state_key(page)] = step
     st.query_params["step"] = str(step)
@@ -150,13 +177,11 @@ def stepper(page, titles, *, first=1, next_action=None):
             st.warning(warning, icon="⚠️")
     k = min(max(state[key], first), last)
     st.query_params["step"] = str(k)
-    here = "" if page == "Home" else page.replace(" ", "_")  # this page's URL path
+    here = url_path(page)
     if slides and slides[position].page != here:  # the link's slide is another page's
         slides = ()
     if slides:  # the deck decides where Next and Previous go
-        params = dict(slides[position].params)
-        ahead = _deck_move(slides, position, 1, here, params)
-        behind = _deck_move(slides, position, -1, here, params)
+        ahead, behind = deck_moves(slides, position, here, k, first, last)
     else:
         ahead = Move(step=k + 1) if k < last else Move()
         behind = Move(step=k - 1) if k > first else Move()
@@ -165,7 +190,8 @@ def stepper(page, titles, *, first=1, next_action=None):
         back, title, forward = st.columns([1, 5, 1], vertical_alignment="center")
         _button(back, "◀ Previous", behind, BACK_KEY, page)
         where = f" · slide {position + 1} of {len(slides)}" if slides else ""
-        title.markdown(f"**{step_label(k, titles, first)}**{where}")
+        name = "" if page == "Home" else f"{page} · "  # the slide's heading: page and step
+        title.markdown(f"**{name}{step_label(k, titles, first)}**{where}")
         if next_action is None:
             _button(forward, "Next ▶", ahead, NEXT_KEY, page)
         else:
@@ -190,11 +216,12 @@ def first_screen(show, first=1):
 @contextlib.contextmanager
 def intro(title, goal, *, random_weights=False, name="intro"):
     """The page's title and learning goal, then a container for its introduction (what the
-    ``with`` block draws) that a projector shows after the step's chart (``after_chart``),
-    opened by the note that the weights are random when ``random_weights``."""
-    st.title(title)
-    learning_goal(goal)
+    ``with`` block draws), opened by the note that the weights are random when
+    ``random_weights``. A projector shows all of it after the step's chart (``after_chart``):
+    the stepper's bar names the page and the step, so the chart comes first."""
     with after_chart(name):
+        st.title(title)
+        learning_goal(goal)
         if random_weights:
             random_weights_note()
         yield

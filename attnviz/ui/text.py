@@ -40,11 +40,13 @@ def step_header(title, formula, shape, meaning):
     (the frame's CSS moves a ``step_meaning`` container to the end), so the chart comes first
     on the screen."""
     st.header(title)
-    st.latex(rf"{formula} \qquad\qquad {shape}")
-    if st.session_state.get("attnviz.present"):
+    if st.session_state.get("attnviz.present"):  # the formula and its meaning after the chart
         slug = "".join(c if c.isalnum() else "_" for c in title)
-        st.container(key=f"step_meaning_{slug}").markdown(meaning)
+        with st.container(key=f"step_meaning_{slug}"):
+            st.latex(rf"{formula} \qquad\qquad {shape}")
+            st.markdown(meaning)
     else:
+        st.latex(rf"{formula} \qquad\qquad {shape}")
         st.markdown(meaning)
 
 

@@ -10,6 +10,7 @@ import pytest
 
 import attnviz
 from attnviz.files.own_numbers import EXERCISE, NAMES
+from attnviz.ui.frame import lesson_pages
 from tests.helpers import PAGES, assert_drawn
 from tools.browser import (
     accessibility_problems,
@@ -75,7 +76,7 @@ def test_the_sidebar_menu_names_home_and_its_links_keep_the_settings(page, serve
     assert sidebar.locator("[data-testid=stSidebarNav]").count() == 0  # Streamlit's own menu
     links = sidebar.locator("[data-testid=stPageLink-NavLink]")
     labels = [text.strip() for text in links.all_inner_texts()]
-    assert labels == ["Home"] + [Path(p).stem.split("_", 1)[1].replace("_", " ") for p in PAGES]
+    assert labels == ["Home"] + [label for _, label, _ in lesson_pages()]  # the course's order
     for href in links.evaluate_all("els => els.map(e => e.href)"):
         assert "d_k=3" in href and "tokens=a+b+c+a" in href
     links.filter(has_text="Home").click()

@@ -5,6 +5,7 @@ lecturer's link opened on the other replica finds the room in Redis; an upload o
 numbers works through nginx (sticky: it reaches the replica that holds the session)."""
 
 import contextlib
+import tempfile
 
 import pytest
 
@@ -20,7 +21,9 @@ pytestmark = [pytest.mark.replicas, pytest.mark.browser]
 def cluster():
     """(replica A's URL, replica B's URL, nginx's URL), all on loopback, one Redis."""
     with contextlib.ExitStack() as stack, pytest.MonkeyPatch.context() as env:
-        env.setenv("ATTNVIZ_REDIS_URL", stack.enter_context(redis_server()))
+        folder = stack.enter_context(tempfile.TemporaryDirectory())
+        redis = redis_server(recipe=True, folder=folder)  # deploy/redis.conf, a password
+        env.setenv("ATTNVIZ_REDIS_URL", stack.enter_context(redis))
         a = stack.enter_context(streamlit_server())
         b = stack.enter_context(streamlit_server())
         proxy = stack.enter_context(nginx_proxy([u.split("//", 1)[1] for u in (a, b)]))
@@ -53,7 +56,8 @@ def test_two_replicas_behind_nginx_share_a_room(browser, cluster, tmp_path):
         join_and_answer(students[1], b, code, 1)
         join_and_answer(students[2], proxy, code, 1)  # through nginx's WebSocket upgrade
         lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
-        link = lecturer.locator("[data-testid=stCode] code").text_content()  # folded away
+        link = lecturer.locator("[data-testid=stExpander] [data-testid=stCode] code")
+        link = link.text_content()  # the lecturer link, folded away
         other = context.new_page()  # on replica B: the room is found in Redis, not in A
         other.goto(b + link[link.index("/Classroom") :])
         button(other, "Reveal").click(timeout=90_000)

@@ -8,12 +8,14 @@ import numpy as np
 import pytest
 
 from attnviz.causal_lm import loading
+from attnviz.causal_lm.findings import INDUCTION_PROMPT
 from attnviz.causal_lm.sampling import next_token_probabilities, top
+from attnviz.charts.matrix import OUTLINE_NAME
 from attnviz.limits import MAX_CHAT_TOKENS
-from attnviz.serve.inside_a_chat_model import display_tokens
-from attnviz.ui.pages.inside_a_chat_model import forget_chat_model
+from attnviz.serve.inside_a_chat_model import CHAT_MODEL, display_tokens
+from attnviz.ui.pages.inside_a_chat_model_generate import NEW_ROW
 from attnviz.ui.text import md_escape
-from tests.helpers import chart_specs, decode, heatmap_z, run
+from tests.helpers import chart_specs, decode, forget_kept, heatmap_z, run, serve_chat_model
 
 PAGE = "pages/12_Inside_a_chat_model.py"
 PROMPT = "The capital of France is"
@@ -22,7 +24,7 @@ PROMPT = "The capital of France is"
 @pytest.fixture(scope="module")
 def lm(causal_lm):
     """The session's model, also as the page's: the "server" has it loaded already."""
-    lm_slot_back(causal_lm)
+    serve_chat_model(causal_lm)
     return causal_lm
 
 
@@ -58,6 +60,8 @@ def test_prediction_grid_and_head(lm, prompt_run):
     assert np.isnan(z[~causal]).all()  # masked: drawn as no number
     np.testing.assert_allclose(z[causal], prompt_run.attention[5, 4][causal], atol=1e-6)
     assert "chat_grid" in specs and "previous token" in markdown(at)
+    assert "chat_block" in specs  # one block of the decoder, as a picture
+    assert "without the chat template" in markdown(at)
     # three tokens generated: the likeliest at T = 0.7, as the model's own generate
     generation = lm.generate(prompt_run, 3, temperature=0.7)
     shown = at.dataframe[1].value
@@ -66,6 +70,12 @@ def test_prediction_grid_and_head(lm, prompt_run):
     last = generation.steps[-1]
     np.testing.assert_allclose(bars(specs["chat_step_row"]), last.attention[5, 4], atol=1e-6)
     np.testing.assert_allclose(heatmap_z(specs["chat_step_q"])[0], last.q[5, 4], atol=1e-6)
+    # the cached K and V outline the new token's row as that, not as an edit (nothing was edited)
+    for key in ("chat_step_k", "chat_step_v"):
+        names = [trace.get("name") for trace in specs[key]["data"]]
+        assert NEW_ROW in names and OUTLINE_NAME not in names
+    # the prompt repeats nothing: the page suggests one that does (tests/test_causal_lm.py)
+    assert INDUCTION_PROMPT in markdown(at)
 
 
 def test_one_more_and_link_warnings(lm, prompt_run):
@@ -101,7 +111,7 @@ def test_markup_and_a_long_prompt_are_text(lm):
 
 
 def test_missing_model_says_what_was_tried(lm, tmp_path, monkeypatch):
-    forget_chat_model()
+    forget_kept(CHAT_MODEL)
     monkeypatch.setenv(loading.ENV, str(tmp_path / "missing.gguf"))
     try:
         at = run(PAGE)
@@ -113,19 +123,8 @@ def test_missing_model_says_what_was_tried(lm, tmp_path, monkeypatch):
         at = run(PAGE)
         assert "could not be read" in "\n".join(e.value for e in at.error)
     finally:
-        forget_chat_model()
-        lm_slot_back(lm)
-
-
-def lm_slot_back(lm):
-    """Put ``lm`` in the server's cache as the page's loaded model."""
-    from attnviz.serve.inside_a_chat_model import CHAT_MODEL
-
-    make, CHAT_MODEL.make = CHAT_MODEL.make, lambda **progress: lm
-    try:
-        CHAT_MODEL.get()
-    finally:
-        CHAT_MODEL.make = make
+        forget_kept(CHAT_MODEL)
+        serve_chat_model(lm)
 
 
 # --- projector mode: one step per screen --------------------------------------------------------
@@ -141,7 +140,7 @@ def test_projector_mode_draws_one_step_with_the_widgets_it_needs(lm, prompt_run)
     at = run(PAGE, {"present": "on", "step": "2"})
     assert headers(at) == ["2. The next token"] and not at.main.title  # title: step 1
     assert set(chart_specs(at)) == {"chat_next"}
-    assert "**Step 2 of 9: 2. The next token**" in markdown(at)
+    assert "**Inside a chat model · Step 2 of 9: 2. The next token**" in markdown(at)
     at.slider(key="chat_temperature").set_value(0.7).run()
     at.button(key="step_next").click().run()  # step 3: the grid and the head picker
     assert headers(at) == ["3. Every head at a glance"] and set(chart_specs(at)) == {"chat_grid"}
@@ -226,5 +225,5 @@ def test_the_model_and_its_runs_leave_memory_when_idle_and_come_back_on_demand(l
     assert serve.CHAT_MODEL.peek() is None
     held = [r for r in cache_report() if r["cache"].startswith(serve.__name__)]
     assert held and all(r["entries"] == 0 for r in held)
-    lm_slot_back(lm)  # the next visitor's load (here: the test's model, loaded once)
+    serve_chat_model(lm)  # the next visitor's load (here: the test's model, loaded once)
     assert not run(PAGE, {"prompt": "Kept until idle"}).exception

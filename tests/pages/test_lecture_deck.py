@@ -4,6 +4,8 @@ deck link said in words."""
 from urllib.parse import parse_qs, urlparse
 
 from attnviz.links.deck import LECTURE
+from attnviz.links.deck_outline import outline
+from attnviz.ui.text import md_escape
 from tests.helpers import run
 
 DECK = "pages/15_Lecture_deck.py"
@@ -18,7 +20,11 @@ def test_the_default_lecture_gives_one_link_that_opens_its_first_slide_in_projec
     query = parse_qs(urlparse(_link(at)).query)
     assert query["deck"] == ["lecture"] and query["slide"] == ["1"] and query["present"] == ["on"]
     assert urlparse(_link(at)).path == "./"  # the lecture starts on Home
-    assert f"**{len(LECTURE)} slides.**" in " ".join(m.value for m in at.markdown)
+    text = " ".join(m.value for m in at.markdown)
+    assert f"The link of these {len(LECTURE)} slides:" in text
+    # the help says what Next does (W1), and describes the default lecture from its slides
+    assert "goes to the deck's next slide; on a slide without a step it first goes through" in text
+    assert f"a 50-minute lecture of {len(LECTURE)} slides: {md_escape(outline(LECTURE))}." in text
 
 
 def test_a_deck_in_the_link_is_edited_and_bad_slides_are_said():

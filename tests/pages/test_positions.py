@@ -43,10 +43,10 @@ def test_positions_shows_equivariance_without_positions_and_its_break_with_them(
     # rotary positions on the sentence's own q and k: one score per offset, from the lesson
     r = exp.original_off
     rot = lessons.rotary_scores(r.Q[0], r.K[1])
-    (table,) = [df.value for df in at.dataframe if "n − m" in df.value.columns]
+    (table,) = [df.value for df in at.dataframe if "offset m − n" in df.value.columns]
     np.testing.assert_allclose(table["R(m)q · R(n)k"], rot.scores)
-    score = rot.scores[rot.offsets == -1][0]
-    assert md_escape(f"offset -1: (1, 0), (4, 3), (9, 8) all give {score:.4g}") in said
+    score = rot.scores[rot.offsets == 1][0]
+    assert md_escape(f"offset 1: (1, 0), (4, 3), (9, 8) all give {score:.4g}") in said
 
 
 def test_shuffle_again_draws_a_new_permutation():

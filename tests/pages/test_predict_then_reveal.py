@@ -73,7 +73,7 @@ def test_an_answer_reveals_right_or_wrong_and_why():
     assert md_escape(questions[0].explanation) in said
     assert md_escape(questions[1].explanation) in said
     assert md_escape(questions[2].explanation) not in said
-    assert "Score: 1 of 2 answered" in said
+    assert "Score: 1 right out of 2 answered" in said
 
 
 # (settings, question set) pairs that between them ask every kind of question

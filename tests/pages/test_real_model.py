@@ -14,12 +14,12 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-import attnviz
 from attnviz.charts.matrix import block_mean, blocks
 from attnviz.limits import MAX_MODEL_TOKENS
 from attnviz.model.head_stats import describe, head_stats
 from attnviz.model.pretrained import MODEL_DIR_ENV
-from attnviz.ui.pages.real_model import DEFAULT_MODEL_TEXT, PENDING_KEY, forget_model
+from attnviz.serve.real_model import MODEL
+from attnviz.ui.pages.real_model import DEFAULT_MODEL_TEXT, PENDING_KEY
 from attnviz.ui.text import md_escape
 from tests.helpers import (
     STEP,
@@ -27,13 +27,14 @@ from tests.helpers import (
     assert_lines_drawn,
     chart_specs,
     decode,
+    forget_kept,
     heatmap_z,
     run,
     run_more,
     widget_by_key,
 )
 
-pytestmark = pytest.mark.usefixtures("model_files")  # skipped without the model's files
+pytestmark = pytest.mark.usefixtures("real_model")  # skipped without the model's files
 
 PAGE = "pages/7_Real_model.py"
 MODEL_KEYS = ("model_grid", "model_Q", "model_K", "model_S", "model_S_scaled", "model_A")
@@ -42,16 +43,16 @@ GRID_ATOL = 0.5 / 255 + ATOL  # the grid's tiles are sent in steps of 1/255 (col
 
 
 @pytest.fixture(scope="module")
-def model():
-    return attnviz.load_pretrained()
+def model(real_model):
+    return real_model
 
 
 @pytest.fixture
 def fresh_cache():
     """No model loaded yet on this "server" (AppTest runs in this process), and none after."""
-    forget_model()
+    forget_kept(MODEL)  # the chat model stays loaded
     yield
-    forget_model()
+    forget_kept(MODEL)  # the chat model stays loaded
 
 
 def markdown(at):

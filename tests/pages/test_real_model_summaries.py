@@ -5,7 +5,6 @@ from ``attnviz.load_pretrained().run(text)``; the runs are cached by the page (`
 import numpy as np
 import pytest
 
-import attnviz
 from attnviz.ui.pages.real_model_summaries import (
     DEFAULT_PAIR,
     MAX_PAIR_CHARS,
@@ -14,7 +13,7 @@ from attnviz.ui.pages.real_model_summaries import (
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, heatmap_z, run
 
-pytestmark = pytest.mark.usefixtures("model_files")  # skipped without the model's files
+pytestmark = pytest.mark.usefixtures("real_model")  # skipped without the model's files
 
 PAGE = "pages/7_Real_model.py"
 ATOL = 1e-6
@@ -22,8 +21,8 @@ PAIR_CHARTS = {"model_pair_bars"}
 
 
 @pytest.fixture(scope="module")
-def model():
-    return attnviz.load_pretrained()
+def model(real_model):
+    return real_model
 
 
 @pytest.fixture(scope="module")
@@ -240,3 +239,25 @@ def test_pair_from_query():
     )
     (a, _), warnings = pair_from_query({"model_a": "é" * (MAX_PAIR_CHARS + 1)})
     assert len(a) == MAX_PAIR_CHARS and "the first 200 are used" in warnings[0]
+
+
+def test_the_projected_compare_step_opens_on_the_comparison_of_the_strongest_tie(model):
+    """A deck's "Compare two sentences" slide: no head grid, no picker; the bars are those of
+    the head where "it" ties most to a shared piece in sentence 1 (found here by hand)."""
+    at = run(PAGE, {"present": "on", "step": "3"})
+    specs = chart_specs(at)
+    assert "model_grid" not in specs and not [r for r in at.radio if r.key == "model_layer"]
+    a, b = (model.run(text) for text in DEFAULT_PAIR)
+    it = a.tokens.index("it")
+    keys = [j for j in range(len(a.tokens) - 3) if j not in (0, it - 1, it, it + 1)]
+    keys.append(len(a.tokens) - 2)
+    _, layer, head, key = max(
+        (a.attention[ll, hh, it, j], ll, hh, j) for ll in range(6) for hh in range(12) for j in keys
+    )
+    assert a.tokens[key] == "animal"
+    first_row, second_row, _ = bars(specs["model_pair_bars"])
+    np.testing.assert_allclose(first_row, a.attention[layer, head, it], atol=ATOL)
+    np.testing.assert_allclose(second_row, b.attention[layer, head, it], atol=ATOL)
+    assert f"Layer {layer}, head {head} (the head of sentence 1's strongest tie), side by side" in [
+        s.value for s in at.subheader
+    ]

@@ -25,6 +25,7 @@ from tests.helpers import (
     run_more,
     text_of,
 )
+from tests.reference import attention_steps
 
 
 def test_step_page_draws_every_step_with_its_shape_and_values():
@@ -320,7 +321,7 @@ def test_the_projectors_step_count_is_the_number_of_steps_the_page_has():
     at = run(STEP, {"present": "on", "step": str(len(every) - 1)})
     assert next(h.value for h in at.header) == every[-1]
     said = " ".join(md.value for md in at.markdown)
-    assert f"**Step {len(every)} of {len(every)}: {every[-1]}**" in said
+    assert f"**Step by step · Step {len(every)} of {len(every)}: {every[-1]}**" in said
     assert at.button(key="step_next").disabled
 
 
@@ -332,8 +333,8 @@ def test_projector_mode_off_shows_every_step_and_drops_step_from_the_link():
     assert chart_specs(at)["A"]["data"][0]["textfont"]["size"] < 18
 
 
-@pytest.mark.parametrize("raw", ["x", "11", "-1"])
-def test_a_bad_step_in_the_link_is_said_and_replaced(raw):
+def test_a_bad_step_in_the_link_is_said_and_replaced():
+    raw = "11"  # past the last step; every bad value read_int meets: tests/test_links.py
     at = run(STEP, {"present": "on", "step": raw})
     assert any(f"`step={raw}`" in w.value for w in at.warning)
     assert not at.exception
@@ -353,16 +354,6 @@ CHART_FIELDS = {  # chart key -> the step it draws
 }
 
 
-def plain_steps(X, r):
-    """Every step from X with the result's weights, written out with numpy (no mask)."""
-    Q, K, V = X @ r.W_Q, X @ r.W_K, X @ r.W_V
-    S = Q @ K.T
-    e = np.exp(S / np.sqrt(r.d_k) - (S / np.sqrt(r.d_k)).max(axis=1, keepdims=True))
-    A = e / e.sum(axis=1, keepdims=True)
-    return dict(X=X, Q=Q, K=K, V=V, scores=S, scaled_scores=S / np.sqrt(r.d_k), attention=A,
-                output=A @ V)  # fmt: skip
-
-
 def assert_outlines_what_changed(specs, old, new, tol=1e-9):
     for key, field in CHART_FIELDS.items():
         before, after = old[field], new[field]
@@ -377,7 +368,8 @@ def test_an_edit_of_x_in_the_link_outlines_exactly_the_cells_that_changed(i, c, 
     X = np.array(r.X)
     X[i, c] = value
     at = run(STEP, {"edit": f"{i},{c},{value:g}"})
-    specs, old, new = chart_specs(at), plain_steps(r.X, r), plain_steps(X, r)
+    weights = (r.W_Q, r.W_K, r.W_V)
+    specs, old, new = chart_specs(at), attention_steps(r.X, *weights), attention_steps(X, *weights)
     assert_outlines_what_changed(specs, old, new)
     for key, field in (("S_scaled", "scaled_scores"), ("A", "attention"), ("output", "output")):
         D = heatmap_z(specs[f"{key}_delta"])  # how much: after - before, beside the outline
@@ -406,15 +398,8 @@ def test_typing_a_new_value_spreads_it_and_one_click_undoes_it():
     assert at.number_input(key="attnviz_edit_value").value == expected().result.X[3, 2]
 
 
-BAD_EDITS = [
-    ("1,2", "not token,dimension,value"),
-    ("9,0,1", "X has 6 rows"),
-    ("0,0,1e9", "from -100 to 100"),
-]
-
-
-@pytest.mark.parametrize(("raw", "said"), BAD_EDITS)
-def test_a_bad_edit_in_the_link_is_said_and_x_is_shown_as_computed(raw, said):
+def test_a_bad_edit_in_the_link_is_said_and_x_is_shown_as_computed():
+    raw, said = "9,0,1", "X has 6 rows"  # every bad edit: tests/test_page_links.py
     at = run(STEP, {"edit": raw})
     assert any(said in w.value for w in at.warning)
     assert "edit" not in at.query_params

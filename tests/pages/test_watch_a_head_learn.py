@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 
 from attnviz.links.tiny_gpt import RunChoice, default_choice
-from attnviz.serve.store import clear_shared_caches
 from attnviz.tiny_gpt import forward, init_params, next_token_logits, train
 from attnviz.ui.pages import watch_a_head_learn as page
-from tests.helpers import chart_specs, decode, run
+from tests.helpers import chart_specs, decode, forget_kept, run
 
 PAGE = "pages/8_Watch_a_head_learn.py"
 STEPS = 40  # a short run: the page's numbers, not what the model learns, are tested here
@@ -23,9 +22,9 @@ SHORT = {"gpt_steps": str(STEPS)}
 @pytest.fixture(autouse=True)
 def fresh_cache():
     """No run trained yet on this "server" (AppTest runs in this process), and none after."""
-    clear_shared_caches()
+    forget_kept()
     yield
-    clear_shared_caches()
+    forget_kept()
 
 
 def texts(at, kind="markdown"):

@@ -14,6 +14,7 @@ from attnviz.limits import MAX_OWN_N
 from attnviz.ui.pages.your_own_numbers import matrices_npz
 from attnviz.ui.text import WORD_JOINER
 from tests.helpers import STEP, assert_drawn, chart_specs, heatmap_z, outlined, run, run_more
+from tests.reference import attention as reference
 
 OWN = "pages/2_Your_own_numbers.py"
 BOX = "attnviz_own_"
@@ -39,17 +40,6 @@ def type_into(at, **texts):
     return at
 
 
-def reference(X, W_Q, W_K, W_V, mask=None, T=1.0, scale=True):
-    """The seed's formula in one line of float64 numpy, independent of attnviz."""
-    X, W_Q, W_K, W_V = (np.asarray(M, float) for M in (X, W_Q, W_K, W_V))
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    L = Q @ K.T / (np.sqrt(Q.shape[1]) if scale else 1) / T
-    L = L if mask is None else np.where(mask, L, -np.inf)
-    E = np.exp(L - L.max(axis=1, keepdims=True))
-    A = E / E.sum(axis=1, keepdims=True)
-    return A, A @ V
-
-
 def test_the_page_opens_on_the_integer_exercise_and_links_it():
     at = run(OWN)
     specs = chart_specs(at)
@@ -70,7 +60,7 @@ def test_typed_numbers_are_used_with_the_sidebars_mask_scaling_and_temperature()
     type_into(at, X=X, W_Q=W, W_K="2 1\n0 1", W_V="1\n-1", labels="a b a c")
     specs = chart_specs(at)
     mats = [own_numbers.parse_matrix("m", t) for t in (X, W, "2 1\n0 1", "1\n-1")]
-    A, out = reference(*mats, mask=np.tri(4, dtype=bool), T=0.5, scale=False)
+    A, out = reference(*mats, mask=np.tri(4, dtype=bool), temperature=0.5, scale=False)
     assert_drawn(heatmap_z(specs["A"]), A.astype(np.float32), mask=np.tri(4, dtype=bool))
     np.testing.assert_allclose(heatmap_z(specs["output"]), out, rtol=1e-6)
     assert specs["A"]["layout"]["yaxis"]["ticktext"] == ["a (1)", "b", "a (2)", "c"]

@@ -4,7 +4,7 @@ Every question asks about a rule of attention, never about a number that the ran
 happen to give, so the right option does not change with the seed:
 
     shape            the shape of Q, K, V, S, A or the output (from the matmul rules)
-    heads_shape      the shape of Concat(head_1, …, head_h) or W_O with h heads
+    heads_shape      the shape of Concat(head_0, …, head_(h−1)) or W_O with h heads
     row_sum          a row of A sums to 1 (0 for a query that may see no key)
     shift            adding c to every score of a row leaves that row of A unchanged
     causal_row       under the causal mask, row 0 of A is [1, 0, …, 0]

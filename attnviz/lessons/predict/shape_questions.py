@@ -93,8 +93,14 @@ def shape(g, rng):
     return Question("shape", text, options, answer, why, matrix=name, table=table)
 
 
+def _concat(h):
+    """ "Concat(head_0, head_1, head_2)": the h heads, numbered from 0 as on Multi head."""
+    heads = [f"head_{i}" for i in range(h)]
+    return f"Concat({', '.join(heads if h <= 4 else [*heads[:2], '…', heads[-1]])})"
+
+
 def heads_shape(g, rng):
-    """With h heads, what shape is Concat(head_1, …, head_h), or W_O? Read off the arrays of
+    """With h heads, what shape is Concat(head_0, …, head_(h−1)), or W_O? Read off the arrays of
     h heads that each copy the sidebar's head (only the shapes are asked about), so that each
     head's output is the core's A V, concatenated and projected as ``multi_head_attention``
     does."""
@@ -108,7 +114,7 @@ def heads_shape(g, rng):
     W_O = np.random.default_rng(0).normal(0, 1 / np.sqrt(h * d_v), (h * d_v, d_model))
     output = concat @ W_O  # (n, h d_v) @ (h d_v, d_model) -> (n, d_model)
     if name == "Concat":
-        described = f"Concat(head_1, …, head_{h})"
+        described = _concat(h)
         answer = shape_text(concat.shape)  # (n, h d_v)
         pairs = [(n, d_v), (h * n, d_v), (n, d_model), (h * d_v, d_model), (n, h * d_k)]
     else:
@@ -122,13 +128,13 @@ def heads_shape(g, rng):
     concat, w_o, out = (shape_text(a.shape) for a in (concat, W_O, output))
     why = (
         f"Each head gives its own output A_h V_h, n × d_v = {head_out}. Concat puts the {h} of "
-        f"them side by side, so Concat(head_1, …, head_{h}) is n × h·d_v = {concat}. W_O maps "
+        f"them side by side, so {_concat(h)} is n × h·d_v = {concat}. W_O maps "
         f"each row back to the model's width, so it is h·d_v × d_model = {w_o}, and "
         f"Concat · W_O is n × d_model = {out}: the shape of X, ready for the next layer."
     )
     table = Table(
         "matrix",
-        ("each head's output A_h V_h", "Concat(head_1, …, head_h)", "W_O", "Concat · W_O"),
+        ("each head's output A_h V_h", "Concat(head_0, …, head_(h−1))", "W_O", "Concat · W_O"),
         ("shape", "here"),
         (
             ("n × d_v", head_out),

@@ -21,10 +21,12 @@ from attnviz.ui.pages.classroom_deck import (
     ask_slide,
     deck_slide,
     remember,
+    remembered_lecturer,
     slide_bar,
     slide_intro,
     take_remembered,
 )
+from attnviz.ui.pages.classroom_ended import remembered_room_ended
 from attnviz.ui.pages.classroom_lecturer import lecturer_view, open_room
 from attnviz.ui.pages.classroom_shared import KEY, NOTE, ROOM, SID, TOUCH_CSS, room_store, say
 from attnviz.ui.pages.classroom_student import join, join_form, student_view
@@ -81,10 +83,12 @@ def classroom(settings, link):
     if kind is not False:
         slide_bar()
     if code and state.get(ROOM) != code:
-        join(code)
+        join(code, rejoin=bool(me))
     if state.get(ROOM):
         student_view(state[ROOM])
         return
+    if remembered_room_ended(settings, remembered_lecturer()):
+        return  # this browser's lecturer held a room that has ended (e.g. a restart)
     landing(settings, kind or None)
 
 

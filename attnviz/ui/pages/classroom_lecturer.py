@@ -14,14 +14,16 @@ import os
 import segno
 import streamlit as st
 
-from attnviz.classroom import RoomError
+from attnviz.classroom import RoomError, RoomNotFoundError
 from attnviz.classroom.questions import pushable_problem, room_settings
 from attnviz.classroom.sketch import is_sketch
 from attnviz.limits import CACHE_QR_CODES
 from attnviz.links.classroom import join_query, lecturer_query
+from attnviz.links.loopback import loopback_warning
 from attnviz.links.shared import settings_query
 from attnviz.serve.kept import kept
 from attnviz.serve.store import object_bytes
+from attnviz.ui.pages.classroom_ended import health_panel, lecturer_ended
 from attnviz.ui.pages.classroom_rounds import (
     ask_args,
     lecturer_round,
@@ -118,7 +120,13 @@ def join_panel(room):
     st.markdown("### Room code")
     st.container(key="cls_code").markdown(f"# {room.code}")  # 6 letters and digits: no markup
     st.image(qr_png(join), width=QR_WIDTH_PX[is_present()])
-    st.markdown(f"Scan the code, or open {md_escape(join)}")
+    st.markdown("Scan the code, or open this link:")
+    # a code block is plain text: the link copies and opens as it is (Markdown would need
+    # md_escape, whose invisible word joiners after ":" break a copied link)
+    st.container(key="cls_join_link").code(join, language=None, wrap_lines=True)
+    warning = loopback_warning(join, PUBLIC_URL_VARIABLE)  # no phone can open localhost
+    if warning:
+        st.warning(md_escape(warning), icon="📵")
 
 
 def lecturer_link(room):
@@ -144,6 +152,8 @@ def answer_count(code):
         say(exc)
         return
     st.metric("Answered", f"{tally.answered} of {tally.students}")
+    if not is_present():
+        health_panel(code)  # in this fragment: one poll for both
 
 
 def lecturer_view(settings):
@@ -151,6 +161,9 @@ def lecturer_view(settings):
     state, store = st.session_state, room_store()
     try:
         room = store.room(state[ROOM])
+    except RoomNotFoundError:
+        lecturer_ended(state[ROOM], state[KEY], settings)  # in words; reopen in one click
+        return
     except RoomError as exc:
         say(exc)
         st.button("Open another room", key="cls_forget", on_click=_forget)
@@ -160,8 +173,7 @@ def lecturer_view(settings):
     if note:
         st.error(md_escape(note), icon="🚫")
     if room.closed:
-        st.info(f"Room {room.code} is closed.", icon="👋")
-        st.button("Open another room", key="cls_forget", on_click=_forget, type="primary")
+        lecturer_ended(room.code, state[KEY], settings)
         return
     question = room_question(room)
     if question is not None and room.phase == "revealed":  # first: one projector screen
@@ -188,6 +200,8 @@ def lecturer_view(settings):
         sketch_board(room)
     if question is not None and room.phase == "revealed":
         proof(room, question, key="cls_lect_proof")
+    if not is_present() and not (question is not None and room.phase == "answering"):
+        health_panel(room.code)  # while answering, answer_count draws it with the count
     st.divider()
     example_controls(room, settings)
     lecturer_link(room)

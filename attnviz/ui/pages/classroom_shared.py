@@ -11,22 +11,23 @@ import time
 
 import pandas as pd
 import streamlit as st
+from streamlit import dataframe_util
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from attnviz.charts.class_answers import answer_bars
 from attnviz.charts.line_charts import vector_bars
 from attnviz.charts.matrix import matrix_heatmap
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.words import figure_text
-from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
+from attnviz.classroom import RoomError, StoreUnavailableError
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.classroom.rounds import question_seed
-from attnviz.limits import CACHE_ROOM_FIGURES
 from attnviz.links.classroom import new_sid
 from attnviz.serve.classroom import ROOM_STORE
 from attnviz.serve.example import cached_example
+from attnviz.serve.finish import kept_chart
 from attnviz.serve.kept import kept
-from attnviz.serve.store import object_bytes
-from attnviz.ui.charts import draw
+from attnviz.ui.charts import display, draw
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
@@ -103,53 +104,39 @@ def question_text(question, number):
     st.markdown(f"**Question {number}.** {md_escape(question.text)}")
 
 
-# A room's charts are the same on every phone: each is made once per room version for all of
-# them (a reveal asks 60 at once), keyed by the room's settings, question set and kind, with
-# its text alternative (charts.words.figure_text: 13 ms for A at 12 tokens), as (fig, words)
-@kept(*CACHE_ROOM_FIGURES, size=object_bytes)
+# A room's charts are the same on every phone: each is made, finished and turned into the dict
+# that is sent once per room state for all of them (serve.finish.kept_chart: a reveal asks 120
+# phones at once), keyed by the room's settings, question set and kind. Made again for each
+# phone, finishing and Plotly's to_dict were about half of a phone's reveal run.
 def answers_figure(settings, quiz_seed, kind, counts, text_px, height):
     """The class's answers ``counts`` to question ``kind`` as bars, the right one green."""
     question = question_of(cached_room_questions(settings, quiz_seed), kind)
     letters = [letter(k) for k in range(len(question.options))]
-    return with_words(
-        answer_bars(
-            letters,
-            question.options,
-            counts,
-            question.answer_index,
-            text_px=text_px,
-            height=height,
-        )
+    return answer_bars(
+        letters, question.options, counts, question.answer_index, text_px=text_px, height=height
     )
 
 
-@kept(*CACHE_ROOM_FIGURES, size=object_bytes)
-def proof_figures(settings, quiz_seed, kind):
-    """The rows of A that prove question ``kind``'s answer, as bar charts (a tuple)."""
-    question = question_of(cached_room_questions(settings, quiz_seed), kind)
-    return tuple(
-        with_words(vector_bars(b.values, b.labels, title=b.title, value_name=b.value_name))
-        for b in question.bars
-    )
+def proof_figure(settings, quiz_seed, kind, m):
+    """Row ``m`` of the rows of A that prove question ``kind``'s answer, as a bar chart."""
+    b = question_of(cached_room_questions(settings, quiz_seed), kind).bars[m]
+    return vector_bars(b.values, b.labels, title=b.title, value_name=b.value_name)
 
 
-@kept(*CACHE_ROOM_FIGURES, size=object_bytes)
 def room_a_figure(settings):
     """The attention matrix A of the example of ``settings``, small enough for a phone."""
     example = cached_example(settings)
     r = example.result
-    return with_words(
-        matrix_heatmap(
-            r.attention,
-            example.labels,
-            example.labels,
-            title="The room's example: A",
-            family="A",
-            kind="probability",
-            value_name="A_ij",
-            mask=r.mask,
-            text_px=ROOM_A_TEXT_PX,
-        )
+    return matrix_heatmap(
+        r.attention,
+        example.labels,
+        example.labels,
+        title="The room's example: A",
+        family="A",
+        kind="probability",
+        value_name="A_ij",
+        mask=r.mask,
+        text_px=ROOM_A_TEXT_PX,
     )
 
 
@@ -161,16 +148,10 @@ def with_words(fig):
 def distribution(room, question, counts, key, height=300):
     """The class's answers to ``question`` (the room's) as bars (chart key ``key``)."""
     text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
-    settings = room_settings(room)
-    fig, words = answers_figure(
-        settings, question_seed(room), question.kind, tuple(counts), text_px, height
-    )
+    args = (room_settings(room), question_seed(room), question.kind, tuple(counts), text_px, height)
     draw(
-        fig,
+        kept_chart(answers_figure, args, *display(), share=None, title="The class's answers"),
         key,
-        share=None,
-        title="The class's answers",
-        words=words,
         config=NO_MODEBAR,
         theme=None,
     )
@@ -182,13 +163,22 @@ def proof(room, question, key):
     q = question
     st.markdown(f"The answer: {option_text(q.answer_index, q.answer)}")
     st.markdown(f"**Why:** {md_escape(q.explanation)}")
-    figures = proof_figures(room_settings(room), question_seed(room), q.kind)  # the twin's too
-    for m, (fig, words) in enumerate(figures):
-        draw(fig, f"{key}_{m}", words=words, config=NO_MODEBAR)
-    if q.table is not None:
-        t = q.table  # a data grid shows its cells as plain text
-        index = pd.Index(t.index, name=t.index_name)
-        st.dataframe(pd.DataFrame(list(t.rows), index=index, columns=list(t.columns)))
+    for m in range(len(q.bars)):
+        args = (room_settings(room), question_seed(room), q.kind, m)
+        draw(kept_chart(proof_figure, args, *display()), f"{key}_{m}", config=NO_MODEBAR)
+    if q.table is not None:  # a data grid shows its cells as plain text
+        st.dataframe(proof_table(room_settings(room), question_seed(room), q.kind))
+
+
+@kept(entries=64)
+def proof_table(settings, quiz_seed, kind):
+    """Question ``kind``'s table as the Arrow table st.dataframe sends (Streamlit's own
+    conversion of the DataFrame, the same bytes), made once for every phone: converting it
+    again for each was about a fifth of a phone's reveal run."""
+    t = question_of(cached_room_questions(settings, quiz_seed), kind).table
+    index = pd.Index(t.index, name=t.index_name)
+    frame = pd.DataFrame(list(t.rows), index=index, columns=list(t.columns))
+    return dataframe_util.convert_pandas_df_to_arrow_table(frame)
 
 
 @st.fragment(run_every=POLL_SECONDS)
@@ -197,18 +187,24 @@ def follow(code):
     new question, the reveal, the room closed), or when the poll came right at the end of the
     page's run (``poll_needs_page``). Draws nothing while nothing changes."""
     state = st.session_state
-    if state.pop(IN_PAGE_RUN, False):  # drawn by the page's own run, the last thing it draws
-        state[PAGE_RUN_ENDED] = time.monotonic()
-        return
-    try:
-        version = room_store().version(code)
-    except RoomNotFoundError:
-        version = "gone"
+    if state.pop(IN_PAGE_RUN, False):
+        if not fragment_run():  # drawn by the page's own run, the last thing it draws
+            state[PAGE_RUN_ENDED] = time.monotonic()
+            return
+        st.rerun()  # a poll, and the page's last run never reached its end: run it again
+    try:  # the version, or lifecycle.ENDED / NEXT + the reopened room's code
+        version = room_store().poll(code, session_id())
     except RoomError:
         version = None  # unreachable: the page says so and keeps asking
     ended = state.pop(PAGE_RUN_ENDED, None)
     if poll_needs_page(version, state.get(SEEN), ended, time.monotonic()):
         st.rerun()
+
+
+def fragment_run():
+    """Whether this run is a fragment's own (a poll), not the page's full run."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def poll_needs_page(version, seen, ended, now):

@@ -10,10 +10,12 @@ ever drawn. Widget keys: ``cls_join_code``, ``cls_join`` (the join form), ``cls_
 import streamlit as st
 
 from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
+from attnviz.classroom.lifecycle import ENDED, ended_reason
 from attnviz.classroom.questions import letter, room_settings
 from attnviz.classroom.sketch import is_sketch
 from attnviz.links.classroom import student_query
-from attnviz.ui.charts import draw
+from attnviz.serve.finish import kept_chart
+from attnviz.ui.charts import display, draw
 from attnviz.ui.pages.classroom_rounds import (
     confidence_taps,
     first_answer_note,
@@ -43,11 +45,18 @@ from attnviz.ui.pages.classroom_sketch import student_sketch
 from attnviz.ui.text import md_escape
 
 
-def join(code):
+def join(code, rejoin=False):
     """Join room ``code`` (typed or from the link) as this session; True when in. A refusal
-    (no such room, full, closed, too many tries) is said on the page."""
+    (no such room, full, closed, too many tries) is said on the page; ``rejoin`` (the address
+    says this browser was in the room): a room no longer found has ended (student_ended)."""
     try:
         room = room_store().join(code, session_id())
+    except RoomNotFoundError as exc:
+        if not rejoin:
+            say(exc)
+            return False
+        st.session_state[ROOM] = code  # student_view says that it ended
+        return True
     except RoomError as exc:
         say(exc)
         return False
@@ -83,8 +92,8 @@ def _leave():
 
 def room_example_view(room):
     """The room's attention matrix A, small enough for a phone (no toolbar)."""
-    fig, words = room_a_figure(room_settings(room))
-    draw(fig, "cls_room_A", share=None, words=words, config=NO_MODEBAR, theme=None)
+    chart = kept_chart(room_a_figure, (room_settings(room),), *display(), share=None)
+    draw(chart, "cls_room_A", config=NO_MODEBAR, theme=None)  # finished once for every phone
 
 
 def student_view(code):
@@ -92,18 +101,22 @@ def student_view(code):
     store, sid = room_store(), session_id()
     try:
         room = store.room(code)
+    except RoomNotFoundError:
+        student_ended(code)  # in words; follows the room the lecturer reopens from it
+        return
     except RoomError as exc:
         say(exc)
         st.button("Join another room", key="cls_leave", on_click=_leave)
-        if not isinstance(exc, RoomNotFoundError):
-            drawn(None)
-            follow(code)  # the store may come back
+        drawn(None)
+        follow(code)  # the store may come back
         return
     drawn(room.version)
     st.subheader(f"Room {room.code}")
     if room.closed:
         st.info("The lecturer has closed this room. Thank you for taking part!", icon="👋")
         st.button("Join another room", key="cls_leave", on_click=_leave)
+        followed(room.code)  # the lecturer reopened it: go there
+        follow(room.code)
         return
     note = st.session_state.pop(NOTE, None)
     if note:
@@ -170,3 +183,39 @@ def revealed(room, question, mine):
     except StoreUnavailableError as exc:
         say(exc)
     proof(room, question, key="cls_proof")
+
+
+def followed(code):
+    """When the lecturer reopened room ``code`` as another: join that one and rerun (the
+    student's page then shows it); False otherwise."""
+    try:
+        successor = room_store().successor(code)
+    except RoomError:
+        return False
+    if successor and join(successor):
+        st.rerun()
+    return False
+
+
+def student_ended(code):
+    """A phone in room ``code``, which the store no longer has open: why, in words, the code
+    box, and the poll that follows the lecturer's reopened room (when one can be named)."""
+    followed(code)
+    store = room_store()
+    try:
+        record = store.record(code)
+    except RoomError as exc:
+        say(exc)
+        record = None
+    st.subheader(f"Room {code}")
+    st.error(ended_reason(record, joined=True, in_process=store.in_process), icon="🔚")
+    if record is not None:
+        st.caption(
+            "If the lecturer opens a new room from this one, this page moves to it on its own. "
+            "Or join the new room with the code on the projector:"
+        )
+        drawn(ENDED)
+        follow(code)
+    else:
+        st.caption("Join the lecturer's new room with the code on the projector:")
+    join_form()

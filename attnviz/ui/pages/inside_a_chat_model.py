@@ -9,6 +9,9 @@ import numpy as np
 import streamlit as st
 
 from attnviz.causal_lm.sampling import next_token_probabilities, top
+from attnviz.causal_lm.storage import storage_counts, storage_sentence
+from attnviz.charts.llama_block import block_figure
+from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.token_bars import probability_bars
 from attnviz.inputs import is_blank
 from attnviz.limits import (
@@ -29,6 +32,7 @@ from attnviz.serve.store import clear_shared_caches
 from attnviz.ui.charts import draw
 from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present, palette
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
 
 KEYS = {  # ChatChoices field -> widget key
@@ -79,17 +83,22 @@ def chat_model():
     return model
 
 
-def about_the_model(c):
-    """What SmolLM2 is, from its config ``c``: the page's opening paragraph."""
+def about_the_model(model):
+    """What SmolLM2 is, from its config and weights: the page's opening paragraph."""
+    c = model.config
+    total = sum(count for count, _ in storage_counts(model.weights).values())
     return (
         f"**SmolLM2-135M-Instruct** is a small chat model of the LLaMA architecture, the design "
         f"of LLaMA, Mistral and Qwen: {c.n_layers} blocks, each with {c.n_heads} query heads of "
         f"{c.d_head} numbers sharing {c.n_kv_heads} key/value heads, d_model = {c.d_model}, and "
-        f"a vocabulary of {c.vocab_size:,} byte-level tokens. Its 135 million weights were "
-        "learned from text, then tuned to follow instructions; they are stored 4-bit (32 weights "
-        "share a scale and an offset), and this page computes with them widened to float32, "
-        "exactly as the reference (Hugging Face transformers) does, in numpy on the server's "
-        "CPU. It reads the prompt left to right and scores every possible next token."
+        f"a vocabulary of {c.vocab_size:,} byte-level tokens. Its {total / 1e6:.1f} million "
+        "weights were learned from text, then tuned to follow instructions. Here "
+        f"{storage_sentence(model.weights)}; this page computes with them widened to "
+        "float32, exactly as the reference (Hugging Face transformers) does, in numpy on the "
+        "server's CPU. It reads the prompt left to right and scores every possible next token. "
+        "The prompt goes in as raw text, without the chat template (the special tokens that mark "
+        "a user's turn and the assistant's) that a chat app wraps around it, so the model "
+        "continues the text rather than answering it."
     )
 
 
@@ -259,3 +268,20 @@ def next_token_section(model, run, temperature, top_k):
         "token's row of logits, softmax(logits / T): the same stable row softmax that turns "
         "S′ into A."
     )
+
+
+def block_picture(model):
+    """One block of the model as a picture (``charts.llama_block``), with its words: the
+    decoder's whole layer, of which the page then opens the attention."""
+    c = model.config
+    words = (
+        f"Each of the {c.n_layers} blocks: the stream x goes through RMSNorm, then attention "
+        f"({c.n_heads} query heads sharing {c.n_kv_heads} key/value heads, RoPE, the causal "
+        "mask), whose output is added to x (the residual path); then RMSNorm, the SwiGLU MLP "
+        f"({c.d_model} → {c.d_ff} → {c.d_model}) and a second residual add. The result is the "
+        "next block's x."
+    )
+    size = PRESENT_TEXT_PX if is_present() else TEXT_PX
+    draw(block_figure(c, text_px=size), "chat_block", words=words,
+         config={"displaylogo": False, "staticPlot": True})  # fmt: skip
+    after_chart("block").markdown(words)

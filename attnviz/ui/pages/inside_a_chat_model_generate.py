@@ -12,6 +12,8 @@ from attnviz.ui.projector import data_table
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
 
+NEW_ROW = "new row (this token)"  # the K and V charts' outline: the row computed for it
+
 
 def _one_more():
     state = st.session_state
@@ -125,11 +127,11 @@ def cache_view(model, run, generation, number, labels, layer, head):
         show_matrix(
             K_all[: t + 1], labels[: t + 1], dims(c.d_head), key="chat_step_k",
             title=f"K, key/value head {g}: rows 0–{t - 1} cached, {t} new",
-            family="K", outline=outline,
+            family="K", outline=outline, outline_name=NEW_ROW,
         )  # fmt: skip
     with right:
         show_matrix(
             V_all[: t + 1], labels[: t + 1], dims(c.d_head), key="chat_step_v",
             title=f"V, key/value head {g}: rows 0–{t - 1} cached, {t} new",
-            family="V", outline=outline,
+            family="V", outline=outline, outline_name=NEW_ROW,
         )  # fmt: skip

@@ -4,9 +4,10 @@ step by step (RMSNorm, Q and K before and after RoPE, V, S, S′, the causal A, 
 import numpy as np
 import streamlit as st
 
-from attnviz.causal_lm.findings import SCORES, THRESHOLD, head_scores
+from attnviz.causal_lm.findings import INDUCTION_PROMPT, SCORES, THRESHOLD, head_scores
 from attnviz.causal_lm.llama import rope
 from attnviz.charts.model_grid import head_outline
+from attnviz.lessons.positions import ROPE_BASE
 from attnviz.serve.finish import with_shape
 from attnviz.serve.inside_a_chat_model import chat_head, grid_finished
 from attnviz.ui.charts import dims, draw, show_matrix
@@ -51,10 +52,10 @@ def grid_section(model, run, text, layer, head):
         for g in range(c.n_kv_heads)
     )
     after_chart("grid").markdown(  # on a projector after the grid
-        f"Every one of the {c.n_layers * c.n_heads} heads' A for this prompt: row l is block l, "
-        f"column h is query head h. {groups.capitalize()} (grouped-query attention: "
-        f"{c.n_heads} queries, {c.n_kv_heads} keys and values per block). Every A is zero above "
-        "its diagonal: the causal mask."
+        f"Every one of the {c.n_layers * c.n_heads} heads' A for this prompt: row l is block l "
+        f"(labelled “layer l”), column h is query head h. {groups.capitalize()} (grouped-query "
+        f"attention: {c.n_heads} queries, {c.n_kv_heads} keys and values per block). Every A is "
+        "zero above its diagonal: the causal mask."
     )
     # 30 tiles high leave no room for the tokens beside each: the hover names each head
     outline = head_outline(run.attention.shape, (layer, head))  # per head picked, the rest kept
@@ -75,7 +76,7 @@ def findings(run):
         if name == "induction" and scores.induction_queries == 0:
             lines.append(
                 f"- **{what.capitalize()}**: this prompt repeats no token, so there is nothing "
-                "to copy. Try “Harry Potter and the cat. Harry Potter and the”."
+                f"to copy. Try “{INDUCTION_PROMPT}”."
             )
             continue
         found = scores.top(name)
@@ -133,7 +134,11 @@ def _queries_and_keys(h, run, labels, c):
         rf"({run.n} \times {d})",
         f"RoPE turns each pair of columns (i, i + {d // 2}) of the query or key at position p by "
         f"the angle p·θᵢ, θᵢ = {c.rope_base:,.0f}^(−2i/{d}): column pair 0 turns one radian per "
-        f"position, pair {d // 2 - 1} {1 / c.rope_base ** ((d - 2) / d):.2g} radians.",
+        f"position, pair {d // 2 - 1} {1 / c.rope_base ** ((d - 2) / d):.2g} radians. The "
+        f"Positions page pairs neighbouring columns (2i, 2i + 1) with base {ROPE_BASE:,.0f}: "
+        "which columns make a pair is a fixed reordering of the dimensions (this model's "
+        "weights were trained with this one), and the base is the model's choice. Both pages "
+        "count an offset as the query's position minus the key's.",
     )
     left, right = st.columns(2)
     with left:
@@ -168,8 +173,8 @@ def _scores(h, run, labels, c):
         show_matrix(h.S, labels, labels, key="chat_s", title="S = QKᵀ", family="S",
                     value_range=bound)  # fmt: skip
     with right:
-        show_matrix(h.S_scaled, labels, labels, key="chat_s2", title="S′ = S / √d", family="S",
-                    value_range=bound)  # fmt: skip
+        show_matrix(h.S_scaled, labels, labels, key="chat_s2", family="S", value_range=bound,
+                    title=f"S′ = S / √d_k (= {np.sqrt(d):g})")  # fmt: skip
     show_matrix(h.A, labels, labels, key="chat_a", title="A (causal)", family="A",
                 kind="probability", mask=h.mask)  # fmt: skip
     diff = float(np.abs(h.A - run.attention[h.layer, h.head]).max())
@@ -199,7 +204,14 @@ def offset_table(h, labels, c):
     rows = []
     for p_q, p_k in [(i, j), (i + 10, j + 10), (i + 100, j + 100), (i, i), (i + 5, j)]:
         value = float(rope(q, [p_q], c.rope_base)[0] @ rope(k, [p_k], c.rope_base)[0])
-        rows.append({"query at": p_q, "key at": p_k, "offset": p_q - p_k, "q · k": round(value, 4)})
+        rows.append(
+            {
+                "query at": p_q,
+                "key at": p_k,
+                "offset (query − key)": p_q - p_k,
+                "q · k": round(value, 4),
+            }
+        )
     st.table(rows)
     st.markdown(
         f"The query of “{md_escape(labels[i])}” and the key of “{md_escape(labels[j])}” "

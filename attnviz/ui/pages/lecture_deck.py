@@ -1,8 +1,8 @@
 """The Lecture deck page: a table of slides (page, step, settings) that the lecturer edits, read
 back as a deck (``attnviz.links.deck``), and the one link that gives the lecture.
 
-The table starts from the deck in the page's own link (``deck=``), or from the review's
-50-minute lecture; a row that names no page or has a bad step is left out, and said.
+The table starts from the deck in the page's own link (``deck=``), or from the default
+50-minute lecture (``LECTURE``); a row that names no page or has a bad step is left out, and said.
 """
 
 from pathlib import Path
@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from attnviz.links.deck import LECTURE, SLIDE_SEP, deck_text, parse_deck, read_deck, slide_query
+from attnviz.links.deck import LECTURE, SLIDE_SEP, parse_deck, read_deck, slide_query
 from attnviz.ui.frame import lesson_pages, page_paths
 
 TABLE_KEY = "deck_table"
@@ -94,10 +94,7 @@ def deck_link(text):
         return None
     query = slide_query(slides, 0)
     link = f"./{slides[0].page}?{urlencode(query)}"
-    st.markdown(
-        f"**{len(slides)} slides.** The lecture's link (the deck is `{deck_text(slides)}`"
-        " when it is the default):"
-    )
+    st.markdown(f"The link of these {len(slides)} slides:")
     st.code(link, language=None, wrap_lines=True)
     st.link_button("▶ Start the lecture", link, type="primary")
     return link

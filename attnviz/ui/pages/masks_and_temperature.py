@@ -18,6 +18,7 @@ from attnviz.lessons import (
 )
 from attnviz.ui.charts import dims, draw, show_matrix, toolbar
 from attnviz.ui.sidebar import follow
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice
 
 MODE_NAMES = {
@@ -87,14 +88,15 @@ def pick_mask(shared_mask, labels):
         key=MODE,
     )
     n_padding, cells = 0, ()
+    about = after_chart("mask_mode")  # on a projector after the mask's charts
     if mode == "none":
-        st.markdown(
+        about.markdown(
             "**No mask: bidirectional attention, as in BERT.** Every query sees every key, "
             "before and after it. An encoder reads the whole sentence at once, so each token may "
             "use its left and right context."
         )
     elif mode == "causal":
-        st.markdown(
+        about.markdown(
             "**Causal mask, as in GPT.** Query i may see keys 0 … i only: everything above the "
             "diagonal is −∞. A decoder is trained to predict the next token, so a token must "
             "not see the tokens after it; the mask also lets one pass train every position at "
@@ -102,7 +104,7 @@ def pick_mask(shared_mask, labels):
         )
     elif mode == "padding":
         n_padding = _padding_count(n)
-        st.markdown(
+        about.markdown(
             f"**Padding mask.** Sentences of different lengths are padded to one length so they "
             f"fit in one batch; here the last {n_padding} token(s) play the padding. No query "
             "may attend to a padding key, so the real tokens ignore them (the padding rows still "
@@ -110,7 +112,7 @@ def pick_mask(shared_mask, labels):
         )
     else:
         cells = tuple(sorted(custom_cells(labels)))
-        st.markdown(
+        about.markdown(
             "**Custom mask.** Click a cell of the mask (or pick it below) to block or allow that "
             "key for that query. Block a whole row to see what a query with no key gets."
         )
@@ -152,7 +154,7 @@ def mask_matrices(mask, masked, labels, *, selectable):
             family="A",
             title="mask: 1 = may attend, 0 = blocked",
             value_name="allowed",
-            kind="probability",
+            kind="binary",
             selectable=selectable,
         )
         if click is not None:
@@ -179,7 +181,7 @@ def mask_matrices(mask, masked, labels, *, selectable):
             share=0.5,
             mask=masked.mask,
             family="A",
-            title="A after the softmax: each row renormalised",
+            title="A after the softmax: each row normalised over the keys it may see",
             value_name="A_ij",
             kind="probability",
         )
@@ -252,7 +254,7 @@ def limit_matrices(sweep, A, labels, T):
     """A at temperature ``T`` between its limits T -> 0 (argmax) and T -> inf (uniform)."""
     c1, c2, c3 = st.columns(3)
     for col, M, key, title in (
-        (c1, sweep.argmax_limit, "limit_argmax", "T → 0: argmax (one-hot)"),
+        (c1, sweep.argmax_limit, "limit_argmax", "T → 0: argmax (one-hot unless keys tie)"),
         (c2, A, "A_at_T", f"A at T = {T:g}"),
         (c3, sweep.uniform_limit, "limit_uniform", "T → ∞: uniform over allowed keys"),
     ):

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.charts.head_grid import head_grid
-from attnviz.lessons.head_rules import RULES, disagreement, rule_counts
+from attnviz.lessons.head_rules import RULES, disagreement, rule_counts, tied_rows
 from attnviz.limits import MAX_GRID_CELLS
 from attnviz.serve.finish import kept_chart
 from attnviz.ui.attention_view import show_attention
@@ -16,6 +16,7 @@ from attnviz.ui.charts import dims, display, draw, show_matrix
 from attnviz.ui.inspectors import cell_inspector
 from attnviz.ui.pages.multi_head import SEEDED
 from attnviz.ui.projector import data_table
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
 
 CHART_CONFIG = {"displaylogo": False}
@@ -104,8 +105,15 @@ def built_head_notice(built, A, labels):
             f"Your edits changed {built.changed[0]} weights of W_Q and {built.changed[1]} of W_K."
         )
     held = [rule for rule, c in counts.items() if c.all]
+    tied = tied_rows(A)
     lines.append(
-        f"Where head {built.head}'s rows put their largest weight: {_counts_text(counts)}."
+        f"Where head {built.head}'s rows put their largest weight: {_counts_text(counts)}"
+        + (
+            f" ({tied} of the {len(A)} rows share their largest weight between keys; such a row "
+            "counts for the earliest of them)."
+            if tied
+            else "."
+        )
     )
     if held:
         lines.append(f"Its rule: every row attends most to {RULES[held[0]]}.")
@@ -128,7 +136,8 @@ def _which(key, row):
 def why_heads(mh, labels):
     """Why several heads help, in words with the current numbers, and a table per head."""
     st.header("Why several heads help")
-    st.markdown(
+    words = after_chart("why_heads")  # on a projector after the table
+    words.markdown(
         "Each row of one head's A is **one** softmax: a single weighted average of the values. "
         "If a token needs information from two places at once (the word before it *and* the "
         "subject at the start), one head must split its weight between them and blurs both. "
@@ -138,7 +147,7 @@ def why_heads(mh, labels):
     )
     A = mh.attention  # (h, n, n)
     if mh.n_heads == 1:
-        st.markdown("With **h = 1** there is one rule only: raise h above to compare heads.")
+        words.markdown("With **h = 1** there is one rule only: raise h above to compare heads.")
     else:
         tops, n_distinct, row = disagreement(A)
         picks = ", ".join(
@@ -149,13 +158,13 @@ def why_heads(mh, labels):
         )
         differ = int(np.sum(n_distinct > 1))
         if differ:
-            st.markdown(
+            words.markdown(
                 f"Here, for query **{md_escape(labels[row])}** (row {row}), {picks}: "
                 f"{n_distinct[row]} different tokens. Over all {len(labels)} rows, "
                 f"the heads pick different top keys in **{differ} rows**."
             )
         else:
-            st.markdown(
+            words.markdown(
                 "Here every head puts each row's largest weight on the same key: these heads "
                 "repeat one rule. Build one by hand above to give it another."
             )
@@ -179,11 +188,12 @@ def open_head(mh, labels):
     st.header("Open one head, step by step")
     if st.session_state.get("mh_open", 0) >= mh.n_heads:
         st.session_state["mh_open"] = 0
-    k = st.selectbox(
+    about = after_chart("open_head")  # on a projector the picker and the words after Q and K
+    k = about.selectbox(
         "Head to open", range(mh.n_heads), format_func=lambda k: f"head {k}", key="mh_open"
     )
     r = mh.heads[k]
-    st.markdown(
+    about.markdown(
         f"Head {k} is ordinary single-head attention on its own slice of the weights: "
         f"W_Q and W_K columns {k * r.d_k} to {(k + 1) * r.d_k - 1}, "
         f"W_V columns {k * r.d_v} to {(k + 1) * r.d_v - 1}."

@@ -13,6 +13,7 @@ import streamlit as st
 from attnviz import lessons
 from attnviz.ui.charts import dims, show_matrix
 from attnviz.ui.projector import data_table
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape, notice
 
 SHUFFLE = "attnviz_lesson_shuffle"
@@ -77,7 +78,8 @@ def comparison(exp, labels, positions):
                 key=f"{key}_{name}",
                 share=0.5,
                 family="O",
-                title=f"{title}: {what}",
+                # on a projector the step's heading says which: one line, above its axis title
+                title=what if is_present() else f"{title}: {what}",
                 col_title="value dimension c",
                 row_title="token (row)",
             )
@@ -158,7 +160,7 @@ def encoding_matrix(P):
 
 def rotary_table(exp, labels):
     """RoPE on the sidebar's own query and key (token 0's query, token 1's key, no positions
-    added): q · k at several (m, n), the same offset n - m giving the same score."""
+    added): q · k at several (m, n), the same offset m - n giving the same score."""
     r = exp.original_off
     j = 1 if r.n > 1 else 0
     rot = lessons.rotary_scores(r.Q[0], r.K[j])
@@ -167,7 +169,7 @@ def rotary_table(exp, labels):
             {
                 "query at m": rot.pairs[:, 0],
                 "key at n": rot.pairs[:, 1],
-                "n − m": rot.offsets,
+                "offset m − n": rot.offsets,
                 "R(m)q · R(n)k": rot.scores,
             }
         ),

@@ -87,6 +87,9 @@ def score(questions, choices):
     answered = [(q, c) for q, c in zip(questions, choices, strict=True) if c is not None]
     if answered:
         right = sum(c == q.answer for q, c in answered)
-        st.markdown(f"**Score: {right} of {len(answered)} answered** ({len(questions)} questions).")
+        st.markdown(
+            f"**Score: {right} right out of {len(answered)} answered** ({len(questions)} "
+            "questions)."
+        )
     else:
         st.markdown(f"{len(questions)} questions. Your score appears here as you answer.")

@@ -21,6 +21,7 @@ from attnviz.ui.inspectors import cell_inspector
 from attnviz.ui.progress import progress_tqdm
 from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present, palette
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, step_header
 
 PENDING_KEY = "model.pending_head"  # (layer, head) to show: clicked in the grid or a ranking
@@ -187,9 +188,10 @@ def head_picker(run, text):
     A click on a thumbnail is applied to the radios on the rerun it causes.
     """
     apply_pending_head()
-    c1, c2 = st.columns([1, 2])
-    layer = c1.radio("Layer", range(run.config.n_layers), key="model_layer", horizontal=True)
-    head = c2.radio("Head", range(run.config.n_heads), key="model_head", horizontal=True)
+    with after_chart("head_picker"):  # on a projector the radios after the grid
+        c1, c2 = st.columns([1, 2])
+        layer = c1.radio("Layer", range(run.config.n_layers), key="model_layer", horizontal=True)
+        head = c2.radio("Head", range(run.config.n_heads), key="model_head", horizontal=True)
     grid_chart(text, (layer, head))
     return layer, head
 

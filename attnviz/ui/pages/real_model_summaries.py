@@ -29,6 +29,7 @@ from attnviz.serve.real_model import model_run
 from attnviz.ui.charts import draw, show_matrix, toolbar
 from attnviz.ui.pages.real_model import (
     PENDING_KEY,
+    apply_pending_head,
     head_picker,
     head_summary,
     heads_in_words,
@@ -86,12 +87,13 @@ def _summary(matrix, tokens, labels, key, value_name, title):
 def layer_summaries(run, labels):
     """A layer picker, then its heads' average and the rollout through it, side by side."""
     n_layers, n_heads = run.config.n_layers, run.config.n_heads
-    st.latex(
+    controls = after_chart("layer_controls")  # on a projector the formula and picker after
+    controls.latex(
         r"\bar A_l = \frac{1}{H}\sum_{h=0}^{H-1} A_l^h, \quad "
         r"\tilde A_l = 0.5\,\bar A_l + 0.5\,I, \quad "
         r"R_l = \tilde A_l\,\tilde A_{l-1} \cdots \tilde A_0"
     )
-    layer = st.radio(
+    layer = controls.radio(
         "Layer to summarise",
         range(n_layers),
         index=n_layers - 1,
@@ -133,7 +135,9 @@ SUMMARY_TEXTS = ("the sidebar's sentence", "sentence 1 of §5", "sentence 2 of �
 def summary_run(model, run, labels):
     """Which sentence section 6 summarises: the sidebar's (``run``, ``labels``) or one of the
     pair just compared in section 5 (its run cached by ``model_run``). Returns (run, labels)."""
-    choice = st.radio("Sentence to summarise", SUMMARY_TEXTS, key=SUMMARY_TEXT_KEY, horizontal=True)
+    choice = after_chart("summary_text").radio(
+        "Sentence to summarise", SUMMARY_TEXTS, key=SUMMARY_TEXT_KEY, horizontal=True
+    )
     index = SUMMARY_TEXTS.index(choice)
     pair = st.session_state.get(PAIR_KEPT, DEFAULT_PAIR)
     if index == 0 or not pair[index - 1].strip():
@@ -259,6 +263,18 @@ def _ranking(diff, runs, labels, word):
         )
 
 
+def _strongest_head(diff, runs):
+    """(layer, head) of sentence 1's strongest tie of the compared word to a shared piece, or
+    the head where the sentences differ most when there is none."""
+    link = strongest_shared_links(
+        runs[0].attention, runs[1].attention, diff.alignment, diff.query_a
+    )[0]
+    if link is not None:
+        return link.layer, link.head
+    layer, head, _ = diff.ranked()[0]
+    return layer, head
+
+
 def _shared_links(diff, runs, labels, word):
     """In each sentence, the shared piece the word ties to most (beyond its neighbours), and
     what the same head does in the other sentence; then why that is no explanation."""
@@ -287,8 +303,12 @@ def _shared_links(diff, runs, labels, word):
     )
 
 
-def compare_pair(model, first, second, layer, head):
-    """The word picker, the heads ranked by difference, then the chosen head side by side."""
+def compare_pair(model, first, second, layer=None, head=None):
+    """The word picker, the heads ranked by difference, then the chosen head side by side.
+
+    ``layer``, ``head`` None (a projected step of its own, where no head was picked): the head
+    of sentence 1's strongest tie of the word to a shared piece (the default pair: "it" to
+    "animal"). In projector mode the side-by-side bars come first, the rest after them."""
     if not first.strip() or not second.strip():
         st.warning("A sentence is empty: type a few words in both boxes.", icon="✍️")
         return
@@ -302,22 +322,29 @@ def compare_pair(model, first, second, layer, head):
             )
     labels = tuple(token_labels(run.tokens) for run in runs)
     alignment = align(runs[0].tokens, runs[1].tokens)
-    query = _word_choice(alignment, labels[0])
+    with after_chart("pair_word"):  # on a projector after the bars
+        query = _word_choice(alignment, labels[0])
     word = f"“{md_escape(labels[0][query])}”"
     diff = pair_difference(runs[0].attention, runs[1].attention, alignment, query)
     if alignment.identical:
         st.info("The two sentences have the same word pieces: every head reads them alike.")
         return
     slot_labels = alignment.slot_labels(labels[0])
-    _ranking(diff, runs, labels, word)
-    _shared_links(diff, runs, labels, word)
-
-    st.subheader(f"Layer {layer}, head {head} (chosen above), side by side")
+    with after_chart("pair_ranking"):
+        _ranking(diff, runs, labels, word)
+        _shared_links(diff, runs, labels, word)
+    if layer is None:
+        layer, head = _strongest_head(diff, runs)
+        where = "the head of sentence 1's strongest tie"
+    else:
+        where = "chosen above"
     rank = next(k for k, (ll, hh, _) in enumerate(diff.ranked(), 1) if (ll, hh) == (layer, head))
-    st.markdown(
-        f"Here the difference is **{diff.distance[layer, head]:.2f}** (rank {rank} of "
-        f"{diff.distance.size}): half the sum of the gaps between each pair of bars."
-    )
+    with after_chart("pair_rank"):
+        st.subheader(f"Layer {layer}, head {head} ({where}), side by side")
+        st.markdown(
+            f"Here the difference is **{diff.distance[layer, head]:.2f}** (rank {rank} of "
+            f"{diff.distance.size}): half the sum of the gaps between each pair of bars."
+        )
     fig = paired_bars(
         diff.rows_a[layer, head],
         diff.rows_b[layer, head],
@@ -368,7 +395,13 @@ def chosen_head(text, parts=("head", "pair")):
                 "say:"
             )
             heads_in_words(run.stats)
-    layer, head = head_picker(run, text)  # the pair's step too: it compares on this head
+    if "head" in parts:  # the picker and the grid; the pair's projected step has neither
+        layer, head = head_picker(run, text)
+    else:
+        apply_pending_head()  # a ranked head's button opens it
+        state = st.session_state
+        picked = "model_layer" in state and "model_head" in state
+        layer, head = (state["model_layer"], state["model_head"]) if picked else (None, None)
     if "head" in parts:
         r = run.head(model, layer, head)  # recomputed from the layer's input X: see section 4
         st.header(f"3. Layer {layer}, head {head}, step by step")
@@ -386,9 +419,11 @@ def chosen_head(text, parts=("head", "pair")):
     if "pair" not in parts:
         return
     st.header("5. Compare two sentences")
-    st.markdown(
-        "A classic pair: a reader takes “it” to be the animal when it is too tired and the "
-        "street when it is too wide. Does attention follow? Edit either sentence, pick a word "
-        "both share, and see which heads move that word's weight most."
-    )
-    compare_pair(model, *pair_sentences(), layer, head)
+    with after_chart("pair_intro"):  # on a projector after the comparison
+        st.markdown(
+            "A classic pair: a reader takes “it” to be the animal when it is too tired and the "
+            "street when it is too wide. Does attention follow? Edit either sentence, pick a "
+            "word both share, and see which heads move that word's weight most."
+        )
+        pair = pair_sentences()
+    compare_pair(model, *pair, layer, head)

@@ -90,11 +90,11 @@ def row_update_latex(tiled, k, i):
         else rf"{step.start} \le j \le {step.stop - 1}"
     )
     lines = [
-        rf"m'_{{{i}}} &= \max\left(m_{{{i}}}, \max_{{{keys}}} S_{{{i}j}}\right) = "
+        rf"m'_{{{i}}} &= \max\left(m_{{{i}}}, \max_{{{keys}}} S'_{{{i}j}}\right) = "
         rf"\max({_tex(m)}, {_tex(bm)}) = {_tex(m2)}",
         rf"e^{{m_{{{i}}} - m'_{{{i}}}}} &= {_tex(step.rescale[i])}",
         rf"l'_{{{i}}} &= e^{{m_{{{i}}} - m'_{{{i}}}}}\, l_{{{i}}} + \sum_{{{keys}}} "
-        rf"e^{{S_{{{i}j}} - m'_{{{i}}}}} = {_tex(step.rescale[i])} \cdot {_tex(l_before)} + "
+        rf"e^{{S'_{{{i}j}} - m'_{{{i}}}}} = {_tex(step.rescale[i])} \cdot {_tex(l_before)} + "
         rf"{_tex(step.weights[i].sum())} = {_tex(step.row_sum[i])}",
     ]
     return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
@@ -117,8 +117,8 @@ def show_step(tiled, k, labels):
             key="tile_logits",
             share=0.5,
             family="S",
-            title=f"S_b of block {k} (scaled)",
-            value_name="S_ij",
+            title=f"S′_b of block {k} (scaled)",
+            value_name="S′_ij",
         )
     with right:
         show_matrix(
@@ -128,7 +128,7 @@ def show_step(tiled, k, labels):
             key="tile_weights",
             share=0.5,
             family="A",
-            title="P̃ = exp(S_b − m′)",
+            title="P̃ = exp(S′_b − m′)",
             value_name="P̃_ij",
             kind="probability",
         )

@@ -78,11 +78,13 @@ def _set_task_defaults():
         state[WIDGETS[field]] = value
 
 
-def choices(seed):
+def choices(seed, draw=True):
     """Draw the task and size widgets; return the RunChoice they hold (with the sidebar's seed).
 
     A new session starts from the URL (bad values clamped, with a warning); the widgets keep
     the choice when the user visits another page and comes back. The URL follows the widgets.
+    ``draw`` False (a projector's step that only shows the trained model): no widgets, the
+    choice kept from the last run that drew them (they take it back when drawn again).
     """
     state = st.session_state
     if URL_KEY not in state:
@@ -95,6 +97,11 @@ def choices(seed):
             state[key] = getattr(kept, field)
     if TEXT_KEY not in state:
         state[TEXT_KEY] = kept.text or NURSERY_RHYME
+    if not draw:
+        choice = replace(kept, seed=seed)
+        state[CHOICE_KEY] = choice
+        _sync_url(choice)
+        return choice
 
     st.selectbox(
         "Task",

@@ -281,7 +281,8 @@ def gradient(settings, d_k):
     else:
         ratio = "no smaller: these rows are far from saturated"
     notice(
-        f"With scaling (c = 1) ‖J‖ averages **{g_on:.3g}** over the rows; without it "
+        f"With scaling (c = 1) ‖J‖_F, the Frobenius norm of the softmax's Jacobian J, averages "
+        f"**{g_on:.3g}** over the rows; without it "
         f"(c = √{d_k} = {root:.3g}) **{g_off:.3g}**, {ratio}."
         + (" The gradient that trains the scores fades as the rows saturate." if d_k > 1 else "")
     )

@@ -22,12 +22,12 @@ from attnviz.exercises import LEVELS, SOFTMAX_LEVELS, check
 from attnviz.exercises.draw import SIZES
 from attnviz.exercises.exercise import A_PLACES, exp_table_math
 from attnviz.exercises.notation import Math
-from attnviz.exercises.pdf import cheat_sheet_pdf, class_set_pdf, worksheet_pdf
+from attnviz.exercises.pdf import cheat_sheet_pdf, class_set_pdf, pdf_name, worksheet_pdf
 from attnviz.files.own_numbers import format_matrix
 from attnviz.limits import MAX_ANSWER_CHARS, MAX_CLASS_SET, MAX_SEED, PDF_SECONDS
 from attnviz.links.work_it_out import NAMES, ExerciseChoice, choice_from_query
 from attnviz.serve.gate import deferred
-from attnviz.ui.sidebar import page_choice, write_page_params
+from attnviz.ui.sidebar import is_present, page_choice, write_page_params
 from attnviz.ui.text import md_escape
 
 PAGE_PARAMS = NAMES
@@ -133,14 +133,19 @@ def show_exercise(ex):
         "other pages count from 0)."
     )
     st.markdown(f"**Task.** {md_escape(ex.task)}")
-    for g, column in zip(ex.givens, st.columns(len(ex.givens)), strict=True):
-        column.latex(f"{g.name.latex} = {g.matrix.latex}")  # side by side; stacked on a phone
-        if g.note:
-            column.caption(md_escape(f"{g.what}: {g.note}."))
+    # side by side (stacked on a phone); on a projector one to a row, so that a matrix keeps
+    # its size instead of shrinking to a third of the width
+    per_row = 1 if is_present() else max(len(ex.givens), 1)
+    for start in range(0, len(ex.givens), per_row):
+        row = ex.givens[start : start + per_row]
+        for g, column in zip(row, st.columns(per_row), strict=False):
+            column.latex(f"{g.name.latex} = {g.matrix.latex}")
+            if g.note:
+                column.caption(md_escape(f"{g.what}: {g.note}."))
     with st.expander("The formulas you need", expanded=True):
-        columns = st.columns(2)
+        columns = st.columns(1 if is_present() else 2)  # a projector: full-size, one a row
         for k, f in enumerate(ex.formulas):
-            columns[k % 2].latex(f.latex)
+            columns[k % len(columns)].latex(f.latex)
     if ex.exp_table:
         st.markdown("**Powers of e** (given; not every one is needed)")
         columns = st.columns(4)
@@ -245,7 +250,7 @@ def downloads(choice):
     left.download_button(
         "⬇ Download worksheet (PDF)",
         data=deferred(functools.partial(worksheet_pdf, level, seed, exp_given), *WORKSHEET),
-        file_name=f"attnviz-worksheet-level{level}-seed{seed}.pdf",
+        file_name=pdf_name("worksheet", level, seed, exp_given),
         mime="application/pdf",
         key="ex_pdf",
         on_click="ignore",
@@ -255,7 +260,7 @@ def downloads(choice):
     right.download_button(
         "⬇ Cheat sheet: the Summary on one page (PDF)",
         data=deferred(functools.partial(cheat_sheet_pdf, level, seed, exp_given), *WORKSHEET),
-        file_name="attnviz-cheat-sheet.pdf",
+        file_name=pdf_name("cheat-sheet", level, seed),
         mime="application/pdf",
         key="ex_cheat_pdf",
         on_click="ignore",
@@ -275,13 +280,14 @@ def downloads(choice):
     right.download_button(
         f"⬇ Class set of {count} (PDF)",
         data=deferred(functools.partial(class_set_pdf, level, seed, count, exp_given), *CLASS_SET),
-        file_name=f"attnviz-class-set-level{level}-seeds{seed}-{last}.pdf",
+        file_name=pdf_name("class-set", level, seed, exp_given, last),
         mime="application/pdf",
         key="ex_class_pdf",
         on_click="ignore",
     )
     st.caption(
-        f"Seeds {seed} to {last}, level {level}: {count} worksheets, then their {count} keys."
+        f"Seeds {seed} to {last}, level {level}: {count} worksheets, then their {count} keys, "
+        "several to a page."
         + (
             f" {MAX_CLASS_SET} is the most one PDF holds: for a larger class, download a "
             f"second set starting at seed {(last + 1) % (MAX_SEED + 1)}."

@@ -1,0 +1,118 @@
+"""A room's end and what follows it: the record an ended room leaves, the room its lecturer
+reopens from it (with the same example and question), and the phones' poll, which follows
+them there and tells who is connected now. A mixin of ``store.RoomStore``; no Streamlit.
+
+    store.record(code)           -> the Room as last stored, open or ended (kept
+                                    ENDED_ROOM_KEEP_SECONDS after it ends), or None
+    store.successor(code)        -> the code of the room its lecturer reopened from it, or None
+    store.reopen(code, key, sid) -> (new room, new key): the same example and question, asked
+                                    again; the ended room then names it as its successor
+    store.poll(code, sid)        -> the room's version (and ``sid`` counts as connected), or
+                                    ENDED, or NEXT + the successor's code
+    store.phones_now(code)       -> how many phones polled in the last PHONE_SEEN_SECONDS
+
+Why following is sound: only the holder of the ended room's lecturer key can name a successor
+(the record keeps the key's digest), so no student can lead a class into a room of their own.
+Without a record (an in-process store whose server restarted, or a record past its keep) a
+phone cannot be led anywhere: it says the room ended and offers the code box.
+"""
+
+from attnviz.classroom.room import (
+    RoomError,
+    RoomNotFoundError,
+    WrongKeyError,
+    normal_code,
+    not_found,
+)
+from attnviz.limits import ENDED_ROOM_KEEP_SECONDS, PHONE_SEEN_SECONDS, ROOM_LIFETIME_SECONDS
+
+ENDED = "ended"  # what a poll of a room that has ended (and leads nowhere yet) sees
+NEXT = "next:"  # + the successor's code
+
+
+def kept_until(room):
+    """When a room's record ends (seconds since the epoch): ENDED_ROOM_KEEP_SECONDS after it."""
+    return room.expires + ENDED_ROOM_KEEP_SECONDS
+
+
+class Lifecycle:
+    """The rules of ended rooms, over a backend's ``_record``, ``_successor``,
+    ``_set_successor``, ``_seen`` and ``_n_seen`` (store.RoomStore documents them)."""
+
+    def record(self, code):
+        """The Room under ``code`` as last stored, open, closed or ended; None when no record
+        is kept (never was, kept no longer, or lost with an in-process store's server)."""
+        normal = normal_code(code)
+        return None if normal is None else self._record(normal)
+
+    def successor(self, code):
+        """The code of the room that the lecturer of ``code`` opened from it, or None."""
+        normal = normal_code(code)
+        return None if normal is None else self._successor(normal)
+
+    def reopen(self, code, key, sid):
+        """(a new room with the example and question of the ended or closed room ``code``, its
+        key) for the holder of ``code``'s lecturer ``key``; the phones still polling ``code``
+        follow it. A room still open is refused (close it first)."""
+        old = self.record(code)
+        if old is None:
+            raise not_found(normal_code(code) or str(code)[:8])
+        if not old.key_matches(key):
+            raise WrongKeyError(
+                f"That is not the lecturer's key of room {old.code}: only its lecturer can "
+                "reopen it."
+            )
+        if not old.closed and old.expires > self.clock():
+            raise RoomError(f"Room {old.code} is still open: close it before reopening it.")
+        room, new_key = self.open(old.settings_query, sid)
+        if old.kind is not None:
+            room = self.push_question(room.code, new_key, old.quiz_seed, old.kind, old.n_options)
+        self._set_successor(old, room.code)
+        return room, new_key
+
+    def poll(self, code, sid):
+        """A phone's poll of room ``code``: its version, or ENDED, or NEXT + the code of the
+        room its lecturer reopened from it (a closed room, too, may lead to one). A poll of an
+        open room counts session ``sid`` as connected now (``phones_now``)."""
+        try:
+            room = self.room(code)
+        except RoomNotFoundError:
+            successor = self.successor(code)
+            return NEXT + successor if successor else ENDED
+        if room.closed:
+            successor = self._successor(room.code)
+            return NEXT + successor if successor else room.version
+        self._seen(room, str(sid)[:64], self.clock())
+        return room.version
+
+    def phones_now(self, code):
+        """How many sessions polled room ``code`` in the last PHONE_SEEN_SECONDS."""
+        room = self.room(code)
+        return self._n_seen(room, self.clock() - PHONE_SEEN_SECONDS)
+
+
+def ended_reason(record, joined, in_process):
+    """Why a room a phone or the lecturer is in can no longer be found, as a sentence.
+
+    ``record``: the store's record of the room (lifecycle), or None; ``joined``: whether this
+    browser was in the room (its address says so), so that a mistyped code is told apart;
+    ``in_process``: whether the store is this server's memory. None when the code is simply no
+    room's (the page then says to check the code)."""
+    hours = ROOM_LIFETIME_SECONDS / 3600
+    if record is not None:
+        if record.closed:
+            return f"Room {record.code} has ended: the lecturer closed it."
+        return (
+            f"Room {record.code} has ended: a room lasts {hours:g} hours, and its answers are gone."
+        )
+    if not joined:
+        return None
+    if in_process:
+        return (
+            "This room has ended: the server restarted, and it kept its rooms in its memory "
+            "only, so the room and its answers are gone."
+        )
+    return (
+        f"This room has ended: the shared store no longer has it (a room lasts {hours:g} "
+        "hours), so its answers are gone."
+    )

@@ -1,0 +1,121 @@
+"""The lecturer's Classroom page when a room has ended (its 4 hours are over, the lecturer
+closed it, or an in-process server restarted), and the lecturer's health panel
+(attnviz.classroom.health). A phone's ended room is classroom_student.student_ended.
+
+    the lecturer's ended room   -> why it ended; "Open a new room with the same example and
+                                   question" (one click: its phones follow), or, when the store
+                                   keeps no record of it, one with the sidebar's example
+    the lecturer, present=off   -> phones connected now, answers in, where the rooms live
+                                   (redrawn with the lecturer's count while answers come in)
+
+Widget keys: ``cls_reopen``, ``cls_reopen_sidebar``, ``cls_forget``.
+"""
+
+import streamlit as st
+
+from attnviz.classroom import RoomError
+from attnviz.classroom.health import health
+from attnviz.classroom.lifecycle import ended_reason
+from attnviz.links.shared import settings_query
+from attnviz.ui.pages.classroom_shared import (
+    KEY,
+    NOTE,
+    ROOM,
+    room_store,
+    say,
+    session_id,
+)
+from attnviz.ui.text import md_escape
+
+DISMISSED = "attnviz.classroom.dismissed"  # the ended room this session's lecturer left
+
+
+def _reopen(code, key):
+    state = st.session_state
+    try:
+        room, new_key = room_store().reopen(code, key, session_id())
+    except RoomError as exc:
+        state[NOTE] = str(exc)
+        return
+    state[ROOM], state[KEY] = room.code, new_key
+
+
+def _open_with(settings_query):
+    state = st.session_state
+    try:
+        room, key = room_store().open(settings_query, session_id())
+    except RoomError as exc:
+        state[NOTE] = str(exc)
+        return
+    state[ROOM], state[KEY] = room.code, key
+
+
+def _forget(code):
+    st.session_state[DISMISSED] = code
+    for name in (ROOM, KEY):
+        st.session_state.pop(name, None)
+
+
+def lecturer_ended(code, key, settings):
+    """The lecturer of room ``code`` (with its ``key``), which has ended or is closed: why,
+    and a new room in one click. ``settings``: the sidebar's."""
+    store = room_store()
+    try:
+        record = store.record(code)
+    except RoomError as exc:
+        say(exc)
+        return
+    note = st.session_state.pop(NOTE, None)
+    if note:
+        st.error(md_escape(note), icon="🚫")
+    st.subheader(f"Room {code}")
+    st.info(ended_reason(record, joined=True, in_process=store.in_process), icon="🔚")
+    if record is not None and record.key_matches(key):
+        st.button(
+            "Open a new room with the same example and question",
+            key="cls_reopen",
+            type="primary",
+            on_click=_reopen,
+            args=(code, key),
+        )
+        st.caption("The phones still in this room move to the new one on their own.")
+    else:
+        st.button(
+            "Open a new room with the sidebar's example",
+            key="cls_reopen_sidebar",
+            type="primary",
+            on_click=_open_with,
+            args=(settings_query(settings),),
+        )
+        st.caption("The phones join it with its code, shown on the projector.")
+    st.button("Back to the Classroom page", key="cls_forget", on_click=_forget, args=(code,))
+
+
+def remembered_room_ended(settings, remembered):
+    """On the landing page: when this browser's lecturer (``remembered``: (code, key) from its
+    cookie, or None) held a room that is no longer open (an in-process server restarted, or
+    the room ended), say so with the one-click new room; True when drawn."""
+    if remembered is None or st.session_state.get(DISMISSED) == remembered[0]:
+        return False
+    code, key = remembered
+    try:
+        room_store().room(code)
+        return False  # still open: the lecturer's link (or the deck) brings it back
+    except RoomError:
+        pass
+    lecturer_ended(code, key, settings)
+    return True
+
+
+def health_panel(code):
+    """Phones connected now, answers in, where the rooms live. Not a fragment of its own: while
+    the room answers, the lecturer's count (``answer_count``, one fragment) redraws it; two
+    fragments polling at the same interval raced each other's runs, and the count stalled."""
+    try:
+        lines = health(room_store(), code).lines()
+    except RoomError as exc:
+        say(exc)
+        return
+    with st.container(key="cls_health"):
+        st.markdown("**The room's health** (not on the projector)")
+        st.markdown("  \n".join(lines))  # our own sentences and counts: no markup

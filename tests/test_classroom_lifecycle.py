@@ -1,0 +1,137 @@
+"""A room's end and what follows, against every backend (the contract tests' fixtures): an
+ended room's record and words, reopening it with the same example and question, phones that
+follow, phones connected now, bounded records; and deploy/redis.conf's persistence, with a real
+redis-server shut down and started again on the same folder."""
+
+import os
+import signal
+
+import pytest
+
+from attnviz import limits
+from attnviz.classroom import MemoryStore, RoomError, RoomNotFoundError, WrongKeyError
+from attnviz.classroom import store as store_module
+from attnviz.classroom.lifecycle import ENDED, NEXT, ended_reason
+from attnviz.classroom.redis_store import RedisStore
+from tests import test_classroom_store as contract
+from tools.services import redis_server
+
+EXAMPLE, asked = contract.EXAMPLE, contract.asked
+make, real_redis = contract.make, contract.real_redis  # the contract's fixtures: every backend
+clock, store = contract.clock, contract.store
+
+
+def test_an_ended_room_leaves_a_record_and_says_so(store, clock):
+    room, _ = asked(store)
+    clock.now += limits.ROOM_LIFETIME_SECONDS + 1
+    with pytest.raises(RoomNotFoundError):
+        store.room(room.code)
+    record = store.record(room.code)
+    assert (record.code, record.kind, record.settings) == (room.code, room.kind, room.settings)
+    assert store.poll(room.code, "s1") == ENDED and store.successor(room.code) is None
+    words = ended_reason(record, joined=False, in_process=store.in_process)
+    assert words == f"Room {room.code} has ended: a room lasts 4 hours, and its answers are gone."
+    assert store.record("ABCDEF") is None and store.record("no code") is None
+
+
+def test_the_lecturer_reopens_an_ended_room_and_its_phones_follow(store, clock):
+    old, key = asked(store, n_options=4)
+    store.join(old.code, "s1")
+    with pytest.raises(RoomError, match="is still open: close it"):
+        store.reopen(old.code, key, "lecturer")
+    clock.now += limits.ROOM_LIFETIME_SECONDS + 1
+    with pytest.raises(WrongKeyError):
+        store.reopen(old.code, key[:-1] + ("A" if key[-1] != "A" else "B"), "student")
+    assert store.poll(old.code, "s1") == ENDED
+    new, new_key = store.reopen(old.code, key, "lecturer")
+    assert new.code != old.code and new_key != key
+    assert (new.settings, new.quiz_seed, new.kind, new.n_options) == (
+        old.settings,
+        old.quiz_seed,
+        old.kind,
+        old.n_options,
+    )
+    assert new.phase == "answering" and new.question_no == 1
+    assert store.poll(old.code, "s1") == NEXT + new.code  # the phone joins it on its own
+    store.join(new.code, "s1")
+    store.answer(new.code, "s1", 3)
+    assert store.tally(new.code).counts == (0, 0, 0, 1)
+
+
+def test_a_closed_room_reopens_too(store):
+    old, key = asked(store)
+    store.close(old.code, key)
+    assert store.poll(old.code, "s1") == store.room(old.code).version  # closed, leads nowhere
+    new, _ = store.reopen(old.code, key, "lecturer")
+    assert store.poll(old.code, "s1") == NEXT + new.code
+    assert "the lecturer closed it" in ended_reason(store.record(old.code), True, False)
+
+
+def test_phones_connected_now_are_those_that_polled_lately(store, clock):
+    room, _ = asked(store)
+    for sid in ("s1", "s2", "s3"):
+        store.join(room.code, sid)
+        store.poll(room.code, sid)
+    store.poll(room.code, "s1")  # twice: one phone
+    assert store.phones_now(room.code) == 3
+    clock.now += limits.PHONE_SEEN_SECONDS + 1
+    store.poll(room.code, "s2")
+    assert store.phones_now(room.code) == 1
+
+
+def test_a_room_gone_without_record_is_told_apart_from_a_mistyped_code():
+    assert ended_reason(None, joined=False, in_process=True) is None  # check the code
+    assert "the server restarted" in ended_reason(None, joined=True, in_process=True)
+    assert "the shared store no longer has it" in ended_reason(None, True, in_process=False)
+
+
+def test_an_in_process_store_keeps_a_bounded_number_of_records(clock, monkeypatch):
+    monkeypatch.setattr(store_module, "MAX_KEPT_ROOMS", 3)
+    store = MemoryStore(clock=clock)
+    codes = []
+    for k in range(5):
+        codes.append(store.open(EXAMPLE, f"lecturer{k}")[0].code)
+        clock.now += limits.ROOM_LIFETIME_SECONDS + 1  # each ends before the next opens
+    store.open(EXAMPLE, "last")
+    assert len(store._rooms) <= 3 + 1
+    assert store.record(codes[0]) is None and store.record(codes[-1]) is not None
+    clock.now += limits.ENDED_ROOM_KEEP_SECONDS + limits.ROOM_LIFETIME_SECONDS
+    store.open(EXAMPLE, "later")
+    assert len(store._rooms) == 1  # every record past its keep is dropped
+
+
+def test_the_recipes_redis_gives_back_every_room_and_answer_after_a_restart(tmp_path):
+    from tools.browser import free_port
+
+    port = free_port()
+    with redis_server(port, recipe=True, folder=tmp_path) as url:
+        store = RedisStore(url)
+        rooms = []
+        for k in range(3):
+            room, key = store.open(EXAMPLE, f"lecturer{k}")
+            room = store.push_question(room.code, key, k, "row_sum", 3)
+            for s in range(4):
+                store.join(room.code, f"s{s}")
+                store.answer(room.code, f"s{s}", (s + k) % 3)
+            store.poll(room.code, "s0")
+            rooms.append((room, store.tally(room.code)))
+        assert store.r.config_get("appendonly") == {"appendonly": "yes"}
+        assert store.r.config_get("appendfsync") == {"appendfsync": "everysec"}
+        store.r.shutdown()  # what `systemctl restart` does: SHUTDOWN, then start again
+    for restart in ("killed", "done"):
+        with redis_server(port, recipe=True, folder=tmp_path) as url:
+            store = RedisStore(url)
+            for room, tally in rooms:
+                assert store.room(room.code) == room
+                assert store.tally(room.code) == tally
+                assert [store.my_answer(room.code, f"s{s}") for s in range(4)] == [
+                    (s + room.quiz_seed) % 3 for s in range(4)
+                ]
+            if restart == "killed":  # kill -9 (no snapshot on the way out): the append-only
+                room, key = store.open(EXAMPLE, "lecturer9")  # file has every change
+                rooms.append((store.push_question(room.code, key, 1, "row_sum", 3), None))
+                for s in range(4):
+                    store.join(room.code, f"s{s}")
+                    store.answer(room.code, f"s{s}", (s + 1) % 3)
+                rooms[-1] = (rooms[-1][0], store.tally(room.code))
+                os.kill(int(store.r.info("server")["process_id"]), signal.SIGKILL)

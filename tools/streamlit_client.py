@@ -1,0 +1,185 @@
+"""A Streamlit browser tab without a browser: a client of ``/_stcore/stream`` that speaks
+Streamlit's own protocol as a tab does, for the classroom's benchmark
+(benchmarks/classroom_room.py) and the deployment's check (deploy/check.py).
+
+A ``BackMsg`` runs the page, with the page's script hash and query string as the server last
+sent them (``navigation``, ``page_info_changed``: a fragment's ``st.rerun()`` reruns the page of
+that hash, and without it the app's main page), the button's trigger value for a tap, and a
+rerun of each polling fragment at the interval its ``auto_rerun`` asks.
+
+    async with Tab("http://127.0.0.1:8501", "phone 1", "room=K7QX4M", timeout=60) as tab:
+        await tab.run_until("the question", starts="Tap your answer")
+        await tab.run_until("the answer", tap="cls_opt_0", starts="Your answer")
+
+``cookie`` (sent with the WebSocket's upgrade) picks a replica behind deploy/nginx.conf;
+``source`` binds the client to a source address (a loopback alias 127.0.0.x); ``replica`` is
+the X-Attnviz-Replica header nginx answered with (which replica holds the session).
+"""
+
+import asyncio
+import ssl
+import time
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+PAGE = "Classroom"
+RETAP_SECONDS = 15  # a student who sees no acknowledgement taps again
+
+
+class StalledError(RuntimeError):
+    """A client waited longer than the timeout: the message says for what."""
+
+
+class Tab:
+    """One tab's session: runs, taps, and the fragment polls the server asks for.
+
+    It waits for what a page shows (a widget, a text), never for a run's ``script_finished``:
+    in Streamlit 1.67 a poll that arrives as a full run ends starts a new ScriptRunner, and
+    AppSession drops the old one's events, that run's end among them (its deltas arrive)."""
+
+    def __init__(self, url, name, query, timeout, cookie=None, source=None, insecure=False):
+        self.ws_url = url.replace("http", "ws", 1) + "/_stcore/stream"
+        self.name, self.query, self.timeout = name, query, timeout
+        self.cookie, self.source, self.insecure = cookie, source, insecure
+        self.replica = None  # nginx's X-Attnviz-Replica answer: the replica's address
+        self.page_hash = ""  # the page's script hash, from navigation (as the browser keeps it)
+        self.widgets = {}  # user key -> widget id, every widget drawn so far
+        self.texts = []  # (perf_counter, text) of every markdown and alert received, in order
+        self.polls = 0  # fragment runs finished
+        self.retaps = 0  # taps repeated: the first was not acknowledged in RETAP_SECONDS
+        self.exceptions = []
+        self.fragments = {}  # fragment id -> interval (s), from auto_rerun
+        self._changed = asyncio.Event()  # set when a text or a widget arrives
+
+    async def __aenter__(self):
+        options = {}
+        if self.cookie:
+            options["additional_headers"] = {"Cookie": self.cookie}
+        if self.source:
+            options["local_addr"] = (self.source, 0)
+        if self.insecure and self.ws_url.startswith("wss:"):
+            options["ssl"] = ssl._create_unverified_context()  # a test certificate
+        self.ws = await websockets.connect(
+            self.ws_url,
+            subprotocols=["streamlit"],
+            max_size=None,
+            open_timeout=self.timeout,
+            proxy=None,
+            **options,
+        )
+        self.replica = self.ws.response.headers.get("X-Attnviz-Replica")
+        self.reader = asyncio.create_task(self._read())
+        self.poller = asyncio.create_task(self._poll())
+        return self
+
+    async def __aexit__(self, *exc):
+        self.poller.cancel()
+        self.reader.cancel()
+        await self.ws.close()
+
+    def _msg(self, fragment_id=""):
+        msg = BackMsg()
+        msg.rerun_script.query_string = self.query
+        msg.rerun_script.page_script_hash = self.page_hash
+        msg.rerun_script.page_name = "" if self.page_hash else PAGE
+        if fragment_id:
+            msg.rerun_script.fragment_id = fragment_id
+            msg.rerun_script.is_auto_rerun = True
+        return msg
+
+    async def _read(self):
+        async for data in self.ws:
+            fwd = ForwardMsg()
+            fwd.ParseFromString(data)
+            kind = fwd.WhichOneof("type")
+            if kind == "navigation" and fwd.navigation.page_script_hash:
+                self.page_hash = fwd.navigation.page_script_hash  # st.navigation's page
+            elif kind == "page_info_changed":
+                self.query = fwd.page_info_changed.query_string  # the address bar's
+            elif kind == "auto_rerun":
+                self.fragments[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
+            elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                self._element(fwd.delta.new_element)
+            elif kind == "script_finished":
+                self.polls += fwd.script_finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+
+    def _element(self, element):
+        kind = element.WhichOneof("type")
+        if kind == "exception":
+            self.exceptions.append(f"{element.exception.type}: {element.exception.message}")
+        elif kind in ("markdown", "alert"):
+            self.texts.append((time.perf_counter(), getattr(element, kind).body))
+            self._changed.set()
+        elif kind == "metric":  # "Answered" 3 of 3, as a text "Answered: 3 of 3"
+            text = f"{element.metric.label}: {element.metric.body}"
+            self.texts.append((time.perf_counter(), text))
+            self._changed.set()
+        widget_id = getattr(getattr(element, kind), "id", "")
+        if isinstance(widget_id, str) and widget_id.startswith("$$ID-"):
+            self.widgets[widget_id.rsplit("-", 1)[-1]] = widget_id
+            self._changed.set()
+
+    async def _poll(self):
+        """What the browser does for a fragment with run_every: rerun it at its interval."""
+        while True:
+            await asyncio.sleep(min(self.fragments.values(), default=1.5))
+            for fragment_id in list(self.fragments):
+                await self.ws.send(self._msg(fragment_id).SerializeToString())
+
+    def shown(self, since=0, starts=""):
+        """(perf_counter, text) of the first text received after the ``since``-th that starts
+        with ``starts``, or None."""
+        return next((t for t in self.texts[since:] if t[1].startswith(starts)), None)
+
+    def _said(self):
+        last = [t.splitlines()[0][:50] for _, t in self.texts[-5:] if t.strip()]
+        return f"page hash {self.page_hash!r}, query {self.query!r}, its last texts {last}"
+
+    async def until(self, done, what, within=None):
+        """Wait until ``done()`` is true; StalledError (saying ``what``) after the timeout, or
+        False after ``within`` seconds if given."""
+        deadline = time.monotonic() + (self.timeout if within is None else within)
+        while not done():
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), max(deadline - time.monotonic(), 0))
+            except TimeoutError:
+                if within is not None:
+                    return False
+                raise StalledError(
+                    f"{self.name} waited {self.timeout:g} s for {what}: {self._said()}"
+                ) from None
+        return True
+
+    async def run(self, tap=None):
+        """Send a full run, tapping the button ``tap`` (a widget key) if given; the number of
+        texts received before it (for ``shown``)."""
+        if tap is not None and tap not in self.widgets:
+            raise StalledError(f"{self.name} has no button {tap!r}: {self._said()}")
+        msg = self._msg()
+        if tap is not None:
+            state = msg.rerun_script.widget_states.widgets.add()
+            state.id, state.trigger_value = self.widgets[tap], True
+        before = len(self.texts)
+        await self.ws.send(msg.SerializeToString())
+        return before
+
+    async def run_until(self, what, tap=None, widget=None, starts=None):
+        """A run (tapping ``tap``), then wait for a widget key starting with ``widget`` or a
+        text starting with ``starts``; the number of texts received before the run. A tap not
+        acknowledged after RETAP_SECONDS is tapped again, as a student would (``retaps``)."""
+        before = await self.run(tap)
+        if widget is not None:
+            done = lambda: any(k.startswith(widget) for k in self.widgets)  # noqa: E731
+        else:
+            done = lambda: self.shown(before, starts) is not None  # noqa: E731
+        deadline = time.monotonic() + self.timeout
+        while tap is not None and time.monotonic() + RETAP_SECONDS < deadline:
+            if await self.until(done, what, within=RETAP_SECONDS):
+                return before
+            self.retaps += 1
+            await self.run(tap)
+        await self.until(done, what)
+        return before
