@@ -110,7 +110,11 @@ def main():
         shoot(students[0], "peer_phone_twin_reveal", full=True)
         students[1].locator(".st-key-cls_lost button").tap()  # I'm lost
         lecturer.get_by_text("Lecturer link (keep it off the projector)").click()
-        link = lecturer.locator("[data-testid=stCode] code").inner_text(timeout=30_000).strip()
+        link = (
+            lecturer.locator("[data-testid=stExpander] [data-testid=stCode] code")
+            .inner_text(timeout=30_000)
+            .strip()
+        )
         laptop = browser.new_page(viewport={"width": 1280, "height": 900})
         laptop.goto(link)  # the lecturer's own tab, without projector mode
         laptop.locator(".st-key-cls_report_csv").scroll_into_view_if_needed(timeout=90_000)

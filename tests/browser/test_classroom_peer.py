@@ -105,7 +105,11 @@ def test_vote_discuss_revote_twin_and_the_report(browser, server):
         wait_for_chart(lecturer, "cls_lect_shares", "gd._fullData[0].y.length == 3")
         students[0].wait_for_selector("text=the twin:", timeout=90_000)
         lecturer.get_by_text("Lecturer link (keep it off the projector)").click()
-        link = lecturer.locator("[data-testid=stCode] code").inner_text(timeout=30_000).strip()
+        link = (
+            lecturer.locator("[data-testid=stExpander] [data-testid=stCode] code")
+            .inner_text(timeout=30_000)
+            .strip()
+        )
         laptop = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
         laptop.goto(link)  # the lecturer's own tab, not projected: the report downloads here
         with laptop.expect_download(timeout=90_000) as download:
