@@ -47,8 +47,13 @@ def test_the_default_deck_runs_from_first_to_last_slide_on_the_clickers_keys(bro
         for press in range(80):
             screen = _screen(page)
             path = page.url.split("?")[0].rsplit("/", 1)[-1]
-            screens.append((path, *screen))
+            if not screens or screens[-1] != (path, *screen):  # a rerun that only rewrote
+                screens.append((path, *screen))  # the address is the same screen
             assert error_count(page) == 0, page.url
+            slide, step, steps = screen
+            if slide == len(LECTURE) and step == steps:
+                break  # the last step of the last slide: the deck's end (what → does there
+                # depends on the room's state, e.g. the Classroom asks or reveals)
             next_button = page.locator(".st-key-step_next button")
             if next_button.count() and next_button.is_disabled():
                 break  # the deck's end
