@@ -152,9 +152,13 @@ MAX_DECK_CHARS = 4000  # the deck= value read from a link (about 60 slides with 
 MAX_ROOMS = 200  # rooms open at once in one store (one server, or one Redis)
 MAX_ROOM_STUDENTS = 500  # students who may join one room
 ROOM_LIFETIME_SECONDS = 4 * 3600  # a room, and every key it keeps, ends 4 hours after it opens
-MAX_JOINS_PER_MINUTE = 10  # room codes one session may try in a minute (guessing is slowed)
-MAX_ANSWERS_PER_MINUTE = 30  # taps on an answer one session may make in a minute
-MAX_OPENS_PER_MINUTE = 5  # rooms one session may open in a minute
+MAX_JOINS_PER_MINUTE = 10  # room codes one browser may try in a minute (guessing is slowed)
+# Room codes that were no room, from one client address in a minute: a lecture hall behind one
+# NAT mistypes a few; a guesser is held to 60 a minute (887 million codes)
+MAX_CODE_GUESSES_PER_ADDRESS = 60
+MAX_KEY_TRIES_PER_MINUTE = 10  # lecturer links one browser, or one address, may try in a minute
+MAX_ANSWERS_PER_MINUTE = 30  # taps on an answer one browser may make in a minute
+MAX_OPENS_PER_MINUTE = 5  # rooms one browser may open in a minute
 MAX_ROOM_TEXT_CHARS = 300  # the pushed example's sentence (it is drawn on every phone)
 MAX_ROOM_TOKENS = 12  # its tokens: the phones draw A, n x n, in one column of 390 px
 MAX_ROOM_DIM = 64  # d_model, d_k and d_v of a pushed example

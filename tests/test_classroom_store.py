@@ -204,6 +204,70 @@ def test_guessing_codes_is_slowed(store, clock):
     store.join(room.code, "honest")  # another session is not held up
 
 
+def test_guessing_codes_is_slowed_per_address(store, clock):
+    """A guesser with a new browser id on every try is held by its address; a right code from
+    another address, and the same network's first wrong codes, are not."""
+    clock.now = (clock.now // 60 + 1) * 60
+    room, _ = asked(store)
+    for k in range(limits.MAX_CODE_GUESSES_PER_ADDRESS):
+        with pytest.raises(RoomNotFoundError):
+            code = "ABCD" + CODE_ALPHABET[k // 30] + CODE_ALPHABET[k % 30]
+            store.join(code, f"guesser{k}", "198.51.100.7")
+    with pytest.raises(RateLimitedError, match="from this network"):
+        store.join(room.code, "guesser-next", "198.51.100.7")  # even a right code, now
+    store.join(room.code, "student", "203.0.113.9")
+    clock.now += 60
+    store.join(room.code, "guesser-next", "198.51.100.7")  # a minute later
+
+
+def test_the_lecturers_browser_holds_the_room(make_shared, clock):
+    """The browser that opens a room holds it: another replica finds the room and its key by
+    the browser's id alone (a reload, a deck's next slide, a reconnect elsewhere)."""
+    first, second = make_shared(clock), make_shared(clock)
+    room, key = first.open(EXAMPLE, "laptop")
+    assert second.held("laptop") == (room.code, key)
+    assert second.held("a-phone") is None
+    second.close(room.code, key)
+    assert first.held("laptop") == (room.code, key)  # closed: still its lecturer's, to reopen
+    new_room, new_key = first.reopen(room.code, key, "laptop")
+    assert second.held("laptop") == (new_room.code, new_key)  # one room a browser
+    clock.now += limits.ROOM_LIFETIME_SECONDS + limits.ENDED_ROOM_KEEP_SECONDS + 1
+    assert first.held("laptop") is None  # the record is gone
+
+
+def test_a_lecturer_link_works_once(store, clock):
+    room, key = asked(store)  # opened by the browser "lecturer"
+    fresh = store.take_link(room.code, key, "projector-pc", "192.0.2.1")
+    assert fresh != key and store.held("projector-pc") == (room.code, fresh)
+    assert store.held("lecturer") is None  # the controls moved with the link
+    with pytest.raises(WrongKeyError, match="works once"):
+        store.take_link(room.code, key, "someone", "192.0.2.2")  # the spent link
+    with pytest.raises(WrongKeyError):
+        store.reveal(room.code, key)
+    store.reveal(room.code, fresh)
+    clock.now = (clock.now // 60 + 1) * 60
+    for k in range(limits.MAX_KEY_TRIES_PER_MINUTE):
+        with pytest.raises(WrongKeyError):
+            store.take_link(room.code, f"wrong{k}", f"tab{k}", "192.0.2.3")
+    with pytest.raises(RateLimitedError, match="lecturer links tried"):
+        store.take_link(room.code, fresh, "tab-next", "192.0.2.3")  # per address, too
+    assert store.held("projector-pc") == (room.code, fresh)
+
+
+def test_a_deck_pushes_once_its_lecturer_trusts_it(store):
+    room, _ = store.open(EXAMPLE, "laptop")
+    deck = "Home|Classroom?question=row_sum"
+    assert not store.trusts_deck("laptop", deck)
+    store.trust_deck("laptop", deck)
+    assert store.trusts_deck("laptop", deck)
+    assert not store.trusts_deck("laptop", deck + "&tokens=VISIT+evil")  # another deck
+    assert not store.trusts_deck("a-phone", deck)  # another browser
+    store.trust_deck("a-phone", deck)  # a browser that holds no room trusts nothing
+    assert not store.trusts_deck("a-phone", deck)
+    store.open(EXAMPLE, "laptop")
+    assert not store.trusts_deck("laptop", deck)  # a new room asks again
+
+
 def test_rooms_are_bounded(store, clock, monkeypatch):
     for k in range(limits.MAX_ROOMS):
         store.open(EXAMPLE, f"lecturer{k}")

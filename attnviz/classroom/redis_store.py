@@ -17,6 +17,8 @@ after its minute):
     room:{code}:q{n}:sketches      a hash sid -> "0,5,1,2": "sketch the row" (RedisSketches)
     rooms                          a sorted set code -> when it ends (to bound the rooms)
     rate:{bucket}:{minute}         hits in that minute (INCR)
+    lecturer:{browser}             the room a browser's lecturer holds, JSON (lecturers.py),
+                                   expiring with the room's record
 
 An answer and a join are each one Lua script, so they are atomic: a new answer moves its
 student's count from the old option to the new one, and only while the question takes answers;
@@ -248,6 +250,20 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         pipe.incr(key)
         pipe.expire(key, RATE_WINDOW_SECONDS * 2)
         return int(pipe.execute()[0])
+
+    @_unavailable
+    def _peek(self, bucket):
+        minute = int(self.clock() // RATE_WINDOW_SECONDS)
+        return int(self.r.get(f"{PREFIX}rate:{bucket}:{minute}") or 0)
+
+    @_unavailable
+    def _held(self, browser):
+        text = self.r.get(f"{PREFIX}lecturer:{browser}")
+        return None if text is None else text.decode("utf-8", "replace")
+
+    @_unavailable
+    def _set_held(self, browser, text, until):
+        self.r.set(f"{PREFIX}lecturer:{browser}", text, exat=int(until) + 1)
 
     @_unavailable
     def _record(self, code):

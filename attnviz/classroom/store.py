@@ -7,12 +7,14 @@ The same contract tests run against both (tests/test_classroom_store.py).
 
     store.open(settings_query, sid)        -> (room, key)     the lecturer
     store.push_example / push_question / reveal / close(code, key, ...)   only with the key
-    store.join(code, sid), store.answer(code, sid, option)                a student
+    store.join(code, sid, address), store.answer(code, sid, option)       a student
     store.room(code), store.version(code), store.tally(code), store.my_answer(code, sid)
     and the rounds of peer instruction (peer_store.PeerRules: end_round, discuss, twin ...)
     store.record / successor / reopen / poll / phones_now    an ended room (lifecycle.py)
+    store.held / take_link / trust_deck                      the lecturer's browser (lecturers.py)
 
-``sid`` is a session's random id; ``option`` an index into the current question's options.
+``sid`` is a browser's random id (ui/visitor.py), ``address`` the client's address; ``option``
+an index into the current question's options.
 """
 
 import threading
@@ -21,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from attnviz.classroom import rounds as peer_rounds
+from attnviz.classroom.lecturers import Lecturers
 from attnviz.classroom.lifecycle import Lifecycle, kept_until
 from attnviz.classroom.peer_store import MemoryPeer, PeerRules
 from attnviz.classroom.room import (
@@ -30,6 +33,7 @@ from attnviz.classroom.room import (
     RoomClosedError,
     RoomError,
     RoomFullError,
+    RoomNotFoundError,
     TooManyRoomsError,
     WrongKeyError,
     check_sid,
@@ -62,7 +66,7 @@ class Tally:
     students: int
 
 
-class RoomStore(PeerRules, Lifecycle):
+class RoomStore(PeerRules, Lifecycle, Lecturers):
     """The rules of rooms, over a backend's primitives (the methods that start with ``_``)."""
 
     in_process = False  # whether the rooms live in this server's memory (a restart ends them)
@@ -97,6 +101,15 @@ class RoomStore(PeerRules, Lifecycle):
     def _hit(self, bucket):  # count this hit; the hits in the bucket's current minute
         raise NotImplementedError
 
+    def _peek(self, bucket):  # the hits in the bucket's current minute, none counted
+        raise NotImplementedError
+
+    def _held(self, browser):  # the text that _set_held keeps for browser, or None
+        raise NotImplementedError
+
+    def _set_held(self, browser, text, until):  # keep text for browser until (epoch seconds)
+        raise NotImplementedError
+
     # an ended room (lifecycle.py): its record is kept until lifecycle.kept_until(room)
     def _record(self, code):  # the Room as last stored, open or ended, or None
         raise NotImplementedError
@@ -126,11 +139,13 @@ class RoomStore(PeerRules, Lifecycle):
             )
 
     def open(self, settings_query, sid):
-        """(a new room showing the example ``settings_query``, the lecturer's key)."""
+        """(a new room showing the example ``settings_query``, the lecturer's key); browser
+        ``sid`` holds it."""
         self.limit(f"open:{check_sid(sid)}", MAX_OPENS_PER_MINUTE, "rooms opened")
         for _ in range(8):  # 887 million codes: a collision is rare, eight in a row never
             room, key = opened_room(settings_query, self.clock())
             if self._create(room):
+                self.hold(room, key, sid)
                 return room, key
         raise TooManyRoomsError("No free room code was found: try again.")  # pragma: no cover
 
@@ -149,12 +164,18 @@ class RoomStore(PeerRules, Lifecycle):
         """The room's version number: the phones poll it."""
         return self.room(code).version
 
-    def join(self, code, sid):
-        """Let session ``sid`` into the room (again is fine); the Room. Joins are counted per
-        session, so guessing codes is slowed; a closed or full room says so."""
+    def join(self, code, sid, address="unknown"):
+        """Let browser ``sid`` into the room (again is fine); the Room. Joins are counted per
+        browser, and codes that are no room per ``address``, so guessing codes is slowed; a
+        closed or full room says so."""
         sid = check_sid(sid)
         self.limit(f"join:{sid}", MAX_JOINS_PER_MINUTE, "attempts to join a room")
-        room = self.room(code)
+        self.check_guesses(address)
+        try:
+            room = self.room(code)
+        except RoomNotFoundError:
+            self.count_guess(address)
+            raise
         if room.closed:
             raise RoomClosedError(f"Room {room.code} is closed: the lecturer has ended it.")
         if not self._add_student(room, sid):
@@ -259,6 +280,7 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
         self._hits = {}  # bucket -> (minute, hits)
         self._next = {}  # code -> the code of the room reopened from it
         self._polled = {}  # code -> {sid: when it last polled}, the last PHONE_SEEN_SECONDS
+        self._held_by = {}  # browser -> (text, until): the room it holds (lecturers.py)
 
     def _purge(self, now):
         for code in [c for c, r in self._rooms.items() if r.expires <= now]:
@@ -278,6 +300,7 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
             self._rooms.pop(room.code, None)
             self._next.pop(room.code, None)
         minute = int(now // RATE_WINDOW_SECONDS)
+        self._held_by = {b: h for b, h in self._held_by.items() if h[1] > now}
         if len(self._hits) > 10_000:
             self._hits = {b: h for b, h in self._hits.items() if h[0] == minute}
 
@@ -356,6 +379,21 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
             hits = hits + 1 if start == minute else 1
             self._hits[bucket] = (minute, hits)
             return hits
+
+    def _peek(self, bucket):
+        minute = int(self.clock() // RATE_WINDOW_SECONDS)
+        with self._lock:
+            start, hits = self._hits.get(bucket, (minute, 0))
+            return hits if start == minute else 0
+
+    def _held(self, browser):
+        with self._lock:
+            text, until = self._held_by.get(browser, (None, 0))
+            return text if until > self.clock() else None
+
+    def _set_held(self, browser, text, until):
+        with self._lock:
+            self._held_by[browser] = (text, until)
 
     def _record(self, code):
         with self._lock:

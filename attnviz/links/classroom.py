@@ -1,7 +1,9 @@
-"""The Classroom page's link: ``room=CODE`` (a student's join link), ``me=…`` (added to a
-student's address once joined: their random id, so a reload is the same student with the same
-answer) and ``key=…`` (the lecturer's link, with the room's secret key, which never stays in
-the address). Read through the shared readers; no Streamlit.
+"""The Classroom page's link: ``room=CODE`` (a student's join link), ``joined=1`` (added to a
+student's address once joined, so that a room gone since is told apart from a mistyped code)
+and ``key=…`` (the lecturer's link, with the room's secret key, which never stays in the
+address and opens the room once: classroom/lecturers.py). Who a student is is no part of any
+address: it is the browser's id (ui/visitor.py), so a pasted link makes each browser that opens
+it a student of its own. Read through the shared readers; no Streamlit.
 """
 
 import re
@@ -10,30 +12,21 @@ import secrets
 from attnviz.classroom.room import CODE_PROBLEM, KEY_BYTES, normal_code
 from attnviz.links.readers import quoted, raw_value, read_text
 
-PARAMS = ("room", "key", "me")
+PARAMS = ("room", "key", "joined")
 MAX_KEY_CHARS = 4 * KEY_BYTES  # a key as made is 24 characters; a longer one is no key
-SID_BYTES = 12  # a student's random id: 16 URL-safe characters, 96 random bits
+SID_BYTES = 12  # a browser's random id: 16 URL-safe characters, 96 random bits
 SID_PATTERN = re.compile(r"[A-Za-z0-9_-]{16}")
 
 
 def new_sid():
-    """A session's random id (16 URL-safe characters): no names, no accounts."""
+    """A browser's random id (16 URL-safe characters): no names, no accounts."""
     return secrets.token_urlsafe(SID_BYTES)
 
 
-def read_me(query):
-    """(the student id of ``me`` in ``query`` or None, warnings): an id is 16 URL-safe
-    characters as ``new_sid`` makes them; anything else is no id, with a warning."""
-    raw, warnings = raw_value(query, "me")
-    if raw is None:
-        return None, warnings
-    if SID_PATTERN.fullmatch(raw) is None:
-        warnings.append(
-            f"`me={quoted(raw)}` in the link is not a student id of this app (16 letters, "
-            "digits, - or _): you join as a new student."
-        )
-        return None, warnings
-    return raw, warnings
+def read_joined(query):
+    """Whether ``query`` says its browser had joined the room (``joined=1``)."""
+    raw, _ = raw_value(query, "joined")
+    return raw == "1"
 
 
 def read_room(query):
@@ -58,9 +51,9 @@ def join_query(code):
     return {"room": code}
 
 
-def student_query(code, sid):
-    """A joined student's address: the room and their id (a reload keeps both)."""
-    return {"room": code, "me": sid}
+def student_query(code):
+    """A joined student's address: the room, and that they joined it."""
+    return {"room": code, "joined": "1"}
 
 
 def lecturer_query(code, key):

@@ -1,12 +1,75 @@
-"""Who is asking: the key of per-visitor limits. A minimal stand-in on this branch (i36fair):
-helper i33room writes the real one (browser id + client address); take theirs at the merge."""
+"""Who is asking: this browser's id and the client's address.
+
+    browser_id()      a random id kept in this browser's cookie BROWSER_COOKIE (16 URL-safe
+                      characters, 96 random bits), made on the browser's first visit. Every tab
+                      of a browser, a reload, a deck's next slide and a reconnect to another
+                      replica send it, so the Classroom counts one browser as one student and
+                      knows its lecturer again. A link never carries it: a pasted link makes
+                      whoever opens it a student of their own.
+    client_address()  the client's address: the TCP peer's, or, when the peer is this machine
+                      (nginx in front, as deploy/ sets it up), the X-Forwarded-For that nginx
+                      writes; "this machine" when both are loopback (a lecturer's own laptop).
+    visitor_key()     the key of per-visitor limits on heavy work: the browser's id.
+
+The cookie holds no secret of a room: a lecturer's room is found by the browser id in the store
+(``RoomStore.held``), which knows it only after the lecturer opened the room or used the
+lecturer link in this browser. Its value is written by a script on the page (Streamlit sets no
+cookie of an app's own), so it is not HttpOnly; it is SameSite=Lax and Secure over https.
+"""
+
+import json
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from attnviz.links.classroom import SID_PATTERN, new_sid
+
+BROWSER_COOKIE = "attnviz_browser"
+COOKIE_DAYS = 120  # a term: a student's phone is the same student all term
+_MINTED = "attnviz.visitor.browser"  # a session's id while its browser has no cookie yet
+_WRITTEN = "attnviz.visitor.written"  # the script that writes the cookie was drawn
+LOOPBACK = {None, "", "127.0.0.1", "::1"}
 
 
-def visitor_key() -> str:
-    """The client's address (``st.context.ip_address``) and this session's id."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-    session = ctx.session_id if ctx is not None else "no session"
-    return f"{st.context.ip_address or 'unknown address'}|{session}"
+def _cookie_id():
+    """The browser id in the request's cookie, or None when absent or not an id of this app."""
+    value = st.context.cookies.get(BROWSER_COOKIE)
+    return value if value and SID_PATTERN.fullmatch(value) else None
+
+
+def browser_id():
+    """This browser's id: its cookie's, else one made for this session (and written to the
+    browser by ``keep_browser_cookie``)."""
+    return _cookie_id() or st.session_state.setdefault(_MINTED, new_sid())
+
+
+def keep_browser_cookie():
+    """Write this session's new browser id to the browser's cookie, once per session; nothing
+    when the browser sent one. Called where the id matters (the Classroom page)."""
+    if _cookie_id() is not None or st.session_state.get(_WRITTEN):
+        return
+    st.session_state[_WRITTEN] = True
+    cookie = json.dumps(
+        f"{BROWSER_COOKIE}={browser_id()}; path=/; max-age={COOKIE_DAYS * 86400}; SameSite=Lax"
+    )
+    st.html(
+        "<script>document.cookie = "
+        f"{cookie} + (location.protocol === 'https:' ? '; Secure' : '');</script>",
+        unsafe_allow_javascript=True,
+    )
+
+
+def client_address():
+    """The client's address (text): see the module's docstring."""
+    ctx = st.context
+    peer = ctx.ip_address  # None for a loopback peer
+    if peer not in LOOPBACK:
+        return peer
+    forwarded = (ctx.headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
+    return forwarded if forwarded not in LOOPBACK else "this machine"
+
+
+def visitor_key():
+    """Who is asking, for per-visitor limits on heavy work: ``b:<browser id>``. A browser's
+    tabs share it; a client that keeps no cookie is a visitor per session, and the gate's
+    slots bound all of them together."""
+    return f"b:{browser_id()}"

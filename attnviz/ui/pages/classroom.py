@@ -1,13 +1,17 @@
 """The Classroom page: who this session is in the room, and what it is shown.
 
-    a lecturer's link (room=CODE&key=…)  -> the key is checked, kept in the session and taken
-                                            out of the address with the code (a projected
-                                            address bar shows neither; a reload of the tab
-                                            needs the lecturer's link again); the lecturer's view
-    a session holding a room and its key -> the lecturer's view (classroom_lecturer)
+    a lecturer's link (room=CODE&key=…)  -> the link is spent (the room gets a new key) and
+                                            this browser holds the room (classroom/lecturers.py);
+                                            the code and key leave the address (a projected
+                                            address bar shows neither); the lecturer's view
+    a browser holding a room             -> the lecturer's view (classroom_lecturer), after a
+                                            reload, on a deck's next slide, or reconnected to
+                                            another replica alike, unless the address joins
+                                            another room
     a join link (room=CODE), or a code   -> the student's view (classroom_student); once joined
-                                            the address is room=CODE&me=ID, the session's
-                                            random id, so a reload is the same student
+                                            the address is room=CODE&joined=1. The student is
+                                            the browser (its id, ui/visitor.py): a reload or a
+                                            second tab is the same student with the same answer
     neither                              -> join by code, or open a room
 
 ``read_link`` runs before the page's frame (which rewrites the address without ``key``).
@@ -16,66 +20,81 @@
 import streamlit as st
 
 from attnviz.classroom import RoomError
-from attnviz.links.classroom import PARAMS, read_me, read_room
+from attnviz.links.classroom import PARAMS, read_joined, read_room
 from attnviz.ui.pages.classroom_deck import (
     ask_slide,
     deck_slide,
+    deck_trusted,
     remember,
     remembered_lecturer,
     slide_bar,
     slide_intro,
-    take_remembered,
 )
-from attnviz.ui.pages.classroom_ended import remembered_room_ended
+from attnviz.ui.pages.classroom_ended import DISMISSED, remembered_room_ended
 from attnviz.ui.pages.classroom_lecturer import lecturer_view, open_room
-from attnviz.ui.pages.classroom_shared import KEY, NOTE, ROOM, SID, TOUCH_CSS, room_store, say
+from attnviz.ui.pages.classroom_shared import (
+    KEY,
+    NOTE,
+    ROOM,
+    TOUCH_CSS,
+    room_store,
+    say,
+    session_id,
+)
 from attnviz.ui.pages.classroom_student import join, join_form, student_view
 from attnviz.ui.text import md_escape
+from attnviz.ui.visitor import client_address, keep_browser_cookie
 
 
 def read_link():
-    """(room code or None, lecturer key or None, student id or None, warnings) from the page's
-    address."""
+    """(room code or None, lecturer key or None, whether the address says this browser had
+    joined the room, warnings) from the page's address."""
     query = {name: st.query_params.get_all(name) for name in PARAMS if name in st.query_params}
     code, key, warnings = read_room(query)
-    me, me_warnings = read_me(query) if code else (None, [])
-    return code, key, me, warnings + me_warnings
+    return code, key, bool(code) and read_joined(query), warnings
 
 
 def take_key(code, key):
-    """A lecturer's link: keep the key in the session when it is the room's, else say so."""
+    """A lecturer's link: this browser holds the room from now on, and the link is spent; or
+    the page says why not."""
     try:
-        room = room_store().room(code)
+        st.session_state[KEY] = room_store().take_link(code, key, session_id(), client_address())
     except RoomError as exc:
         say(exc)
         return
-    if room.key_matches(key):
-        st.session_state[ROOM], st.session_state[KEY] = room.code, key
-        st.query_params.pop("room", None)  # a reload of this tab is no student of the room
-    else:
-        st.error(
-            f"The link's key is not the lecturer's key of room {room.code}: you can join it as "
-            "a student.",
-            icon="🔑",
-        )
+    st.session_state[ROOM] = code
+    st.query_params.pop("room", None)  # a reload of this tab is no student of the room
+
+
+def take_held(code):
+    """This browser's held room (classroom/lecturers.py) into the session, unless the address
+    (``code``) joins another room."""
+    state = st.session_state
+    try:
+        held = room_store().held(session_id())
+    except RoomError:
+        return  # the store is away: the pages say so where they use it
+    if held is None or (code and code != held[0]) or state.get(DISMISSED) == held[0]:
+        state.pop(KEY, None)  # the key this session held is spent, or the room is gone
+        return
+    state[ROOM], state[KEY] = held
 
 
 def classroom(settings, link):
     """The page below its title; ``settings`` the sidebar's, ``link`` from ``read_link``."""
     st.html(TOUCH_CSS)
-    code, key, me, warnings = link
+    keep_browser_cookie()
+    code, key, joined, warnings = link
     kind, slide_warnings = deck_slide()  # kind False: not a deck's slide
     for warning in warnings + slide_warnings:
         st.warning(warning, icon="⚠️")
     state = st.session_state
-    if me and not key:
-        state[SID] = me  # a student's reload: the same id, so the same answer
     if code and key:
         take_key(code, key)
-    if kind is not False and not (state.get(KEY) and state.get(ROOM)):
-        take_remembered()  # the lecturer's room, from the deck's previous slide
+    else:
+        take_held(code)
     if state.get(KEY) and state.get(ROOM):
-        remember(state[ROOM], state[KEY])  # for the deck's next slide, in this browser
+        remember(state[ROOM])  # told after a restart of an in-process server
         if kind is not False:
             slide_bar(follow_the_slide(settings, kind))
         lecturer_view(settings)
@@ -83,7 +102,7 @@ def classroom(settings, link):
     if kind is not False:
         slide_bar()
     if code and state.get(ROOM) != code:
-        join(code, rejoin=bool(me))
+        join(code, rejoin=joined)
     if state.get(ROOM):
         student_view(state[ROOM])
         return
@@ -98,8 +117,11 @@ def follow_the_slide(settings, kind):
     is then, or None when the store refused."""
     store = room_store()
     try:
-        problem = ask_slide(store.room(st.session_state[ROOM]), settings, kind)
         room = store.room(st.session_state[ROOM])
+        if room.closed or not deck_trusted(room):
+            return room
+        problem = ask_slide(room, settings, kind)
+        room = store.room(room.code)
     except RoomError as exc:
         st.session_state[NOTE] = str(exc)
         return None

@@ -13,14 +13,13 @@
     Previous (←)                                -> the deck's previous slide
     no room yet                                 -> the landing page says what the slide asks
 
-The deck moves from slide to slide by links, each a new session, so the lecturer's room goes
-with the lecturer's tab in a browser cookie (``LECTURER_COOKIE``: the code and key, for this
-browser session only, never in the address), read back only on a deck's Classroom slide. A
-Classroom page outside a deck still needs the lecturer's link after a reload.
+The deck moves from slide to slide by links, each a new session: the lecturer's room is the
+one the browser holds (classroom/lecturers.py, by the browser's id). A slide pushes to the room
+only once its lecturer has confirmed the deck (``trust_deck``, one click on its first Classroom
+slide): a deck link made elsewhere and opened in the lecturer's browser pushes nothing unasked.
 """
 
 import json
-import re
 
 import streamlit as st
 
@@ -34,14 +33,19 @@ from attnviz.links.readers import quoted, raw_value, read_int
 from attnviz.links.shared import settings_query
 from attnviz.ui.frame import page_paths
 from attnviz.ui.pages.classroom_rounds import take_step
-from attnviz.ui.pages.classroom_shared import KEY, ROOM, cached_room_questions, room_store
+from attnviz.ui.pages.classroom_shared import (
+    KEY,
+    NOTE,
+    cached_room_questions,
+    room_store,
+    session_id,
+)
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import stepper
 from attnviz.ui.text import md_escape
 
 PAGE_PATH = "Classroom"
-LECTURER_COOKIE = "attnviz_lecturer"  # "CODE.KEY" of the room this browser's lecturer holds
-COOKIE_VALUE = re.compile(r"([0-9A-Z]{6})\.([A-Za-z0-9_-]{1,96})")
+LECTURER_COOKIE = "attnviz_lecturer"  # the code (no key) of the room this browser's lecturer held
 ARRIVED = "attnviz.classroom.deck_arrived"  # the slide whose question this session has asked
 SLIDE_TITLE = ("The class's question",)  # the deck bar's one step on this page
 
@@ -70,38 +74,48 @@ def deck_slide():
     return kind, warnings
 
 
-def parse_remembered(value):
-    """(code, key) from a LECTURER_COOKIE value "CODE.KEY" when well formed, else None."""
-    match = COOKIE_VALUE.fullmatch(str(value or ""))
-    return (match[1], match[2]) if match and normal_code(match[1]) == match[1] else None
-
-
 def remembered_lecturer():
-    """(code, key) from this browser's LECTURER_COOKIE, or None."""
-    return parse_remembered(st.context.cookies.get(LECTURER_COOKIE))
+    """The code in this browser's LECTURER_COOKIE, or None."""
+    code = str(st.context.cookies.get(LECTURER_COOKIE) or "")
+    return code if normal_code(code) == code else None
 
 
-def take_remembered():
-    """Make this session the lecturer of the remembered room when its key is still the room's."""
-    found = remembered_lecturer()
-    if found is None:
+def remember(code):
+    """Keep the code of the lecturer's room in this browser session (a cookie, no secret in
+    it), so that a restarted in-process server, which lost the room, can say so."""
+    if remembered_lecturer() == code:
         return
-    code, key = found
-    try:
-        room = room_store().room(code)
-    except RoomError:
-        return  # ended, or the store is away: the landing page, as for anyone
-    if room.key_matches(key) and not room.closed:
-        st.session_state[ROOM], st.session_state[KEY] = room.code, key
-
-
-def remember(code, key):
-    """Keep the lecturer's room in this browser session (a cookie for this site, read by the
-    next slide's new session); ``code`` None forgets it."""
-    value = f"{code}.{key}" if code else ""
-    expiry = "" if code else "; max-age=0"
-    cookie = json.dumps(f"{LECTURER_COOKIE}={value}; path=/; SameSite=Strict{expiry}")
+    cookie = json.dumps(f"{LECTURER_COOKIE}={code}; path=/; SameSite=Strict")
     st.html(f"<script>document.cookie = {cookie};</script>", unsafe_allow_javascript=True)
+
+
+def _trust(deck):
+    try:
+        room_store().trust_deck(session_id(), deck)
+    except RoomError as exc:
+        st.session_state[NOTE] = str(exc)
+
+
+def deck_trusted(room):
+    """Whether this browser's lecturer confirmed that this deck may push its slides to
+    ``room``; if not, the button that confirms it, saying what the slide would push."""
+    deck = st.query_params.get("deck", "")
+    if room_store().trusts_deck(session_id(), deck):
+        return True
+    st.warning(
+        f"This lecture deck has not pushed to room {room.code} yet. Its Classroom slides put "
+        "their example and question on every phone in the room: send them only if you started "
+        "this deck yourself, on the Lecture deck page.",
+        icon="🎞️",
+    )
+    st.button(
+        f"Send this deck's slides to room {room.code}",
+        key="cls_trust_deck",
+        type="primary",
+        on_click=_trust,
+        args=(deck,),
+    )
+    return False
 
 
 def ask_slide(room, settings, kind):

@@ -91,19 +91,18 @@ def lecturer_ended(code, key, settings):
     st.button("Back to the Classroom page", key="cls_forget", on_click=_forget, args=(code,))
 
 
-def remembered_room_ended(settings, remembered):
-    """On the landing page: when this browser's lecturer (``remembered``: (code, key) from its
-    cookie, or None) held a room that is no longer open (an in-process server restarted, or
-    the room ended), say so with the one-click new room; True when drawn."""
-    if remembered is None or st.session_state.get(DISMISSED) == remembered[0]:
+def remembered_room_ended(settings, code):
+    """On the landing page: when this browser's lecturer held room ``code`` (from its cookie,
+    or None), which the store no longer knows (an in-process server restarted), say so with
+    the one-click new room; True when drawn."""
+    if code is None or st.session_state.get(DISMISSED) == code:
         return False
-    code, key = remembered
     try:
         room_store().room(code)
-        return False  # still open: the lecturer's link (or the deck) brings it back
+        return False  # open, but held by another browser now: no business of this one
     except RoomError:
         pass
-    lecturer_ended(code, key, settings)
+    lecturer_ended(code, None, settings)
     return True
 
 

@@ -132,13 +132,14 @@ def join_panel(room):
 def lecturer_link(room):
     """The lecturer's link, folded away (it holds the key), and what a reload does."""
     st.caption(
-        "Reloading this tab leaves the room's controls: reopen them with the lecturer link "
-        "below. The address bar never shows the key, so the projector does not."
+        "This browser keeps the room's controls: a reload, a deck's next slide or another tab "
+        "brings them back. The address bar never shows the key, so the projector does not."
     )
     with st.expander("Lecturer link (keep it off the projector)"):
         st.caption(
-            "It reopens this room with its controls on another device or after a reload. "
-            "Anyone with it can change the room."
+            "It moves this room's controls to another browser, once: opening it there gives the "
+            "room a new key, so this link then opens nothing and this browser loses the "
+            "controls (its page shows the new link)."
         )
         st.code(page_link(lecturer_query(room.code, st.session_state[KEY])), language=None)
 

@@ -1,10 +1,10 @@
 """What the Classroom page's lecturer and student views share: the store, the session's id, the
 room's example and question, the reveal, and the poll that follows the room.
 
-Session state (small values only): SID the session's random id, ROOM the code it is in, KEY
-the lecturer's key (only in the lecturer's session), SEEN the room version last drawn, NOTE a
-message from a button's callback, IN_PAGE_RUN and PAGE_RUN_ENDED when the page's run drew the
-poll (``follow``). Widget keys start with ``cls_``.
+Session state (small values only): ROOM the code it is in, KEY the lecturer's key (only in the
+lecturer's session, from the store's record of what its browser holds), SEEN the room version
+last drawn, NOTE a message from a button's callback, IN_PAGE_RUN and PAGE_RUN_ENDED when the
+page's run drew the poll (``follow``). Widget keys start with ``cls_``.
 """
 
 import time
@@ -22,7 +22,6 @@ from attnviz.charts.words import figure_text
 from attnviz.classroom import RoomError, StoreUnavailableError
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.classroom.rounds import question_seed
-from attnviz.links.classroom import new_sid
 from attnviz.serve.classroom import ROOM_STORE
 from attnviz.serve.example import cached_example
 from attnviz.serve.finish import kept_chart
@@ -30,8 +29,8 @@ from attnviz.serve.kept import kept
 from attnviz.ui.charts import display, draw
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
+from attnviz.ui.visitor import browser_id
 
-SID = "attnviz.classroom.sid"
 ROOM = "attnviz.classroom.room"
 KEY = "attnviz.classroom.key"
 SEEN = "attnviz.classroom.seen"
@@ -62,9 +61,9 @@ def forget_room_store():
 
 
 def session_id():
-    """This session's random id (16 URL-safe characters): no names, no accounts. A student's
-    address keeps it (``me=``), so a reload is the same student (classroom.classroom)."""
-    return st.session_state.setdefault(SID, new_sid())
+    """Who this session is in a room: its browser's random id (ui/visitor.py), so every tab
+    of a browser, a reload and a reconnect are one student, and no address carries it."""
+    return browser_id()
 
 
 def say(exc):

@@ -43,6 +43,7 @@ from attnviz.ui.pages.classroom_shared import (
 )
 from attnviz.ui.pages.classroom_sketch import student_sketch
 from attnviz.ui.text import md_escape
+from attnviz.ui.visitor import client_address
 
 
 def join(code, rejoin=False):
@@ -50,7 +51,7 @@ def join(code, rejoin=False):
     (no such room, full, closed, too many tries) is said on the page; ``rejoin`` (the address
     says this browser was in the room): a room no longer found has ended (student_ended)."""
     try:
-        room = room_store().join(code, session_id())
+        room = room_store().join(code, session_id(), client_address())
     except RoomNotFoundError as exc:
         if not rejoin:
             say(exc)
@@ -61,8 +62,8 @@ def join(code, rejoin=False):
         say(exc)
         return False
     st.session_state[ROOM] = room.code
-    st.query_params.update(student_query(room.code, session_id()))  # a reload: the same
-    return True  # student in the same room, their answer kept
+    st.query_params.update(student_query(room.code))  # a room gone since is told apart
+    return True
 
 
 def join_form():
@@ -86,7 +87,7 @@ def _answer(code, k):
 
 def _leave():
     st.session_state.pop(ROOM, None)
-    for name in student_query("", ""):
+    for name in student_query(""):
         st.query_params.pop(name, None)
 
 
