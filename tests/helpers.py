@@ -349,3 +349,18 @@ def assert_made_from(weights, reference, script):
     assert digest == str(reference["model_sha256"]), (
         f"{weights} holds other weights than the fixture was made from: rerun {script}"
     )
+
+
+def as_browser(monkeypatch, browser_id):
+    """Every AppTest session from now on is the browser whose cookie holds ``browser_id`` (a
+    session of its own has an id made for it: ui/visitor.py)."""
+    from attnviz.ui import visitor
+
+    monkeypatch.setattr(visitor, "_cookie_id", lambda: browser_id)
+
+
+def browser_of(at):
+    """The browser id of AppTest ``at``'s session, made for it (no cookie in AppTest)."""
+    from attnviz.ui import visitor
+
+    return at.session_state[visitor.MINTED_ID]

@@ -255,7 +255,7 @@ def test_a_lecturer_link_works_once(store, clock):
 
 
 def test_a_deck_pushes_once_its_lecturer_trusts_it(store):
-    room, _ = store.open(EXAMPLE, "laptop")
+    store.open(EXAMPLE, "laptop")
     deck = "Home|Classroom?question=row_sum"
     assert not store.trusts_deck("laptop", deck)
     store.trust_deck("laptop", deck)

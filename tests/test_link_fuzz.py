@@ -35,7 +35,7 @@ READERS = {
     "work it out": (work_it_out.choice_from_query, work_it_out.NAMES),
     "chat model": (inside_a_chat_model.choices_from_query, inside_a_chat_model.PARAMS),
     "classroom room": (classroom.read_room, classroom.PARAMS),
-    "classroom me": (classroom.read_me, classroom.PARAMS),
+    "classroom joined": (classroom.read_joined, classroom.PARAMS),
     "deck": (lambda q: deck.read_deck(q, PAGES), deck.DECK_PARAMS),
 }
 

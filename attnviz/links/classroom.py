@@ -24,9 +24,9 @@ def new_sid():
 
 
 def read_joined(query):
-    """Whether ``query`` says its browser had joined the room (``joined=1``)."""
-    raw, _ = raw_value(query, "joined")
-    return raw == "1"
+    """(whether ``query`` says its browser had joined the room, ``joined=1``; warnings)."""
+    raw, warnings = raw_value(query, "joined")
+    return raw == "1", warnings
 
 
 def read_room(query):

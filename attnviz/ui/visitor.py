@@ -25,7 +25,7 @@ from attnviz.links.classroom import SID_PATTERN, new_sid
 
 BROWSER_COOKIE = "attnviz_browser"
 COOKIE_DAYS = 120  # a term: a student's phone is the same student all term
-_MINTED = "attnviz.visitor.browser"  # a session's id while its browser has no cookie yet
+MINTED_ID = "attnviz.visitor.browser"  # a session's id while its browser has no cookie yet
 _WRITTEN = "attnviz.visitor.written"  # the script that writes the cookie was drawn
 LOOPBACK = {None, "", "127.0.0.1", "::1"}
 
@@ -33,13 +33,13 @@ LOOPBACK = {None, "", "127.0.0.1", "::1"}
 def _cookie_id():
     """The browser id in the request's cookie, or None when absent or not an id of this app."""
     value = st.context.cookies.get(BROWSER_COOKIE)
-    return value if value and SID_PATTERN.fullmatch(value) else None
+    return value if isinstance(value, str) and SID_PATTERN.fullmatch(value) else None
 
 
 def browser_id():
     """This browser's id: its cookie's, else one made for this session (and written to the
     browser by ``keep_browser_cookie``)."""
-    return _cookie_id() or st.session_state.setdefault(_MINTED, new_sid())
+    return _cookie_id() or st.session_state.setdefault(MINTED_ID, new_sid())
 
 
 def keep_browser_cookie():
@@ -60,12 +60,16 @@ def keep_browser_cookie():
 
 def client_address():
     """The client's address (text): see the module's docstring."""
-    ctx = st.context
-    peer = ctx.ip_address  # None for a loopback peer
+    peer = _text(st.context.ip_address)  # None for a loopback peer
     if peer not in LOOPBACK:
         return peer
-    forwarded = (ctx.headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
+    forwarded = _text(st.context.headers.get("X-Forwarded-For")).split(",")[-1].strip()
     return forwarded if forwarded not in LOOPBACK else "this machine"
+
+
+def _text(value):
+    """``value`` when it is text, else "" (no request: a test's script run)."""
+    return value if isinstance(value, str) else ""
 
 
 def visitor_key():

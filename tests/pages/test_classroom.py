@@ -11,7 +11,7 @@ from attnviz import limits
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.ui.pages.classroom_shared import KEY, ROOM, forget_room_store, room_store
 from attnviz.ui.text import md_escape
-from tests.helpers import chart_specs, decode, run, run_more, text_of
+from tests.helpers import as_browser, chart_specs, decode, run, run_more, text_of
 
 PAGE = "pages/14_Classroom.py"
 LECTURER_KEYS = {"cls_push", "cls_ask", "cls_reveal", "cls_next", "cls_other", "cls_close"}
@@ -156,43 +156,47 @@ def reload(at):
     return run(PAGE, {k: at.query_params[k] for k in at.query_params})
 
 
-def test_a_students_reload_is_the_same_student_with_one_answer():
+def test_a_browser_is_one_student_whatever_its_tabs_and_whoever_opens_its_address(
+    monkeypatch,
+):
     lecturer = opened()
     code = lecturer.session_state[ROOM]
+    as_browser(monkeypatch, "ada-phone-000001")
     student = run(PAGE, {"room": code})
-    sid = student.query_params["me"]
-    assert student.query_params["room"] == code and len(sid) == 16
+    assert (student.query_params["room"], student.query_params["joined"]) == (code, "1")
+    assert "me" not in student.query_params  # no id in the address
     click(student, "cls_opt_1")
-    again = reload(student)
-    assert again.query_params["me"] == sid
+    again = reload(student)  # a reload, or the same link in a second tab
     assert "Your answer: **B**" in "\n".join(s.value for s in again.success)  # still theirs
-    click(again, "cls_opt_0")  # the new tap replaces the answer given before the reload
+    click(again, "cls_opt_0")  # the new tap replaces the answer given before
     tally = room_store().tally(code)
     assert (tally.answered, tally.students) == (1, 1)
     assert tally.counts[:2] == (1, 0)
-    other = run(PAGE, {"room": code})  # the join link (the QR code) makes a new student
-    assert other.query_params["me"] != sid
-    for bad in ("x" * 15, "<b>me</b>xxxxxxxxx", sid + "A"):
-        stranger = run(PAGE, {"room": code, "me": bad})
-        assert "is not a student id" in "\n".join(w.value for w in stranger.warning)
-        assert stranger.query_params["me"] not in (bad, sid)  # a new id instead
-    assert room_store().tally(code).students == 5
+    as_browser(monkeypatch, "bob-phone-000002")
+    pasted = reload(student)  # Ada's address, pasted into the class chat, opened by Bob
+    assert "Your answer" not in text_of(pasted)
+    click(pasted, "cls_opt_2")
+    old = run(PAGE, {"room": code, "me": "ada-phone-000001"})  # an old link's id: no one's
+    click(old, "cls_opt_2")
+    assert room_store().my_answer(code, "ada-phone-000001") == 0  # Ada's answer is hers
+    assert room_store().tally(code).students == 2
 
 
-def test_a_lecturers_reload_needs_the_lecturer_link():
+def test_a_lecturers_reload_keeps_the_controls_in_that_browser_only(monkeypatch):
+    as_browser(monkeypatch, "lecturer-laptop1")
     lecturer = opened()
-    code, key = lecturer.session_state[ROOM], lecturer.session_state[KEY]
-    assert "Reloading this tab leaves the room's controls" in text_of(lecturer)
+    code = lecturer.session_state[ROOM]
+    assert "a reload, a deck's next slide or another tab brings them back" in text_of(lecturer)
     assert "key" not in lecturer.query_params and "room" not in lecturer.query_params
-    linked = run(PAGE, {"room": code, "key": key})
-    assert "key" not in linked.query_params and "room" not in linked.query_params
-    reloaded = reload(linked)  # the address bar holds neither key nor code
-    assert not buttons(reloaded) & LECTURER_KEYS
-    assert "Your lecturer link brings its controls back" in text_of(reloaded)
+    reloaded = reload(lecturer)  # the address bar holds neither key nor code
+    assert {"cls_ask", "cls_close"} <= buttons(reloaded)
+    as_browser(monkeypatch, "someone-else0001")
+    assert not buttons(reload(lecturer)) & LECTURER_KEYS  # another browser at that address
+    assert "your lecturer link moves them to another browser" in text_of(reload(lecturer))
     assert room_store().tally(code).students == 0  # the lecturer did not become a student
 
 
-def test_a_full_room_and_flooding_answers_are_said_on_the_phone():
+def test_a_full_room_and_flooding_answers_are_said_on_the_phone(monkeypatch):
     lecturer = opened()
     code = lecturer.session_state[ROOM]
     store = room_store()
@@ -202,7 +206,8 @@ def test_a_full_room_and_flooding_answers_are_said_on_the_phone():
     full = "\n".join(e.value for e in late.error)
     assert f"Room {code} is full: it has {limits.MAX_ROOM_STUDENTS} students" in full
     assert not any(b.startswith("cls_opt_") for b in buttons(late))
-    flooder = run(PAGE, {"room": code, "me": f"s{0:015d}"})  # one already in, reloading
+    as_browser(monkeypatch, f"s{0:015d}")
+    flooder = run(PAGE, {"room": code})  # one already in, reloading
     assert "cls_opt_0" in buttons(flooder)
     minute = (time.time() // 60 + 1) * 60  # the next minute starts: every tap counts in it
     store.clock = lambda: minute

@@ -9,7 +9,7 @@ import pytest
 
 from attnviz import limits
 from attnviz.ui.pages.classroom_shared import KEY, ROOM, forget_room_store, room_store
-from tests.helpers import run, text_of
+from tests.helpers import as_browser, browser_of, run, text_of
 from tests.pages.test_classroom import PAGE, buttons, click, opened, reload
 from tools.services import redis_server
 
@@ -28,7 +28,7 @@ def errors(at):
 def test_a_restarted_in_process_server_says_the_room_ended_on_both_sides():
     lecturer = opened()
     code = lecturer.session_state[ROOM]
-    student = run(PAGE, {"room": code})
+    student = run(PAGE, {"room": code})  # its reload: a new session (and here a new id too)
     click(student, "cls_opt_0")
     forget_room_store()  # the server restarted: its rooms were in its memory
     phone = reload(student)  # the phone's tab reconnects to the new server
@@ -80,11 +80,13 @@ def test_a_phones_own_answer_comes_back_from_redis_after_a_replica_restart(monke
         forget_room_store()
         lecturer = opened()
         code = lecturer.session_state[ROOM]
-        student = run(PAGE, {"room": code})
-        click(student, "cls_opt_1")
-        forget_room_store()  # the replica restarted: a new process, a new store object
-        phone = reload(student)  # its tab reconnects, perhaps to the other replica
-        assert "Your answer: **B**" in "\n".join(s.value for s in phone.success)
+        with monkeypatch.context() as phone_browser:
+            as_browser(phone_browser, "a-phone-00000001")  # its cookie, sent on reconnect
+            student = run(PAGE, {"room": code})
+            click(student, "cls_opt_1")
+            forget_room_store()  # the replica restarted: a new process, a new store object
+            phone = reload(student)  # its tab reconnects, perhaps to the other replica
+            assert "Your answer: **B**" in "\n".join(s.value for s in phone.success)
         lecturer.run()
         assert "Redis: connected" in text_of(lecturer)
 
@@ -95,7 +97,7 @@ def test_the_lecturers_health_panel_counts_phones_and_answers():
     students = [run(PAGE, {"room": code}) for _ in range(3)]
     click(students[0], "cls_opt_0")
     for student in students[:2]:
-        room_store().poll(code, student.query_params["me"])  # what their fragments do
+        room_store().poll(code, browser_of(student))  # what their fragments do
     lecturer.run()
     shown = text_of(lecturer)
     assert "Phones connected now: 2 (asked for the room in the last 5 s)" in shown

@@ -51,7 +51,8 @@ def read_link():
     joined the room, warnings) from the page's address."""
     query = {name: st.query_params.get_all(name) for name in PARAMS if name in st.query_params}
     code, key, warnings = read_room(query)
-    return code, key, bool(code) and read_joined(query), warnings
+    joined, joined_warnings = read_joined(query)
+    return code, key, bool(code) and joined, warnings + joined_warnings
 
 
 def take_key(code, key):
@@ -68,16 +69,18 @@ def take_key(code, key):
 
 def take_held(code):
     """This browser's held room (classroom/lecturers.py) into the session, unless the address
-    (``code``) joins another room."""
-    state = st.session_state
+    (``code``) joins another room or the lecturer left it; a key the session holds that the
+    room no longer has (its link was used in another browser) leaves the session."""
+    state, store = st.session_state, room_store()
     try:
-        held = room_store().held(session_id())
+        held = store.held(session_id())
+        record = store.record(state[ROOM]) if state.get(KEY) and state.get(ROOM) else None
     except RoomError:
         return  # the store is away: the pages say so where they use it
-    if held is None or (code and code != held[0]) or state.get(DISMISSED) == held[0]:
-        state.pop(KEY, None)  # the key this session held is spent, or the room is gone
-        return
-    state[ROOM], state[KEY] = held
+    if held is not None and code in (None, held[0]) and state.get(DISMISSED) != held[0]:
+        state[ROOM], state[KEY] = held
+    elif record is not None and not record.key_matches(state[KEY]):
+        state.pop(KEY)  # the controls moved to another browser
 
 
 def classroom(settings, link):
@@ -108,7 +111,7 @@ def classroom(settings, link):
         return
     if remembered_room_ended(settings, remembered_lecturer()):
         return  # this browser's lecturer held a room that has ended (e.g. a restart)
-    landing(settings, kind or None)
+    landing(settings, kind or None, None if kind is False else st.query_params.get("deck", ""))
 
 
 def follow_the_slide(settings, kind):
@@ -130,9 +133,9 @@ def follow_the_slide(settings, kind):
     return room
 
 
-def landing(settings, kind=None):
+def landing(settings, kind=None, deck=None):
     """Join a room by its code; or, for a lecturer, open one with the sidebar's example (and,
-    on a deck's slide, say what the slide asks)."""
+    on a deck's slide, say what the slide asks; ``deck``: the slide's deck, or None)."""
     slide_intro(settings, kind)
     st.subheader("Join a room")
     join_form()
@@ -143,10 +146,10 @@ def landing(settings, kind=None):
         "then the class's answers. No names, no accounts."
     )
     if st.button("Open a room", key="cls_open"):
-        open_room(settings)
+        open_room(settings, deck)
     st.caption(
-        "Lecturer of a room already open? Your lecturer link brings its controls back: a "
-        "reload does not, as the address never holds the key."
+        "Lecturer of a room already open? Its controls come back on this page in the browser "
+        "that opened it; your lecturer link moves them to another browser."
     )
     sentence = md_escape(settings.text if not settings.generated else f"t1 … t{settings.n}")
     st.caption(f"The sidebar's example: {sentence}.")

@@ -84,14 +84,19 @@ def qr_png(text):
     return buffer.getvalue()
 
 
-def open_room(settings):
-    """Open a room showing ``settings``' example; this session becomes its lecturer."""
+def open_room(settings, deck=None):
+    """Open a room showing ``settings``' example; this browser becomes its lecturer. On a
+    deck's slide (``deck``: its link's deck), the deck may push its slides to the room: the
+    lecturer opened it there."""
     problem = pushable_problem(settings)
     if problem:
         st.error(md_escape(problem), icon="📏")
         return
     try:
-        room, key = room_store().open(settings_query(settings), session_id())
+        store = room_store()
+        room, key = store.open(settings_query(settings), session_id())
+        if deck is not None:
+            store.trust_deck(session_id(), deck)
     except RoomError as exc:
         say(exc)
         return
