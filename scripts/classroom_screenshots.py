@@ -32,8 +32,8 @@ def main():
         code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
         lecturer.locator("button", has_text="Ask this question").click()
         lecturer.wait_for_selector("text=Answered", timeout=60_000)
-        phones = browser.new_context(**PHONE, device_scale_factor=2)
-        students = [phones.new_page() for _ in CHOSEN]
+        phone = {**PHONE, "device_scale_factor": 2}
+        students = [browser.new_context(**phone).new_page() for _ in CHOSEN]  # a browser each
         for student, k in zip(students, CHOSEN, strict=True):
             student.goto(f"{url}/Classroom?room={code}")
             option = student.locator(f".st-key-cls_opt_{k} button")

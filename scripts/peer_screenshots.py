@@ -33,7 +33,6 @@ def main():
     with streamlit_server() as url, sync_playwright() as p:
         browser = launch_chromium(p)
         lecturer = browser.new_page(viewport={"width": 1280, "height": 720})
-        phones = browser.new_context(**PHONE)
 
         def shoot(page, name, full=False):
             wait_for_run(page)
@@ -52,7 +51,7 @@ def main():
         wait_for_run(lecturer)
         lecturer.locator("button", has_text="Ask this question").click()
         lecturer.wait_for_selector("text=Round 1 of 2", timeout=60_000)
-        students = [phones.new_page() for _ in FIRST]
+        students = [browser.new_context(**PHONE).new_page() for _ in FIRST]  # a browser each
         for student, k in zip(students, FIRST, strict=True):
             student.goto(f"{url}/Classroom?room={code}")
             option = student.locator(f".st-key-cls_opt_{k} button")

@@ -207,6 +207,24 @@ def server_rss_mb(port):
     raise RuntimeError(f"no VmRSS for the streamlit process serving on port {port}")
 
 
+@contextlib.contextmanager
+def own_browsers(browser, **options):
+    """Yield ``open_page()``: a new page in a browser of its own (a new context, so its own
+    cookies: the Classroom counts one browser as one student), with ``options`` (viewport,
+    touch ...). Every one is closed at the end."""
+    contexts = []
+
+    def open_page():
+        contexts.append(browser.new_context(**options))
+        return contexts[-1].new_page()
+
+    try:
+        yield open_page
+    finally:
+        for context in contexts:
+            context.close()
+
+
 def wait_for_run(page, timeout=90_000):
     """Wait until the page's script run has finished (the app's data-test-script-state)."""
     page.wait_for_selector(RUN_FINISHED, timeout=timeout)

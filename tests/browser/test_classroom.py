@@ -7,7 +7,7 @@ page never offers a lecturer's control, and every tap target is at least 44 px h
 import numpy as np
 import pytest
 
-from tools.browser import error_count, wait_for_chart, wait_for_run
+from tools.browser import error_count, own_browsers, wait_for_chart, wait_for_run
 
 pytestmark = pytest.mark.browser
 
@@ -30,13 +30,12 @@ def main_button(page, text):
 
 def test_a_lecturer_and_three_phones(browser, server):
     lecturer = browser.new_page(viewport={"width": 1280, "height": 720})
-    phones = browser.new_context(**PHONE)  # its pages are sessions of their own, one cache
-    try:
+    with own_browsers(browser, **PHONE) as phone:  # a phone is a browser: its own student
         lecturer.goto(f"{server}/Classroom?present=on")
         main_button(lecturer, "Open a room").click(timeout=90_000)
         code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
         assert len(code) == 6
-        students = [phones.new_page() for _ in CHOSEN]
+        students = [phone() for _ in CHOSEN]
         for student in students:
             student.goto(f"{server}/Classroom")
             student.get_by_label("Room code (on the projector)").fill(code.lower())
@@ -71,9 +70,12 @@ def test_a_lecturer_and_three_phones(browser, server):
                 assert main_button(student, control).count() == 0, control
             assert error_count(student) == 0
         assert error_count(lecturer) == 0
-    finally:
-        lecturer.close()
-        phones.close()
+        second_tab = student.context.new_page()  # the same phone's second tab: one student
+        second_tab.goto(student.url)
+        second_tab.wait_for_selector("text=The answer:", timeout=90_000)
+        said, mine = second_tab.locator("[data-testid=stMain]").inner_text(), "AB"[CHOSEN[-1]]
+        assert f"Your answer {mine} is right" in said or f"Your answer was {mine};" in said
+    lecturer.close()
 
 
 def test_a_deck_asks_the_room_its_questions(browser, server):
@@ -92,7 +94,7 @@ def test_a_deck_asks_the_room_its_questions(browser, server):
         slide("Classroom", question="shape"),
     )
     projector = browser.new_context(viewport={"width": 1280, "height": 720})
-    phones = browser.new_context(**PHONE)
+    phones = browser.new_context(**PHONE)  # one phone
     try:
         lecturer = projector.new_page()
         lecturer.goto(f"{server}/Classroom?{urlencode(slide_query(slides, 1))}")

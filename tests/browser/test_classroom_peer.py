@@ -13,7 +13,8 @@ import pytest
 from attnviz.classroom.questions import all_questions, question_of
 from attnviz.classroom.rounds import twin_seed_of
 from attnviz.settings import Settings
-from tools.browser import error_count, wait_for_chart, wait_for_run
+from attnviz.ui.visitor import BROWSER_COOKIE as BROWSER
+from tools.browser import error_count, own_browsers, wait_for_chart, wait_for_run
 
 pytestmark = pytest.mark.browser
 
@@ -59,8 +60,7 @@ def downloaded(page, key):
 
 def test_vote_discuss_revote_twin_and_the_report(browser, server):
     lecturer = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
-    phones = browser.new_context(**PHONE)
-    try:
+    with own_browsers(browser, **PHONE) as phone:  # a phone is a browser: its own student
         lecturer.goto(f"{server}/Classroom?present=on")
         lecturer.locator("button", has_text="Open a room").click(timeout=90_000)
         code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
@@ -68,7 +68,7 @@ def test_vote_discuss_revote_twin_and_the_report(browser, server):
         wait_for_run(lecturer)
         lecturer.locator("button", has_text="Ask this question").click()
         lecturer.wait_for_selector("text=Round 1 of 2", timeout=60_000)
-        students = [phones.new_page() for _ in FIRST]
+        students = [phone() for _ in FIRST]
         for student, k in zip(students, FIRST, strict=True):
             student.goto(f"{server}/Classroom?room={code}")
             tap_option(student, k)
@@ -127,7 +127,7 @@ def test_vote_discuss_revote_twin_and_the_report(browser, server):
             .strip()
         )
         laptop = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-        laptop.goto(link)  # the lecturer's own tab, not projected: the report downloads here
+        laptop.goto(link)  # the lecturer's laptop, not projected: the controls move there
         with open(downloaded(laptop, "cls_report_csv"), encoding="utf-8") as got:
             rows = list(csv.DictReader(io.StringIO(got.read())))
         rounds = {r["round"]: r for r in rows if r["row"] == "round"}
@@ -138,11 +138,10 @@ def test_vote_discuss_revote_twin_and_the_report(browser, server):
             assert counts == np.bincount(taps, minlength=n).tolist(), name
         assert rounds["2"]["moved_to_right"] == "1" and rounds["2"]["sure_wrong"] == "1"
         assert rounds["1"]["sure_wrong"] == "1"
-        assert not any(student.url.split("me=")[1][:16] in str(rows) for student in students)
+        ids = [c["value"] for s in students for c in s.context.cookies() if c["name"] == BROWSER]
+        assert len(set(ids)) == len(students) and not any(i in str(rows) for i in ids)
         with open(downloaded(laptop, "cls_report_pdf"), "rb") as got:
             assert got.read(4) == b"%PDF"
         laptop.close()
         assert error_count(lecturer) == 0 and all(error_count(s) == 0 for s in students)
-    finally:
-        lecturer.close()
-        phones.close()
+    lecturer.close()

@@ -13,7 +13,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 import attnviz
 from attnviz.classroom.sketch import variant_settings
-from tools.browser import error_count, wait_for_run
+from tools.browser import error_count, own_browsers, wait_for_run
 
 pytestmark = pytest.mark.browser
 
@@ -111,8 +111,9 @@ def tap_until(phone, key, j, level, tries=6):
 
 def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifacts):
     projector = browser.new_context(viewport={"width": 1280, "height": 720})
-    phones = browser.new_context(**PHONE)
+    phones = contextlib.ExitStack()
     try:
+        phone = phones.enter_context(own_browsers(browser, **PHONE))  # a student each
         lecturer = projector.new_page()
         lecturer.goto(f"{server}/Classroom?present=on")
         main_button(lecturer, "Open a room").click(timeout=90_000)
@@ -124,7 +125,7 @@ def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifact
         choose(lecturer, "cls_sk_variant", "with the causal mask")
         main_button(lecturer, "Ask the class to sketch this row").click()
         lecturer.wait_for_selector("text=Sketched", timeout=60_000)
-        students = [phones.new_page() for _ in SKETCHES]
+        students = [phone() for _ in SKETCHES]
         for student in students:
             student.goto(f"{server}/Classroom?room={code}")
         key = "cls_sk_1"

@@ -11,7 +11,14 @@ import pytest
 
 import attnviz
 from attnviz.files.export import all_steps_npz
-from tools.browser import chart_data, error_count, streamlit_server, wait_for_app, wait_for_rows
+from tools.browser import (
+    chart_data,
+    error_count,
+    own_browsers,
+    streamlit_server,
+    wait_for_app,
+    wait_for_rows,
+)
 from tools.services import nginx_proxy, redis_server
 
 pytestmark = [pytest.mark.replicas, pytest.mark.browser]
@@ -44,14 +51,16 @@ def join_and_answer(page, url, code, k):
 def test_two_replicas_behind_nginx_share_a_room(browser, cluster, tmp_path):
     a, b, proxy = cluster
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    phones = contextlib.ExitStack()
     try:
+        phone = phones.enter_context(own_browsers(browser, viewport={"width": 1280, "height": 900}))
         lecturer = context.new_page()
         lecturer.goto(f"{a}/Classroom")
         button(lecturer, "Open a room").click(timeout=90_000)
         code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
         button(lecturer, "Ask this question").click()
         lecturer.wait_for_selector("text=Answered", timeout=60_000)
-        students = [context.new_page() for _ in range(3)]
+        students = [phone() for _ in range(3)]  # each its own browser: a student each
         join_and_answer(students[0], b, code, 0)
         join_and_answer(students[1], b, code, 1)
         join_and_answer(students[2], proxy, code, 1)  # through nginx's WebSocket upgrade
@@ -88,6 +97,7 @@ def test_two_replicas_behind_nginx_share_a_room(browser, cluster, tmp_path):
         assert error_count(upload) == 0
     finally:
         context.close()
+        phones.close()
 
 
 def test_a_two_round_question_across_replicas(browser, cluster):
@@ -96,7 +106,11 @@ def test_a_two_round_question_across_replicas(browser, cluster):
     a, b, _ = cluster
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     first, second = [0, 1, 1], [1, 1, 2]
+    own = contextlib.ExitStack()
     try:
+        phone_page = own.enter_context(
+            own_browsers(browser, viewport={"width": 1280, "height": 900})
+        )
         lecturer = context.new_page()
         lecturer.goto(f"{a}/Classroom")
         button(lecturer, "Open a room").click(timeout=90_000)
@@ -105,7 +119,7 @@ def test_a_two_round_question_across_replicas(browser, cluster):
         lecturer.wait_for_timeout(1000)
         button(lecturer, "Ask this question").click()
         lecturer.wait_for_selector("text=Round 1 of 2", timeout=60_000)
-        phones = [context.new_page() for _ in first]
+        phones = [phone_page() for _ in first]
         for phone, k in zip(phones, first, strict=True):
             phone.goto(f"{b}/Classroom?room={code}")
             phone.locator(f".st-key-cls_opt_{k} button").click(timeout=90_000)
@@ -135,3 +149,4 @@ def test_a_two_round_question_across_replicas(browser, cluster):
         assert error_count(lecturer) == 0 and all(error_count(p) == 0 for p in phones)
     finally:
         context.close()
+        own.close()
