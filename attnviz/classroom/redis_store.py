@@ -16,6 +16,7 @@ after its minute):
     room:{code}:q{n}r{r}:confidence, :lost, :lost_minutes, :report   peer_redis.py
     room:{code}:q{n}:sketches      a hash sid -> "0,5,1,2": "sketch the row" (RedisSketches)
     rooms                          a sorted set code -> when it ends (to bound the rooms)
+    ping                           the health panel's probe write (``ping``), gone in a minute
     rate:{bucket}:{minute}         hits in that minute (INCR)
 
 An answer and a join are each one Lua script, so they are atomic: a new answer moves its
@@ -171,7 +172,9 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
 
     @_plain_errors
     def ping(self):
-        self.r.ping()
+        """A small write (``ping``, gone in a minute): StoreUnavailableError when Redis cannot
+        be reached, StoreRefusedError when it answers but refuses writes."""
+        self.r.set(PREFIX + "ping", 1, ex=60)
 
     @_plain_errors
     def _get(self, code):
