@@ -127,7 +127,7 @@ def test_a_refused_write_is_said_on_both_sides_and_loses_nothing(url, refusal, w
 
 
 def test_every_redis_call_goes_through_plain_errors():
-    """Every method of the Redis store that talks to Redis is wrapped by ``_plain_errors``, or
+    """Every method of the Redis store that talks to Redis is wrapped by ``plain_errors``, or
     calls ``_guarded`` (which is): none lets redis's own errors reach a page."""
     scripts = ("self._answer(", "self._join(", "self._confide(", "self._lost_script(", "script(")
     for cls in (RedisStore, RedisPeer, RedisSketches):

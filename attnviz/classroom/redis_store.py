@@ -23,24 +23,17 @@ An answer and a join are each one Lua script, so they are atomic: a new answer m
 student's count from the old option to the new one, and only while the question takes answers;
 a join admits at most MAX_ROOM_STUDENTS. The lecturer's changes are WATCH/MULTI transactions
 on the room's key. Every method raises the store's own errors in words, never redis's
-(``_plain_errors``): a lost connection StoreUnavailableError, a change Redis refuses (out of
+(redis_errors.py): a lost connection StoreUnavailableError, a change Redis refuses (out of
 memory, read-only) StoreRefusedError. A refused change changes nothing: Redis refuses a Lua
 script at its first write and discards a MULTI whole, so what is stored is kept.
 """
-
-import functools
 
 import redis
 
 from attnviz.classroom.lifecycle import kept_until
 from attnviz.classroom.peer_redis import RedisPeer, question_keys
-from attnviz.classroom.room import (
-    Room,
-    StoreRefusedError,
-    StoreUnavailableError,
-    TooManyRoomsError,
-    not_found,
-)
+from attnviz.classroom.redis_errors import plain_errors
+from attnviz.classroom.room import Room, TooManyRoomsError, not_found
 from attnviz.classroom.rounds import answer_slot
 from attnviz.classroom.sketch_store import SET_SKETCH, SketchAnswers, levels_text, read_levels
 from attnviz.classroom.store import RATE_WINDOW_SECONDS, RoomStore
@@ -71,48 +64,6 @@ return 1
 """  # KEYS: students; ARGV: sid, most students, expires
 
 
-# Why Redis refused, in words, by redis-py's error class (any other RedisError: OTHER_REFUSAL)
-REFUSALS = (
-    (redis.exceptions.OutOfMemoryError, "it is out of memory", "give it more memory"),
-    (redis.exceptions.ReadOnlyError, "it is read-only", "make it writable again"),
-)
-OTHER_REFUSAL = ("it answered with an error", "check its log")
-
-
-def refused(exc):
-    """The StoreRefusedError for redis's error ``exc``: why, named from its class, never its
-    text (which may quote a key or a value)."""
-    reason, remedy = next(
-        ((r, m) for kind, r, m in REFUSALS if isinstance(exc, kind)), OTHER_REFUSAL
-    )
-    return StoreRefusedError(
-        f"The classroom's shared store (Redis) refused to save this change: {reason}. Nothing "
-        f"already saved is lost: the answers given so far are kept. Try again in a moment; if "
-        f"it keeps refusing, the lecturer or IT should see to the store ({remedy}).",
-        reason,
-    )
-
-
-def _plain_errors(method):
-    """Raise redis's errors in words: a connection lost or timed out as StoreUnavailableError,
-    any other (a write refused: out of memory, read-only) as StoreRefusedError."""
-
-    @functools.wraps(method)
-    def wrapped(self, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise StoreUnavailableError(
-                "The classroom's shared store (Redis) cannot be reached, so rooms cannot be "
-                "opened, joined or answered right now. The lesson pages work as before; this "
-                "page tries again on its own."
-            ) from exc
-        except redis.RedisError as exc:
-            raise refused(exc) from exc
-
-    return wrapped
-
-
 class RedisSketches(SketchAnswers):
     """Sketches in Redis: a hash per question beside its answers (``sketches_key``), which
     ``RedisStore._update`` deletes with them when the question changes."""
@@ -120,7 +71,7 @@ class RedisSketches(SketchAnswers):
     def sketches_key(self, code, question_no):
         return self._key(code, f"q{question_no}", "sketches")
 
-    @_plain_errors
+    @plain_errors
     def _set_sketch(self, room, sid, levels):
         script = self.__dict__.get("_sketch_script")
         if script is None:
@@ -133,12 +84,12 @@ class RedisSketches(SketchAnswers):
         args = [sid, answer_slot(room), levels_text(levels), int(room.expires) + 1]
         return script(keys=keys, args=args) == 1
 
-    @_plain_errors
+    @plain_errors
     def _sketch_of(self, room, sid):
         value = self.r.hget(self.sketches_key(room.code, room.question_no), sid)
         return None if value is None else read_levels(value.decode(), room.n_options)
 
-    @_plain_errors
+    @plain_errors
     def _all_sketches(self, room):
         stored = self.r.hvals(self.sketches_key(room.code, room.question_no))
         found = (read_levels(value.decode(), room.n_options) for value in stored)
@@ -165,18 +116,18 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
     def _key(self, code, *parts):
         return PREFIX + ":".join(("room", code, *parts))
 
-    @_plain_errors
+    @plain_errors
     def _guarded(self, call):
-        """``call()``, redis's errors raised in words (``_plain_errors``; peer_redis.py)."""
+        """``call()``, redis's errors raised in words (``plain_errors``; peer_redis.py)."""
         return call()
 
-    @_plain_errors
+    @plain_errors
     def ping(self):
         """A small write (``ping``, gone in a minute): StoreUnavailableError when Redis cannot
         be reached, StoreRefusedError when it answers but refuses writes."""
         self.r.set(PREFIX + "ping", 1, ex=60)
 
-    @_plain_errors
+    @plain_errors
     def _get(self, code):
         text = self.r.get(self._key(code))
         if text is None:
@@ -186,7 +137,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
             return None
         return room
 
-    @_plain_errors
+    @plain_errors
     def _create(self, room):
         now, rooms = self.clock(), PREFIX + "rooms"
         self.r.zremrangebyscore(rooms, "-inf", now)
@@ -205,7 +156,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         pipe.execute()
         return True
 
-    @_plain_errors
+    @plain_errors
     def _update(self, code, change):
         key = self._key(code)
         with self.r.pipeline() as pipe:
@@ -233,12 +184,12 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
                 except redis.WatchError:
                     continue
 
-    @_plain_errors
+    @plain_errors
     def _add_student(self, room, sid):
         keys = [self._key(room.code, "students")]
         return bool(self._join(keys=keys, args=[sid, MAX_ROOM_STUDENTS, int(room.expires) + 1]))
 
-    @_plain_errors
+    @plain_errors
     def _n_students(self, room):
         return int(self.r.scard(self._key(room.code, "students")))
 
@@ -247,7 +198,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         q = f"q{room.question_no}r{round_no or room.peer.round_no}"
         return self._key(room.code, q, "answers"), self._key(room.code, q, "counts")
 
-    @_plain_errors
+    @plain_errors
     def _set_answer(self, room, sid, option):
         answers, counts = self._question_keys(room)
         keys = [self._key(room.code, "answering"), answers, counts]
@@ -255,7 +206,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         args = [sid, answer_slot(room), option, int(room.expires) + 1]
         return self._answer(keys=keys, args=args) == 1
 
-    @_plain_errors
+    @plain_errors
     def _answer_of(self, room, sid):
         value = self.r.hget(self._question_keys(room)[0], sid)
         try:
@@ -264,7 +215,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
             return None
         return option if 0 <= option < room.n_options else None
 
-    @_plain_errors
+    @plain_errors
     def _counts(self, room):
         stored = self.r.hgetall(self._question_keys(room)[1])
         counts = [0] * room.n_options
@@ -277,7 +228,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
                 counts[k] = max(n, 0)
         return counts
 
-    @_plain_errors
+    @plain_errors
     def _hit(self, bucket):
         minute = int(self.clock() // RATE_WINDOW_SECONDS)
         key = f"{PREFIX}rate:{bucket}:{minute}"
@@ -286,22 +237,22 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         pipe.expire(key, RATE_WINDOW_SECONDS * 2)
         return int(pipe.execute()[0])
 
-    @_plain_errors
+    @plain_errors
     def _record(self, code):
         text = self.r.get(self._key(code))
         room = None if text is None else Room.from_json(text.decode("utf-8", "replace"))
         return room if room is not None and room.code == code else None
 
-    @_plain_errors
+    @plain_errors
     def _successor(self, code):
         value = self.r.get(self._key(code, "next"))
         return None if value is None else value.decode("ascii", "replace")
 
-    @_plain_errors
+    @plain_errors
     def _set_successor(self, room, code):
         self.r.set(self._key(room.code, "next"), code, exat=int(kept_until(room)) + 1)
 
-    @_plain_errors
+    @plain_errors
     def _seen(self, room, sid, now):
         key = self._key(room.code, "seen")
         pipe = self.r.pipeline(transaction=False)
@@ -310,6 +261,6 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         pipe.expireat(key, int(room.expires) + 1)
         pipe.execute()
 
-    @_plain_errors
+    @plain_errors
     def _n_seen(self, room, since):
         return int(self.r.zcount(self._key(room.code, "seen"), since, "+inf"))
