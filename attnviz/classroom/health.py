@@ -6,12 +6,16 @@ and where the rooms live (so what a restart would lose). No Streamlit.
 
 from dataclasses import dataclass
 
-from attnviz.classroom.room import StoreUnavailableError
+from attnviz.classroom.room import StoreRefusedError, StoreUnavailableError
 from attnviz.limits import PHONE_SEEN_SECONDS
 
 IN_PROCESS = "In this server only: a restart of the server ends the room and loses its answers."
 REDIS_UP = "Redis: connected. A restart of a replica, or of Redis, keeps the room and its answers."
 REDIS_DOWN = "Redis: cannot be reached. Phones cannot join or answer until it is back."
+REDIS_REFUSING = (
+    "Redis: connected, but it refuses to save changes ({reason}). Phones cannot join or answer, "
+    "and the room cannot move on, until the store is seen to; the answers already in are kept."
+)
 
 
 @dataclass(frozen=True)
@@ -44,13 +48,17 @@ def health(store, code):
         state = IN_PROCESS
     else:
         try:
-            store.ping()
+            store.ping()  # Redis: a small write, so a store that refuses them says so here
+            state = REDIS_UP
+        except StoreRefusedError as exc:
+            state = REDIS_REFUSING.format(reason=exc.reason)  # its counts can still be read
         except StoreUnavailableError:
             return Health(None, None, None, REDIS_DOWN)
-        state = REDIS_UP
     try:
         tally = store.tally(code)
         phones = store.phones_now(code)
+    except StoreRefusedError as exc:
+        return Health(None, None, None, REDIS_REFUSING.format(reason=exc.reason))
     except StoreUnavailableError:
         return Health(None, None, None, REDIS_DOWN)
     return Health(phones, tally.answered, tally.students, state)

@@ -7,8 +7,9 @@ them there and tells who is connected now. A mixin of ``store.RoomStore``; no St
     store.successor(code)        -> the code of the room its lecturer reopened from it, or None
     store.reopen(code, key, sid) -> (new room, new key): the same example and question, asked
                                     again; the ended room then names it as its successor
-    store.poll(code, sid)        -> the room's version (and ``sid`` counts as connected), or
-                                    ENDED, or NEXT + the successor's code
+    store.poll(code, sid)        -> the room's version (and ``sid`` counts as connected,
+                                    unless the store refuses writes), or ENDED, or NEXT + the
+                                    successor's code
     store.phones_now(code)       -> how many phones polled in the last PHONE_SEEN_SECONDS
 
 Why following is sound: only the holder of the ended room's lecturer key can name a successor
@@ -17,9 +18,12 @@ Without a record (an in-process store whose server restarted, or a record past i
 phone cannot be led anywhere: it says the room ended and offers the code box.
 """
 
+import contextlib
+
 from attnviz.classroom.room import (
     RoomError,
     RoomNotFoundError,
+    StoreRefusedError,
     WrongKeyError,
     normal_code,
     not_found,
@@ -82,7 +86,8 @@ class Lifecycle:
         if room.closed:
             successor = self._successor(room.code)
             return NEXT + successor if successor else room.version
-        self._seen(room, str(sid)[:64], self.clock())
+        with contextlib.suppress(StoreRefusedError):  # a refusal: only the health panel's
+            self._seen(room, str(sid)[:64], self.clock())  # count misses this phone
         return room.version
 
     def phones_now(self, code):

@@ -56,7 +56,8 @@ def _int_map(stored):
 
 class RedisPeer:
     """Mixed into RedisStore (its ``r``, ``_key``, ``_question_keys`` and ``_guarded``, which
-    turns a lost connection into StoreUnavailableError)."""
+    raises redis's errors in words: StoreUnavailableError, StoreRefusedError). Every Redis call
+    here goes through ``_guarded``."""
 
     def _register_peer_scripts(self):
         self._confide = self.r.register_script(CONFIDE)

@@ -16,6 +16,7 @@ after its minute):
     room:{code}:q{n}r{r}:confidence, :lost, :lost_minutes, :report   peer_redis.py
     room:{code}:q{n}:sketches      a hash sid -> "0,5,1,2": "sketch the row" (RedisSketches)
     rooms                          a sorted set code -> when it ends (to bound the rooms)
+    ping                           the health panel's probe write (``ping``), gone in a minute
     rate:{bucket}:{minute}         hits in that minute (INCR)
     lecturer:{browser}             the room a browser's lecturer holds, JSON (lecturers.py),
                                    expiring with the room's record
@@ -23,16 +24,18 @@ after its minute):
 An answer and a join are each one Lua script, so they are atomic: a new answer moves its
 student's count from the old option to the new one, and only while the question takes answers;
 a join admits at most MAX_ROOM_STUDENTS. The lecturer's changes are WATCH/MULTI transactions
-on the room's key. A lost connection raises StoreUnavailableError, never redis's own errors.
+on the room's key. Every method raises the store's own errors in words, never redis's
+(redis_errors.py): a lost connection StoreUnavailableError, a change Redis refuses (out of
+memory, read-only) StoreRefusedError. A refused change changes nothing: Redis refuses a Lua
+script at its first write and discards a MULTI whole, so what is stored is kept.
 """
-
-import functools
 
 import redis
 
 from attnviz.classroom.lifecycle import kept_until
 from attnviz.classroom.peer_redis import RedisPeer, question_keys
-from attnviz.classroom.room import Room, StoreUnavailableError, TooManyRoomsError, not_found
+from attnviz.classroom.redis_errors import plain_errors
+from attnviz.classroom.room import Room, TooManyRoomsError, not_found
 from attnviz.classroom.rounds import answer_slot
 from attnviz.classroom.sketch_store import SET_SKETCH, SketchAnswers, levels_text, read_levels
 from attnviz.classroom.store import RATE_WINDOW_SECONDS, RoomStore
@@ -63,23 +66,6 @@ return 1
 """  # KEYS: students; ARGV: sid, most students, expires
 
 
-def _unavailable(method):
-    """Turn redis's connection errors into StoreUnavailableError (a plain message)."""
-
-    @functools.wraps(method)
-    def wrapped(self, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise StoreUnavailableError(
-                "The classroom's shared store (Redis) cannot be reached, so rooms cannot be "
-                "opened, joined or answered right now. The lesson pages work as before; this "
-                "page tries again on its own."
-            ) from exc
-
-    return wrapped
-
-
 class RedisSketches(SketchAnswers):
     """Sketches in Redis: a hash per question beside its answers (``sketches_key``), which
     ``RedisStore._update`` deletes with them when the question changes."""
@@ -87,7 +73,7 @@ class RedisSketches(SketchAnswers):
     def sketches_key(self, code, question_no):
         return self._key(code, f"q{question_no}", "sketches")
 
-    @_unavailable
+    @plain_errors
     def _set_sketch(self, room, sid, levels):
         script = self.__dict__.get("_sketch_script")
         if script is None:
@@ -100,12 +86,12 @@ class RedisSketches(SketchAnswers):
         args = [sid, answer_slot(room), levels_text(levels), int(room.expires) + 1]
         return script(keys=keys, args=args) == 1
 
-    @_unavailable
+    @plain_errors
     def _sketch_of(self, room, sid):
         value = self.r.hget(self.sketches_key(room.code, room.question_no), sid)
         return None if value is None else read_levels(value.decode(), room.n_options)
 
-    @_unavailable
+    @plain_errors
     def _all_sketches(self, room):
         stored = self.r.hvals(self.sketches_key(room.code, room.question_no))
         found = (read_levels(value.decode(), room.n_options) for value in stored)
@@ -132,16 +118,18 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
     def _key(self, code, *parts):
         return PREFIX + ":".join(("room", code, *parts))
 
-    @_unavailable
+    @plain_errors
     def _guarded(self, call):
-        """``call()``, a lost connection raised as StoreUnavailableError (peer_redis.py)."""
+        """``call()``, redis's errors raised in words (``plain_errors``; peer_redis.py)."""
         return call()
 
-    @_unavailable
+    @plain_errors
     def ping(self):
-        self.r.ping()
+        """A small write (``ping``, gone in a minute): StoreUnavailableError when Redis cannot
+        be reached, StoreRefusedError when it answers but refuses writes."""
+        self.r.set(PREFIX + "ping", 1, ex=60)
 
-    @_unavailable
+    @plain_errors
     def _get(self, code):
         text = self.r.get(self._key(code))
         if text is None:
@@ -151,7 +139,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
             return None
         return room
 
-    @_unavailable
+    @plain_errors
     def _create(self, room):
         now, rooms = self.clock(), PREFIX + "rooms"
         self.r.zremrangebyscore(rooms, "-inf", now)
@@ -170,7 +158,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         pipe.execute()
         return True
 
-    @_unavailable
+    @plain_errors
     def _update(self, code, change):
         key = self._key(code)
         with self.r.pipeline() as pipe:
@@ -198,12 +186,12 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
                 except redis.WatchError:
                     continue
 
-    @_unavailable
+    @plain_errors
     def _add_student(self, room, sid):
         keys = [self._key(room.code, "students")]
         return bool(self._join(keys=keys, args=[sid, MAX_ROOM_STUDENTS, int(room.expires) + 1]))
 
-    @_unavailable
+    @plain_errors
     def _n_students(self, room):
         return int(self.r.scard(self._key(room.code, "students")))
 
@@ -212,7 +200,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         q = f"q{room.question_no}r{round_no or room.peer.round_no}"
         return self._key(room.code, q, "answers"), self._key(room.code, q, "counts")
 
-    @_unavailable
+    @plain_errors
     def _set_answer(self, room, sid, option):
         answers, counts = self._question_keys(room)
         keys = [self._key(room.code, "answering"), answers, counts]
@@ -220,7 +208,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         args = [sid, answer_slot(room), option, int(room.expires) + 1]
         return self._answer(keys=keys, args=args) == 1
 
-    @_unavailable
+    @plain_errors
     def _answer_of(self, room, sid):
         value = self.r.hget(self._question_keys(room)[0], sid)
         try:
@@ -229,7 +217,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
             return None
         return option if 0 <= option < room.n_options else None
 
-    @_unavailable
+    @plain_errors
     def _counts(self, room):
         stored = self.r.hgetall(self._question_keys(room)[1])
         counts = [0] * room.n_options
@@ -242,7 +230,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
                 counts[k] = max(n, 0)
         return counts
 
-    @_unavailable
+    @plain_errors
     def _hit(self, bucket):
         minute = int(self.clock() // RATE_WINDOW_SECONDS)
         key = f"{PREFIX}rate:{bucket}:{minute}"
@@ -251,36 +239,36 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         pipe.expire(key, RATE_WINDOW_SECONDS * 2)
         return int(pipe.execute()[0])
 
-    @_unavailable
+    @plain_errors
     def _peek(self, bucket):
         minute = int(self.clock() // RATE_WINDOW_SECONDS)
         return int(self.r.get(f"{PREFIX}rate:{bucket}:{minute}") or 0)
 
-    @_unavailable
+    @plain_errors
     def _held(self, browser):
         text = self.r.get(f"{PREFIX}lecturer:{browser}")
         return None if text is None else text.decode("utf-8", "replace")
 
-    @_unavailable
+    @plain_errors
     def _set_held(self, browser, text, until):
         self.r.set(f"{PREFIX}lecturer:{browser}", text, exat=int(until) + 1)
 
-    @_unavailable
+    @plain_errors
     def _record(self, code):
         text = self.r.get(self._key(code))
         room = None if text is None else Room.from_json(text.decode("utf-8", "replace"))
         return room if room is not None and room.code == code else None
 
-    @_unavailable
+    @plain_errors
     def _successor(self, code):
         value = self.r.get(self._key(code, "next"))
         return None if value is None else value.decode("ascii", "replace")
 
-    @_unavailable
+    @plain_errors
     def _set_successor(self, room, code):
         self.r.set(self._key(room.code, "next"), code, exat=int(kept_until(room)) + 1)
 
-    @_unavailable
+    @plain_errors
     def _seen(self, room, sid, now):
         key = self._key(room.code, "seen")
         pipe = self.r.pipeline(transaction=False)
@@ -289,6 +277,6 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         pipe.expireat(key, int(room.expires) + 1)
         pipe.execute()
 
-    @_unavailable
+    @plain_errors
     def _n_seen(self, room, since):
         return int(self.r.zcount(self._key(room.code, "seen"), since, "+inf"))

@@ -68,6 +68,17 @@ class StoreUnavailableError(RoomError):
     """The shared store (Redis) cannot be reached: the classroom cannot work until it is back."""
 
 
+class StoreRefusedError(StoreUnavailableError):
+    """The shared store (Redis) is reached but refuses to save a change (out of memory,
+    read-only): the classroom cannot move on until it is seen to, and what it holds is kept.
+    A StoreUnavailableError, so every page says it the same way (a warning in words, never a
+    traceback); ``reason`` says why in a few words ("it is out of memory")."""
+
+    def __init__(self, message, reason):
+        super().__init__(message)
+        self.reason = reason
+
+
 def new_code():
     """A random room code: CODE_LENGTH characters of CODE_ALPHABET."""
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))

@@ -127,7 +127,8 @@ class RoomStore(PeerRules, Lifecycle, Lecturers):
         raise NotImplementedError
 
     def ping(self):
-        """Raise StoreUnavailableError when the store cannot be reached (Redis)."""
+        """Raise StoreUnavailableError when the store cannot be reached, StoreRefusedError when
+        it refuses to save a change (Redis: out of memory, read-only)."""
 
     # -- the rules --------------------------------------------------------------------------
     def limit(self, bucket, most, what):

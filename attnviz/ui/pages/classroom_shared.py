@@ -68,7 +68,8 @@ def session_id():
 
 def say(exc):
     """A RoomError's message (the store's own sentences, which quote nothing typed), as a
-    warning when the store is unreachable, else an error."""
+    warning when the store is unreachable or refuses to save (StoreRefusedError is a
+    StoreUnavailableError), else an error."""
     if isinstance(exc, StoreUnavailableError):
         st.warning(str(exc), icon="📡")
     else:
