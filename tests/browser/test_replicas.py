@@ -6,6 +6,7 @@ numbers works through nginx (sticky: it reaches the replica that holds the sessi
 
 import contextlib
 import tempfile
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -18,6 +19,7 @@ from tools.browser import (
     streamlit_server,
     wait_for_app,
     wait_for_rows,
+    wait_for_run,
 )
 from tools.services import nginx_proxy, redis_server
 
@@ -150,3 +152,32 @@ def test_a_two_round_question_across_replicas(browser, cluster):
     finally:
         context.close()
         own.close()
+
+
+def test_a_lecturer_link_works_once_and_no_referer_carries_it(browser, cluster):
+    """Through nginx: the lecturer link opened in a second browser moves the controls there;
+    its key is then in no address of that page and in no Referer of its requests, and the
+    link opens nothing a second time; the first browser's reload has no controls."""
+    _, _, proxy = cluster
+    with own_browsers(browser, viewport={"width": 1280, "height": 900}) as open_page:
+        lecturer = open_page()
+        lecturer.goto(f"{proxy}/Classroom")
+        button(lecturer, "Open a room").click(timeout=90_000)
+        lecturer.locator(".st-key-cls_close button").wait_for(timeout=60_000)
+        link = lecturer.locator("[data-testid=stExpander] [data-testid=stCode] code")
+        link = link.text_content().strip()
+        key = parse_qs(urlsplit(link).query)["key"][0]
+        laptop, referers = open_page(), []
+        laptop.on("request", lambda request: referers.append(request.headers.get("referer", "")))
+        laptop.goto(proxy + link[link.index("/Classroom") :])
+        laptop.locator(".st-key-cls_close button").wait_for(timeout=90_000)  # controls here
+        wait_for_run(laptop)
+        assert key not in laptop.url and "room=" not in laptop.url
+        assert len(referers) > 10 and not any(key in referer for referer in referers)
+        again = open_page()
+        again.goto(proxy + link[link.index("/Classroom") :])
+        again.wait_for_selector("text=a lecturer link works once", timeout=90_000)
+        lecturer.reload()
+        lecturer.wait_for_selector("text=Join a room", timeout=90_000)
+        assert lecturer.locator(".st-key-cls_close button").count() == 0
+        assert all(error_count(page) == 0 for page in (lecturer, laptop))
