@@ -220,6 +220,30 @@ def test_guessing_codes_is_slowed_per_address(store, clock):
     store.join(room.code, "guesser-next", "198.51.100.7")  # a minute later
 
 
+def test_one_browser_is_one_vote_and_a_class_behind_one_address_all_count(store, clock):
+    """Ballot stuffing from one browser (any number of its sessions: one id) is one vote;
+    a class of 120 behind one NAT (one address, 120 browsers), a tenth of whom mistype the code
+    first, all join and all count."""
+    clock.now = (clock.now // 60 + 1) * 60
+    room, _ = asked(store)
+    for tab in range(30):  # 30 tabs of one browser: the same id, each tap replacing the last
+        if tab < limits.MAX_JOINS_PER_MINUTE:  # past it, its joins wait a minute
+            store.join(room.code, "stuffer", "198.51.100.7")
+        store.answer(room.code, "stuffer", tab % 2)
+    assert store.tally(room.code).answered == 1
+    nat = "203.0.113.1"
+    for k in range(120):
+        if k % 10 == 0:
+            with pytest.raises(RoomNotFoundError):
+                store.join("ABCDEF", f"phone{k}", nat)  # a typo first
+        store.join(room.code, f"phone{k}", nat)
+        store.answer(room.code, f"phone{k}", k % 3)
+    tally = store.tally(room.code)
+    assert (tally.students, tally.answered) == (121, 121)
+    given = [k % 3 for k in range(120)] + [29 % 2]  # the class's, and the stuffer's last
+    assert tally.counts == tuple(given.count(option) for option in range(3))
+
+
 def test_the_lecturers_browser_holds_the_room(make_shared, clock):
     """The browser that opens a room holds it: another replica finds the room and its key by
     the browser's id alone (a reload, a deck's next slide, a reconnect elsewhere)."""
