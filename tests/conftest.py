@@ -4,6 +4,8 @@ The two models: every test that needs a model's files asks for its one fixture, 
 or ``causal_lm`` (a test parametrized by a page gets the page's model by ``_page_model``). Without
 the files the test is skipped, saying how to install them; under CI it fails instead."""
 
+import os
+
 import pytest
 from hypothesis import settings
 
@@ -23,6 +25,10 @@ from tests.helpers import (
 # took 0.6 s, past hypothesis' default deadline of 0.2 s (a test must never fail on a timing).
 settings.register_profile("attnviz", deadline=None)
 settings.load_profile("attnviz")
+
+# The secret that a Redis-backed store signs rooms with (attnviz/classroom/sealed.py): every
+# test, and every server a test starts (they inherit the environment), shares this one
+os.environ.setdefault("ATTNVIZ_SECRET", "the tests' own secret, for no server")
 
 
 @pytest.fixture

@@ -355,6 +355,37 @@ def test_a_damaged_value_in_redis_is_no_room(clock):
     assert Room.from_json('{"code": "<b>", "key_digest": "", "opened": 0, "expires": 1}') is None
 
 
+def test_a_room_written_to_redis_by_another_party_is_refused(real_redis, clock):
+    """Another party with the Redis password but not the replicas' secret rewrites a room (a
+    key digest of its own, its words on every phone): the replicas refuse the record."""
+    from attnviz.classroom.room import key_digest
+
+    store = RedisStore(real_redis, clock=clock)
+    room, key = store.open(EXAMPLE, "lecturer")
+    value = store.r.get(f"attnviz:room:{room.code}").decode()
+    forged = room.changed(
+        key_digest=key_digest("the attacker's key"),
+        settings=(("text", "VISIT evil.example NOW"),),
+    )
+    for text in (forged.to_json(), value.split(".", 1)[0] + "." + forged.to_json()):
+        store.r.set(f"attnviz:room:{room.code}", text)
+        with pytest.raises(RoomNotFoundError):
+            store.room(room.code)
+        with pytest.raises(RoomNotFoundError):
+            store.push_question(room.code, "the attacker's key", 0, "row_sum", 3)
+    other = RedisStore(real_redis, clock=clock, secret="another server's secret, 32 chars")
+    store.r.set(f"attnviz:room:{room.code}", value)  # the replicas' own record again
+    assert store.room(room.code) == room
+    with pytest.raises(RoomNotFoundError):
+        other.room(room.code)  # a server with another secret reads no room
+    for secret in ("", "short", "CHANGE-ME-SECRET and more words"):
+        with pytest.raises(StoreUnavailableError, match="ATTNVIZ_SECRET is not set"):
+            RedisStore(real_redis, secret=secret)
+    env = {"ATTNVIZ_REDIS_URL": real_redis, "ATTNVIZ_SECRET": ""}
+    with pytest.raises(StoreUnavailableError, match="openssl rand -hex 32"):
+        make_store(env)
+
+
 def test_redis_unreachable_and_lost_mid_class_say_so():
     port = free_port()
     gone = RedisStore(f"redis://127.0.0.1:{port}/0")
@@ -367,7 +398,7 @@ def test_redis_unreachable_and_lost_mid_class_say_so():
     with pytest.raises(StoreUnavailableError, match="lesson pages work as before"):
         store.answer(room.code, "s1", 0)  # the server went away mid-class
     with pytest.raises(StoreUnavailableError, match="not a Redis URL"):
-        make_store({"ATTNVIZ_REDIS_URL": "http://nowhere"})
+        make_store({"ATTNVIZ_REDIS_URL": "http://nowhere", "ATTNVIZ_SECRET": "a" * 32})
     assert isinstance(make_store({}), MemoryStore)
 
 

@@ -32,15 +32,19 @@ REDIS_URL_VARIABLE = "ATTNVIZ_REDIS_URL"
 
 
 def make_store(environ=None):
-    """A RedisStore on ``ATTNVIZ_REDIS_URL`` when it is set, else a MemoryStore. A malformed
-    URL raises StoreUnavailableError (the page says so)."""
-    url = (os.environ if environ is None else environ).get(REDIS_URL_VARIABLE, "").strip()
+    """A RedisStore on ``ATTNVIZ_REDIS_URL`` when it is set (signed with ``ATTNVIZ_SECRET``),
+    else a MemoryStore. A malformed URL, or no secret, raises StoreUnavailableError (the page
+    says so)."""
+    environ = os.environ if environ is None else environ
+    url = environ.get(REDIS_URL_VARIABLE, "").strip()
     if not url:
         return MemoryStore()
     from attnviz.classroom.redis_store import RedisStore  # redis is needed only here
 
     try:
-        return RedisStore(url)
+        return RedisStore(url, secret=environ.get("ATTNVIZ_SECRET", ""))
+    except StoreUnavailableError:
+        raise  # no secret: its own sentence
     except ValueError as exc:
         raise StoreUnavailableError(
             f"{REDIS_URL_VARIABLE} is not a Redis URL (redis://host:port/db): the classroom "

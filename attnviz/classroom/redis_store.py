@@ -4,7 +4,8 @@ Keys, under ``attnviz:`` (every one expires when its room ends, ROOM_LIFETIME_SE
 opened, but the room's record and successor, kept ENDED_ROOM_KEEP_SECONDS longer; a rate bucket
 after its minute):
 
-    room:{code}                    the Room as JSON (room.Room.to_json): one key, one GET a poll;
+    room:{code}                    the Room as JSON (room.Room.to_json), signed with the replicas'
+                                   shared secret (sealed.py): one key, one GET a poll;
                                    past room.expires, the ended room's record (lifecycle.py)
     room:{code}:next               the code of the room its lecturer reopened from it
     room:{code}:seen               a sorted set sid -> when it last polled (the last few seconds)
@@ -30,13 +31,16 @@ memory, read-only) StoreRefusedError. A refused change changes nothing: Redis re
 script at its first write and discards a MULTI whole, so what is stored is kept.
 """
 
+import os
+
 import redis
 
 from attnviz.classroom.lifecycle import kept_until
 from attnviz.classroom.peer_redis import RedisPeer, question_keys
 from attnviz.classroom.redis_errors import plain_errors
-from attnviz.classroom.room import Room, TooManyRoomsError, not_found
+from attnviz.classroom.room import Room, StoreUnavailableError, TooManyRoomsError, not_found
 from attnviz.classroom.rounds import answer_slot
+from attnviz.classroom.sealed import SECRET_VARIABLE, seal, secret_problem, unseal
 from attnviz.classroom.sketch_store import SET_SKETCH, SketchAnswers, levels_text, read_levels
 from attnviz.classroom.store import RATE_WINDOW_SECONDS, RoomStore
 from attnviz.limits import MAX_ROOM_STUDENTS, MAX_ROOMS, PHONE_SEEN_SECONDS
@@ -100,9 +104,15 @@ class RedisSketches(SketchAnswers):
 
 class RedisStore(RedisPeer, RedisSketches, RoomStore):
     """Rooms in the Redis at ``url`` (``redis://host:port/db``), or in ``client`` (e.g. a
-    fakeredis.FakeRedis in the fast tests)."""
+    fakeredis.FakeRedis in the fast tests), signed with ``secret`` (else ATTNVIZ_SECRET's):
+    StoreUnavailableError, in words, when there is none."""
 
-    def __init__(self, url=None, client=None, clock=None):
+    def __init__(self, url=None, client=None, clock=None, secret=None):
+        secret = os.environ.get(SECRET_VARIABLE, "") if secret is None else secret
+        problem = secret_problem(secret)
+        if problem:
+            raise StoreUnavailableError(problem)
+        self._secret = secret
         if clock is not None:
             self.clock = clock
         self.r = client or redis.Redis.from_url(
@@ -118,6 +128,17 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
     def _key(self, code, *parts):
         return PREFIX + ":".join(("room", code, *parts))
 
+    def _sealed(self, room):
+        """The Room's JSON, signed with the replicas' secret (sealed.py)."""
+        return seal(self._secret, room.to_json())
+
+    def _room_of(self, value, code):
+        """The Room under ``code`` in a stored ``value`` (bytes or None), or None when absent,
+        damaged, not signed with the replicas' secret, or another code's."""
+        text = None if value is None else unseal(self._secret, value.decode("utf-8", "replace"))
+        room = None if text is None else Room.from_json(text)
+        return room if room is not None and room.code == code else None
+
     @plain_errors
     def _guarded(self, call):
         """``call()``, redis's errors raised in words (``plain_errors``; peer_redis.py)."""
@@ -131,13 +152,8 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
 
     @plain_errors
     def _get(self, code):
-        text = self.r.get(self._key(code))
-        if text is None:
-            return None
-        room = Room.from_json(text.decode("utf-8", "replace"))
-        if room is None or room.code != code or room.expires <= self.clock():
-            return None
-        return room
+        room = self._room_of(self.r.get(self._key(code)), code)
+        return room if room is not None and room.expires > self.clock() else None
 
     @plain_errors
     def _create(self, room):
@@ -150,7 +166,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
             )
         expires = int(room.expires) + 1
         record = self._key(room.code)
-        if not self.r.set(record, room.to_json(), nx=True, exat=int(kept_until(room)) + 1):
+        if not self.r.set(record, self._sealed(room), nx=True, exat=int(kept_until(room)) + 1):
             return False
         pipe = self.r.pipeline()
         pipe.zadd(rooms, {room.code: room.expires})
@@ -165,14 +181,13 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
             while True:
                 try:
                     pipe.watch(key)
-                    text = pipe.get(key)
-                    room = None if text is None else Room.from_json(text.decode())
+                    room = self._room_of(pipe.get(key), code)
                     if room is None or room.expires <= self.clock():
                         raise not_found(code)
                     new = change(room)
                     expires = int(room.expires) + 1
                     pipe.multi()
-                    pipe.set(key, new.to_json(), exat=int(kept_until(room)) + 1)
+                    pipe.set(key, self._sealed(new), exat=int(kept_until(room)) + 1)
                     answering = self._key(code, "answering")
                     if new.phase == "answering" and new.kind is not None:
                         pipe.set(answering, answer_slot(new), exat=expires)
@@ -255,9 +270,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
 
     @plain_errors
     def _record(self, code):
-        text = self.r.get(self._key(code))
-        room = None if text is None else Room.from_json(text.decode("utf-8", "replace"))
-        return room if room is not None and room.code == code else None
+        return self._room_of(self.r.get(self._key(code)), code)
 
     @plain_errors
     def _successor(self, code):
