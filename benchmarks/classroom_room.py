@@ -41,6 +41,7 @@ import collections
 import contextlib
 import functools
 import os
+import secrets
 import random
 import statistics
 import tempfile
@@ -170,6 +171,8 @@ def classes(sizes, steady_s, timeout, env, replicas=0, sources=False):
                 folder = stack.enter_context(tempfile.TemporaryDirectory())
                 redis = redis_server(recipe=True, folder=folder)
                 stack.enter_context(patched_env("ATTNVIZ_REDIS_URL", stack.enter_context(redis)))
+                secret = os.environ.get("ATTNVIZ_SECRET") or secrets.token_hex(32)
+                stack.enter_context(patched_env("ATTNVIZ_SECRET", secret))  # the replicas' own
                 urls = [stack.enter_context(streamlit_server()) for _ in range(replicas)]
                 url = stack.enter_context(nginx_proxy([u.split("//", 1)[1] for u in urls]))
             else:
