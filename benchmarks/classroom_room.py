@@ -41,8 +41,8 @@ import collections
 import contextlib
 import functools
 import os
-import secrets
 import random
+import secrets
 import statistics
 import tempfile
 import time
