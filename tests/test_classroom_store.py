@@ -361,7 +361,7 @@ def test_a_room_written_to_redis_by_another_party_is_refused(real_redis, clock):
     from attnviz.classroom.room import key_digest
 
     store = RedisStore(real_redis, clock=clock)
-    room, key = store.open(EXAMPLE, "lecturer")
+    room, _ = store.open(EXAMPLE, "lecturer")
     value = store.r.get(f"attnviz:room:{room.code}").decode()
     forged = room.changed(
         key_digest=key_digest("the attacker's key"),

@@ -31,12 +31,12 @@ from attnviz.classroom.rounds import next_step
 from attnviz.links.deck import read_deck
 from attnviz.links.readers import quoted, raw_value, read_int
 from attnviz.links.shared import settings_query
+from attnviz.serve.classroom import cached_room_questions
 from attnviz.ui.frame import page_paths
 from attnviz.ui.pages.classroom_rounds import take_step
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
-    cached_room_questions,
     room_store,
     session_id,
 )

@@ -21,6 +21,7 @@ from attnviz.limits import CACHE_QR_CODES
 from attnviz.links.classroom import join_query, lecturer_query
 from attnviz.links.loopback import loopback_warning
 from attnviz.links.shared import settings_query
+from attnviz.serve.classroom import cached_room_questions
 from attnviz.serve.kept import kept
 from attnviz.serve.store import object_bytes
 from attnviz.ui.pages.classroom_ended import health_panel, lecturer_ended
@@ -36,7 +37,6 @@ from attnviz.ui.pages.classroom_shared import (
     NOTE,
     POLL_SECONDS,
     ROOM,
-    cached_room_questions,
     drawn,
     option_text,
     proof,

@@ -34,17 +34,14 @@ from attnviz.classroom.rounds import (
     sure_but_wrong,
     twin_seed_of,
 )
-from attnviz.limits import CACHE_ROOM_FIGURES, DISCUSS_CHOICES_SECONDS, LOST_WINDOW_SECONDS
-from attnviz.serve.finish import finished
-from attnviz.serve.kept import kept
-from attnviz.serve.store import object_bytes
+from attnviz.limits import DISCUSS_CHOICES_SECONDS, LOST_WINDOW_SECONDS
+from attnviz.serve.classroom import cached_room_questions, finished_room_chart, room_summary
 from attnviz.ui.charts import display, draw
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NO_MODEBAR,
     NOTE,
     ROOM,
-    cached_room_questions,
     distribution,
     room_store,
     session_id,
@@ -359,23 +356,6 @@ def my_rounds_line(room, answers):
 
 
 # -- the reveal --------------------------------------------------------------------------------
-@kept(64)
-def room_summary(code, version):
-    """The room's current question's numbers at ``version`` (rounds.summary): read once per
-    version for every phone (a reveal asks 60 at once)."""
-    return room_store().rounds_summary(code)
-
-
-# The reveal's charts are the same on every phone: each is made and finished (made readable,
-# recoloured, described) once per projector mode and palette for all of them, from small keys
-@kept(*CACHE_ROOM_FIGURES, size=object_bytes)
-def finished_room_chart(make, args, share, present, colours):
-    """``make(*args)``'s (fig, words) finished (``serve.finish.finished``) for projector mode
-    ``present`` and palette ``colours``."""
-    fig, words = make(*args)
-    return finished(fig, present, colours, share=share, words=words)
-
-
 def draw_room_chart(make, args, key, share):
     draw(finished_room_chart(make, tuple(args), share, *display()), key, config=NO_MODEBAR)
 

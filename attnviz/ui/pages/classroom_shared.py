@@ -20,9 +20,9 @@ from attnviz.charts.matrix import matrix_heatmap
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.words import figure_text
 from attnviz.classroom import RoomError, StoreUnavailableError
-from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
+from attnviz.classroom.questions import letter, question_of, room_settings
 from attnviz.classroom.rounds import question_seed
-from attnviz.serve.classroom import ROOM_STORE
+from attnviz.serve.classroom import ROOM_STORE, cached_room_questions
 from attnviz.serve.example import cached_example
 from attnviz.serve.finish import kept_chart
 from attnviz.serve.kept import kept
@@ -74,12 +74,6 @@ def say(exc):
         st.warning(str(exc), icon="📡")
     else:
         st.error(str(exc), icon="🚫")
-
-
-@kept(entries=64)
-def cached_room_questions(settings, quiz_seed):
-    """Every question of set ``quiz_seed`` on the example of ``settings`` (small, frozen)."""
-    return all_questions(settings, quiz_seed)
 
 
 def room_question(room):
