@@ -117,6 +117,7 @@ def main():
         laptop = browser.new_page(viewport={"width": 1280, "height": 900})
         laptop.goto(link)  # the lecturer's own tab, without projector mode
         laptop.locator(".st-key-cls_report_csv").scroll_into_view_if_needed(timeout=90_000)
+        laptop.locator("[data-testid=stSidebar] a", has_text="Home").wait_for(timeout=90_000)
         shoot(laptop, "peer_lecturer_laptop")
         browser.close()
 

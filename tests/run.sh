@@ -45,7 +45,7 @@ for arg in "$@"; do
 done
 fast=0 browser=0
 python -m pytest -m "not browser" -n "${TEST_WORKERS:-2}" --dist loadscope "$@" || fast=$?
-python -m pytest -m browser "$@" || browser=$?
+python -m pytest -m browser --durations=15 "$@" || browser=$?
 for status in "$fast" "$browser"; do
   case "$status" in 0 | 5) ;; *) exit "$status" ;; esac
 done

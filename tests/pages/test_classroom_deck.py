@@ -89,6 +89,7 @@ def test_a_deck_the_lecturer_did_not_start_pushes_nothing_unasked(monkeypatch):
     as_browser(monkeypatch, "lecturer-laptop1")
     lecturer = run(PAGE)
     click(lecturer, "cls_open")
+    click(lecturer, "cls_ask")  # a question of the lecturer's own, answers open
     code = lecturer.session_state[ROOM]
     before = room_store().room(code)
     evil = "Home;Classroom?question=shape&tokens=VISIT+evil.example+NOW"
@@ -104,6 +105,7 @@ def test_a_deck_the_lecturer_did_not_start_pushes_nothing_unasked(monkeypatch):
     )
     assert room_store().room(code) == before  # nothing pushed
     assert f"has not pushed to room {code} yet" in "\n".join(w.value for w in crafted.warning)
+    assert crafted.button(key="step_next").label != "Reveal ▶"  # → does not step the room
     click(crafted, "cls_trust_deck")  # the lecturer confirms: now it pushes
     assert room_store().room(code).kind == "shape"
     plain = run(PAGE)  # the Classroom outside a deck: the same browser's lecturer

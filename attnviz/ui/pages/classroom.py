@@ -116,13 +116,16 @@ def classroom(settings, link):
 
 def follow_the_slide(settings, kind):
     """A deck's Classroom slide, for its lecturer: the slide's example and question go to the
-    room (classroom_deck.ask_slide); what cannot be done is said on the page. The room as it
-    is then, or None when the store refused."""
+    room (classroom_deck.ask_slide) once the lecturer trusts the deck; what cannot be done is
+    said on the page. The room as it is then, or None when the store refused or the deck is
+    not trusted yet (the deck bar's → then takes no step of the room's question)."""
     store = room_store()
     try:
         room = store.room(st.session_state[ROOM])
-        if room.closed or not deck_trusted(room):
+        if room.closed:
             return room
+        if not deck_trusted(room):
+            return None  # → only moves on through the deck until the lecturer confirms it
         problem = ask_slide(room, settings, kind)
         room = store.room(room.code)
     except RoomError as exc:
