@@ -89,6 +89,24 @@ def test_a_lesson_through_the_page():
     assert "is closed" in "\n".join(e.value for e in late.error)
 
 
+def test_the_proof_table_is_static_text_on_the_projector_and_a_grid_on_a_phone():
+    """A data grid draws its cells on a canvas at its own small size (13 px), whatever the
+    projector's CSS: in projector mode the reveal's table is a static one."""
+    lecturer = run(PAGE, {"present": "on"})
+    click(lecturer, "cls_open")
+    code = lecturer.session_state[ROOM]
+    room = room_store().room(code)
+    questions = all_questions(room_settings(room), room.quiz_seed)
+    with_table = next(k for k, q in enumerate(questions) if q.table is not None)
+    lecturer.selectbox(key="cls_question").set_value(with_table)
+    click(lecturer, "cls_ask")
+    student = run(PAGE, {"room": code})
+    click(lecturer, "cls_reveal")
+    student.run()
+    assert len(lecturer.table) == 1 and not lecturer.dataframe
+    assert len(student.dataframe) == 1 and not student.table
+
+
 def test_the_lecturers_link_and_wrong_keys():
     lecturer = opened()
     code, key = lecturer.session_state[ROOM], lecturer.session_state[KEY]

@@ -27,6 +27,7 @@ from attnviz.serve.example import cached_example
 from attnviz.serve.finish import kept_chart
 from attnviz.serve.kept import kept
 from attnviz.ui.charts import display, draw
+from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 from attnviz.ui.visitor import browser_id
@@ -160,8 +161,20 @@ def proof(room, question, key):
     for m in range(len(q.bars)):
         args = (room_settings(room), question_seed(room), q.kind, m)
         draw(kept_chart(proof_figure, args, *display()), f"{key}_{m}", config=NO_MODEBAR)
-    if q.table is not None:  # a data grid shows its cells as plain text
-        st.dataframe(proof_table(room_settings(room), question_seed(room), q.kind))
+    if q.table is None:
+        return
+    args = (room_settings(room), question_seed(room), q.kind)
+    if is_present():  # the projector: a static table in the page's larger text
+        data_table(proof_frame(*args))
+    else:  # a data grid shows its cells as plain text
+        st.dataframe(proof_table(*args))
+
+
+def proof_frame(settings, quiz_seed, kind):
+    """Question ``kind``'s table as a DataFrame."""
+    t = question_of(cached_room_questions(settings, quiz_seed), kind).table
+    index = pd.Index(t.index, name=t.index_name)
+    return pd.DataFrame(list(t.rows), index=index, columns=list(t.columns))
 
 
 @kept(entries=64)
@@ -169,9 +182,7 @@ def proof_table(settings, quiz_seed, kind):
     """Question ``kind``'s table as the Arrow table st.dataframe sends (Streamlit's own
     conversion of the DataFrame, the same bytes), made once for every phone: converting it
     again for each was about a fifth of a phone's reveal run."""
-    t = question_of(cached_room_questions(settings, quiz_seed), kind).table
-    index = pd.Index(t.index, name=t.index_name)
-    frame = pd.DataFrame(list(t.rows), index=index, columns=list(t.columns))
+    frame = proof_frame(settings, quiz_seed, kind)
     return dataframe_util.convert_pandas_df_to_arrow_table(frame)
 
 
