@@ -7,6 +7,10 @@ after its minute):
     room:{code}                    the Room as JSON (room.Room.to_json): one key, one GET a poll;
                                    past room.expires, the ended room's record (lifecycle.py)
     room:{code}:next               the code of the room its lecturer reopened from it
+    room:{code}:active             when the room was last active (a join, an answer, a change
+                                   of the lecturer's), seconds since the epoch, and
+    room:{code}:joined             "1" once anyone has joined: its idle end (bounds.py), both
+                                   kept as long as its record, read with it in one MGET
     room:{code}:seen               a sorted set sid -> when it last polled (the last few seconds)
     room:{code}:answering          the question and round taking answers ("4.2",
                                    rounds.answer_slot); absent otherwise
@@ -15,7 +19,10 @@ after its minute):
     room:{code}:q{n}r{r}:counts    a hash option -> students (HINCRBY)
     room:{code}:q{n}r{r}:confidence, :lost, :lost_minutes, :report   peer_redis.py
     room:{code}:q{n}:sketches      a hash sid -> "0,5,1,2": "sketch the row" (RedisSketches)
-    rooms                          a sorted set code -> when it ends (to bound the rooms)
+    rooms                          a sorted set code -> when its lifetime ends (to bound the
+                                   rooms; a room found ended by idleness leaves it)
+    owner:{digest}                 the same, of the rooms opened from one client address
+                                   (bounds.owner_of: a digest, never the address)
     ping                           the health panel's probe write (``ping``), gone in a minute
     rate:{bucket}:{minute}         hits in that minute (INCR)
     lecturer:{browser}             the room a browser's lecturer holds, JSON (lecturers.py),
@@ -23,19 +30,21 @@ after its minute):
 
 An answer and a join are each one Lua script, so they are atomic: a new answer moves its
 student's count from the old option to the new one, and only while the question takes answers;
-a join admits at most MAX_ROOM_STUDENTS. The lecturer's changes are WATCH/MULTI transactions
-on the room's key. Every method raises the store's own errors in words, never redis's
-(redis_errors.py): a lost connection StoreUnavailableError, a change Redis refuses (out of
-memory, read-only) StoreRefusedError. A refused change changes nothing: Redis refuses a Lua
-script at its first write and discards a MULTI whole, so what is stored is kept.
+a join admits at most MAX_ROOM_STUDENTS; each marks the room active in the same script. The
+lecturer's changes are WATCH/MULTI transactions on the room's key. Every method raises the
+store's own errors in words, never redis's (redis_errors.py): a lost connection
+StoreUnavailableError, a change Redis refuses (out of memory, read-only) StoreRefusedError. A
+refused change changes nothing: Redis refuses a Lua script at its first write and discards a
+MULTI whole, so what is stored is kept.
 """
 
 import redis
 
+from attnviz.classroom.bounds import as_now, check_caps, lifetime_or_idle_end
 from attnviz.classroom.lifecycle import kept_until
 from attnviz.classroom.peer_redis import RedisPeer, question_keys
 from attnviz.classroom.redis_errors import plain_errors
-from attnviz.classroom.room import Room, TooManyRoomsError, not_found
+from attnviz.classroom.room import Room, not_found
 from attnviz.classroom.rounds import answer_slot
 from attnviz.classroom.sketch_store import SET_SKETCH, SketchAnswers, levels_text, read_levels
 from attnviz.classroom.store import RATE_WINDOW_SECONDS, RoomStore
@@ -47,6 +56,7 @@ TIMEOUT_SECONDS = 1.0  # a Redis that does not answer in 1 s is treated as unrea
 ANSWER = """
 if redis.call('GET', KEYS[1]) ~= ARGV[2] then return -1 end
 if redis.call('SISMEMBER', KEYS[4], ARGV[1]) == 0 then return -1 end
+redis.call('SET', KEYS[5], ARGV[5], 'EXAT', ARGV[6])
 local previous = redis.call('HGET', KEYS[2], ARGV[1])
 if previous == ARGV[3] then return 1 end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
@@ -55,15 +65,19 @@ if previous then redis.call('HINCRBY', KEYS[3], previous, -1) end
 redis.call('EXPIREAT', KEYS[2], ARGV[4])
 redis.call('EXPIREAT', KEYS[3], ARGV[4])
 return 1
-"""  # KEYS: answering, answers, counts, students; ARGV: sid, answer slot, option, expires
+"""  # KEYS: answering, answers, counts, students, active; ARGV: sid, answer slot, option,
+#     expires, now, the record's end (lifecycle.kept_until)
 
 JOIN = """
-if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 1 end
-if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('SADD', KEYS[1], ARGV[1])
-redis.call('EXPIREAT', KEYS[1], ARGV[3])
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then
+  if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+  redis.call('SADD', KEYS[1], ARGV[1])
+  redis.call('EXPIREAT', KEYS[1], ARGV[3])
+end
+redis.call('SET', KEYS[2], ARGV[4], 'EXAT', ARGV[5])
+redis.call('SET', KEYS[3], '1', 'EXAT', ARGV[5])
 return 1
-"""  # KEYS: students; ARGV: sid, most students, expires
+"""  # KEYS: students, active, joined; ARGV: sid, most students, expires, now, the record's end
 
 
 class RedisSketches(SketchAnswers):
@@ -82,8 +96,10 @@ class RedisSketches(SketchAnswers):
             self._key(room.code, "answering"),
             self.sketches_key(room.code, room.question_no),
             self._key(room.code, "students"),
+            self._key(room.code, "active"),
         ]
         args = [sid, answer_slot(room), levels_text(levels), int(room.expires) + 1]
+        args += [repr(self.clock()), int(kept_until(room)) + 1]
         return script(keys=keys, args=args) == 1
 
     @plain_errors
@@ -129,32 +145,57 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         be reached, StoreRefusedError when it answers but refuses writes."""
         self.r.set(PREFIX + "ping", 1, ex=60)
 
-    @plain_errors
-    def _get(self, code):
-        text = self.r.get(self._key(code))
-        if text is None:
+    def _activity(self, code):
+        """The keys of room ``code``'s last activity and whether anyone joined (bounds.py)."""
+        return self._key(code, "active"), self._key(code, "joined")
+
+    @staticmethod
+    def _read_room(code, stored, now):
+        """The Room in MGET's (room, active, joined) as it stands at ``now``, or None."""
+        text, active, joined = stored
+        room = None if text is None else Room.from_json(text.decode("utf-8", "replace"))
+        if room is None or room.code != code:
             return None
-        room = Room.from_json(text.decode("utf-8", "replace"))
-        if room is None or room.code != code or room.expires <= self.clock():
-            return None
-        return room
+        return as_now(room, _seconds(active), joined is not None, now)
 
     @plain_errors
-    def _create(self, room):
-        now, rooms = self.clock(), PREFIX + "rooms"
-        self.r.zremrangebyscore(rooms, "-inf", now)
-        if self.r.zcard(rooms) >= MAX_ROOMS:
-            raise TooManyRoomsError(
-                f"The shared store already has {MAX_ROOMS} open rooms, the most it keeps: try "
-                "again when one has ended."
-            )
-        expires = int(room.expires) + 1
+    def _get(self, code):
+        stored = self.r.mget(self._key(code), *self._activity(code))
+        room = self._read_room(code, stored, self.clock())
+        return room if room is not None and room.expires > self.clock() else None
+
+    @plain_errors
+    def _open_ends(self, index, now):
+        """(when it ends if idle, when its lifetime ends) of each open room in the sorted set
+        ``index`` (code -> lifetime's end); the rooms ended by idleness leave it."""
+        listed = self.r.zrangebyscore(index, now, "+inf", withscores=True)
+        keys = [k for code, _ in listed for k in self._activity(code.decode())]
+        stored = self.r.mget(keys) if keys else []
+        found, ended = [], []
+        for k, (code, lifetime) in enumerate(listed):
+            joined = stored[2 * k + 1] is not None
+            end = lifetime_or_idle_end(lifetime, _seconds(stored[2 * k]), joined)
+            (found if end > now else ended).append((end, lifetime) if end > now else code)
+        if ended:
+            self.r.zrem(index, *ended)
+        return found
+
+    @plain_errors
+    def _create(self, room, owner):
+        now, rooms, owned = self.clock(), PREFIX + "rooms", f"{PREFIX}owner:{owner}"
+        for index in (rooms, owned):
+            self.r.zremrangebyscore(index, "-inf", now)
+        everyone = self._open_ends(rooms, now) if self.r.zcard(rooms) >= MAX_ROOMS else []
+        check_caps(everyone, self._open_ends(owned, now), now, "The shared store")
+        keep = int(kept_until(room)) + 1
         record = self._key(room.code)
-        if not self.r.set(record, room.to_json(), nx=True, exat=int(kept_until(room)) + 1):
+        if not self.r.set(record, room.to_json(), nx=True, exat=keep):
             return False
         pipe = self.r.pipeline()
-        pipe.zadd(rooms, {room.code: room.expires})
-        pipe.expireat(rooms, expires)
+        pipe.set(self._activity(room.code)[0], repr(room.opened), exat=keep)
+        for index in (rooms, owned):
+            pipe.zadd(index, {room.code: room.expires})
+            pipe.expireat(index, int(room.expires) + 1)
         pipe.execute()
         return True
 
@@ -165,14 +206,16 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
             while True:
                 try:
                     pipe.watch(key)
-                    text = pipe.get(key)
-                    room = None if text is None else Room.from_json(text.decode())
-                    if room is None or room.expires <= self.clock():
+                    stored = pipe.mget(key, *self._activity(code))
+                    now = self.clock()
+                    room = self._read_room(code, stored, now)
+                    if room is None or room.expires <= now:
                         raise not_found(code)
                     new = change(room)
-                    expires = int(room.expires) + 1
+                    expires, keep = int(room.expires) + 1, int(kept_until(room)) + 1
                     pipe.multi()
-                    pipe.set(key, new.to_json(), exat=int(kept_until(room)) + 1)
+                    pipe.set(key, new.to_json(), exat=keep)
+                    pipe.set(self._activity(code)[0], repr(now), exat=keep)
                     answering = self._key(code, "answering")
                     if new.phase == "answering" and new.kind is not None:
                         pipe.set(answering, answer_slot(new), exat=expires)
@@ -188,8 +231,9 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
 
     @plain_errors
     def _add_student(self, room, sid):
-        keys = [self._key(room.code, "students")]
-        return bool(self._join(keys=keys, args=[sid, MAX_ROOM_STUDENTS, int(room.expires) + 1]))
+        keys = [self._key(room.code, "students"), *self._activity(room.code)]
+        args = [sid, MAX_ROOM_STUDENTS, int(room.expires) + 1, repr(self.clock())]
+        return bool(self._join(keys=keys, args=[*args, int(kept_until(room)) + 1]))
 
     @plain_errors
     def _n_students(self, room):
@@ -204,8 +248,9 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
     def _set_answer(self, room, sid, option):
         answers, counts = self._question_keys(room)
         keys = [self._key(room.code, "answering"), answers, counts]
-        keys.append(self._key(room.code, "students"))
+        keys += [self._key(room.code, "students"), self._activity(room.code)[0]]
         args = [sid, answer_slot(room), option, int(room.expires) + 1]
+        args += [repr(self.clock()), int(kept_until(room)) + 1]
         return self._answer(keys=keys, args=args) == 1
 
     @plain_errors
@@ -255,9 +300,8 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
 
     @plain_errors
     def _record(self, code):
-        text = self.r.get(self._key(code))
-        room = None if text is None else Room.from_json(text.decode("utf-8", "replace"))
-        return room if room is not None and room.code == code else None
+        stored = self.r.mget(self._key(code), *self._activity(code))
+        return self._read_room(code, stored, self.clock())
 
     @plain_errors
     def _successor(self, code):
@@ -280,3 +324,11 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
     @plain_errors
     def _n_seen(self, room, since):
         return int(self.r.zcount(self._key(room.code, "seen"), since, "+inf"))
+
+
+def _seconds(value):
+    """A stored timestamp (bytes) as seconds since the epoch, or None when absent or damaged."""
+    try:
+        return None if value is None else float(value)
+    except ValueError:
+        return None
