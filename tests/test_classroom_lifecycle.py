@@ -111,6 +111,8 @@ def test_a_room_ends_after_an_hour_without_activity(store, clock, activity):
         f"Room {room.code} has ended: it was idle for 60 minutes (no join, answer or change), "
         "and an idle room ends; its answers are gone."
     )
+    clock.now += limits.ENDED_ROOM_KEEP_SECONDS  # kept as long after its end as any record
+    assert store.record(room.code) is None and store.held("lecturer") is None
 
 
 def test_a_closed_room_reopens_too(store):

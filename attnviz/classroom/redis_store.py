@@ -301,7 +301,8 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
     @plain_errors
     def _record(self, code):
         stored = self.r.mget(self._key(code), *self._activity(code))
-        return self._read_room(code, stored, self.clock())
+        room = self._read_room(code, stored, self.clock())  # an idle room's record ends sooner
+        return room if room is not None and kept_until(room) > self.clock() else None
 
     @plain_errors
     def _successor(self, code):
