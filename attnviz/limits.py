@@ -149,7 +149,8 @@ MAX_DECK_CHARS = 4000  # the deck= value read from a link (about 60 slides with 
 
 # The classroom (pages/14_Classroom.py, attnviz/classroom/): rooms that a lecturer opens and
 # students join from their phones. Every stored thing is bounded, in one store or in Redis.
-MAX_ROOMS = 200  # rooms open at once in one store (one server, or one Redis)
+MAX_ROOMS = 200  # rooms open at once in one store (one server, or one Redis); an idle room ends
+# (ROOM_IDLE_SECONDS below), so it holds no place for long
 MAX_ROOM_STUDENTS = 500  # students who may join one room
 ROOM_LIFETIME_SECONDS = 4 * 3600  # a room, and every key it keeps, ends 4 hours after it opens
 MAX_JOINS_PER_MINUTE = 10  # room codes one browser may try in a minute (guessing is slowed)
@@ -159,6 +160,21 @@ MAX_CODE_GUESSES_PER_ADDRESS = 60
 MAX_KEY_TRIES_PER_MINUTE = 10  # lecturer links one browser, or one address, may try in a minute
 MAX_ANSWERS_PER_MINUTE = 30  # taps on an answer one browser may make in a minute
 MAX_OPENS_PER_MINUTE = 5  # rooms one browser may open in a minute
+# Rooms opened from one client address in a minute: a department's staff behind one NAT start
+# their lectures at the hour, a few rooms at once and one more after a slip; a script that opens
+# rooms from fresh sessions (196 in 668 s, issue 36) gets 6 a minute, and holds no more than
+# MAX_ROOMS_PER_ADDRESS of them
+MAX_OPENS_PER_ADDRESS = 6
+# Rooms open at once that were opened from one client address: a department teaching parallel
+# sections behind one NAT holds a few (one lecture hall, one room); 10 leaves it room to spare,
+# while one address can hold no more than a twentieth of MAX_ROOMS
+MAX_ROOMS_PER_ADDRESS = 10
+# A room ends sooner than its lifetime when it is idle (no join, answer or change of the
+# lecturer's; a poll is no activity), so a room left open, or opened only to be held, frees its
+# place in MAX_ROOMS: a room nobody has joined after 15 minutes (a lecturer opens it as the class
+# sits down), and any room after an hour without activity (a lecture asks something more often)
+ROOM_IDLE_EMPTY_SECONDS = 15 * 60
+ROOM_IDLE_SECONDS = 3600
 MAX_ROOM_TEXT_CHARS = 300  # the pushed example's sentence (it is drawn on every phone)
 MAX_ROOM_TOKENS = 12  # its tokens: the phones draw A, n x n, in one column of 390 px
 MAX_ROOM_DIM = 64  # d_model, d_k and d_v of a pushed example

@@ -5,8 +5,9 @@ Streamlit's protocol (benchmarks/links_memory.py's ``Client``: a rerun with the 
 a button's trigger; it keeps what the page said), no browser. Four scenarios, each printed
 with the server's CPU seconds and RSS and the machine's load:
 
-* ``rooms``: ``--rooms`` rooms opened from fresh sessions, then a real lecturer presses "Open a
-  room": what they are told.
+* ``rooms``: ``--rooms`` rooms opened from fresh sessions, all from one client address (as
+  nginx's X-Forwarded-For says), then a real lecturer elsewhere presses "Open a room": what the
+  flood was refused, and what the lecturer is told.
 * ``training``: ``--tabs`` tabs each press Train at the largest training (3,000 steps, d_model
   48); then an innocent student's default training: how long it waited and took, against one
   attacker's training alone.
@@ -34,11 +35,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from websockets.asyncio.client import connect  # noqa: E402  (a dependency of Streamlit)
+
 from benchmarks.links_memory import MAX, Client, innocent_changes, summary, trigger  # noqa: E402
 from benchmarks.links_memory import query as heavy_query  # noqa: E402
 from benchmarks.student import proc_cpu_s  # noqa: E402
 from tools.browser import server_pid, server_port, server_rss_mb, streamlit_server  # noqa: E402
 
+FLOOD_ADDRESS = "203.0.113.66"  # documentation addresses (RFC 5737)
+LECTURER_ADDRESS = "198.51.100.7"
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while", "cats")
 GPT_MAX = {"gpt_task": "previous", "gpt_steps": 3000, "gpt_dmodel": 48, "gpt_layers": 1}  # 17 s
 MEMORY_PAGES = (
@@ -53,8 +58,26 @@ MEMORY_PAGES = (
 )
 
 
-async def tab(base):
-    client = Client(base)
+class ForwardedClient(Client):
+    """A tab whose requests come from client ``address``, as nginx in front would say
+    (X-Forwarded-For: the server is on loopback, so ui/visitor.client_address reads it)."""
+
+    def __init__(self, base, address):
+        super().__init__(base)
+        self.address = address
+
+    async def connect(self):
+        self.ws = await connect(
+            f"{self.base}/_stcore/stream",
+            open_timeout=60,
+            max_size=None,
+            compression=None,
+            additional_headers={"X-Forwarded-For": self.address},
+        )
+
+
+async def tab(base, address=None):
+    client = Client(base) if address is None else ForwardedClient(base, address)
     await client.connect()
     return client
 
@@ -86,8 +109,8 @@ async def sampling(meter, stop):
         await asyncio.sleep(0.5)
 
 
-async def press(base, page, query, key):
-    client = await tab(base)
+async def press(base, page, query, key, address=None):
+    client = await tab(base, address)
     await client.rerun(page, urlencode(query))
     seconds = await client.rerun(page, urlencode(query), [trigger(client.buttons[key])])
     return client, seconds
@@ -95,13 +118,25 @@ async def press(base, page, query, key):
 
 async def rooms(base, port, args):
     meter = Meter(port)
+    opened, refused = 0, {}  # how often the flood was told each refusal
     for _ in range(args.rooms):
-        client, _ = await press(base, "Classroom", {}, "cls_open")
+        client, _ = await press(base, "Classroom", {}, "cls_open", FLOOD_ADDRESS)
+        if "cls_ask" in client.buttons:  # the lecturer's controls: a room opened
+            opened += 1
+        else:
+            said = " | ".join(client.alerts)
+            refused[said] = refused.get(said, 0) + 1
         await client.close()
-    lecturer, _ = await press(base, "Classroom", {}, "cls_open")
-    said = " | ".join(lecturer.alerts) or "no warning or error: a room opened"
+    print(f"rooms: {args.rooms} opens from fresh sessions at {FLOOD_ADDRESS}: {opened} opened")
+    for said, times in refused.items():
+        print(f"rooms:   refused {times} times: {said}")
+    lecturer, _ = await press(base, "Classroom", {}, "cls_open", LECTURER_ADDRESS)
+    if "cls_ask" in lecturer.buttons:
+        said = "a room opened: a lecturer can still open a room"
+    else:
+        said = "refused: " + " | ".join(lecturer.alerts)
     await lecturer.close()
-    print(f"rooms: after {args.rooms} rooms from fresh sessions, a real lecturer got: {said}")
+    print(f"rooms: a real lecturer at {LECTURER_ADDRESS} then got: {said}")
     print(f"rooms: {meter.line()}", flush=True)
 
 

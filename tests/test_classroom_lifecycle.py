@@ -16,14 +16,14 @@ from attnviz.classroom.redis_store import RedisStore
 from tests import test_classroom_store as contract
 from tools.services import redis_server
 
-EXAMPLE, asked = contract.EXAMPLE, contract.asked
+EXAMPLE, asked, busy = contract.EXAMPLE, contract.asked, contract.busy
 make, real_redis = contract.make, contract.real_redis  # the contract's fixtures: every backend
 clock, store = contract.clock, contract.store
 
 
 def test_an_ended_room_leaves_a_record_and_says_so(store, clock):
     room, _ = asked(store)
-    clock.now += limits.ROOM_LIFETIME_SECONDS + 1
+    busy(store, clock, room.code, limits.ROOM_LIFETIME_SECONDS + 1)  # never idle: it ran out
     with pytest.raises(RoomNotFoundError):
         store.room(room.code)
     record = store.record(room.code)
@@ -56,6 +56,63 @@ def test_the_lecturer_reopens_an_ended_room_and_its_phones_follow(store, clock):
     store.join(new.code, "s1")
     store.answer(new.code, "s1", 3)
     assert store.tally(new.code).counts == (0, 0, 0, 1)
+
+
+def test_a_room_nobody_joined_ends_after_a_short_idle_time(store, clock):
+    """Idle, as after its lifetime: the record is kept and says why in words, the phones are
+    told, the lecturer still holds it and reopens it in one click, and the phones follow."""
+    room, key = store.open(EXAMPLE, "lecturer")
+    clock.now += 10 * 60
+    store.push_question(room.code, key, 0, "row_sum", 3)  # a change of the lecturer's: active
+    clock.now += limits.ROOM_IDLE_EMPTY_SECONDS - 1
+    assert store.poll(room.code, "phone") == store.room(room.code).version  # a poll: not active
+    clock.now += 2
+    for gone in (store.room, lambda code: store.join(code, "s1")):
+        with pytest.raises(RoomNotFoundError):
+            gone(room.code)
+    with pytest.raises(RoomNotFoundError):
+        store.reveal(room.code, key)
+    assert store.poll(room.code, "phone") == ENDED
+    record = store.record(room.code)
+    assert (record.idle_minutes, record.kind) == (15, "row_sum")
+    assert ended_reason(record, joined=True, in_process=store.in_process) == (
+        f"Room {room.code} has ended: it was idle for 15 minutes (nobody joined it, and nothing "
+        "changed), and an idle room ends."
+    )
+    assert store.held("lecturer") == (room.code, key)
+    new, _ = store.reopen(room.code, key, "lecturer", "192.0.2.1")
+    assert (new.kind, new.settings) == (record.kind, record.settings)
+    assert store.poll(room.code, "phone") == NEXT + new.code
+
+
+@pytest.mark.parametrize("activity", ["join", "answer", "change"])
+def test_a_room_ends_after_an_hour_without_activity(store, clock, activity):
+    """A join, an answer or a change of the lecturer's at 50 minutes keeps the room open at 70;
+    an hour after the last of them, it ends."""
+    room, key = asked(store)
+    store.join(room.code, "s1")
+    clock.now += 50 * 60
+    act = {
+        "join": lambda: store.join(room.code, "s2"),
+        "answer": lambda: store.answer(room.code, "s1", 1),
+        "change": lambda: store.reveal(room.code, key),
+    }
+    act[activity]()
+    clock.now += 20 * 60
+    assert store.room(room.code).idle_minutes == 0  # 70 minutes after the first join: open
+    clock.now += limits.ROOM_IDLE_SECONDS - 20 * 60 - 1
+    store.room(room.code)
+    clock.now += 2
+    with pytest.raises(RoomNotFoundError):
+        store.room(room.code)
+    assert store.poll(room.code, "s1") == ENDED
+    record = store.record(room.code)
+    assert ended_reason(record, joined=True, in_process=store.in_process) == (
+        f"Room {room.code} has ended: it was idle for 60 minutes (no join, answer or change), "
+        "and an idle room ends; its answers are gone."
+    )
+    clock.now += limits.ENDED_ROOM_KEEP_SECONDS  # kept as long after its end as any record
+    assert store.record(room.code) is None and store.held("lecturer") is None
 
 
 def test_a_closed_room_reopens_too(store):

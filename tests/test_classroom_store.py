@@ -21,7 +21,9 @@ from attnviz.classroom import (
     StoreUnavailableError,
     TooManyRoomsError,
     WrongKeyError,
+    bounds,
     make_store,
+    redis_store,
 )
 from attnviz.classroom.redis_store import RedisStore
 from attnviz.links.shared import settings_query
@@ -90,6 +92,17 @@ def asked(store, n_options=3):
     return room, key
 
 
+def busy(store, clock, code, seconds):
+    """Move the clock ``seconds`` on, a student joining room ``code`` every 50 minutes: it is
+    never idle (bounds.py), so only its lifetime can end it."""
+    end = clock.now + seconds
+    store.join(code, "busy")
+    while clock.now + 50 * 60 < end:
+        clock.now += 50 * 60
+        store.join(code, "busy")
+    clock.now = end
+
+
 def test_a_lesson_round(store):
     room, key = store.open(EXAMPLE, "lecturer")
     assert len(room.code) == 6 and set(room.code) <= set(CODE_ALPHABET)
@@ -150,7 +163,7 @@ def test_only_the_lecturers_key_changes_a_room(store):
 
 def test_a_room_ends_after_its_lifetime(store, clock):
     room, _ = asked(store)
-    clock.now += limits.ROOM_LIFETIME_SECONDS - 1
+    busy(store, clock, room.code, limits.ROOM_LIFETIME_SECONDS - 1)
     store.join(room.code, "s1")
     clock.now += 2
     with pytest.raises(RoomNotFoundError, match=r"No open room has the code .* 4 hours"):
@@ -292,13 +305,79 @@ def test_a_deck_pushes_once_its_lecturer_trusts_it(store):
     assert not store.trusts_deck("laptop", deck)  # a new room asks again
 
 
-def test_rooms_are_bounded(store, clock, monkeypatch):
+def test_rooms_are_bounded(store, clock):
+    """MAX_ROOMS as it is, from as many addresses: the lecturer is told when the next frees."""
     for k in range(limits.MAX_ROOMS):
-        store.open(EXAMPLE, f"lecturer{k}")
-    with pytest.raises(TooManyRoomsError, match=f"{limits.MAX_ROOMS} open rooms"):
-        store.open(EXAMPLE, "one-more")
+        store.open(EXAMPLE, f"lecturer{k}", f"10.0.{k // 100}.{k % 100}")
+    clock.now += 60
+    said = f"{limits.MAX_ROOMS} open rooms, the most it keeps: the next frees in about 14 minutes"
+    with pytest.raises(TooManyRoomsError, match=said):
+        store.open(EXAMPLE, "one-more", "192.0.2.1")
     clock.now += limits.ROOM_LIFETIME_SECONDS + 1
-    store.open(EXAMPLE, "one-more")  # ended rooms make room
+    store.open(EXAMPLE, "one-more", "192.0.2.1")  # ended rooms make room
+
+
+def test_idle_rooms_free_the_cap_and_the_next_to_free_is_said(store, clock, monkeypatch):
+    """An ended idle room counts no more against MAX_ROOMS; a lecturer refused is told when the
+    next room frees, its idle end (only as far as known) beside its lifetime's, certain."""
+    monkeypatch.setattr(bounds, "MAX_ROOMS", 4)
+    monkeypatch.setattr(redis_store, "MAX_ROOMS", 4)
+    first = clock.now
+    codes = [store.open(EXAMPLE, f"lecturer{k}", f"192.0.2.{k}")[0].code for k in range(4)]
+    clock.now += 5 * 60
+    store.join(codes[0], "s1")  # someone is in the first: it stays an hour more
+    said = (
+        r"already has 4 open rooms, the most it keeps: the next frees in about 10 minutes if it "
+        r"stays idle, and in about 4 hours at the latest\. Try again then\."
+    )
+    with pytest.raises(TooManyRoomsError, match=said):
+        store.open(EXAMPLE, "late", "198.51.100.1")
+    clock.now += 10 * 60  # the three that nobody joined end, idle for 15 minutes
+    codes[1:] = [store.open(EXAMPLE, f"late{k}", f"198.51.100.{k}")[0].code for k in range(3)]
+    with pytest.raises(TooManyRoomsError, match="4 open rooms"):
+        store.open(EXAMPLE, "later", "198.51.100.9")
+    last = first + limits.ROOM_LIFETIME_SECONDS - 5 * 60  # the first room's last 5 minutes
+    while True:  # all four in use till then
+        for code in codes:
+            store.join(code, "s1")
+        if clock.now >= last:
+            break
+        clock.now = min(clock.now + 50 * 60, last)
+    with pytest.raises(TooManyRoomsError, match=r"the next frees in about 5 minutes\. Try"):
+        store.open(EXAMPLE, "later", "198.51.100.9")  # the first room's lifetime ends first
+
+
+def test_opening_rooms_is_limited_per_address(store, clock):
+    """A script that opens rooms from a fresh browser each time is held by its address."""
+    clock.now = (clock.now // 60 + 1) * 60
+    for k in range(limits.MAX_OPENS_PER_ADDRESS):
+        store.open(EXAMPLE, f"fresh{k}", "203.0.113.5")
+    with pytest.raises(RateLimitedError, match="rooms opened from your network: at most 6"):
+        store.open(EXAMPLE, "fresh-next", "203.0.113.5")
+    store.open(EXAMPLE, "lecturer", "198.51.100.7")  # a lecturer elsewhere is not held up
+    clock.now += 60
+    store.open(EXAMPLE, "fresh-next", "203.0.113.5")
+
+
+def test_one_address_holds_a_bounded_number_of_rooms(store, clock):
+    """At most MAX_ROOMS_PER_ADDRESS open at once from one address, said in words with when the
+    next frees; an ended idle room frees its place; another address is not held up."""
+    clock.now = (clock.now // 60 + 1) * 60
+    first = clock.now
+    for k in range(limits.MAX_ROOMS_PER_ADDRESS):
+        clock.now = first + 60 * (k // limits.MAX_OPENS_PER_ADDRESS)  # within the minute's
+        room, _ = store.open(EXAMPLE, f"lecturer{k}", "203.0.113.5")
+        store.join(room.code, "s1")  # in use: each stays an hour without activity
+    clock.now = first + 2 * 60
+    said = (
+        f"{limits.MAX_ROOMS_PER_ADDRESS} rooms opened from your network are open now, the most "
+        "one network may hold at once: the next frees in about 58 minutes if it stays idle"
+    )
+    with pytest.raises(TooManyRoomsError, match=said):
+        store.open(EXAMPLE, "one-more", "203.0.113.5")
+    store.open(EXAMPLE, "elsewhere", "198.51.100.7")
+    clock.now = first + limits.ROOM_IDLE_SECONDS + 1  # the first minute's rooms end, idle
+    store.open(EXAMPLE, "one-more", "203.0.113.5")
 
 
 def test_opening_rooms_is_limited_per_session(store):

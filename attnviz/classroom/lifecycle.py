@@ -5,8 +5,9 @@ them there and tells who is connected now. A mixin of ``store.RoomStore``; no St
     store.record(code)           -> the Room as last stored, open or ended (kept
                                     ENDED_ROOM_KEEP_SECONDS after it ends), or None
     store.successor(code)        -> the code of the room its lecturer reopened from it, or None
-    store.reopen(code, key, sid) -> (new room, new key): the same example and question, asked
-                                    again; the ended room then names it as its successor
+    store.reopen(code, key, sid, address) -> (new room, new key): the same example and
+                                    question, asked again; the ended room then names it as its
+                                    successor (an open as any other: limited per address)
     store.poll(code, sid)        -> the room's version (and ``sid`` counts as connected,
                                     unless the store refuses writes), or ENDED, or NEXT + the
                                     successor's code
@@ -25,17 +26,24 @@ from attnviz.classroom.room import (
     RoomNotFoundError,
     StoreRefusedError,
     WrongKeyError,
+    lasting,
     normal_code,
     not_found,
 )
-from attnviz.limits import ENDED_ROOM_KEEP_SECONDS, PHONE_SEEN_SECONDS, ROOM_LIFETIME_SECONDS
+from attnviz.limits import (
+    ENDED_ROOM_KEEP_SECONDS,
+    PHONE_SEEN_SECONDS,
+    ROOM_IDLE_EMPTY_SECONDS,
+    ROOM_LIFETIME_SECONDS,
+)
 
 ENDED = "ended"  # what a poll of a room that has ended (and leads nowhere yet) sees
 NEXT = "next:"  # + the successor's code
 
 
 def kept_until(room):
-    """When a room's record ends (seconds since the epoch): ENDED_ROOM_KEEP_SECONDS after it."""
+    """When a room's record ends (seconds since the epoch): ENDED_ROOM_KEEP_SECONDS after it
+    ends (a room as it stands, bounds.as_now: an idle room's end is sooner than its lifetime's)."""
     return room.expires + ENDED_ROOM_KEEP_SECONDS
 
 
@@ -54,10 +62,11 @@ class Lifecycle:
         normal = normal_code(code)
         return None if normal is None else self._successor(normal)
 
-    def reopen(self, code, key, sid):
+    def reopen(self, code, key, sid, address="unknown"):
         """(a new room with the example and question of the ended or closed room ``code``, its
-        key) for the holder of ``code``'s lecturer ``key``; the phones still polling ``code``
-        follow it. A room still open is refused (close it first)."""
+        key) for the holder of ``code``'s lecturer ``key`` (browser ``sid`` at client
+        ``address``); the phones still polling ``code`` follow it. A room still open is refused
+        (close it first)."""
         old = self.record(code)
         if old is None:
             raise not_found(normal_code(code) or str(code)[:8])
@@ -68,7 +77,7 @@ class Lifecycle:
             )
         if not old.closed and old.expires > self.clock():
             raise RoomError(f"Room {old.code} is still open: close it before reopening it.")
-        room, new_key = self.open(old.settings_query, sid)
+        room, new_key = self.open(old.settings_query, sid, address)
         if old.kind is not None:
             room = self.push_question(room.code, new_key, old.quiz_seed, old.kind, old.n_options)
         self._set_successor(old, room.code)
@@ -107,6 +116,13 @@ def ended_reason(record, joined, in_process):
     if record is not None:
         if record.closed:
             return f"Room {record.code} has ended: the lecturer closed it."
+        if record.idle_minutes:
+            idle = f"Room {record.code} has ended: it was idle for {record.idle_minutes} minutes"
+            if record.idle_minutes * 60 == ROOM_IDLE_EMPTY_SECONDS:
+                return f"{idle} (nobody joined it, and nothing changed), and an idle room ends."
+            return (
+                f"{idle} (no join, answer or change), and an idle room ends; its answers are gone."
+            )
         return (
             f"Room {record.code} has ended: a room lasts {hours:g} hours, and its answers are gone."
         )
@@ -118,6 +134,6 @@ def ended_reason(record, joined, in_process):
             "only, so the room and its answers are gone."
         )
     return (
-        f"This room has ended: the shared store no longer has it (a room lasts {hours:g} "
-        "hours), so its answers are gone."
+        f"This room has ended: the shared store no longer has it ({lasting()}), so its answers "
+        "are gone."
     )

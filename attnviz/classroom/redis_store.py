@@ -8,6 +8,10 @@ after its minute):
                                    shared secret (sealed.py): one key, one GET a poll;
                                    past room.expires, the ended room's record (lifecycle.py)
     room:{code}:next               the code of the room its lecturer reopened from it
+    room:{code}:active             when the room was last active (a join, an answer, a change
+                                   of the lecturer's), seconds since the epoch, and
+    room:{code}:joined             "1" once anyone has joined: its idle end (bounds.py), both
+                                   kept as long as its record, read with it in one MGET
     room:{code}:seen               a sorted set sid -> when it last polled (the last few seconds)
     room:{code}:answering          the question and round taking answers ("4.2",
                                    rounds.answer_slot); absent otherwise
@@ -16,7 +20,10 @@ after its minute):
     room:{code}:q{n}r{r}:counts    a hash option -> students (HINCRBY)
     room:{code}:q{n}r{r}:confidence, :lost, :lost_minutes, :report   peer_redis.py
     room:{code}:q{n}:sketches      a hash sid -> "0,5,1,2": "sketch the row" (RedisSketches)
-    rooms                          a sorted set code -> when it ends (to bound the rooms)
+    rooms                          a sorted set code -> when its lifetime ends (to bound the
+                                   rooms; a room found ended by idleness leaves it)
+    owner:{digest}                 the same, of the rooms opened from one client address
+                                   (bounds.owner_of: a digest, never the address)
     ping                           the health panel's probe write (``ping``), gone in a minute
     rate:{bucket}:{minute}         hits in that minute (INCR)
     lecturer:{browser}             the room a browser's lecturer holds, JSON (lecturers.py),
@@ -24,21 +31,23 @@ after its minute):
 
 An answer and a join are each one Lua script, so they are atomic: a new answer moves its
 student's count from the old option to the new one, and only while the question takes answers;
-a join admits at most MAX_ROOM_STUDENTS. The lecturer's changes are WATCH/MULTI transactions
-on the room's key. Every method raises the store's own errors in words, never redis's
-(redis_errors.py): a lost connection StoreUnavailableError, a change Redis refuses (out of
-memory, read-only) StoreRefusedError. A refused change changes nothing: Redis refuses a Lua
-script at its first write and discards a MULTI whole, so what is stored is kept.
+a join admits at most MAX_ROOM_STUDENTS; each marks the room active in the same script. The
+lecturer's changes are WATCH/MULTI transactions on the room's key. Every method raises the
+store's own errors in words, never redis's (redis_errors.py): a lost connection
+StoreUnavailableError, a change Redis refuses (out of memory, read-only) StoreRefusedError. A
+refused change changes nothing: Redis refuses a Lua script at its first write and discards a
+MULTI whole, so what is stored is kept.
 """
 
 import os
 
 import redis
 
+from attnviz.classroom.bounds import as_now, check_caps, lifetime_or_idle_end
 from attnviz.classroom.lifecycle import kept_until
 from attnviz.classroom.peer_redis import RedisPeer, question_keys
 from attnviz.classroom.redis_errors import plain_errors
-from attnviz.classroom.room import Room, StoreUnavailableError, TooManyRoomsError, not_found
+from attnviz.classroom.room import Room, StoreUnavailableError, not_found
 from attnviz.classroom.rounds import answer_slot
 from attnviz.classroom.sealed import SECRET_VARIABLE, seal, secret_problem, unseal
 from attnviz.classroom.sketch_store import SET_SKETCH, SketchAnswers, levels_text, read_levels
@@ -51,6 +60,7 @@ TIMEOUT_SECONDS = 1.0  # a Redis that does not answer in 1 s is treated as unrea
 ANSWER = """
 if redis.call('GET', KEYS[1]) ~= ARGV[2] then return -1 end
 if redis.call('SISMEMBER', KEYS[4], ARGV[1]) == 0 then return -1 end
+redis.call('SET', KEYS[5], ARGV[5], 'EXAT', ARGV[6])
 local previous = redis.call('HGET', KEYS[2], ARGV[1])
 if previous == ARGV[3] then return 1 end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
@@ -59,15 +69,19 @@ if previous then redis.call('HINCRBY', KEYS[3], previous, -1) end
 redis.call('EXPIREAT', KEYS[2], ARGV[4])
 redis.call('EXPIREAT', KEYS[3], ARGV[4])
 return 1
-"""  # KEYS: answering, answers, counts, students; ARGV: sid, answer slot, option, expires
+"""  # KEYS: answering, answers, counts, students, active; ARGV: sid, answer slot, option,
+#     expires, now, the record's end (lifecycle.kept_until)
 
 JOIN = """
-if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 1 end
-if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('SADD', KEYS[1], ARGV[1])
-redis.call('EXPIREAT', KEYS[1], ARGV[3])
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then
+  if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+  redis.call('SADD', KEYS[1], ARGV[1])
+  redis.call('EXPIREAT', KEYS[1], ARGV[3])
+end
+redis.call('SET', KEYS[2], ARGV[4], 'EXAT', ARGV[5])
+redis.call('SET', KEYS[3], '1', 'EXAT', ARGV[5])
 return 1
-"""  # KEYS: students; ARGV: sid, most students, expires
+"""  # KEYS: students, active, joined; ARGV: sid, most students, expires, now, the record's end
 
 
 class RedisSketches(SketchAnswers):
@@ -86,8 +100,10 @@ class RedisSketches(SketchAnswers):
             self._key(room.code, "answering"),
             self.sketches_key(room.code, room.question_no),
             self._key(room.code, "students"),
+            self._key(room.code, "active"),
         ]
         args = [sid, answer_slot(room), levels_text(levels), int(room.expires) + 1]
+        args += [repr(self.clock()), int(kept_until(room)) + 1]
         return script(keys=keys, args=args) == 1
 
     @plain_errors
@@ -132,13 +148,6 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         """The Room's JSON, signed with the replicas' secret (sealed.py)."""
         return seal(self._secret, room.to_json())
 
-    def _room_of(self, value, code):
-        """The Room under ``code`` in a stored ``value`` (bytes or None), or None when absent,
-        damaged, not signed with the replicas' secret, or another code's."""
-        text = None if value is None else unseal(self._secret, value.decode("utf-8", "replace"))
-        room = None if text is None else Room.from_json(text)
-        return room if room is not None and room.code == code else None
-
     @plain_errors
     def _guarded(self, call):
         """``call()``, redis's errors raised in words (``plain_errors``; peer_redis.py)."""
@@ -150,27 +159,58 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         be reached, StoreRefusedError when it answers but refuses writes."""
         self.r.set(PREFIX + "ping", 1, ex=60)
 
+    def _activity(self, code):
+        """The keys of room ``code``'s last activity and whether anyone joined (bounds.py)."""
+        return self._key(code, "active"), self._key(code, "joined")
+
+    def _read_room(self, code, stored, now):
+        """The Room in MGET's (room, active, joined) as it stands at ``now``, or None when
+        absent, damaged, not signed with the replicas' secret (sealed.py), or another code's."""
+        value, active, joined = stored
+        text = None if value is None else unseal(self._secret, value.decode("utf-8", "replace"))
+        room = None if text is None else Room.from_json(text)
+        if room is None or room.code != code:
+            return None
+        return as_now(room, _seconds(active), joined is not None, now)
+
     @plain_errors
     def _get(self, code):
-        room = self._room_of(self.r.get(self._key(code)), code)
+        stored = self.r.mget(self._key(code), *self._activity(code))
+        room = self._read_room(code, stored, self.clock())
         return room if room is not None and room.expires > self.clock() else None
 
     @plain_errors
-    def _create(self, room):
-        now, rooms = self.clock(), PREFIX + "rooms"
-        self.r.zremrangebyscore(rooms, "-inf", now)
-        if self.r.zcard(rooms) >= MAX_ROOMS:
-            raise TooManyRoomsError(
-                f"The shared store already has {MAX_ROOMS} open rooms, the most it keeps: try "
-                "again when one has ended."
-            )
-        expires = int(room.expires) + 1
+    def _open_ends(self, index, now):
+        """(when it ends if idle, when its lifetime ends) of each open room in the sorted set
+        ``index`` (code -> lifetime's end); the rooms ended by idleness leave it."""
+        listed = self.r.zrangebyscore(index, now, "+inf", withscores=True)
+        keys = [k for code, _ in listed for k in self._activity(code.decode())]
+        stored = self.r.mget(keys) if keys else []
+        found, ended = [], []
+        for k, (code, lifetime) in enumerate(listed):
+            joined = stored[2 * k + 1] is not None
+            end = lifetime_or_idle_end(lifetime, _seconds(stored[2 * k]), joined)
+            (found if end > now else ended).append((end, lifetime) if end > now else code)
+        if ended:
+            self.r.zrem(index, *ended)
+        return found
+
+    @plain_errors
+    def _create(self, room, owner):
+        now, rooms, owned = self.clock(), PREFIX + "rooms", f"{PREFIX}owner:{owner}"
+        for index in (rooms, owned):
+            self.r.zremrangebyscore(index, "-inf", now)
+        everyone = self._open_ends(rooms, now) if self.r.zcard(rooms) >= MAX_ROOMS else []
+        check_caps(everyone, self._open_ends(owned, now), now, "The shared store")
+        keep = int(kept_until(room)) + 1
         record = self._key(room.code)
-        if not self.r.set(record, self._sealed(room), nx=True, exat=int(kept_until(room)) + 1):
+        if not self.r.set(record, self._sealed(room), nx=True, exat=keep):
             return False
         pipe = self.r.pipeline()
-        pipe.zadd(rooms, {room.code: room.expires})
-        pipe.expireat(rooms, expires)
+        pipe.set(self._activity(room.code)[0], repr(room.opened), exat=keep)
+        for index in (rooms, owned):
+            pipe.zadd(index, {room.code: room.expires})
+            pipe.expireat(index, int(room.expires) + 1)
         pipe.execute()
         return True
 
@@ -181,13 +221,16 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
             while True:
                 try:
                     pipe.watch(key)
-                    room = self._room_of(pipe.get(key), code)
-                    if room is None or room.expires <= self.clock():
+                    stored = pipe.mget(key, *self._activity(code))
+                    now = self.clock()
+                    room = self._read_room(code, stored, now)
+                    if room is None or room.expires <= now:
                         raise not_found(code)
                     new = change(room)
-                    expires = int(room.expires) + 1
+                    expires, keep = int(room.expires) + 1, int(kept_until(room)) + 1
                     pipe.multi()
-                    pipe.set(key, self._sealed(new), exat=int(kept_until(room)) + 1)
+                    pipe.set(key, self._sealed(new), exat=keep)
+                    pipe.set(self._activity(code)[0], repr(now), exat=keep)
                     answering = self._key(code, "answering")
                     if new.phase == "answering" and new.kind is not None:
                         pipe.set(answering, answer_slot(new), exat=expires)
@@ -203,8 +246,9 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
 
     @plain_errors
     def _add_student(self, room, sid):
-        keys = [self._key(room.code, "students")]
-        return bool(self._join(keys=keys, args=[sid, MAX_ROOM_STUDENTS, int(room.expires) + 1]))
+        keys = [self._key(room.code, "students"), *self._activity(room.code)]
+        args = [sid, MAX_ROOM_STUDENTS, int(room.expires) + 1, repr(self.clock())]
+        return bool(self._join(keys=keys, args=[*args, int(kept_until(room)) + 1]))
 
     @plain_errors
     def _n_students(self, room):
@@ -219,8 +263,9 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
     def _set_answer(self, room, sid, option):
         answers, counts = self._question_keys(room)
         keys = [self._key(room.code, "answering"), answers, counts]
-        keys.append(self._key(room.code, "students"))
+        keys += [self._key(room.code, "students"), self._activity(room.code)[0]]
         args = [sid, answer_slot(room), option, int(room.expires) + 1]
+        args += [repr(self.clock()), int(kept_until(room)) + 1]
         return self._answer(keys=keys, args=args) == 1
 
     @plain_errors
@@ -270,7 +315,9 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
 
     @plain_errors
     def _record(self, code):
-        return self._room_of(self.r.get(self._key(code)), code)
+        stored = self.r.mget(self._key(code), *self._activity(code))
+        room = self._read_room(code, stored, self.clock())  # an idle room's record ends sooner
+        return room if room is not None and kept_until(room) > self.clock() else None
 
     @plain_errors
     def _successor(self, code):
@@ -293,3 +340,11 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
     @plain_errors
     def _n_seen(self, room, since):
         return int(self.r.zcount(self._key(room.code, "seen"), since, "+inf"))
+
+
+def _seconds(value):
+    """A stored timestamp (bytes) as seconds since the epoch, or None when absent or damaged."""
+    try:
+        return None if value is None else float(value)
+    except ValueError:
+        return None

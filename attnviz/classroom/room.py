@@ -14,6 +14,8 @@ A room is a small frozen value that any store (``memory``, ``redis_store``) keep
     phase        "answering", "locked", "discussing", "revealed" or "closed"
     peer         the question's rounds (peer.Peer: vote, discuss, revote, twin; rounds.py)
     version      bumped on every change: phones poll it and redraw only when it changed
+    idle_minutes 0, or the minutes without activity after which the room ended (never stored:
+                 a store derives it when it reads the room, bounds.as_now)
 """
 
 import hashlib
@@ -23,7 +25,12 @@ import secrets
 from dataclasses import asdict, dataclass, field, replace
 
 from attnviz.classroom.peer import Peer
-from attnviz.limits import MAX_STORED_CHARS, ROOM_LIFETIME_SECONDS
+from attnviz.limits import (
+    MAX_STORED_CHARS,
+    ROOM_IDLE_EMPTY_SECONDS,
+    ROOM_IDLE_SECONDS,
+    ROOM_LIFETIME_SECONDS,
+)
 
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # 31 characters that are not look-alikes
 CODE_LENGTH = 6  # 31**6, about 887 million codes
@@ -37,7 +44,8 @@ class RoomError(ValueError):
 
 
 class RoomNotFoundError(RoomError):
-    """No open room has this code: wrong, or ended (a room lasts ROOM_LIFETIME_SECONDS)."""
+    """No open room has this code: wrong, or ended (a room lasts ROOM_LIFETIME_SECONDS, less
+    when idle: bounds.py)."""
 
 
 class RoomClosedError(RoomError):
@@ -53,7 +61,8 @@ class WrongKeyError(RoomError):
 
 
 class TooManyRoomsError(RoomError):
-    """The store already holds MAX_ROOMS open rooms."""
+    """The store already holds MAX_ROOMS open rooms, or the lecturer's address
+    MAX_ROOMS_PER_ADDRESS."""
 
 
 class RateLimitedError(RoomError):
@@ -126,6 +135,7 @@ class Room:
     phase: str = "answering"
     version: int = 1
     peer: Peer = field(default_factory=Peer)
+    idle_minutes: int = 0
 
     def key_matches(self, key):
         """Whether ``key`` is this room's lecturer key, compared in constant time."""
@@ -148,6 +158,7 @@ class Room:
         """The stored form; raises RoomError past MAX_STORED_CHARS."""
         data = asdict(self)
         data["settings"] = [list(pair) for pair in self.settings]
+        del data["idle_minutes"]  # derived when read, never stored
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
         if len(text) > MAX_STORED_CHARS:
             raise RoomError(
@@ -197,12 +208,20 @@ def opened_room(settings_query, now):
     return room, key
 
 
+def lasting():
+    """How long a room lasts, in words: its lifetime, and its idle ends (bounds.py)."""
+    hours = ROOM_LIFETIME_SECONDS / 3600
+    return (
+        f"a room ends {hours:g} hours after it opens, or sooner when idle: after "
+        f"{ROOM_IDLE_EMPTY_SECONDS // 60} minutes without activity while nobody has joined it, "
+        f"after {ROOM_IDLE_SECONDS // 60} minutes without a join, answer or change"
+    )
+
+
 def not_found(code):
     """The error for a code that names no open room."""
-    hours = ROOM_LIFETIME_SECONDS / 3600
     return RoomNotFoundError(
-        f"No open room has the code {code}: check the code on the projector (a room ends "
-        f"{hours:g} hours after it opens)."
+        f"No open room has the code {code}: check the code on the projector ({lasting()})."
     )
 
 

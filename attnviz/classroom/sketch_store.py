@@ -18,9 +18,10 @@ if redis.call('GET', KEYS[1]) ~= ARGV[2] then return -1 end
 if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 0 then return -1 end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 redis.call('EXPIREAT', KEYS[2], ARGV[4])
+redis.call('SET', KEYS[4], ARGV[5], 'EXAT', ARGV[6])
 return 1
-"""  # KEYS: answering, sketches, students; ARGV: sid, answer slot (rounds.answer_slot),
-#     levels, expires
+"""  # KEYS: answering, sketches, students, active (bounds.py); ARGV: sid, answer slot
+#     (rounds.answer_slot), levels, expires, now, the record's end (lifecycle.kept_until)
 
 
 def levels_text(levels):
@@ -103,6 +104,7 @@ class MemorySketches(SketchAnswers):
                 sketches = {}  # the last question's sketches are no longer needed
             sketches[sid] = tuple(levels)
             self._sketches[room.code] = (room.question_no, sketches)
+            self._touched(room.code, joined=True)
             return True
 
     def _question_sketches(self, room):

@@ -5,7 +5,7 @@ gives it a few primitives on its own data: the in-process ``MemoryStore`` below 
 one server, as on Streamlit Community Cloud) and ``redis_store.RedisStore`` (several replicas).
 The same contract tests run against both (tests/test_classroom_store.py).
 
-    store.open(settings_query, sid)        -> (room, key)     the lecturer
+    store.open(settings_query, sid, address) -> (room, key)   the lecturer
     store.push_example / push_question / reveal / close(code, key, ...)   only with the key
     store.join(code, sid, address), store.answer(code, sid, option)       a student
     store.room(code), store.version(code), store.tally(code), store.my_answer(code, sid)
@@ -14,7 +14,8 @@ The same contract tests run against both (tests/test_classroom_store.py).
     store.held / take_link / trust_deck                      the lecturer's browser (lecturers.py)
 
 ``sid`` is a browser's random id (ui/visitor.py), ``address`` the client's address; ``option``
-an index into the current question's options.
+an index into the current question's options. A room ends after its lifetime, or sooner when
+idle; rooms are bounded per store and per address (bounds.py).
 """
 
 import threading
@@ -23,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from attnviz.classroom import rounds as peer_rounds
+from attnviz.classroom.bounds import as_now, check_caps, ends, owner_of
 from attnviz.classroom.lecturers import Lecturers
 from attnviz.classroom.lifecycle import Lifecycle, kept_until
 from attnviz.classroom.peer_store import MemoryPeer, PeerRules
@@ -44,12 +46,13 @@ from attnviz.classroom.room import (
 from attnviz.classroom.sketch import is_sketch
 from attnviz.classroom.sketch_store import MemorySketches
 from attnviz.limits import (
+    ENDED_ROOM_KEEP_SECONDS,
     MAX_ANSWERS_PER_MINUTE,
     MAX_JOINS_PER_MINUTE,
     MAX_KEPT_ROOMS,
+    MAX_OPENS_PER_ADDRESS,
     MAX_OPENS_PER_MINUTE,
     MAX_ROOM_STUDENTS,
-    MAX_ROOMS,
     PHONE_SEEN_SECONDS,
 )
 
@@ -74,22 +77,25 @@ class RoomStore(PeerRules, Lifecycle, Lecturers):
     clock = staticmethod(time.time)
 
     # -- what a backend gives ---------------------------------------------------------------
+    # A room's end is its lifetime's or its idle end (bounds.py): a backend keeps when each room
+    # was last active and whether anyone joined; a join, an answer and a change mark it active.
     def _get(self, code):  # the open or closed Room under code, or None (none, or ended)
         raise NotImplementedError
 
-    def _create(self, room):  # store a new room; False if the code is taken; TooManyRooms
+    def _create(self, room, owner):  # store a new room opened by owner (bounds.owner_of);
+        # False if the code is taken; bounds.check_caps's TooManyRoomsError
         raise NotImplementedError
 
-    def _update(self, code, change):  # atomically room -> change(room); the new Room
-        raise NotImplementedError
+    def _update(self, code, change):  # atomically room -> change(room), marked active; the new
+        raise NotImplementedError  # Room
 
-    def _add_student(self, room, sid):  # join; False when the room is full
+    def _add_student(self, room, sid):  # join, marked active; False when the room is full
         raise NotImplementedError
 
     def _n_students(self, room):
         raise NotImplementedError
 
-    def _set_answer(self, room, sid, option):  # False unless the room's round takes answers
+    def _set_answer(self, room, sid, option):  # False unless the round takes answers; active
         raise NotImplementedError
 
     def _answer_of(self, room, sid):
@@ -111,7 +117,7 @@ class RoomStore(PeerRules, Lifecycle, Lecturers):
         raise NotImplementedError
 
     # an ended room (lifecycle.py): its record is kept until lifecycle.kept_until(room)
-    def _record(self, code):  # the Room as last stored, open or ended, or None
+    def _record(self, code):  # the Room as it stands (bounds.as_now), open or ended, or None
         raise NotImplementedError
 
     def _successor(self, code):  # the code of the room reopened from it, or None
@@ -131,21 +137,23 @@ class RoomStore(PeerRules, Lifecycle, Lecturers):
         it refuses to save a change (Redis: out of memory, read-only)."""
 
     # -- the rules --------------------------------------------------------------------------
-    def limit(self, bucket, most, what):
+    def limit(self, bucket, most, what, who="this browser"):
         """Count a hit on ``bucket``; RateLimitedError past ``most`` in a minute."""
         if self._hit(bucket) > most:
             raise RateLimitedError(
-                f"Too many {what} from this browser: at most {most} a minute. Wait a minute, "
-                "then try again."
+                f"Too many {what} from {who}: at most {most} a minute. Wait a minute, then try "
+                "again."
             )
 
-    def open(self, settings_query, sid):
+    def open(self, settings_query, sid, address="unknown"):
         """(a new room showing the example ``settings_query``, the lecturer's key); browser
-        ``sid`` holds it."""
+        ``sid`` holds it. Opens are limited per browser and per client ``address``, and the
+        rooms open at once per store and per address (bounds.check_caps), said in words."""
         self.limit(f"open:{check_sid(sid)}", MAX_OPENS_PER_MINUTE, "rooms opened")
+        self.limit(f"opens:{address}", MAX_OPENS_PER_ADDRESS, "rooms opened", "your network")
         for _ in range(8):  # 887 million codes: a collision is rare, eight in a row never
             room, key = opened_room(settings_query, self.clock())
-            if self._create(room):
+            if self._create(room, owner_of(address)):
                 self.hold(room, key, sid)
                 return room, key
         raise TooManyRoomsError("No free room code was found: try again.")  # pragma: no cover
@@ -266,7 +274,8 @@ class RoomStore(PeerRules, Lifecycle, Lecturers):
 
 class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
     """Rooms in this process's memory, behind one lock: the default, for one server. An ended
-    room's record stays in ``_rooms`` until lifecycle.kept_until (at most MAX_KEPT_ROOMS)."""
+    room's record stays in ``_rooms`` until lifecycle.kept_until (at most MAX_KEPT_ROOMS), with
+    its ``_active`` and ``_owner`` entries."""
 
     in_process = True
 
@@ -282,9 +291,19 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
         self._next = {}  # code -> the code of the room reopened from it
         self._polled = {}  # code -> {sid: when it last polled}, the last PHONE_SEEN_SECONDS
         self._held_by = {}  # browser -> (text, until): the room it holds (lecturers.py)
+        self._active = {}  # code -> (when it was last active, whether anyone joined): bounds.py
+        self._owner = {}  # code -> bounds.owner_of the address that opened it
+
+    def _as_now(self, room, now):  # under the lock: the room as it stands (bounds.as_now)
+        return as_now(room, *self._active.get(room.code, (None, False)), now)
+
+    def _touched(self, code, joined=False):  # under the lock: room ``code`` was active now
+        joined = joined or self._active.get(code, (None, False))[1]
+        self._active[code] = (self.clock(), joined)
 
     def _purge(self, now):
-        for code in [c for c, r in self._rooms.items() if r.expires <= now]:
+        end = {c: ends(r, *self._active.get(c, (None, False))) for c, r in self._rooms.items()}
+        for code in [c for c, e in end.items() if e <= now]:
             for table in (
                 self._students,
                 self._answers,
@@ -293,13 +312,13 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
                 *self._peer_tables(),
             ):
                 table.pop(code, None)  # an ended room keeps only its record
-        gone = [r for r in self._rooms.values() if kept_until(r) <= now]
-        extra = len(self._rooms) - len(gone) - MAX_KEPT_ROOMS  # the oldest records go first
+        gone = [c for c, e in end.items() if e + ENDED_ROOM_KEEP_SECONDS <= now]  # kept_until
+        extra = len(end) - len(gone) - MAX_KEPT_ROOMS  # the oldest records go first
         if extra > 0:
-            gone += sorted(self._rooms.values(), key=kept_until)[len(gone) : len(gone) + extra]
-        for room in gone:
-            self._rooms.pop(room.code, None)
-            self._next.pop(room.code, None)
+            gone += sorted(end, key=end.get)[len(gone) : len(gone) + extra]
+        for code in gone:
+            for table in (self._rooms, self._next, self._active, self._owner):
+                table.pop(code, None)
         minute = int(now // RATE_WINDOW_SECONDS)
         self._held_by = {b: h for b, h in self._held_by.items() if h[1] > now}
         if len(self._hits) > 10_000:
@@ -308,30 +327,38 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
     def _get(self, code):
         with self._lock:
             room = self._rooms.get(code)
+            room = None if room is None else self._as_now(room, self.clock())
             return room if room is not None and room.expires > self.clock() else None
 
-    def _create(self, room):
+    def _create(self, room, owner):
         with self._lock:
-            self._purge(self.clock())
+            now = self.clock()
+            self._purge(now)
             if room.code in self._rooms:
                 return False
-            if sum(r.expires > self.clock() for r in self._rooms.values()) >= MAX_ROOMS:
-                raise TooManyRoomsError(
-                    f"This server already has {MAX_ROOMS} open rooms, the most it keeps: try "
-                    "again when one has ended."
-                )
+            everyone, owned = [], []
+            for code, stored in self._rooms.items():
+                if self._as_now(stored, now).expires > now:
+                    pair = (ends(stored, *self._active.get(code, (None, False))), stored.expires)
+                    everyone.append(pair)
+                    if self._owner.get(code) == owner:
+                        owned.append(pair)
+            check_caps(everyone, owned, now)
             self._rooms[room.code] = room
             self._students[room.code] = set()
+            self._active[room.code] = (room.opened, False)
+            self._owner[room.code] = owner
             return True
 
     def _update(self, code, change):
         with self._lock:
             room = self._rooms.get(code)
-            if room is None or room.expires <= self.clock():
+            if room is None or self._as_now(room, self.clock()).expires <= self.clock():
                 raise not_found(code)
             new = change(room)
             new.to_json()  # the same bound as a shared store's
             self._rooms[code] = new
+            self._touched(code)
             return new
 
     def _add_student(self, room, sid):
@@ -340,6 +367,7 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
             if sid not in students and len(students) >= MAX_ROOM_STUDENTS:
                 return False
             students.add(sid)
+            self._touched(room.code, joined=True)
             return True
 
     def _n_students(self, room):
@@ -362,6 +390,7 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
                 by_round = {}  # the last question's answers are no longer needed
             by_round.setdefault(room.peer.round_no, {})[sid] = option
             self._answers[room.code] = (room.question_no, by_round)
+            self._touched(room.code, joined=True)
             return True
 
     def _answer_of(self, room, sid):
@@ -399,6 +428,7 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
     def _record(self, code):
         with self._lock:
             room = self._rooms.get(code)
+            room = None if room is None else self._as_now(room, self.clock())
             return room if room is not None and kept_until(room) > self.clock() else None
 
     def _successor(self, code):

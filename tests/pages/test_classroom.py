@@ -12,6 +12,7 @@ from attnviz.classroom.questions import all_questions, letter, question_of, room
 from attnviz.ui.pages.classroom_shared import KEY, ROOM, forget_room_store, room_store
 from attnviz.ui.text import md_escape
 from tests.helpers import as_browser, chart_specs, decode, run, run_more, text_of
+from tests.test_classroom_store import Clock, busy
 
 PAGE = "pages/14_Classroom.py"
 LECTURER_KEYS = {"cls_push", "cls_ask", "cls_reveal", "cls_next", "cls_other", "cls_close"}
@@ -140,7 +141,8 @@ def test_codes_that_find_no_room():
     lecturer = opened()
     code = lecturer.session_state[ROOM]
     store = room_store()
-    store.clock = lambda: time.time() + limits.ROOM_LIFETIME_SECONDS + 1  # four hours later
+    store.clock = clock = Clock()
+    busy(store, clock, code, limits.ROOM_LIFETIME_SECONDS + 1)  # four hours later, never idle
     ended = run(PAGE, {"room": code})
     assert "4 hours after it opens" in "\n".join(e.value for e in ended.error)
     lecturer.run()

@@ -1,7 +1,7 @@
 """The Classroom page when a room has ended, through AppTest: the words on the phone and on the
-lecturer's view (a restarted in-process server; a room past its 4 hours), told apart from a
-mistyped code; the lecturer's one-click new room, which the phones follow; a phone's own answer
-after a replica restart, read back from Redis; the lecturer's health panel."""
+lecturer's view (a restarted in-process server; a room past its 4 hours; an idle room), told
+apart from a mistyped code; the lecturer's one-click new room, which the phones follow; a
+phone's own answer after a replica restart, read back from Redis; the lecturer's health panel."""
 
 import time
 
@@ -11,6 +11,7 @@ from attnviz import limits
 from attnviz.ui.pages.classroom_shared import KEY, ROOM, forget_room_store, room_store
 from tests.helpers import as_browser, browser_of, run, text_of
 from tests.pages.test_classroom import PAGE, buttons, click, opened, reload
+from tests.test_classroom_store import Clock, busy
 from tools.services import redis_server
 
 
@@ -48,8 +49,9 @@ def test_an_ended_room_reopens_in_one_click_and_its_phones_follow(monkeypatch):
     code = lecturer.session_state[ROOM]
     old = room_store().room(code)
     student = run(PAGE, {"room": code})
-    later = time.time() + limits.ROOM_LIFETIME_SECONDS + 1
-    monkeypatch.setattr(room_store(), "clock", lambda: later)
+    clock = Clock()
+    monkeypatch.setattr(room_store(), "clock", clock)
+    busy(room_store(), clock, code, limits.ROOM_LIFETIME_SECONDS + 1)  # never idle: it ran out
     student.run()
     assert f"Room {code} has ended: a room lasts 4 hours" in errors(student)
     assert "moves to it on its own" in text_of(student)
@@ -63,6 +65,26 @@ def test_an_ended_room_reopens_in_one_click_and_its_phones_follow(monkeypatch):
     assert any(b.startswith("cls_opt_") for b in buttons(student))
     click(student, "cls_opt_1")
     assert room_store().tally(new.code).counts[1] == 1
+
+
+def test_an_idle_room_tells_why_and_reopens_in_one_click(monkeypatch):
+    """A room with no join, answer or change for an hour has ended: the phone and the lecturer
+    are told why, the lecturer reopens it in one click, and the phone follows."""
+    lecturer = opened()
+    code = lecturer.session_state[ROOM]
+    student = run(PAGE, {"room": code})  # joined: the room ends after an hour, not 15 minutes
+    later = time.time() + limits.ROOM_IDLE_SECONDS + 1
+    monkeypatch.setattr(room_store(), "clock", lambda: later)
+    student.run()
+    said = f"Room {code} has ended: it was idle for 60 minutes (no join, answer or change)"
+    assert said in errors(student) and "moves to it on its own" in text_of(student)
+    lecturer.run()
+    assert said in text_of(lecturer)
+    click(lecturer, "cls_reopen")
+    new = lecturer.session_state[ROOM]
+    assert new != code and "cls_reveal" in buttons(lecturer)  # the same question, asked again
+    student.run()
+    assert student.session_state[ROOM] == new
 
 
 def test_a_closed_room_offers_the_same_question_again():

@@ -1,5 +1,5 @@
-"""The lecturer's Classroom page when a room has ended (its 4 hours are over, the lecturer
-closed it, or an in-process server restarted), and the lecturer's health panel
+"""The lecturer's Classroom page when a room has ended (its 4 hours are over, it was idle,
+the lecturer closed it, or an in-process server restarted), and the lecturer's health panel
 (attnviz.classroom.health). A phone's ended room is classroom_student.student_ended.
 
     the lecturer's ended room   -> why it ended; "Open a new room with the same example and
@@ -26,6 +26,7 @@ from attnviz.ui.pages.classroom_shared import (
     session_id,
 )
 from attnviz.ui.text import md_escape
+from attnviz.ui.visitor import client_address
 
 DISMISSED = "attnviz.classroom.dismissed"  # the ended room this session's lecturer left
 
@@ -33,7 +34,7 @@ DISMISSED = "attnviz.classroom.dismissed"  # the ended room this session's lectu
 def _reopen(code, key):
     state = st.session_state
     try:
-        room, new_key = room_store().reopen(code, key, session_id())
+        room, new_key = room_store().reopen(code, key, session_id(), client_address())
     except RoomError as exc:
         state[NOTE] = str(exc)
         return
@@ -43,7 +44,7 @@ def _reopen(code, key):
 def _open_with(settings_query):
     state = st.session_state
     try:
-        room, key = room_store().open(settings_query, session_id())
+        room, key = room_store().open(settings_query, session_id(), client_address())
     except RoomError as exc:
         state[NOTE] = str(exc)
         return

@@ -49,6 +49,7 @@ from attnviz.ui.pages.classroom_shared import (
 from attnviz.ui.pages.classroom_sketch import sketch_board, sketch_menu, sketch_status
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
+from attnviz.ui.visitor import client_address
 
 PUBLIC_URL_VARIABLE = "ATTNVIZ_PUBLIC_URL"  # the app's address as phones reach it, if not
 # the one the lecturer's browser used (e.g. http://localhost:8501 on the lecturer's laptop)
@@ -94,7 +95,7 @@ def open_room(settings, deck=None):
         return
     try:
         store = room_store()
-        room, key = store.open(settings_query(settings), session_id())
+        room, key = store.open(settings_query(settings), session_id(), client_address())
         if deck is not None:
             store.trust_deck(session_id(), deck)
     except RoomError as exc:
