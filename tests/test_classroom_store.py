@@ -440,6 +440,7 @@ def test_a_room_written_to_redis_by_another_party_is_refused(real_redis, clock):
     from attnviz.classroom.room import key_digest
 
     store = RedisStore(real_redis, clock=clock)
+    store.r.flushdb()  # no other test's rooms or rate buckets
     room, _ = store.open(EXAMPLE, "lecturer")
     value = store.r.get(f"attnviz:room:{room.code}").decode()
     forged = room.changed(
