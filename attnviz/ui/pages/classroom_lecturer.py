@@ -17,7 +17,7 @@ import streamlit as st
 from attnviz.classroom import RoomError, RoomNotFoundError
 from attnviz.classroom.questions import pushable_problem, room_settings
 from attnviz.classroom.sketch import is_sketch
-from attnviz.limits import CACHE_QR_CODES
+from attnviz.limits import CACHE_QR_CODES, ROOM_IDLE_EMPTY_SECONDS
 from attnviz.links.classroom import join_query, lecturer_query
 from attnviz.links.loopback import loopback_warning
 from attnviz.links.shared import settings_query
@@ -159,6 +159,12 @@ def answer_count(code):
         say(exc)
         return
     st.metric("Answered", f"{tally.answered} of {tally.students}")
+    if tally.students == 0:
+        st.caption(
+            f"Nobody has joined yet: a room that nobody joins ends {ROOM_IDLE_EMPTY_SECONDS // 60} "
+            "minutes after it opened or after your last change (an example pushed, a question "
+            "asked)."
+        )
     if not is_present():
         health_panel(code)  # in this fragment: one poll for both
 
