@@ -14,6 +14,7 @@ import os
 import secrets
 import signal
 import tempfile
+import urllib.request
 
 import pytest
 
@@ -69,18 +70,30 @@ def cluster():
             c.close()
 
 
+def replica_of(cluster, cookie):
+    """The replica ("127.0.0.1:PORT") that nginx sends the ``attnviz_replica`` value
+    ``cookie`` to: its answer to a health check names it. No page, so no session: a page
+    opened on the join link and closed again may have joined the room as a student."""
+    request = urllib.request.Request(
+        f"{cluster.proxy}/_stcore/health", headers={"Cookie": f"attnviz_replica={cookie}"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.headers.get("X-Attnviz-Replica")
+
+
 def tab_on(browser, cluster, port, url):
     """A new browser (its own cookies) whose nginx cookie sends it to replica ``port``, at
     ``url`` (through nginx)."""
     for _ in range(64):  # each cookie lands on one of two replicas: 2**-64 to fail
-        context = browser.new_context(viewport={"width": 390, "height": 844})
         value = secrets.token_hex(16)
+        if replica_of(cluster, value) != f"127.0.0.1:{port}":
+            continue
+        context = browser.new_context(viewport={"width": 390, "height": 844})
         context.add_cookies([{"name": "attnviz_replica", "value": value, "url": cluster.proxy}])
         page = context.new_page()
         response = page.goto(url)
-        if response.headers.get("x-attnviz-replica") == f"127.0.0.1:{port}":
-            return page
-        context.close()
+        assert response.headers.get("x-attnviz-replica") == f"127.0.0.1:{port}"
+        return page
     raise AssertionError(f"no cookie reached replica {port}")
 
 
@@ -154,7 +167,12 @@ def test_a_room_survives_every_fault(browser, cluster):
     letters = "ABAB"
     for k, phone in enumerate(phones):
         answer(phone, k % 2, letters[k])
-    lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=4 of 4", timeout=WAIT)
+    try:
+        lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=4 of 4", timeout=WAIT)
+    except Exception:
+        lecturer.screenshot(path="test-artifacts/fault-lecturer-before.png", full_page=True)
+        print(RedisStore(os.environ["ATTNVIZ_REDIS_URL"]).tally(code))
+        raise
     given = list(letters)
 
     def check(fault, changer, moved=()):
