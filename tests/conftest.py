@@ -32,6 +32,17 @@ os.environ.setdefault("ATTNVIZ_SECRET", "the tests' own secret, for no server")
 
 
 @pytest.fixture
+def empty_rooms():
+    """The server's RoomStore made anew before and after the test, as if the server had just
+    started (the Classroom's page tests: ``pytestmark = pytest.mark.usefixtures(...)``)."""
+    from attnviz.ui.pages.classroom_shared import forget_room_store
+
+    forget_room_store()
+    yield
+    forget_room_store()
+
+
+@pytest.fixture
 def root():
     return ROOT
 

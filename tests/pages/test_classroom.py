@@ -14,16 +14,11 @@ from attnviz.ui.text import md_escape
 from tests.helpers import as_browser, chart_specs, decode, run, run_more, text_of
 from tests.test_classroom_store import Clock, busy
 
+pytestmark = pytest.mark.usefixtures("empty_rooms")
+
 PAGE = "pages/14_Classroom.py"
 LECTURER_KEYS = {"cls_push", "cls_ask", "cls_reveal", "cls_next", "cls_other", "cls_close"}
 MARKUP = "<b>x</b> *y* [z](http://e.org)"
-
-
-@pytest.fixture(autouse=True)
-def fresh_store():
-    forget_room_store()
-    yield
-    forget_room_store()
 
 
 def click(at, key):

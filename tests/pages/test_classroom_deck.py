@@ -7,19 +7,14 @@ A deck the lecturer did not start pushes nothing until the lecturer confirms it.
 import pytest
 
 from attnviz.classroom.room import new_key
-from attnviz.ui.pages.classroom_shared import KEY, ROOM, forget_room_store, room_store
+from attnviz.ui.pages.classroom_shared import KEY, ROOM, room_store
 from tests.helpers import as_browser, browser_of, run, text_of
+
+pytestmark = pytest.mark.usefixtures("empty_rooms")
 
 PAGE = "pages/14_Classroom.py"
 DECK = "Home;Classroom?question=row_sum;Why_scale/1"
 LECTURER_KEYS = {"cls_push", "cls_ask", "cls_reveal", "cls_next", "cls_close"}
-
-
-@pytest.fixture(autouse=True)
-def fresh_store():
-    forget_room_store()
-    yield
-    forget_room_store()
 
 
 def on_slide(question="row_sum", **more):

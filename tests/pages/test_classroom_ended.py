@@ -14,12 +14,7 @@ from tests.pages.test_classroom import PAGE, buttons, click, opened, reload
 from tests.test_classroom_store import Clock, busy
 from tools.services import redis_server
 
-
-@pytest.fixture(autouse=True)
-def fresh_store():
-    forget_room_store()
-    yield
-    forget_room_store()
+pytestmark = pytest.mark.usefixtures("empty_rooms")
 
 
 def errors(at):

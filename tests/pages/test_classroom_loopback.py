@@ -4,17 +4,11 @@ is localhost), and not when ATTNVIZ_PUBLIC_URL names an address phones can reach
 import pytest
 
 from attnviz.ui.pages.classroom_lecturer import PUBLIC_URL_VARIABLE
-from attnviz.ui.pages.classroom_shared import forget_room_store
 from tests.helpers import run
 
+pytestmark = pytest.mark.usefixtures("empty_rooms")
+
 PAGE = "pages/14_Classroom.py"
-
-
-@pytest.fixture(autouse=True)
-def fresh_store():
-    forget_room_store()
-    yield
-    forget_room_store()
 
 
 @pytest.mark.parametrize(("public", "warned"), [(None, True), ("http://10.0.0.5:8501", False)])

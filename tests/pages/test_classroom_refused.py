@@ -11,15 +11,10 @@ from tests.pages.test_classroom import PAGE, click, opened
 from tests.test_classroom_refused import out_of_memory
 from tools.services import redis_server
 
+pytestmark = pytest.mark.usefixtures("empty_rooms")
+
 WHY = "it is out of memory"
 NOTHING_LOST = "Nothing already saved is lost"
-
-
-@pytest.fixture(autouse=True)
-def fresh_store():
-    forget_room_store()
-    yield
-    forget_room_store()
 
 
 def said(words):

@@ -4,13 +4,16 @@ round 2 with each student's first answer shown to them, confidence, the reveal o
 with who moved where and its sentence, the twin, "Look at the projector" and "I'm lost"."""
 
 import numpy as np
+import pytest
 
 from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
 from attnviz.classroom.rounds import moves_sentence, transitions
 from attnviz.ui.pages.classroom_shared import ROOM, room_store
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, run, text_of
-from tests.pages.test_classroom import click, fresh_store  # noqa: F401  (an autouse fixture)
+from tests.pages.test_classroom import click
+
+pytestmark = pytest.mark.usefixtures("empty_rooms")
 
 PAGE = "pages/14_Classroom.py"
 CLASS_CHARTS = ("dist", "rounds", "moves", "shares", "conf", "twin")

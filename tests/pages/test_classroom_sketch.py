@@ -3,13 +3,16 @@ submit (locked), the lecturer shows snapshots, reveals; the drawn mean, truth an
 the sketches' and the core's, on the projector and on each phone."""
 
 import numpy as np
+import pytest
 
 import attnviz
 from attnviz.classroom.sketch import variant_settings
 from attnviz.ui.pages.classroom_shared import ROOM, room_store
 from attnviz.ui.sketch import LEVELS
 from tests.helpers import chart_specs, decode, run, text_of
-from tests.pages.test_classroom import click, fresh_store  # noqa: F401 (an autouse fixture)
+from tests.pages.test_classroom import click
+
+pytestmark = pytest.mark.usefixtures("empty_rooms")
 
 PAGE = "pages/14_Classroom.py"
 SKETCHES = [(0, 5, 1, 2, 0, 0), (1, 1, 1, 1, 0, 0)]  # query 3 (on) under the causal mask
