@@ -125,6 +125,8 @@ def test_a_lecturer_link_moves_the_controls_once(monkeypatch):
     assert "works once" in "\n".join(e.value for e in again.error)
     as_browser(monkeypatch, "lecturer-laptop1")
     assert not {b.key for b in run(PAGE).button} & LECTURER_KEYS  # the controls moved
+    lecturer.run()  # the first browser's own session, at its next run: the landing page
+    assert ROOM not in lecturer.session_state and "cls_open" in {b.key for b in lecturer.button}
     assert new_key() != key
 
 

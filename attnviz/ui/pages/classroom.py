@@ -80,7 +80,8 @@ def take_held(code):
     if held is not None and code in (None, held[0]) and state.get(DISMISSED) != held[0]:
         state[ROOM], state[KEY] = held
     elif record is not None and not record.key_matches(state[KEY]):
-        state.pop(KEY)  # the controls moved to another browser
+        for name in (KEY, ROOM):  # the controls moved to another browser: the landing page
+            state.pop(name)
 
 
 def classroom(settings, link):
