@@ -1,7 +1,8 @@
 """Who is asking: this browser's id and the client's address.
 
     browser_id()      a random id kept in this browser's cookie BROWSER_COOKIE (16 URL-safe
-                      characters, 96 random bits), made on the browser's first visit. Every tab
+                      characters, 96 random bits), written on the browser's first visit to the
+                      Classroom page (until then each session has an id of its own). Every tab
                       of a browser, a reload, a deck's next slide and a reconnect to another
                       replica send it, so the Classroom counts one browser as one student and
                       knows its lecturer again. A link never carries it: a pasted link makes
