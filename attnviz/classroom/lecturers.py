@@ -47,10 +47,8 @@ class Lecturers:
             code, key, deck = str(data["code"]), str(data["key"]), str(data.get("deck", ""))
         except (ValueError, KeyError, TypeError):
             return None
-        room = self.record(code)
-        if room is None or kept_until(room) <= self.clock() or not room.key_matches(key):
-            return None
-        return room, key, deck
+        room = self.record(code)  # None once its record is no longer kept
+        return (room, key, deck) if room is not None and room.key_matches(key) else None
 
     def held(self, browser):
         """(code, key) of the room ``browser``'s lecturer holds, or None."""

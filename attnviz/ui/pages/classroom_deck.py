@@ -98,7 +98,7 @@ def _trust(deck):
 
 def deck_trusted(room):
     """Whether this browser's lecturer confirmed that this deck may push its slides to
-    ``room``; if not, the button that confirms it, saying what the slide would push."""
+    ``room``; if not, the button that confirms it, and what confirming does."""
     deck = st.query_params.get("deck", "")
     if room_store().trusts_deck(session_id(), deck):
         return True
