@@ -17,7 +17,7 @@ import streamlit as st
 from attnviz.classroom import RoomError, RoomNotFoundError
 from attnviz.classroom.questions import pushable_problem, room_settings
 from attnviz.classroom.sketch import is_sketch
-from attnviz.limits import CACHE_QR_CODES, ROOM_IDLE_EMPTY_SECONDS
+from attnviz.limits import CACHE_QR_CODES, ROOM_IDLE_EMPTY_SECONDS, ROOM_IDLE_SECONDS
 from attnviz.links.classroom import join_query, lecturer_query
 from attnviz.links.loopback import loopback_warning
 from attnviz.links.shared import settings_query
@@ -130,6 +130,11 @@ def join_panel(room):
     # a code block is plain text: the link copies and opens as it is (Markdown would need
     # md_escape, whose invisible word joiners after ":" break a copied link)
     st.container(key="cls_join_link").code(join, language=None, wrap_lines=True)
+    st.caption(
+        f"A room ends when idle: {ROOM_IDLE_EMPTY_SECONDS // 60} minutes after it opened or your "
+        f"last change while nobody has joined, {ROOM_IDLE_SECONDS // 60} minutes without a "
+        "join, an answer or a change once someone has."
+    )
     warning = loopback_warning(join, PUBLIC_URL_VARIABLE)  # no phone can open localhost
     if warning:
         st.warning(md_escape(warning), icon="📵")
@@ -159,12 +164,6 @@ def answer_count(code):
         say(exc)
         return
     st.metric("Answered", f"{tally.answered} of {tally.students}")
-    if tally.students == 0:
-        st.caption(
-            f"Nobody has joined yet: a room that nobody joins ends {ROOM_IDLE_EMPTY_SECONDS // 60} "
-            "minutes after it opened or after your last change (an example pushed, a question "
-            "asked)."
-        )
     if not is_present():
         health_panel(code)  # in this fragment: one poll for both
 
