@@ -150,7 +150,7 @@ def lecturer_link(room):
         st.caption(
             "It moves this room's controls to another browser, once: opening it there gives the "
             "room a new key, so this link then opens nothing and this browser loses the "
-            "controls (its page shows the new link)."
+            "controls (the new link is on that browser's page)."
         )
         st.code(page_link(lecturer_query(room.code, st.session_state[KEY])), language=None)
 
