@@ -4,6 +4,7 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
+from streamlit.util import calc_hash
 
 import attnviz
 from attnviz.charts.matrix import MAX_DRAWN, blocks
@@ -38,10 +39,15 @@ def test_every_page_runs_with_default_settings(script):
 
 
 def menu(at):
-    """[(label, {query parameter: value})] of the sidebar's page links."""
+    """[(label, {query parameter: value})] of the sidebar's page links; each link goes to the
+    page of its label (its URL path and the page's hash)."""
+    links = at.sidebar.get("page_link")
+    for link in links[1:]:  # Home's path is "" and its hash the main script's
+        assert link.proto.page == link.proto.label.replace(" ", "_")
+        assert link.proto.page_script_hash == calc_hash(link.proto.page)
     return [
         (link.proto.label, {k: v[0] for k, v in parse_qs(link.proto.query_string).items()})
-        for link in at.sidebar.get("page_link")
+        for link in links
     ]
 
 

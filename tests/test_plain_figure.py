@@ -41,3 +41,24 @@ def test_plain_spec_sends_what_the_validated_figure_sends(case):
     expected = pio.to_json(validated(heatmap_spec(M, rows, cols, **options)), validate=False)
     figure = PlainFigure(plain_spec(heatmap_spec(M, rows, cols, **options)))
     assert json.loads(pio.to_json(figure.to_dict(), validate=False)) == json.loads(expected)
+
+
+def test_a_finished_chart_is_sent_as_it_was_and_encoded_without_plotlys_cleaning(monkeypatch):
+    """A heatmap figure's hover labels (customdata) are an array of strings in Plotly's dict:
+    an object array that orjson cannot encode, which sent the whole figure through
+    ``clean_to_json_compatible`` on every run of every phone in a room (its example's A).
+    ``finished`` sends them as lists, and the traces' JSON is what it was."""
+    from plotly.io import _json
+
+    from attnviz.charts import matrix_heatmap
+    from attnviz.serve.finish import finished
+
+    fig = matrix_heatmap(RNG.random((3, 3)), ["<b>x</b>", "y & z", "2"], ["a", "b", "c"])
+    expected = json.loads(pio.to_json(fig.to_dict(), validate=False))["data"]
+    spec = finished(fig, False, "standard")[0]
+
+    def no_cleaning(*args, **kwargs):
+        raise AssertionError("the finished chart went through Plotly's cleaning walk")
+
+    monkeypatch.setattr(_json, "clean_to_json_compatible", no_cleaning)
+    assert json.loads(pio.to_json(spec, validate=False))["data"] == expected

@@ -169,6 +169,7 @@ def finished(fig, present, palette, *, share=1.0, title=None, alt=None, words=No
     words = words or figure_text(fig)
     drawn = recolour(fig, palette)  # the figure itself, or its recoloured dict
     spec = drawn if isinstance(drawn, dict) else drawn.to_dict()
+    _with_typed_arrays(spec)  # e.g. a bar's hover labels: Plotly keeps them as an object array
     return spec, title or key or "", alt, words
 
 

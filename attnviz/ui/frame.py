@@ -107,13 +107,24 @@ def page_links(query):
     Draws nothing when the script runs without app.py as its entry (AppTest on one page file,
     or ``streamlit run pages/...``): there is no multipage app to link to then.
     """
-    try:
-        for path, label in [HOME] + [(path, label) for path, label, _ in lesson_pages()]:
-            if Path(path).stem.split("_", 1)[-1] == LECTURER_TOOLS[0]:
-                st.caption("For lecturers")  # the tools, apart from the course
-            st.page_link(path, label=label, query_params=query)
-    except StreamlitPageNotFoundError:  # raised before a link is drawn: the first, Home
+    try:  # Home by its path: Streamlit finds no such page when app.py is not the entry
+        st.page_link(HOME[0], label=HOME[1], query_params=query)
+    except StreamlitPageNotFoundError:  # raised before the link is drawn
         return
+    for (path, label, _), page in zip(lesson_pages(), menu_pages(), strict=True):
+        if Path(path).stem.split("_", 1)[-1] == LECTURER_TOOLS[0]:
+            st.caption("For lecturers")  # the tools, apart from the course
+        st.page_link(page, label=label, query_params=query)
+
+
+@functools.cache
+def menu_pages():
+    """An st.Page for each of ``lesson_pages``, made once per process. ``st.page_link``
+    given a path resolves it on the disk (``os.path.realpath``) on every run, link by link:
+    about a seventh of a phone's run in a busy room (docs/performance.md). A Page made of
+    the path that Streamlit's classic multipage mode registers (pages/ beside the resolved
+    app.py) is that same page to it."""
+    return [st.Page(PAGES_DIR / Path(path).name) for path, _, _ in lesson_pages()]
 
 
 def shared_settings(page, page_params=(), note=None, uses=None):
