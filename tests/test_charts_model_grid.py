@@ -107,6 +107,15 @@ def test_row_zero_and_layer_zero_on_top_heads_left_to_right():
     assert y["scaleanchor"] == "x"  # square tiles
 
 
+def test_rows_take_the_pages_name_for_a_layer():
+    """The chat model's page calls a layer a block: its grid says so, on the tiles and in the
+    hover (review 4, I15)."""
+    spec = sent(model_grid(attention(), LABELS, row_name="block"))
+    names = [a["text"] for a in spec["layout"]["annotations"]]
+    assert names == ["block 0", "block 1", "block 2"]
+    assert spec["data"][1]["hovertext"][0] == "block 0, head 0: click to open"
+
+
 def test_word_pieces_are_escaped_on_every_tile_row():
     layout = sent(model_grid(attention(), LABELS))["layout"]
     step = layout["meta"]["step"]

@@ -89,7 +89,16 @@ def gap_strips(n_layers, n_heads, n):
     return rows + cols
 
 
-def model_grid(attention, labels, *, selected=None, head_hover=None, title="", text_px=TEXT_PX):
+def model_grid(
+    attention,
+    labels,
+    *,
+    selected=None,
+    head_hover=None,
+    title="",
+    text_px=TEXT_PX,
+    row_name="layer",
+):
     """A grid of every head's attention matrix: row l is layer l, column h is head h.
 
     Args:
@@ -102,6 +111,8 @@ def model_grid(attention, labels, *, selected=None, head_hover=None, title="", t
         title: the figure title.
         text_px: the size its names will be drawn at (PRESENT_TEXT_PX on a projector): layers
             and heads are named every ``label_stride`` of them, so that no two names overlap.
+        row_name: what a row is called on the grid and in the hover, as the page calls it
+            ("layer"; the chat model's page says "block").
 
     Returns:
         go.Figure with two traces: the heatmap of ``tile_grid(attention)`` (uint8 steps of
@@ -122,7 +133,7 @@ def model_grid(attention, labels, *, selected=None, head_hover=None, title="", t
     heads = [(layer, head) for layer in range(n_layers) for head in range(n_heads)]
     hover = []
     for layer, head in heads:
-        lines = [f"layer {layer}, head {head}: click to open"]
+        lines = [f"{row_name} {layer}, head {head}: click to open"]
         if head_hover is not None:
             lines += list(head_hover[layer][head])
         hover.append("<br>".join(escape_label(line) for line in lines))
@@ -169,7 +180,7 @@ def model_grid(attention, labels, *, selected=None, head_hover=None, title="", t
         layer_shift = -6
     annotations = [
         dict(
-            text=f"layer {layer}",
+            text=f"{row_name} {layer}",
             xref="x",  # beside the tiles, where a tall grid leaves the plot's width
             yref="y",
             x=-0.5 - gap / 2,

@@ -200,5 +200,7 @@ def grid_finished(_model, text, present, palette):
     (``serve.finish.finished``: figure dict, title, alt, words) for projector mode ``present``
     and ``palette``, once for every visitor; it reads nothing else."""
     run = chat_run(_model, text)
-    fig = model_grid(run.attention, [""] * run.n, selected=None, text_px=text_px(present))
+    fig = model_grid(
+        run.attention, [""] * run.n, selected=None, text_px=text_px(present), row_name="block"
+    )  # the page calls a layer a block, as the picker does
     return finished(fig, present, palette, title="Every head")

@@ -60,6 +60,11 @@ def test_prediction_grid_and_head(lm, prompt_run):
     assert np.isnan(z[~causal]).all()  # masked: drawn as no number
     np.testing.assert_allclose(z[causal], prompt_run.attention[5, 4][causal], atol=1e-6)
     assert "chat_grid" in specs and "previous token" in markdown(at)
+    # one word for a layer on this page (review 4, I15): the grid and the picker say "block"
+    grid = specs["chat_grid"]["layout"]
+    assert {a["text"].split()[0] for a in grid["annotations"]} == {"block"}
+    assert [s.label for s in at.selectbox if s.key == "chat_layer"] == ["Block"]
+    assert "row l is block l, column h" in markdown(at) and "layer l" not in markdown(at)
     assert "chat_block" in specs  # one block of the decoder, as a picture
     assert "without the chat template" in markdown(at)
     # three tokens generated: the likeliest at T = 0.7, as the model's own generate

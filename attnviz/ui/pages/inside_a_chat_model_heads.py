@@ -28,7 +28,7 @@ HEAD_STEPS = (  # section 5's parts: one step each in projector mode
 def head_picker(config):
     """Block and head selectors; returns (layer, head)."""
     left, right = st.columns(2)
-    layer = left.selectbox("Block (layer)", list(range(config.n_layers)), key=KEYS["layer"])
+    layer = left.selectbox("Block", list(range(config.n_layers)), key=KEYS["layer"])
     head = right.selectbox(
         "Query head",
         list(range(config.n_heads)),
@@ -52,8 +52,8 @@ def grid_section(model, run, text, layer, head):
         for g in range(c.n_kv_heads)
     )
     after_chart("grid").markdown(  # on a projector after the grid
-        f"Every one of the {c.n_layers * c.n_heads} heads' A for this prompt: row l is block l "
-        f"(labelled “layer l”), column h is query head h. {groups.capitalize()} (grouped-query "
+        f"Every one of the {c.n_layers * c.n_heads} heads' A for this prompt: row l is block l, "
+        f"column h is query head h. {groups.capitalize()} (grouped-query "
         f"attention: {c.n_heads} queries, {c.n_kv_heads} keys and values per block). Every A is "
         "zero above its diagonal: the causal mask."
     )
@@ -219,5 +219,5 @@ def offset_table(h, labels, c):
         "(rows 1 to 3, up to float32 rounding) and changes with it (rows 4 and 5). RoPE makes "
         "attention depend on how far apart two tokens are, not where they are; the "
         "sinusoidal positions of the Positions page are added to X once, at the input, "
-        "and every layer sees them mixed into the token's meaning."
+        "and every block sees them mixed into the token's meaning."
     )
