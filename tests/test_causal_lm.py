@@ -228,6 +228,7 @@ def test_environment_variable_comes_next(tiny, monkeypatch):
     seen = []
     lm = load_causal_lm(progress=lambda done, total: seen.append((done, total)))
     assert lm.path == folder and loading.ENV in lm.source
+    assert str(folder) not in lm.source and folder.name in lm.source  # the page shows it
     assert seen[-1][0] == seen[-1][1] == len(seen)  # one call per tensor, the last at total
 
 

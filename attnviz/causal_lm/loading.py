@@ -77,7 +77,7 @@ def find_source(source=None, *, tqdm_class=None):
     env = os.environ.get(ENV, "").strip()
     if env:
         path, kind = check_source(env, f"${ENV}")
-        return path, kind, f"${ENV} ({path})"
+        return path, kind, f"${ENV} ({Path(path).name})"  # the page shows it: no server path
     tried = [f"${ENV}: not set"]
     path = package_file()
     if path is not None:
