@@ -3,6 +3,7 @@ learned or rotary positions give it."""
 
 import streamlit as st
 
+from attnviz.lessons.positions import ROPE_BASE
 from attnviz.serve import positions as numbers
 from attnviz.ui import page_setup
 from attnviz.ui.pages import positions as view
@@ -91,8 +92,9 @@ if show(3):
         "positions it has a row for. **Rotary positions** (RoPE, Su et al. 2021; LLaMA, Qwen, "
         "Mistral and many newer models) add nothing to X: they rotate each query and key by an "
         "angle that grows with its position, pair of dimensions by pair of dimensions, "
-        "(q_{2i}, q_{2i+1}) at position m by m·θ_i with θ_i = 10000^(−2i/d_k). Rotations "
-        "compose, so the score sees only the offset between the two positions:"
+        f"(q_{{2i}}, q_{{2i+1}}) at position m by m·θ_i with θ_i = {ROPE_BASE:.0f}^(−2i/d_k). "
+        "Rotations compose, so the score sees only the offset m − n between the two positions "
+        "(the query's position minus the key's, as on Inside a chat model):"
     )
     st.latex(r"(R_m q) \cdot (R_n k) = q \cdot (R_{n-m}\, k)")
     view.rotary_table(exp, labels)

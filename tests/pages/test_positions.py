@@ -8,6 +8,7 @@ import numpy as np
 import attnviz
 from attnviz import lessons
 from attnviz.inputs import sinusoidal_positions
+from attnviz.lessons.positions import ROPE_BASE
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, count_calls, heatmap_z, notices, run, run_more
 
@@ -47,6 +48,10 @@ def test_positions_shows_equivariance_without_positions_and_its_break_with_them(
     np.testing.assert_allclose(table["R(m)q · R(n)k"], rot.scores)
     score = rot.scores[rot.offsets == 1][0]
     assert md_escape(f"offset 1: (1, 0), (4, 3), (9, 8) all give {score:.4g}") in said
+    # the prose's base is the lesson's, and its offset has the table's sign (review 4, I8, I9)
+    text = " ".join(m.value for m in at.markdown)
+    assert f"θ_i = {ROPE_BASE:.0f}^(−2i/d_k)" in text
+    assert "offset m − n between the two positions (the query's position minus the key's" in text
 
 
 def test_shuffle_again_draws_a_new_permutation():
