@@ -10,8 +10,11 @@ Glossary (as in ``attnviz.core``, plus):
     K_b, V_b  (b, d_k), (b, d_v)  the keys and values of one block
     S_b       (n, b)  the block's logits  Q K_b^T / (sqrt(d_k) T), -inf where the mask forbids
     m         (n,)  running row maximum of the logits seen so far (-inf before any allowed key)
-    l         (n,)  running normaliser  sum_j exp(S_ij - m_i) over the keys seen so far
-    O~        (n, d_v)  running unnormalised output  sum_j exp(S_ij - m_i) v_j
+    l         (n,)  running normaliser  sum_j exp(S'_ij - m_i) over the keys seen so far
+    O~        (n, d_v)  running unnormalised output  sum_j exp(S'_ij - m_i) v_j
+
+where S'_ij is an entry of the scaled logits S' (S_b holds one block's columns of them), not
+of the core's unscaled S = Q K^T.
 
 For each block of keys, in order:
 
@@ -21,7 +24,7 @@ For each block of keys, in order:
     l' = e^{m - m'} l + \mathrm{rowsum}(\tilde P), \quad
     \tilde O' = e^{m - m'} \tilde O + \tilde P V_b
 
-and at the end ``output = O~ / l``: exactly ``softmax(S) V``, because every earlier term was
+and at the end ``output = O~ / l``: exactly ``softmax(S') V``, because every earlier term was
 computed against an older maximum and the factor ``exp(m - m')`` moves it to the new one.
 
 The results it returns, ``TiledStep`` and ``TiledResult``, are in ``attnviz.tiled_result``
