@@ -5,6 +5,8 @@ from urllib.parse import parse_qs, urlparse
 
 from attnviz.links.deck import LECTURE
 from attnviz.links.deck_outline import outline
+from attnviz.ui.address import FALLBACK_ADDRESS, PUBLIC_URL_VARIABLE
+from attnviz.ui.pages.lecture_deck import _table
 from attnviz.ui.text import md_escape
 from tests.helpers import run
 
@@ -15,11 +17,15 @@ def _link(at):
     return next(c.value for c in at.code)
 
 
-def test_the_default_lecture_gives_one_link_that_opens_its_first_slide_in_projector_mode():
+def test_the_default_lecture_gives_one_link_that_opens_its_first_slide_in_projector_mode(
+    monkeypatch,
+):
+    monkeypatch.delenv(PUBLIC_URL_VARIABLE, raising=False)
     at = run(DECK)
     query = parse_qs(urlparse(_link(at)).query)
     assert query["deck"] == ["lecture"] and query["slide"] == ["1"] and query["present"] == ["on"]
-    assert urlparse(_link(at)).path == "./"  # the lecture starts on Home
+    # the lecture starts on Home; the link is whole, to hand out (AppTest has no browser address)
+    assert _link(at).startswith(f"{FALLBACK_ADDRESS}/?")
     text = " ".join(m.value for m in at.markdown)
     assert f"The link of these {len(LECTURE)} slides:" in text
     # the help says what Next does (W1), and describes the default lecture from its slides
@@ -27,11 +33,12 @@ def test_the_default_lecture_gives_one_link_that_opens_its_first_slide_in_projec
     assert f"a 50-minute lecture of {len(LECTURE)} slides: {md_escape(outline(LECTURE))}." in text
 
 
-def test_a_deck_in_the_link_is_edited_and_bad_slides_are_said():
+def test_a_deck_in_the_link_is_edited_and_bad_slides_are_said(monkeypatch):
+    monkeypatch.setenv(PUBLIC_URL_VARIABLE, "https://attnviz.example.edu/")
     at = run(DECK, {"deck": "Why_scale/3;Nowhere/1;Masks_and_temperature?mask=causal"})
     assert any("`Nowhere` is not a page" in w.value for w in at.warning)
     link = _link(at)
-    assert link.startswith("./Why_scale?") and "step=3" in link
+    assert link.startswith("https://attnviz.example.edu/Why_scale?") and "step=3" in link
     assert "Masks_and_temperature%3Fmask%3Dcausal" in link  # the second slide, settings kept
     at = run(DECK, {"deck": ";;"})
     assert any("no slide" in w.value for w in at.warning)
@@ -50,3 +57,10 @@ def test_a_deck_page_opened_from_a_hostile_deck_link_warns_and_runs():
         at = run(page, {"deck": hostile, "slide": "9" * 30, "present": "on"})
         assert not at.exception
         assert any("has steps 1 to 4" in w.value for w in at.warning)  # the bound, said
+
+
+def test_the_table_numbers_its_rows_as_the_link_counts_slides():
+    """Row k of the table is the link's slide=k (review 4, §3: rows 0-19 against slides 1-20)."""
+    table = _table(LECTURE)
+    assert table.index.name == "slide" and table.index.tolist() == list(range(1, len(LECTURE) + 1))
+    assert table.loc[len(LECTURE), "page"] == "Classroom"

@@ -9,7 +9,6 @@ Every change goes through the store with the session's lecturer key. Widget keys
 """
 
 import io
-import os
 
 import segno
 import streamlit as st
@@ -24,6 +23,7 @@ from attnviz.links.shared import settings_query
 from attnviz.serve.classroom import cached_room_questions
 from attnviz.serve.kept import kept
 from attnviz.serve.store import object_bytes
+from attnviz.ui.address import PUBLIC_URL_VARIABLE, app_address
 from attnviz.ui.pages.classroom_ended import health_panel, lecturer_ended
 from attnviz.ui.pages.classroom_rounds import (
     ask_args,
@@ -51,30 +51,16 @@ from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 from attnviz.ui.visitor import client_address
 
-PUBLIC_URL_VARIABLE = "ATTNVIZ_PUBLIC_URL"  # the app's address as phones reach it, if not
-# the one the lecturer's browser used (e.g. http://localhost:8501 on the lecturer's laptop)
 PAGE_PATH = "Classroom"
 QR_SCALE = 12  # pixels per module: a join link is a 29-33 module code, about 400 px wide
 QR_WIDTH_PX = (240, 320)  # drawn width, normal and projector mode: 320 px of a 1280-px
 # projector is a quarter of the screen's width, about 75 cm on a 3-m screen
 
 
-def app_address():
-    """The app's base address as phones should reach it: ATTNVIZ_PUBLIC_URL, else the address
-    the lecturer's browser used (st.context.url without its page)."""
-    public = os.environ.get(PUBLIC_URL_VARIABLE, "").strip()
-    if public:
-        return public.rstrip("/")
-    url = (st.context.url or "").split("?", 1)[0].rstrip("/")
-    if url.endswith("/" + PAGE_PATH):
-        url = url[: -len(PAGE_PATH) - 1]
-    return url or "http://localhost:8501"
-
-
 def page_link(query):
     """The Classroom page's address with ``query``."""
     params = "&".join(f"{k}={v}" for k, v in query.items())  # codes and keys are URL-safe
-    return f"{app_address()}/{PAGE_PATH}?{params}"
+    return f"{app_address(PAGE_PATH)}/{PAGE_PATH}?{params}"
 
 
 @kept(*CACHE_QR_CODES, size=object_bytes)

@@ -12,9 +12,11 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.links.deck import LECTURE, SLIDE_SEP, parse_deck, read_deck, slide_query
+from attnviz.ui.address import app_address
 from attnviz.ui.frame import lesson_pages, page_paths
 
 TABLE_KEY = "deck_table"
+PAGE_PATH = "Lecture_deck"
 HOME_NAME = "Home"
 
 
@@ -31,6 +33,7 @@ def starting_slides():
 
 
 def _table(slides):
+    """The slides as the editor's rows (page, step, settings), indexed by slide number."""
     rows = []
     for s in slides:
         settings = s.text().partition("?")[2]
@@ -41,7 +44,9 @@ def _table(slides):
                 "settings": settings,
             }
         )
-    return pd.DataFrame(rows, columns=["page", "step", "settings"])
+    # numbered from 1, as the link's slide=k and the bar's "slide k of N" count
+    index = pd.RangeIndex(1, len(rows) + 1, name="slide")
+    return pd.DataFrame(rows, columns=["page", "step", "settings"], index=index)
 
 
 def deck_editor(slides):
@@ -85,15 +90,16 @@ def deck_editor(slides):
 
 
 def deck_link(text):
-    """Read the deck back (saying what was left out) and give its link: the first slide, in
-    projector mode, with the deck and its position."""
+    """Read the deck back (saying what was left out) and give its link, whole (the app's
+    address, ``ui.address``): the first slide, in projector mode, with the deck and its
+    position."""
     slides, warnings = parse_deck(text, page_paths())
     for warning in warnings:
         st.warning(warning, icon="⚠️")
     if not slides:
         return None
     query = slide_query(slides, 0)
-    link = f"./{slides[0].page}?{urlencode(query)}"
+    link = f"{app_address(PAGE_PATH)}/{slides[0].page}?{urlencode(query)}"  # whole: to hand out
     st.markdown(f"The link of these {len(slides)} slides:")
     st.code(link, language=None, wrap_lines=True)
     st.link_button("▶ Start the lecture", link, type="primary")
