@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlparse
 from attnviz.links.deck import LECTURE
 from attnviz.links.deck_outline import outline
 from attnviz.ui.address import FALLBACK_ADDRESS, PUBLIC_URL_VARIABLE
-from attnviz.ui.pages.lecture_deck import _table
+from attnviz.ui.pages.lecture_deck import _table, table_text
 from attnviz.ui.text import md_escape
 from tests.helpers import run
 
@@ -64,3 +64,12 @@ def test_the_table_numbers_its_rows_as_the_link_counts_slides():
     table = _table(LECTURE)
     assert table.index.name == "slide" and table.index.tolist() == list(range(1, len(LECTURE) + 1))
     assert table.loc[len(LECTURE), "page"] == "Classroom"
+
+
+def test_a_row_without_a_page_is_left_out_and_named():
+    """A row added with the toolbar's + whose page did not take is not dropped without a word
+    (review 4, §3): its number is given back, and the other rows make the deck."""
+    table = _table(LECTURE[:2])
+    table.loc[3] = [None, 2, "mask=causal"]
+    table.loc[4] = ["Why_scale", 3.0, " ?d_k=8 "]
+    assert table_text(table) == ("Home;Attention_as_geometry;Why_scale/3?d_k=8", [3])

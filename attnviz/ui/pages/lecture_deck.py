@@ -51,7 +51,7 @@ def _table(slides):
 
 def deck_editor(slides):
     """The slides as a table to edit (add, remove, reorder by editing rows); returns the text
-    of the deck it now holds, one slide per row."""
+    of the deck it now holds, one slide per row, and says which rows it left out (no page)."""
     edited = st.data_editor(
         _table(slides),
         key=TABLE_KEY,
@@ -76,9 +76,25 @@ def deck_editor(slides):
             ),
         },
     )
-    parts = []
-    for row in edited.itertuples(index=False):
+    text, pageless = table_text(edited)
+    if pageless:
+        rows = ", ".join(map(str, pageless))
+        st.warning(
+            f"{'Rows' if len(pageless) > 1 else 'Row'} {rows} of the table "
+            f"{'have' if len(pageless) > 1 else 'has'} no page: left out of the link until you "
+            "choose one in the page column.",
+            icon="⚠️",
+        )
+    return text
+
+
+def table_text(table):
+    """(the deck's text, one slide per row with a page; the numbers of the rows without one,
+    which it leaves out) of the editor's ``table`` (page, step, settings; indexed by slide)."""
+    parts, pageless = [], []
+    for row in table.itertuples():
         if not isinstance(row.page, str) or not row.page:
+            pageless.append(row.Index)
             continue
         text = row.page
         if row.step is not None and not pd.isna(row.step):
@@ -86,7 +102,7 @@ def deck_editor(slides):
         if isinstance(row.settings, str) and row.settings.strip():
             text += "?" + row.settings.strip().lstrip("?")
         parts.append(text)
-    return SLIDE_SEP.join(parts)
+    return SLIDE_SEP.join(parts), pageless
 
 
 def deck_link(text):
