@@ -73,3 +73,18 @@ def test_a_slides_step_is_bounded_by_the_pages_own_steps_with_a_warning():
     assert "Step by step has steps 0 to 10, so this slide opens on step 10" in warnings[0]
     assert "Why scale has steps 1 to 4" in warnings[1] and "has no steps" in warnings[2]
     assert huge[:20] in warnings[0]  # the link's text is quoted
+
+
+def test_a_deck_cut_by_a_typed_ampersand_is_said():
+    """Review 4, §3: a hand-typed deck with a raw & in a slide's settings lost every later
+    slide without a word. The parser ends ``deck`` at the &; the rest is said."""
+    from urllib.parse import parse_qs
+
+    typed = "deck=Home/2;Why_scale?d_k=8&seed=7;Classroom?question=row_sum;Step_by_step/3"
+    query = parse_qs(typed)
+    slides, _, warnings = read_deck(query, PAGES)
+    assert slides == (slide("Home", 2), slide("Why_scale", d_k="8"))
+    assert len(warnings) == 1 and "`seed=7;Classroom" in warnings[0] and "%26" in warnings[0]
+    # a setting's own ; is no deck's rest, nor a trailing one
+    query = {"deck": ["Home/2"], "tokens": ["I came; I saw;"], "seed": ["7;"]}
+    assert read_deck(query, PAGES)[2] == []

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, quote, urlencode
 
 from attnviz.limits import MAX_DECK_CHARS, MAX_DECK_SLIDES
-from attnviz.links.readers import quoted, raw_value, read_int
+from attnviz.links.readers import last_value, quoted, raw_value, read_int
 from attnviz.links.steps import bound_step
 
 SLIDE_SEP = ";"
@@ -143,6 +143,25 @@ def parse_deck(text, pages):
     return tuple(slides), warnings
 
 
+def cut_deck_warnings(query, pages):
+    """Warnings for a deck cut short by an ``&`` typed inside a slide's settings: the link's
+    parser ends ``deck`` there, and the rest (``ex_seed=7;Classroom?...``) becomes a parameter
+    of its own whose value goes on with slides of ``pages``."""
+    warnings = []
+    for name, value in query.items():
+        if name == "deck":
+            continue
+        text = str(last_value(value))
+        named = [part.strip().partition("?")[0].partition("/")[0] for part in text.split(SLIDE_SEP)]
+        if any(page and ("" if page == "Home" else page) in pages for page in named[1:]):
+            warnings.append(
+                f"`{quoted(name)}={quoted(text)}` in the link looks like the rest of the deck: "
+                "an & inside a slide's settings ends the deck there. In a deck link write it "
+                "as %26 (the Lecture deck page's link does)."
+            )
+    return warnings
+
+
 def read_deck(query, pages):
     """(slides, position, warnings) from a link's ``deck`` and ``slide`` (1 to the number of
     slides; position is 0-based); ((), None, []) without a deck."""
@@ -150,7 +169,7 @@ def read_deck(query, pages):
     if raw is None:
         return (), None, warnings
     slides, said = parse_deck(raw, pages)
-    warnings += said
+    warnings += said + cut_deck_warnings(query, pages)
     if not slides:
         return (), None, warnings
     k, said = read_int(query, "slide", low=1, high=len(slides), default=1)
