@@ -55,7 +55,8 @@ if show(2):
     st.header(STEPS[1])
     after_chart("temperature_intro").markdown(
         "The softmax sees S' / T. Below 1, T stretches the gaps between the logits and the rows "
-        "sharpen; as **T → 0** every row goes one-hot at its largest allowed logit (the argmax). "
+        "sharpen; as **T → 0** every row goes one-hot at its largest allowed logit (the argmax), "
+        "or splits its weight evenly among keys that tie for it. "
         "Above 1 it shrinks the gaps; as **T → ∞** every row goes uniform over its allowed keys. "
         "Dividing by √d_k is itself a temperature, fixed by d_k. This section uses the mask above."
     )

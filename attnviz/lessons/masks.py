@@ -5,8 +5,9 @@ r"""Masks and temperature: which keys a query may see, and how sharp its softmax
     A = \mathrm{softmax}\left(\frac{S'}{T} + M\right), \qquad
     M_{ij} = 0 \text{ where query } i \text{ may attend to key } j, \text{ else } -\infty
 
-As T -> 0 each row goes one-hot at its largest allowed logit (argmax); as T -> infinity it goes
-uniform over the allowed keys. A row masked from every key stays all zero.
+As T -> 0 each row goes one-hot at its largest allowed logit (argmax), split evenly among keys
+that tie for it; as T -> infinity it goes uniform over the allowed keys. A row masked from every
+key stays all zero.
 """
 
 from dataclasses import dataclass

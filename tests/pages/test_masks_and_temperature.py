@@ -177,6 +177,25 @@ def test_temperature_follows_the_sidebar_and_draws_the_limits():
     for key in ("limit_argmax", "A_at_T", "limit_uniform"):
         assert specs[key]["layout"]["xaxis"]["tickangle"] == -45
     assert specs["masked_A"]["layout"]["xaxis"]["tickangle"] == 0  # half the page: level
+    # the limit's title and the prose allow for ties: the repeated "the" splits its rows
+    # (review 4, I7), as the page's own note says
+    assert sweep.argmax_limit.max(axis=1).min() == 0.5
+    assert specs["limit_argmax"]["layout"]["title"]["text"].replace("<br>", " ") == (
+        "T → 0: argmax (one-hot unless keys tie)"
+    )
+    assert "or splits its weight evenly among keys that tie for it" in text_of(at)
+
+
+def test_the_mask_is_drawn_on_two_colours_and_a_is_normalised_over_the_keys_it_may_see():
+    """Review 4, §8: a 0/1 mask on a 0/1 scale, not a continuous bar printed "1.00"; I6: with
+    no mask nothing is re-normalised, so A's title says over which keys a row is normalised."""
+    specs = chart_specs(run(MASKS))
+    mask = specs["mask_cells"]["data"][0]
+    scale = mask["colorscale"]
+    assert len({colour for _, colour in scale}) == 2 and mask["colorbar"]["ticktext"] == ["0", "1"]
+    assert {t for row in mask["text"] for t in row} == {"1"}  # no mask: every key allowed
+    title = specs["masked_A"]["layout"]["title"]["text"].replace("<br>", " ")
+    assert title == "A after the softmax: each row normalised over the keys it may see"
 
 
 @pytest.mark.parametrize(("T", "end"), [(0.01, "argmax"), (100.0, "uniform")])
