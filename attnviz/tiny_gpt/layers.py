@@ -51,7 +51,7 @@ def split_heads(M, n_heads):
 
 
 def merge_heads(M):
-    """(B, H, T, d_k) -> (B, T, H d_k): Concat(head_1, ..., head_H), the heads side by side."""
+    """(B, H, T, d_k) -> (B, T, H d_k): Concat(head_0, ..., head_(H-1)), the heads side by side."""
     B, H, T, d_k = M.shape
     return M.transpose(0, 2, 1, 3).reshape(B, T, H * d_k)
 
