@@ -73,6 +73,8 @@ def test_the_default_deck_in_words():
         "steps 0 to 8; Step by step with edit=1,0,5, steps 1, 5 and 7;"
     )
     assert "Watch a head learn with gpt_task=induction, steps 0 and 2" in text
+    # the Classroom has no steps: its slide is one screen, not "every step" of it
+    assert text.endswith("; Predict then reveal (every step); Classroom with question=row_sum")
 
 
 def first_screen_page():

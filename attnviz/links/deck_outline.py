@@ -8,6 +8,8 @@ No Streamlit.
 from itertools import groupby
 from urllib.parse import quote, urlencode
 
+from attnviz.links.steps import PAGE_STEPS
+
 
 def _steps(steps):
     """ "step 3", "steps 1 and 3", "steps 0 to 8", "steps 1, 5 and 7"."""
@@ -28,14 +30,15 @@ def _name(slide):
 def outline(slides):
     """The slides as one sentence's parts joined by "; ": consecutive slides of one page with
     the same settings are one part, naming their steps ("every step" for a slide without one:
-    Next goes through them all)."""
+    Next goes through them all; just the page on a page of one screen, such as Classroom)."""
     parts = []
     for _key, group in groupby(slides, key=lambda s: (s.page, s.params)):
         group = list(group)
         name = _name(group[0])
         named = [s.step for s in group if s.step is not None]
         if len(named) < len(group):  # a slide without a step: the whole page
-            parts.append(f"{name} (every step)")
+            first, last = PAGE_STEPS.get(group[0].page, (1, 1))
+            parts.append(f"{name} (every step)" if last > first else name)  # one screen: its name
         if named:
             parts.append(f"{name}, {_steps(named)}")
     return "; ".join(parts)
