@@ -41,6 +41,10 @@ def test_the_formulas_follow_scale_mask_and_temperature():
     off = {row.concept: row for row in summary_rows(_result(scale=False))}
     assert r"\sqrt" not in off["Scaled score"].formula
     assert "S' = S" in off["Scaled score"].formula and "off" in off["Scaled score"].meaning
+    # the spread's claim holds on any example: it stops growing with d_k, it is not "near 1"
+    # (std(S') is 1.522 on the step page's own sentence; review 4, I4)
+    assert "no longer grows with d_k" in on["Scaled score"].meaning
+    assert "near 1" not in on["Scaled score"].meaning
     both = summary_rows(_result(mask="causal", temperature=2.0))
     assert "S' / 2 + M" in both[9].formula
 

@@ -66,6 +66,9 @@ def test_prediction_grid_and_head(lm, prompt_run):
     assert [s.label for s in at.selectbox if s.key == "chat_layer"] == ["Block"]
     assert "row l is block l, column h" in markdown(at) and "layer l" not in markdown(at)
     assert "chat_block" in specs  # one block of the decoder, as a picture
+    # S′'s title names d_k and its value, the head's width (review 4, I16)
+    title = specs["chat_s2"]["layout"]["title"]["text"].replace("<br>", " ")
+    assert title == f"S′ = S / √d_k (= {np.sqrt(lm.config.d_head):g})"
     assert "without the chat template" in markdown(at)
     # three tokens generated: the likeliest at T = 0.7, as the model's own generate
     generation = lm.generate(prompt_run, 3, temperature=0.7)

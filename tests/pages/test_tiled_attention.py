@@ -96,6 +96,8 @@ def test_tiled_row_update_shows_the_numbers():
     step = t.steps[1]
     latex = texts(at, "latex")
     assert r"m'_{3} &= \max" in latex
+    # the running max is over the scaled logits S', not S = QKᵀ (review 4, I17)
+    assert r"S'_{3j}" in latex and r" S_{3j}" not in latex
     assert f"= {step.row_max[3]:.6g}" in latex
     assert f"{t.steps[0].row_sum[3]:.6g} + {step.weights[3].sum():.6g}" in latex
     assert f"= {step.row_sum[3]:.6g}" in latex
