@@ -14,6 +14,7 @@ from attnviz.limits import (
     MAX_TEXT_CHARS,
     MAX_TOKENS,
 )
+from attnviz.links.course import COURSE
 from attnviz.links.shared import (
     NUMBERS,
     PALETTE_LINK,
@@ -22,6 +23,7 @@ from attnviz.links.shared import (
     read_present,
     settings_query,
 )
+from attnviz.links.steps import PAGE_STEPS
 from attnviz.settings import (
     EMBEDDINGS,
     MASKS,
@@ -102,6 +104,22 @@ def initial_settings():
     return settings
 
 
+def stepped_pages():
+    """Which pages step in projector mode, in words: "every page of the course but Work it out"
+    (read from the steps each page has, ``links.steps.PAGE_STEPS``)."""
+    single = [p.replace("_", " ") for p in COURSE if _one_step(PAGE_STEPS.get(p, (1, 1)))]
+    if not single:
+        return "every page of the course"
+    return "every page of the course but " + " and ".join(
+        filter(None, [", ".join(single[:-1]), single[-1]])
+    )
+
+
+def _one_step(steps):
+    first, last = steps
+    return last <= first
+
+
 def is_present():
     """Whether projector mode is on: larger text, one step at a time, fewer controls."""
     return bool(st.session_state.get(PRESENT_KEY, False))
@@ -157,9 +175,9 @@ def sidebar_widgets(settings, page, note, uses):
         st.toggle(
             "Projector mode",
             key=PRESENT_WIDGET,
-            help="For a lecture: larger text and chart labels, one step per screen on every long "
-            "page, no downloads or captions, only the settings this page uses. Kept in the link "
-            "as present=on.",
+            help="For a lecture: larger text and chart labels, one step per screen on "
+            f"{stepped_pages()}, no downloads or captions, only the settings this page uses. "
+            "Kept in the link as present=on.",
         )
         state[PRESENT_KEY] = state[PRESENT_WIDGET]
         st.toggle(
