@@ -55,11 +55,6 @@ HEAVY_AT_ONCE = max(1, CORES - 1)
 # (at least one), so that a class's small changes keep a core; the rest queue. Measured on 2
 # cores with 10 max-size links at once: an innocent change's p95 0.50-0.64 s with one slot,
 # 0.76-1.10 s with two (docs/performance.md)
-BLAS_THREADS = 1  # threads of one matrix product (numpy's OpenBLAS; attnviz/serve/gate.py): by
-# default OpenBLAS spreads a product over every core and its threads spin on after it, taking
-# the core HEAVY_AT_ONCE leaves to the class. Measured on 2 cores, 20 of the chat page's largest
-# links at once: an innocent change's p95 1.5-1.8x its p95 alone with one thread, 1.6-2.5x with
-# two; the server's CPU for the burst 10-11 s against 14-16 s (docs/performance.md)
 HEAVY_SMALL_AT_ONCE = 1  # short heavy work (at most SMALL_HEAVY_SECONDS: a default training,
 # a class set's PDF, the real model's forward pass) runs in a lane of its own, so it never waits
 # behind a max-size computation (attnviz/fair_queue.py says why lanes and not priorities)

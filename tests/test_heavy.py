@@ -8,7 +8,7 @@ import pytest
 from attnviz.fair_queue import LARGE, SMALL, BusyError, FairGate
 from attnviz.serve import gate as serve_gate
 from attnviz.serve.kept import kept
-from tests.helpers import ROOT, fresh_store
+from tests.helpers import fresh_store
 
 
 def until(condition):
@@ -185,28 +185,3 @@ def test_a_downloads_deferred_work_runs_in_the_visitors_turn(monkeypatch):
     with pytest.raises(BusyError):
         make()
     jobs.join()
-
-
-def test_the_server_does_each_matrix_product_on_blas_threads_cores():
-    """Importing the server's gate limits numpy's BLAS to ``limits.BLAS_THREADS`` threads, in a
-    fresh interpreter (OpenBLAS would use every core, and keep its threads spinning after a
-    product, taking the core the heavy lanes leave to the class)."""
-    import json
-    import subprocess
-    import sys
-
-    from attnviz.limits import BLAS_THREADS
-
-    probe = (
-        "import json, numpy; from threadpoolctl import threadpool_info; "
-        "before = [i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas']; "
-        "import attnviz.serve.gate; "
-        "after = [i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas']; "
-        "print(json.dumps([before, after]))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    before, after = json.loads(out.stdout.strip().splitlines()[-1])
-    assert after and set(after) == {BLAS_THREADS}
-    assert before  # numpy has a BLAS whose threads threadpoolctl sees

@@ -5,8 +5,7 @@ the chat model's generation, a class set's PDF) runs through ``HEAVY``, the serv
 ``attnviz.fair_queue.FairGate``: a lane of ``limits.HEAVY_AT_ONCE`` slots (one core fewer than
 the server has, at least one) for large work, a lane of ``HEAVY_SMALL_AT_ONCE`` for short work
 (at most ``SMALL_HEAVY_SECONDS``), visitors served in turn, at most ``HEAVY_PER_VISITOR`` jobs
-each, every matrix product on ``limits.BLAS_THREADS`` cores (so a heavy job takes one core, not
-all of them). Everything else (a student's change at classroom sizes, every cache hit) never waits
+each. Everything else (a student's change at classroom sizes, every cache hit) never waits
 here. ``gated(compute, what, cost)`` runs through it.
 
 The page's side is installed by the UI (``attnviz.ui.heavy``): ``show_waiting_with`` a notice
@@ -16,18 +15,14 @@ says so and stops the page; ``visitor_with`` who is asking.
 
 import threading
 
-from threadpoolctl import threadpool_limits
-
 from attnviz.fair_queue import LARGE, SMALL, BusyError, FairGate
 from attnviz.limits import (
-    BLAS_THREADS,
     HEAVY_AT_ONCE,
     HEAVY_PER_VISITOR,
     HEAVY_SMALL_AT_ONCE,
     SMALL_HEAVY_SECONDS,
 )
 
-threadpool_limits(limits=BLAS_THREADS, user_api="blas")  # for the whole server, from now on
 HEAVY = FairGate(
     {LARGE: HEAVY_AT_ONCE, SMALL: HEAVY_SMALL_AT_ONCE},
     per_visitor=HEAVY_PER_VISITOR,
