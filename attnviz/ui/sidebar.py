@@ -5,6 +5,7 @@ read from and mirrored in the URL, and projector mode (a display setting kept th
 (projector mode) and ``follow`` (a page's own widget that follows a shared setting).
 """
 
+import functools
 from dataclasses import replace
 
 import streamlit as st
@@ -104,19 +105,18 @@ def initial_settings():
     return settings
 
 
+@functools.cache  # the pages' steps do not change while the server runs
 def stepped_pages():
     """Which pages step in projector mode, in words: "every page of the course but Work it out"
-    (read from the steps each page has, ``links.steps.PAGE_STEPS``)."""
-    single = [p.replace("_", " ") for p in COURSE if _one_step(PAGE_STEPS.get(p, (1, 1)))]
+    (read from the steps each page has, ``links.steps.PAGE_STEPS``: (first, last))."""
+    single = [p.replace("_", " ") for p in COURSE if _one_screen(*PAGE_STEPS.get(p, (1, 1)))]
     if not single:
         return "every page of the course"
-    return "every page of the course but " + " and ".join(
-        filter(None, [", ".join(single[:-1]), single[-1]])
-    )
+    listed = single[0] if len(single) == 1 else f"{', '.join(single[:-1])} and {single[-1]}"
+    return f"every page of the course but {listed}"
 
 
-def _one_step(steps):
-    first, last = steps
+def _one_screen(first, last):
     return last <= first
 
 

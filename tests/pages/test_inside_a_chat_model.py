@@ -225,10 +225,6 @@ def test_the_model_and_its_runs_leave_memory_when_idle_and_come_back_on_demand(l
     from attnviz.serve import inside_a_chat_model as serve
     from attnviz.serve.store import cache_report
 
-    # The server has the model loaded: the module's fixture put it there, but the server's idle
-    # watch (a thread that checks every minute) may have dropped it since, when no page of this
-    # test process had asked for it in CHAT_IDLE_SECONDS
-    serve_chat_model(lm)
     assert not run(PAGE, {"prompt": "Kept until idle"}).exception
     assert serve.chat_run.kept()
     used = serve._LAST_USE[0]
