@@ -16,6 +16,7 @@ from attnviz.classroom.memory_store import MemoryStore
 from attnviz.classroom.room import (
     CODE_ALPHABET,
     CODE_LENGTH,
+    LESSONS_UNAFFECTED,
     NotAnsweringError,
     RateLimitedError,
     Room,
@@ -53,7 +54,7 @@ def make_store(environ=None):
         except ValueError as exc:
             raise StoreUnavailableError(
                 f"{REDIS_URL_VARIABLE} is not a Redis URL (redis://host:port/db): the classroom "
-                "cannot start. The lesson pages work as before."
+                f"cannot start. {LESSONS_UNAFFECTED}"
             ) from exc
     store.staff_passphrase = environ.get(PASSPHRASE_VARIABLE, "").strip()
     return store
