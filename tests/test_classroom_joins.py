@@ -180,6 +180,20 @@ def test_a_full_store_ends_the_oldest_room_nobody_joined(store, clock, monkeypat
         store.open(EXAMPLE, "late", "198.18.1.1")
 
 
+def test_a_flood_ends_its_own_rooms_before_a_lone_lecturers(store, clock, monkeypatch):
+    """The room that ends to make room is of the network that holds the most: a lecturer's
+    room, older than the flood's and still empty, outlasts them."""
+    for module in (bounds, redis_store, memory_store, lifecycle):
+        monkeypatch.setattr(module, "MAX_ROOMS", 3)
+    lone, _ = store.open(EXAMPLE, "lecturer", "192.0.2.1")
+    flood = []
+    for k in range(4):
+        clock.now += 60
+        flood.append(store.open(EXAMPLE, f"flood{k}", f"198.51.100.{k}")[0].code)
+    assert store.room(lone.code)  # the flood's own rooms ended, the oldest first
+    assert [c for c in flood if store.record(c).evicted] == flood[:2]
+
+
 def test_an_optional_staff_passphrase_opens_rooms(store, clock):
     clock.now = (clock.now // 60 + 1) * 60
     store.open(EXAMPLE, "anyone")  # off by default

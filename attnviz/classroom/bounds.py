@@ -18,7 +18,8 @@ idleness is computed from those timestamps against the store's clock, never left
     ends(room, active, joined)           when it ends if nothing more happens in it
     check_caps(everyone, owned, now, where)   TooManyRoomsError, in words with when the next
                                          room frees, at MAX_ROOMS or MAX_ROOMS_PER_ADDRESS
-    oldest_unjoined(rooms)               the room that ends to make room when the store is full
+    oldest_unjoined(rooms)               the room that ends to make room when the store is
+                                         full: nobody joined it, its network holds the most
     network_of(address)                  the network every per-address limit counts
     owner_of(address)                    the name under which a network's rooms are counted
 
@@ -28,6 +29,7 @@ A closed room and a room ended early count against no cap: only open rooms do.
 import hashlib
 import ipaddress
 import math
+from collections import Counter
 from dataclasses import replace
 
 from attnviz.classroom.room import TooManyRoomsError
@@ -95,10 +97,14 @@ def owner_of(address):
 
 def oldest_unjoined(rooms):
     """The code of the room that ends first when the store is full: the oldest that nobody has
-    joined, from ``rooms`` [(code, when it opened, whether anyone joined)]; None when every
-    room has students (the lecturer is then refused, told when the next frees)."""
-    waiting = [(opened, code) for code, opened, joined in rooms if not joined]
-    return min(waiting)[1] if waiting else None
+    joined, of the network that holds the most open rooms (a flood's, never a lone lecturer's
+    while a flood holds more), from ``rooms`` [(code, when it opened, whether anyone joined,
+    its owner)]; None when every room has students (the lecturer is then refused, told when
+    the next frees)."""
+    rooms = list(rooms)
+    held = Counter(owner for *_, owner in rooms)
+    waiting = [(-held[owner], opened, code) for code, opened, joined, owner in rooms if not joined]
+    return min(waiting)[2] if waiting else None
 
 
 def _in_words(seconds):

@@ -121,8 +121,8 @@ def ended_reason(record, joined, in_process):
         if record.evicted:
             return (
                 f"Room {record.code} has ended: the server's rooms were all taken ({MAX_ROOMS} "
-                "open), and then the oldest room that nobody has joined ends to make room for "
-                "another lecturer's."
+                "open), and then a room that nobody has joined ends to make room for another "
+                "lecturer's (the oldest, of the network that holds the most rooms)."
             )
         if record.idle_minutes:
             idle = f"Room {record.code} has ended: it was idle for {record.idle_minutes} minutes"

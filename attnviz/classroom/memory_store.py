@@ -116,7 +116,8 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
             ]
             owned = [k for k in live if k.room.owner == room.owner]
             if len(live) >= MAX_ROOMS and len(owned) < MAX_ROOMS_PER_ADDRESS:
-                victim = oldest_unjoined((k.room.code, k.room.opened, k.joined) for k in live)
+                found = [(k.room.code, k.room.opened, k.joined, k.room.owner) for k in live]
+                victim = oldest_unjoined(found)
                 if victim is not None:  # the store is full: it ends first
                     kept = self._rooms[victim]
                     kept.room = replace(kept.room, expires=now, evicted=True)

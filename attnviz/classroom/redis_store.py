@@ -192,6 +192,12 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
             self.r.zrem(index, *ended)
         return found
 
+    def _owners(self, codes):
+        """The owner (bounds.owner_of) of each room in ``codes``, "" when unreadable."""
+        stored = self.r.mget([self._key(code) for code in codes]) if codes else []
+        rooms = [self._read_room(c, (v, None, None), 0) for c, v in zip(codes, stored, strict=True)]
+        return [room.owner if room is not None else "" for room in rooms]
+
     def _evict(self, code, now):
         """End open room ``code`` now, to make room (bounds.oldest_unjoined)."""
         with contextlib.suppress(RoomNotFoundError):  # it ended meanwhile: room enough
@@ -205,8 +211,12 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         mine = self._open_ends(owned, now)
         live = self._open_ends(rooms, now) if self.r.zcard(rooms) >= MAX_ROOMS else []
         if len(live) >= MAX_ROOMS and len(mine) < MAX_ROOMS_PER_ADDRESS:
-            opened = ROOM_LIFETIME_SECONDS
-            victim = oldest_unjoined((c, end - opened, joined) for _, end, c, joined in live)
+            owners = self._owners([code for _, _, code, _ in live])
+            found = [
+                (code, end - ROOM_LIFETIME_SECONDS, joined, owner)
+                for (_, end, code, joined), owner in zip(live, owners, strict=True)
+            ]
+            victim = oldest_unjoined(found)
             if victim is not None:  # the store is full: it ends first
                 self._evict(victim, now)
                 live = [entry for entry in live if entry[2] != victim]
