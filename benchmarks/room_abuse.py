@@ -27,6 +27,7 @@ A benchmark, never a test: every loop has a fixed count, every wait a timeout.
 import argparse
 import asyncio
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -157,7 +158,15 @@ async def joins(base, port, args):
         )
         await lecturer.go(key="cls_keep_answered")
         await lecturer.go()
-        print(f"joins ({mode}): after 'Keep only those who answered': {panel(lecturer)}")
+        print(f"joins ({mode}): 'Keep only those who answered' then: {panel(lecturer)}")
+        await lecturer.go(key="cls_next")  # the next question: only who is here answers it
+        for address, cookie in students.items():
+            phone = await browser(base, address, cookie, {"room": code, "joined": 1})
+            await phone.go({"room": code, "joined": 1}, "cls_opt_0")
+            await phone.close()
+        await lecturer.go(key="cls_keep_answered")
+        await lecturer.go()
+        print(f"joins ({mode}): the next question, then keep who answered it: {panel(lecturer)}")
         print(f"joins ({mode}): {meter.line()}", flush=True)
         await lecturer.go(key="cls_close")
         for client in (back, newcomer, lecturer):
@@ -171,8 +180,8 @@ async def guesses(base, port, args):
     told = {}
     for k, guess in enumerate(wrong):
         client = await browser(base, "203.0.113.77", None, {"room": guess})
-        said = " | ".join(client.alerts)[:120]
-        told.setdefault(said, []).append(k + 1)
+        said = re.sub(r"the code [A-Z0-9]{6}", "the code (the guess)", " | ".join(client.alerts))
+        told.setdefault(said[:120], []).append(k + 1)
         await client.close()
     for said, tries in told.items():
         print(f"guesses: tries {tries[0]}-{tries[-1]} of 61 wrong codes from 203.0.113.77: {said}")
