@@ -70,7 +70,7 @@ def test_a_class_size_and_keeping_only_those_who_answered():
     click(lecturer, "cls_keep_answered")
     assert room_store().tally(code).students == 1
     assert lecturer.button(key="cls_keep_answered").disabled  # nobody else to drop
-    lecturer.number_input(key="cls_class_size").set_value(2).run()
+    lecturer.number_input(key=f"cls_class_size_{code}").set_value(2).run()
     assert room_store().room(code).class_size == 2
     run(PAGE, {"room": code})  # the second student
     third = run(PAGE, {"room": code})

@@ -4,7 +4,8 @@ keyboard's L), a class size, and "Keep only those who answered". Redrawn by its 
 (``room_watch``, every WATCH_SECONDS, in every phase), with the health panel (not on the
 projector: classroom_ended.health_panel), so neither says what is no longer so.
 
-Widget keys: ``cls_lock``, ``cls_class_size``, ``cls_keep_answered``.
+Widget keys: ``cls_lock``, ``cls_class_size_<code>`` (one a room: a new room starts at its
+own size), ``cls_keep_answered``.
 """
 
 import streamlit as st
@@ -18,7 +19,7 @@ from attnviz.ui.text import md_escape
 
 WATCH_SECONDS = 5.0  # the panel's own poll: slower than the count's (POLL_SECONDS), so the two
 # fragments never run in step
-SIZE = "cls_class_size"
+SIZE = "cls_class_size_"  # + the room's code
 # L locks or unlocks the room (a key a presenter's remote can be set to send), unless typed
 # into a box or sent with a modifier
 LOCK_KEY_JS = """<script>
@@ -49,8 +50,8 @@ def _act(action, *args):
         state[NOTE] = str(exc)
 
 
-def _set_size():
-    _act("set_class_size", int(st.session_state[SIZE]))
+def _set_size(widget):
+    _act("set_class_size", int(st.session_state[widget]))
 
 
 def networks(n):
@@ -105,15 +106,17 @@ def joins_panel(room, arrivals, students, answered):
         st.caption("Locked: nobody new joins; a student already in the room comes back in (L).")
     else:
         st.caption("Anyone with the code joins (the L key locks the room).")
-    if SIZE not in st.session_state:
-        st.session_state[SIZE] = room.class_size
+    widget = SIZE + room.code
+    if widget not in st.session_state:
+        st.session_state[widget] = room.class_size
     st.number_input(
         "Class size: the most students the room takes (0: no cap of yours)",
         min_value=0,
         max_value=MAX_ROOM_STUDENTS,
         step=1,
-        key=SIZE,
+        key=widget,
         on_change=_set_size,
+        args=(widget,),
     )
     if room.kind is None:
         return
