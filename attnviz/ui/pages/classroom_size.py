@@ -93,11 +93,16 @@ def joins_panel(room, arrivals, students, answered):
         f"{networks(arrivals.networks)}; {students} in the room{size}."
     )
     if arrivals.burst:
+        then = (
+            "The room is locked: ask the next question, then keep only those who answered it."
+            if room.locked
+            else "If they are not your students, lock the room, ask the next question, then "
+            "keep only those who answered it."
+        )
         st.warning(
             f"{arrivals.most} of them came from one network, the most the room takes from one "
             f"network in {JOIN_WINDOW_SECONDS} s: more than a class brings at once, so its "
-            "further joins wait. If they are not your students, lock the room, then keep only "
-            "those who answered.",
+            f"further joins wait. {then}",
             icon="🚨",
         )
     label = "Unlock: let new students join" if room.locked else "Lock the room to new students"
