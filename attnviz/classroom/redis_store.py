@@ -192,6 +192,7 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
             self.r.zrem(index, *ended)
         return found
 
+    @plain_errors
     def _owners(self, codes):
         """The owner (bounds.owner_of) of each room in ``codes``, "" when unreadable."""
         stored = self.r.mget([self._key(code) for code in codes]) if codes else []
