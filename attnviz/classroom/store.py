@@ -1,4 +1,4 @@
-"""Where rooms live: one interface, ``RoomStore``, and the in-process store (the default).
+"""The rules of rooms: one interface, ``RoomStore``, over any backend.
 
 ``RoomStore`` holds every rule (who may change a room, the limits, the messages); a backend
 gives it a few primitives on its own data: the in-process ``memory_store.MemoryStore`` (one
@@ -16,7 +16,7 @@ replicas). The same contract tests run against both (tests/test_classroom_store.
 
 ``sid`` is a browser's random id (ui/visitor.py), ``address`` the client's address; ``option``
 an index into the current question's options. A room ends after its lifetime, or sooner when
-idle; rooms are bounded per store and per address (bounds.py).
+idle; rooms are bounded per store and per network (bounds.py).
 """
 
 import time
