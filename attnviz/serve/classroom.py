@@ -1,19 +1,51 @@
 """The Classroom's server side: the server's one RoomStore (Redis when ATTNVIZ_REDIS_URL is
 set, else in process), a pinned ``Slot`` made on first use, and what every phone of a room
-shares, computed once: the questions on a room's example, a sketch question, the numbers of a
-reveal, the reveal's finished charts. No Streamlit."""
+shares, computed once: the room's example read from its link text, the questions on it, a
+sketch question, the numbers of a reveal, the reveal's finished charts. No Streamlit."""
 
 from attnviz.classroom import make_store
-from attnviz.classroom.questions import all_questions
+from attnviz.classroom.questions import all_questions, pushable_problem, question_of
+from attnviz.classroom.rounds import question_seed
 from attnviz.classroom.sketch import sketch_question
 from attnviz.limits import CACHE_ROOM_FIGURES
+from attnviz.links.shared import from_query
 from attnviz.serve.finish import finished
 from attnviz.serve.kept import kept
 from attnviz.serve.slots import Slot
 from attnviz.serve.store import object_bytes
+from attnviz.settings import Settings
 
 # size 0: the store is not counted against the cache budget (as when it was a named cache)
 ROOM_STORE = Slot("attnviz.classroom.store", make_store, size=lambda _: 0)
+
+
+@kept(64, size=object_bytes)
+def example_settings(settings_text):
+    """The Settings of a room's example from its stored link text (``Room.settings``: sorted
+    (name, text) pairs), read once per server for every phone and view; what cannot be used is
+    left at the default, as for any link, and an example a room cannot show (or none yet) is
+    the default one."""
+    if not settings_text:
+        return Settings()
+    settings, _ = from_query(dict(settings_text))
+    return settings if pushable_problem(settings) is None else Settings()
+
+
+def room_settings(room):
+    """The Settings ``room`` shows (``example_settings`` of its stored text)."""
+    return example_settings(room.settings)
+
+
+def room_question(room):
+    """The room's current Question (the twin's in the twin round), or None (none pushed, a
+    sketch, or its kind not askable here)."""
+    if room.kind is None:
+        return None
+    questions = cached_room_questions(room_settings(room), question_seed(room))
+    question = question_of(questions, room.kind)
+    if question is None or len(question.options) != room.n_options:
+        return None
+    return question
 
 
 @kept(64, size=object_bytes)
