@@ -19,7 +19,9 @@ from attnviz.classroom.rounds import (
 )
 from attnviz.classroom.screens import (
     DISCUSS,
+    lecturer_ended,
     lost_line,
+    lost_said,
     my_rounds,
     phone,
     phone_ended,
@@ -360,6 +362,7 @@ def test_look_at_the_projector_and_im_lost(room):
     assert kinds(shown) == ["Say", "Say", "Button"]  # no question, no options
     assert shown.sections[0] == Say("heading", ("👀 Look at the projector",))
     assert lost_line(3, 2) == ('"I\'m lost" in the last 2 minutes: ', "3", "")
+    assert lost_said(True) != lost_said(False) and "(not who)" in lost_said(True)
 
 
 def test_a_closed_room_and_an_ended_one(room):
@@ -375,6 +378,16 @@ def test_a_closed_room_and_an_ended_one(room):
     lost = phone_ended(code, "This room has ended.", None)
     assert not lost.follow and lost.sections[-1] == JoinForm()
     assert said(lost, "caption") == ["Join the lecturer's new room with the code on the projector:"]
+
+
+@pytest.mark.parametrize("may_reopen", [True, False])
+def test_the_lecturers_ended_room(may_reopen):
+    page = lecturer_ended("K7QX4M", "Room K7QX4M has ended: the lecturer closed it.", may_reopen)
+    assert page.title == "Room K7QX4M" and kinds(page) == ["Say", "Button", "Say", "Button"]
+    again, back = page.sections[1], page.sections[3]
+    assert again.action == ("reopen" if may_reopen else "open") and again.primary
+    assert ("same example and question" in again.label) == may_reopen
+    assert (back.action, back.key, back.primary) == ("forget", "cls_forget", False)
 
 
 SKETCH = sketch_question(Settings(), "causal", 3)

@@ -8,6 +8,7 @@ no store, no Streamlit, no Plotly. The views (``ui/pages/classroom_*``) only dra
     sketch_phone(room, sketch, mine, sketches)          -> Phone       a "sketch the row" room
     sketch_projector(room, sketch)                      -> SketchBoard
     phone_ended(code, reason, record)                   -> Phone       a room that has ended
+    lecturer_ended(code, reason, may_reopen)            -> Page        ... for its lecturer
 
 The phases: no question; a vote (one round, or round 1 of vote, discuss, revote); round ended;
 the discussion; round 2; the reveal (one vote's bars, or both rounds and who moved where, the
@@ -42,6 +43,7 @@ from attnviz.classroom.sections import (
     Mine,
     MovesChart,
     Options,
+    Page,
     Phone,
     Projector,
     Proof,
@@ -211,6 +213,13 @@ def lost_line(count, minutes):
     return (f'"I\'m lost" in the last {minutes} minutes: ', str(count), "")
 
 
+def lost_said(counted):
+    """What a phone's "I'm lost" says back: ``counted`` (once a minute) or not."""
+    if counted:
+        return "The lecturer sees that someone is lost (not who)."
+    return "Already said in the last minute: the lecturer sees it."
+
+
 LOST = Button("😵 I'm lost", "lost", "cls_lost")
 LEAVE = Button("Join another room", "leave", "cls_leave")
 
@@ -365,3 +374,21 @@ def phone_ended(code, reason, record):
         how = "Join the lecturer's new room with the code on the projector:"
     sections = (Say("error", (reason,), "🔚"), Say("caption", (how,)), JoinForm())
     return Phone(f"Room {code}", sections, follow=record is not None)
+
+
+def lecturer_ended(code, reason, may_reopen):
+    """The lecturer's Page of room ``code``, ended or closed: ``reason`` (lifecycle.ended_reason)
+    and a new room in one click: the same example and question when the store keeps its record
+    and the lecturer's key matches it (``may_reopen``: the phones follow), else the sidebar's."""
+    if may_reopen:
+        again = Button(
+            "Open a new room with the same example and question", "reopen", "cls_reopen", True
+        )
+        how = "The phones still in this room move to the new one on their own."
+    else:
+        again = Button(
+            "Open a new room with the sidebar's example", "open", "cls_reopen_sidebar", True
+        )
+        how = "The phones join it with its code, shown on the projector."
+    back = Button("Back to the Classroom page", "forget", "cls_forget")
+    return Page(f"Room {code}", (Say("info", (reason,), "🔚"), again, Say("caption", (how,)), back))

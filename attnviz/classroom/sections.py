@@ -7,7 +7,8 @@ Text is plain, never Markdown or HTML: a sentence with emphasis is a tuple of pa
 ones are emphasised (``Say.parts``); what quotes typed text (a question, its options, tokens)
 is a field of its own or marked ``quotes``, for the page or the client to escape. A button names
 its ``action``: one of the question's steps (``rounds.next_step``: end_round, discuss,
-second_round, reveal, twin) or "blank" for the lecturer; "lost", "leave" for a phone.
+second_round, reveal, twin), "blank", or for an ended room "reopen", "open", "forget" for the
+lecturer; "lost", "leave" for a phone.
 """
 
 from dataclasses import dataclass, fields, is_dataclass
@@ -207,6 +208,14 @@ class Phone:
     title: str
     sections: tuple
     follow: bool = True
+
+
+@dataclass(frozen=True)
+class Page:
+    """The lecturer's page of a room that has ended: ``title``, then ``sections`` in order."""
+
+    title: str
+    sections: tuple
 
 
 @dataclass(frozen=True)

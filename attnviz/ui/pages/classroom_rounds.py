@@ -24,7 +24,7 @@ from attnviz.classroom.peer import MODES
 from attnviz.classroom.questions import letter, question_of
 from attnviz.classroom.report import report_csv, report_pdf
 from attnviz.classroom.rounds import CONFIDENCE, twin_seed_of
-from attnviz.classroom.screens import lost_line
+from attnviz.classroom.screens import lost_line, lost_said
 from attnviz.classroom.sections import (
     AnswerBars,
     Count,
@@ -241,11 +241,7 @@ def _lost(code):
     except RoomError as exc:
         st.session_state[NOTE] = str(exc)
         return
-    st.session_state[LOST_NOTE] = (
-        "The lecturer sees that someone is lost (not who)."
-        if counted
-        else "Already said in the last minute: the lecturer sees it."
-    )
+    st.session_state[LOST_NOTE] = lost_said(counted)
 
 
 def im_lost_button(code, button):
