@@ -56,6 +56,7 @@ from attnviz.classroom.sketch import class_summary, sketch_kind, sketch_question
 from attnviz.lessons.sketch import sentence as sketch_sentence
 from attnviz.limits import DISCUSS_CHOICES_SECONDS
 from attnviz.links.shared import settings_query
+from attnviz.serve.classroom import ROOM_STORE, phone_screen
 from attnviz.settings import Settings
 
 QUESTION = all_questions(Settings(), 0)[0]  # what "Ask this question" asks first
@@ -463,3 +464,26 @@ def test_options_and_examples_sections_are_what_the_phone_draws():
         "options": ["x"],
         "chosen": None,
     }
+
+
+@pytest.mark.usefixtures("empty_rooms")
+def test_phone_screen_reads_each_students_part_from_the_servers_store():
+    store = ROOM_STORE.get()
+    opened, key = store.open(settings_query(Settings()), "lecturer")
+    code = opened.code
+    for sid in SIDS:
+        store.join(code, sid)
+    two_rounds_revealed(store, code, key)
+    for sid in SIDS:
+        screen, question, refusals = phone_screen(store.room(code), sid, NOW)
+        assert question == QUESTION and refusals == ()
+        assert screen == phone_of(store, code, sid)
+    store.push_question(code, key, 0, sketch_kind("causal", 3), SKETCH.n)
+    store.answer_sketch(code, "s1", LEVELS[0])
+    screen, question, _ = phone_screen(store.room(code), "s1", NOW)
+    assert question == SKETCH and screen == sketch_phone(
+        store.room(code), SKETCH, Mine(sketch=LEVELS[0])
+    )
+    store.blank(code, key, True)
+    screen, question, _ = phone_screen(store.room(code), "s1", NOW)
+    assert question is None and screen.sections[0].parts == ("👀 Look at the projector",)

@@ -18,6 +18,8 @@ revealed; the phones blanked ("Look at the projector"); the room closed or ended
 Every screen is plain data (``classroom.sections``: frozen dataclasses of str, int, float,
 bool, None and tuples), so that the same phone screen can be sent as JSON to a phone client
 without Streamlit: ``sections.to_data(phone(...))``. A page's sections are drawn in order.
+``serve.classroom.phone_screen(room, sid, now)`` reads a student's part from the store and
+makes their phone's screen, for the Classroom page and for any other client alike.
 """
 
 from attnviz.classroom.peer import TWIN

@@ -27,6 +27,7 @@ from attnviz.serve.classroom import (
     cached_room_questions,
     room_question,
     room_settings,
+    room_sketch,
     room_summary,
 )
 from attnviz.serve.kept import kept
@@ -56,7 +57,6 @@ from attnviz.ui.pages.classroom_shared import (
     tell,
 )
 from attnviz.ui.pages.classroom_sketch import (
-    room_sketch,
     sketch_board,
     sketch_menu,
     sketch_status,

@@ -16,11 +16,11 @@ import streamlit as st
 
 from attnviz.charts.sketch import sketches_figure
 from attnviz.classroom import RoomError
-from attnviz.classroom.sections import Mine, SketchAsked, SketchInput, SketchMine
-from attnviz.classroom.sketch import VARIANTS, class_summary, read_kind, sketch_kind
+from attnviz.classroom.sections import SketchAsked, SketchInput, SketchMine
+from attnviz.classroom.sketch import VARIANTS, class_summary, sketch_kind
 from attnviz.lessons import sketch
 from attnviz.limits import MAX_SKETCH_GRID, MAX_SNAPSHOTS
-from attnviz.serve.classroom import cached_sketch_question, room_settings
+from attnviz.serve.classroom import room_settings, room_sketch
 from attnviz.serve.example import cached_example
 from attnviz.ui.charts import draw
 from attnviz.ui.pages.classroom_rounds import step_buttons
@@ -46,18 +46,6 @@ from attnviz.ui.text import md_escape
 SNAPS = "attnviz.classroom.snapshots"  # (code, question_no, (levels, ...)) of the lecturer
 SNAP_NOTE = "attnviz.classroom.snapshot_note"  # a refused pick, said in the snapshot board
 SNAPSHOT_NAMES = "ABC"
-
-
-def room_sketch(room):
-    """The room's SketchQuestion, or None (no sketch asked, or not askable on its example)."""
-    asked = read_kind(room.kind)
-    if asked is None:
-        return None
-    try:
-        q = cached_sketch_question(room_settings(room), *asked)
-    except sketch.SketchError:
-        return None
-    return q if q.n == room.n_options else None
 
 
 def _ask(quiz_seed, n):
@@ -251,26 +239,6 @@ def _submit(code, levels):
         room_store().answer_sketch(code, session_id(), levels)
     except RoomError as exc:
         st.session_state[NOTE] = str(exc)
-
-
-def my_sketch_part(room, q):
-    """(Mine with this phone's sketch, every phone's sketches at the reveal or None) for
-    classroom.screens.sketch_phone; a refusal of the store is said."""
-    if q is None:
-        return Mine(), None
-    store = room_store()
-    try:
-        mine = store.my_sketch(room.code, session_id())
-    except RoomError as exc:
-        say(exc)
-        mine = None
-    sketches = None
-    if room.phase != "answering":
-        try:
-            sketches = store.sketches(room.code)
-        except RoomError as exc:
-            say(exc)
-    return Mine(sketch=mine), sketches
 
 
 def sketch_section(room, q, section):

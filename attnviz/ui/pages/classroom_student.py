@@ -11,15 +11,14 @@ import time
 
 import streamlit as st
 
-from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
+from attnviz.classroom import RoomError, RoomNotFoundError
 from attnviz.classroom.lifecycle import ENDED, ended_reason
-from attnviz.classroom.screens import is_peer, phone, phone_ended, sketch_phone
+from attnviz.classroom.screens import phone, phone_ended
 from attnviz.classroom.sections import (
     Asked,
     Button,
     Discussion,
     JoinForm,
-    Mine,
     Options,
     Proof,
     Reveal,
@@ -27,9 +26,8 @@ from attnviz.classroom.sections import (
     Say,
     Sure,
 )
-from attnviz.classroom.sketch import is_sketch
 from attnviz.links.classroom import student_query
-from attnviz.serve.classroom import room_question, room_settings, room_summary
+from attnviz.serve.classroom import phone_screen, room_settings
 from attnviz.serve.finish import kept_chart
 from attnviz.ui.charts import display, draw
 from attnviz.ui.pages.classroom_rounds import (
@@ -53,7 +51,7 @@ from attnviz.ui.pages.classroom_shared import (
     session_id,
     tell,
 )
-from attnviz.ui.pages.classroom_sketch import my_sketch_part, room_sketch, sketch_section
+from attnviz.ui.pages.classroom_sketch import sketch_section
 from attnviz.ui.text import md_escape
 from attnviz.ui.visitor import client_address
 
@@ -126,7 +124,7 @@ def student_view(code):
         return
     drawn(room.version)
     if room.closed:
-        draw_phone(phone(room, None), room, None)
+        draw_phone(phone(room, None), room, None)  # classroom.screens
         followed(room.code)  # the lecturer reopened it: go there
         follow(room.code)
         return
@@ -134,47 +132,11 @@ def student_view(code):
     note = st.session_state.pop(NOTE, None)
     if note:
         st.warning(md_escape(note), icon="⏳")
-    if is_sketch(room.kind) and not room.peer.blank:  # no A drawn: it shows the row asked
-        sketch = room_sketch(room)
-        draw_phone(sketch_phone(room, sketch, *my_sketch_part(room, sketch)), room, sketch, False)
-    else:
-        question = None if room.peer.blank else room_question(room)
-        screen = phone(room, question, *my_part(room, question))
-        draw_phone(screen, room, question, title=False)
-    follow(room.code)
-
-
-def my_part(room, question):
-    """(Mine, the question's summary, the time, a Say for the store's refusal at the reveal)
-    for classroom.screens.phone: what this student gave, as the room's phase needs it."""
-    if question is None:
-        return Mine(), None, time.time(), None
-    store, sid, phase = room_store(), session_id(), room.phase
-    try:
-        mine = store.my_answer(room.code, sid)
-    except StoreUnavailableError as exc:
+    screen, question, refusals = phone_screen(room, session_id(), time.time())
+    for exc in refusals:
         say(exc)
-        mine = None
-    answers, confidence, summary, problem = (), None, None, None
-    if phase == "answering" and room.peer.round_no == 2:  # the student's own first answer
-        try:
-            answers = tuple(store.my_answers(room.code, sid).items())
-        except RoomError:
-            answers = None  # the note is left out
-    if phase == "answering" and mine is not None:
-        try:
-            confidence = store.my_confidence(room.code, sid)
-        except RoomError:
-            confidence = None
-    if phase == "revealed":  # the class's answers, every round (classroom_rounds)
-        try:
-            answers = None
-            if is_peer(room):
-                answers = tuple(store.my_answers(room.code, sid).items())
-            summary = room_summary(room.code, room.version)
-        except StoreUnavailableError as exc:
-            problem = Say("warning", (str(exc),), "📡")
-    return Mine(mine, answers, confidence), summary, time.time(), problem
+    draw_phone(screen, room, question, title=False)
+    follow(room.code)
 
 
 def draw_phone(screen, room, question, title=True):
