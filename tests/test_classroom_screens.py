@@ -128,6 +128,7 @@ def test_no_question_yet(room):
     assert screen.prompt.parts[0].startswith("Choose a question below")
     assert (screen.asked, screen.steps, screen.reveal, screen.status) == (None, (), None, None)
     assert screen.choose_open and not screen.next_primary and not screen.proof
+    assert screen.sketch is None
     shown = phone_of(store, code, "s1", question=None)
     assert shown.title == f"Room {code}"
     assert kinds(shown) == ["Say", "RoomExample", "Button"]
@@ -403,7 +404,8 @@ def test_a_sketch_asked_sent_and_revealed(room):
     assert board.asked == SketchAsked(1, SKETCH.text) and board.count == Count("Sketched")
     assert board.steps == (Button("Reveal", "reveal", "cls_sk_reveal", primary=True),)
     assert board.board == "snapshots" and board.problem is None
-    assert projector(opened, None).prompt is None  # the sketch's own column, no prompt
+    screen = projector(opened, None, sketch=SKETCH)
+    assert screen.prompt is None and screen.sketch == board  # the sketch's own column
     assert kinds(sketch_phone(opened, SKETCH)) == ["SketchAsked", "SketchInput", "Button"]
     store.answer_sketch(code, "s1", LEVELS[0])
     store.answer_sketch(code, "s2", LEVELS[1])

@@ -171,10 +171,11 @@ def steps(room):
     return tuple(found)
 
 
-def projector(room, question, summary=None, now=0.0):
+def projector(room, question, summary=None, now=0.0, sketch=None):
     """The lecturer's Projector for ``room`` with its current ``question`` (lessons' Question,
     the twin's in the twin; None: none asked, a sketch, or not askable), ``summary`` (needed at
-    a reveal) and the time ``now`` (the discussion's countdown)."""
+    a reveal), the time ``now`` (the discussion's countdown) and in a sketch room its
+    ``sketch`` (the SketchQuestion, None when it cannot be asked)."""
     phase, asked = room.phase, question is not None
     step = next_step(room) if asked else None
     status = None
@@ -198,6 +199,7 @@ def projector(room, question, summary=None, now=0.0):
         if step is not None and step[0] == "discuss"
         else (),
         steps=steps(room) if asked else (),
+        sketch=sketch_projector(room, sketch) if is_sketch(room.kind) else None,
         proof=asked and phase == "revealed",
         next_primary=phase == "revealed",
         choose_open=not asked,

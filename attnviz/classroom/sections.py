@@ -237,8 +237,9 @@ class Projector:
     then beside the join panel the question (``asked``, ``options``) or a ``prompt``, the
     round's ``title`` (peer instruction), its ``status`` (Count, Say or Discussion), the
     discussion's ``countdown`` choices in minutes (when the next step is the discussion), the
-    ``steps``; ``proof`` after the columns; ``next_primary``: Next question is the thing to do;
-    ``choose_open``: the question menu open; ``blank``: the phones' switch."""
+    ``steps``; in a sketch room its ``sketch`` board instead; ``proof`` after the columns;
+    ``next_primary``: Next question is the thing to do; ``choose_open``: the question menu
+    open; ``blank``: the phones' switch."""
 
     reveal: Reveal | None
     asked: Asked | None
@@ -248,6 +249,7 @@ class Projector:
     status: object
     countdown: tuple
     steps: tuple
+    sketch: SketchBoard | None
     proof: bool
     next_primary: bool
     choose_open: bool

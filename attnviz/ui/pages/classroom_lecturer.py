@@ -16,7 +16,7 @@ import streamlit as st
 
 from attnviz.classroom import RoomError, RoomNotFoundError
 from attnviz.classroom.questions import pushable_problem
-from attnviz.classroom.screens import projector, sketch_projector
+from attnviz.classroom.screens import projector
 from attnviz.classroom.sections import Count
 from attnviz.classroom.sketch import is_sketch
 from attnviz.limits import CACHE_QR_CODES, ROOM_IDLE_EMPTY_SECONDS, ROOM_IDLE_SECONDS
@@ -203,11 +203,12 @@ def lecturer_view(settings):
         lecturer_ended(room.code, state[KEY], settings)
         return
     question = room_question(room)
-    screen = projector(room, question, revealed_summary(room, question), time.time())
+    sketch = room_sketch(room) if is_sketch(room.kind) else None
+    summary = revealed_summary(room, question)
+    screen = projector(room, question, summary, time.time(), sketch)
     if screen.reveal is not None:  # first: one projector screen
         reveal_rounds(room, question, screen.reveal, key="cls_lect")  # every round
-    sketch = room_sketch(room) if is_sketch(room.kind) else None
-    board = sketch_projector(room, sketch) if is_sketch(room.kind) else None
+    board = screen.sketch
     left, right = st.columns([2, 3])
     with left:
         join_panel(room)

@@ -294,7 +294,8 @@ def reveal_rounds(room, question, reveal, key, height=300):
     if reveal.sure_wrong:
         st.markdown(strong(reveal.sure_wrong))
     if reveal.wide:  # one vote as before: the class's bars, full width
-        distribution(room, question, reveal.charts[0].counts, f"{key}_dist", height=height)
+        (bars,) = reveal.charts
+        distribution(room, question, bars.counts, f"{key}_{bars.key}", height=height)
         return
     share = 1 / len(reveal.charts)
     for column, chart in zip(st.columns(len(reveal.charts)), reveal.charts, strict=True):

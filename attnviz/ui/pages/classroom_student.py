@@ -13,7 +13,7 @@ import streamlit as st
 
 from attnviz.classroom import RoomError, RoomNotFoundError
 from attnviz.classroom.lifecycle import ENDED, ended_reason
-from attnviz.classroom.screens import phone, phone_ended
+from attnviz.classroom.screens import phone_ended
 from attnviz.classroom.sections import (
     Asked,
     Button,
@@ -123,26 +123,21 @@ def student_view(code):
         follow(code)  # the store may come back
         return
     drawn(room.version)
-    if room.closed:
-        draw_phone(phone(room, None), room, None)  # classroom.screens
-        followed(room.code)  # the lecturer reopened it: go there
-        follow(room.code)
-        return
-    st.subheader(f"Room {room.code}")
-    note = st.session_state.pop(NOTE, None)
+    screen, question, refusals = phone_screen(room, session_id(), time.time())
+    st.subheader(screen.title)
+    note = None if room.closed else st.session_state.pop(NOTE, None)
     if note:
         st.warning(md_escape(note), icon="⏳")
-    screen, question, refusals = phone_screen(room, session_id(), time.time())
     for exc in refusals:
         say(exc)
-    draw_phone(screen, room, question, title=False)
+    draw_phone(screen, room, question)
+    if room.closed:
+        followed(room.code)  # the lecturer reopened it: go there
     follow(room.code)
 
 
-def draw_phone(screen, room, question, title=True):
-    """Draw a classroom.sections.Phone's sections in order (``title``: its heading too)."""
-    if title:
-        st.subheader(screen.title)
+def draw_phone(screen, room, question):
+    """Draw a classroom.sections.Phone's sections in order (its title is the caller's)."""
     for section in screen.sections:
         match section:
             case Say():
@@ -209,6 +204,7 @@ def student_ended(code):
         record = None
     reason = ended_reason(record, joined=True, in_process=store.in_process)
     screen = phone_ended(code, reason, record)
+    st.subheader(screen.title)
     draw_phone(screen, None, None)
     if screen.follow:
         drawn(ENDED)
