@@ -489,3 +489,22 @@ def test_phone_screen_reads_each_students_part_from_the_servers_store():
     store.blank(code, key, True)
     screen, question, _ = phone_screen(store.room(code), "s1", NOW)
     assert question is None and screen.sections[0].parts == ("👀 Look at the projector",)
+
+
+@pytest.mark.usefixtures("empty_rooms")
+def test_a_rooms_example_is_read_from_its_text_once(monkeypatch):
+    from attnviz.serve import classroom as served
+
+    reads = []
+    real = served.from_query
+    monkeypatch.setattr(served, "from_query", lambda q: reads.append(q) or real(q))
+    served.example_settings.forget()
+    store = ROOM_STORE.get()
+    wide = Settings(d_k=7, text="a b c")
+    opened, key = store.open(settings_query(wide), "lecturer")
+    for _ in range(3):
+        assert served.room_settings(store.room(opened.code)) == wide
+    assert len(reads) == 1  # kept on the room's text for every view and phone
+    store.push_example(opened.code, key, settings_query(Settings(d_model=100)))  # over 64
+    assert served.room_settings(store.room(opened.code)) == Settings()  # what a room can show
+    assert len(reads) == 2
