@@ -25,7 +25,7 @@ def test_the_lecturer_sees_the_joins_and_locks_the_room_in_one_click(monkeypatch
         student = run(PAGE, {"room": code})
     lecturer.run()
     window = limits.JOIN_WINDOW_SECONDS
-    said = f"**Joining:** 3 new in the last {window} s, from 1 network; 3 in the room."
+    said = f"**Joining:** 3 new students in the last {window} s, from 1 network; 3 in the room."
     assert said in text_of(lecturer)
     click(lecturer, "cls_lock")
     assert room_store().room(code).locked
@@ -55,7 +55,7 @@ def test_a_burst_from_one_network_is_flagged_to_the_lecturer():
     lecturer.run()
     warned = "\n".join(w.value for w in lecturer.warning)
     assert f"{most} of them came from one network, the most the room takes" in warned
-    assert f"**Joining:** {most} new in the last" in text_of(lecturer)
+    assert f"**Joining:** {most} new students in the last" in text_of(lecturer)
 
 
 def test_a_class_size_and_keeping_only_those_who_answered():

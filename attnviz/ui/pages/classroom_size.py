@@ -54,8 +54,9 @@ def _set_size(widget):
     _act("set_class_size", int(st.session_state[widget]))
 
 
-def networks(n):
-    return f"{n} network" if n == 1 else f"{n} networks"
+def counted(n, thing):
+    """ "1 network", "3 networks"."""
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
 
 
 def room_size(code):
@@ -89,8 +90,9 @@ def joins_panel(room, arrivals, students, answered):
     """The joins of the last JOIN_WINDOW_SECONDS, Lock, the class size, keep who answered."""
     size = f" (class size {room.class_size})" if room.class_size else ""
     st.markdown(
-        f"**Joining:** {arrivals.students} new in the last {JOIN_WINDOW_SECONDS} s, from "
-        f"{networks(arrivals.networks)}; {students} in the room{size}."
+        f"**Joining:** {counted(arrivals.students, 'new student')} in the last "
+        f"{JOIN_WINDOW_SECONDS} s, from {counted(arrivals.networks, 'network')}; "
+        f"{students} in the room{size}."
     )
     if arrivals.burst:
         then = (
