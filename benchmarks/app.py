@@ -101,8 +101,10 @@ class Cell:
 
 
 def scripts_of(root, pages):
-    """app.py and pages/*.py of ``root``, only those matching ``pages`` if given."""
-    scripts = ["app.py"] + [f"pages/{p.name}" for p in sorted((root / "pages").glob("*.py"))]
+    """app.py and app_pages/*.py of ``root`` (each run alone), only those matching ``pages``
+    if given."""
+    found = sorted((root / "app_pages").glob("*.py"))
+    scripts = ["app.py"] + [f"app_pages/{p.name}" for p in found if p.name != "Home.py"]
     return [s for s in scripts if any(p in s for p in pages)] if pages else scripts
 
 

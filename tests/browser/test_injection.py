@@ -5,12 +5,11 @@ Every page is opened on one server of this file's own with such tokens; the test
 link or image to the foreign host, any request to it, and any bold, formula, colour or HTML
 element made from a token. The foreign host never answers: its requests are aborted."""
 
-from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from tests.helpers import PAGES
+from tests.helpers import PAGE_PATHS
 from tools.browser import streamlit_server, wait_for_run
 
 pytestmark = pytest.mark.browser
@@ -41,7 +40,6 @@ QUERY = {
     "gpt_text": f"**boldtok** [linktok](http://{HOST}/x) " * 3,
     "gpt_steps": "20",
 }
-PAGE_PATHS = [""] + [Path(p).stem.split("_", 1)[1] for p in PAGES]
 
 FOUND = """([host, marked]) => {
     const bad = [];

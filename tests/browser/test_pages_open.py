@@ -2,7 +2,6 @@
 accessibility problem (axe-core) and a name on every chart, and the sidebar's menu links keep
 the settings."""
 
-from pathlib import Path
 from urllib.parse import urlencode
 
 import numpy as np
@@ -10,8 +9,8 @@ import pytest
 
 import attnviz
 from attnviz.files.own_numbers import EXERCISE, NAMES
-from attnviz.ui.frame import lesson_pages
-from tests.helpers import PAGES, assert_drawn
+from attnviz.links.course import PAGES
+from tests.helpers import PAGE_PATHS, assert_drawn
 from tools.browser import (
     accessibility_problems,
     chart_data,
@@ -22,8 +21,6 @@ from tools.browser import (
 
 pytestmark = pytest.mark.browser
 
-# The URL path of each page: classic multipage mode drops the number prefix and ".py".
-PAGE_PATHS = [""] + [Path(p).stem.split("_", 1)[1] for p in PAGES]
 # What shows that a page has drawn: a heatmap, except on the quiz (no chart until an answer),
 # the geometry page and the exercises (boxes to type in).
 READY = {
@@ -76,7 +73,7 @@ def test_the_sidebar_menu_names_home_and_its_links_keep_the_settings(page, serve
     assert sidebar.locator("[data-testid=stSidebarNav]").count() == 0  # Streamlit's own menu
     links = sidebar.locator("[data-testid=stPageLink-NavLink]")
     labels = [text.strip() for text in links.all_inner_texts()]
-    assert labels == ["Home"] + [label for _, label, _ in lesson_pages()]  # the course's order
+    assert labels == [page.label for page in PAGES]  # the course's order
     for href in links.evaluate_all("els => els.map(e => e.href)"):
         assert "d_k=3" in href and "tokens=a+b+c+a" in href
     links.filter(has_text="Home").click()
