@@ -149,8 +149,14 @@ def draw_frame(page):
 def _alone():
     """The row of the page script that runs as the main script (no shell), or None."""
     ctx = get_script_run_ctx()
-    main = Path(ctx.main_script_path) if ctx is not None else None
-    if main is None or main.resolve().parent != APP_PAGES:
+    return None if ctx is None else _row_of_main(ctx.main_script_path)
+
+
+@functools.cache  # a file looked up on the disk once per path, not on every run
+def _row_of_main(main_script_path):
+    """The row whose script is ``main_script_path``, or None (app.py: the shell)."""
+    main = Path(main_script_path).resolve()
+    if main.parent != APP_PAGES:
         return None
     return next(row for row in PAGES if row.script == main.name)
 
