@@ -26,8 +26,8 @@ WARM = {"tokens": "one two three", "d_k": "3"}  # imports warmed with other sett
 
 
 def module_of(frame):
-    """The project module of ``frame`` ("pages/1_Step_by_step" for the page script), or None."""
-    if frame.f_code.co_filename.endswith(PAGE):
+    """The project module of ``frame`` ("app_pages/Step_by_step" for the page script), or None."""
+    if frame.f_code.co_filename.endswith((PAGE, OLD_PAGE)):
         return PAGE[:-3]
     name = frame.f_globals.get("__name__", "")
     return name if name == "attnviz" or name.startswith("attnviz.") else None
