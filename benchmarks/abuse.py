@@ -86,6 +86,11 @@ def load():
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
+def machine_line(root):
+    """The first line of a run's report: the checkout served, when, the cores and their load."""
+    return f"{root} at {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load {load()}"
+
+
 class Meter:
     """The server's CPU seconds and RSS over a scenario."""
 
@@ -273,9 +278,7 @@ def main():
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to serve")
     args = parser.parse_args()
     args.only = [s for s in args.only.split(",") if s]
-    print(
-        f"{args.root} at {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load {load()}"
-    )
+    print(machine_line(args.root))
     with streamlit_server(root=args.root) as url:
         asyncio.run(run(url, server_port(url), args))
 
