@@ -201,9 +201,14 @@ class MemoryPeer:
     ``lost_min`` and ``report`` these read and write)."""
 
     def _round_answers(self, room, round_no):
+        return self._of_round("answers", room, round_no)
+
+    def _of_round(self, table, room, round_no):
+        """A copy of what per-round ``table`` ("answers", "confidence") holds for round
+        ``round_no`` of ``room``'s question: {sid: value}."""
         with self._lock:
             kept = self._rooms.get(room.code)
-            by_round = {} if kept is None else kept.of_question("answers", room.question_no)
+            by_round = {} if kept is None else kept.of_question(table, room.question_no)
             return dict(by_round.get(round_no, {}))
 
     def _set_confidence(self, room, sid, level):
@@ -218,10 +223,7 @@ class MemoryPeer:
             return True
 
     def _confidences(self, room, round_no):
-        with self._lock:
-            kept = self._rooms.get(room.code)
-            levels = {} if kept is None else kept.of_question("confidence", room.question_no)
-            return dict(levels.get(round_no, {}))
+        return self._of_round("confidence", room, round_no)
 
     def _lost(self, room, sid, now):
         with self._lock:
