@@ -13,13 +13,6 @@ import time
 import streamlit as st
 
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.charts.transitions import (
-    confidence_bars,
-    rounds_bars,
-    shares_bars,
-    transition_chart,
-    transition_words,
-)
 from attnviz.classroom import RoomError
 from attnviz.classroom.peer import MODES, TWIN
 from attnviz.classroom.questions import letter, question_of, room_settings
@@ -28,14 +21,12 @@ from attnviz.classroom.rounds import (
     CONFIDENCE,
     ROUND_NAMES,
     countdown_left,
-    moves_sentence,
     next_step,
-    percent,
-    sure_but_wrong,
     twin_seed_of,
 )
 from attnviz.limits import DISCUSS_CHOICES_SECONDS, LOST_WINDOW_SECONDS
 from attnviz.serve.classroom import cached_room_questions, finished_room_chart, room_summary
+from attnviz.serve.room_charts import reveal_plan
 from attnviz.ui.charts import display, draw
 from attnviz.ui.pages.classroom_shared import (
     KEY,
@@ -45,7 +36,6 @@ from attnviz.ui.pages.classroom_shared import (
     distribution,
     room_store,
     session_id,
-    with_words,
 )
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
@@ -360,34 +350,6 @@ def draw_room_chart(make, args, key, share):
     draw(finished_room_chart(make, tuple(args), share, *display()), key, config=NO_MODEBAR)
 
 
-def rounds_figure(settings, quiz_seed, kind, counts1, counts2, right, text_px):
-    """Round 1 and round 2 of question ``kind`` side by side, with words."""
-    question = question_of(cached_room_questions(settings, quiz_seed), kind)
-    letters = [letter(k) for k in range(len(question.options))]
-    both = [("round 1", counts1), ("round 2", counts2)]
-    return with_words(rounds_bars(letters, question.options, both, right, text_px=text_px))
-
-
-def moves_figure(n_options, moves, right, text_px):
-    """Who moved where (``moves`` [(from, to, students)]), with its own words."""
-    letters = [letter(k) for k in range(n_options)]
-    fig = transition_chart(letters, list(moves), right, text_px=text_px)
-    return fig, transition_words(letters, list(moves), right)
-
-
-def shares_figure(labels, shares, text_px):
-    return with_words(shares_bars(list(labels), list(shares), text_px=text_px))
-
-
-def confidence_figure(table, round_name, text_px):
-    bars = confidence_bars(CONFIDENCE, [tuple(row) for row in table], round_name, text_px=text_px)
-    return with_words(bars)
-
-
-def _freeze(value):
-    return tuple(tuple(v) if isinstance(v, list | tuple) else v for v in value)
-
-
 def reveal_rounds(room, question, key, height=300):
     """The class's answers at a reveal: one vote's bars as before; with two rounds, both
     rounds side by side and who moved where, with its sentence; the right share per round
@@ -397,45 +359,20 @@ def reveal_rounds(room, question, key, height=300):
     summary = room_summary(room.code, room.version)
     if summary is None:
         return
-    peer = room.peer
     text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
-    sentences, charts = [], []  # charts: (make, args, key), or a function that draws one
-
-    def bars(counts, name):
-        return lambda: distribution(room, question, counts, key=f"{key}_{name}", height=height)
-
-    if peer.round_no == TWIN:
-        charts.append(bars(summary["twin"]["counts"], "twin"))
-    elif peer.rounds == 2 and "2" in summary:
-        moves = _freeze(summary.get("moves", ()))
-        counts1, counts2 = tuple(summary["1"]["counts"]), tuple(summary["2"]["counts"])
-        sentences.append(md_escape(moves_sentence(moves, peer.right)))
-        settings = room_settings(room)
-        charts.append(
-            (
-                rounds_figure,
-                (settings, room.quiz_seed, room.kind, counts1, counts2, peer.right, text_px),
-                f"{key}_rounds",
+    plan = reveal_plan(room, summary, text_px, md_escape)
+    sentences = [markdown for _, markdown in plan.sentences]
+    charts = []  # (make, args, key), or a function that draws one
+    for make, args, name in plan.charts:
+        if make == "bars":
+            counts = args
+            charts.append(
+                lambda c=counts, n=name: distribution(
+                    room, question, c, key=f"{key}_{n}", height=height
+                )
             )
-        )
-        charts.append((moves_figure, (len(counts1), moves, peer.right, text_px), f"{key}_moves"))
-    else:
-        charts.append(bars(summary["1"]["counts"], "dist"))
-    names = [n for n in ("1", "2", "twin") if n in summary]
-    shares = tuple(summary[n]["right_share"] for n in names)
-    last = "twin" if peer.round_no == TWIN else names[-2 if names[-1] == "twin" else -1]
-    table = _freeze(summary[last]["confidence"])
-    labels = tuple(ROUND_NAMES[TWIN if n == "twin" else int(n)] for n in names)
-    conf_round = ROUND_NAMES[TWIN if last == "twin" else int(last)]
-    if len(names) > 1:
-        said = ", ".join(f"{label} {percent(s)}" for label, s in zip(labels, shares, strict=True))
-        sentences.append(f"Right answers: {said}.")
-        charts.append((shares_figure, (labels, shares, text_px), f"{key}_shares"))
-    if any(r + w for _, r, w in table):
-        wrong = sure_but_wrong(table)
-        verb = "was" if wrong == 1 else "were"
-        sentences.append(f"**{wrong}** {verb} sure and wrong in {conf_round}.")
-        charts.append((confidence_figure, (table, conf_round, text_px), f"{key}_conf"))
+        else:
+            charts.append((make, args, f"{key}_{name}"))
     for sentence in sentences:
         st.markdown(sentence)
     if len(charts) == 1 and callable(charts[0]):

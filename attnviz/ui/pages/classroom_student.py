@@ -15,6 +15,7 @@ from attnviz.classroom.questions import letter, room_settings
 from attnviz.classroom.sketch import is_sketch
 from attnviz.links.classroom import student_query
 from attnviz.serve.finish import kept_chart
+from attnviz.serve.room_charts import room_a_figure
 from attnviz.ui.charts import display, draw
 from attnviz.ui.pages.classroom_rounds import (
     confidence_taps,
@@ -35,7 +36,6 @@ from attnviz.ui.pages.classroom_shared import (
     option_text,
     proof,
     question_text,
-    room_a_figure,
     room_question,
     room_store,
     say,
