@@ -37,7 +37,7 @@ LOOPBACK = {None, "", "127.0.0.1", "::1"}
 NO_STORE = {"Cache-Control": "no-store"}
 
 
-class Refused(Exception):
+class RefusedError(Exception):
     """A request refused: its HTTP status and the sentence the phone shows."""
 
     def __init__(self, status, sentence):
@@ -50,10 +50,10 @@ def refusal(status, sentence):
 
 
 def browser(request):
-    """The browser's id (the student), from its cookie; Refused when it sent none."""
+    """The browser's id (the student), from its cookie; RefusedError when it sent none."""
     sid = request.cookies.get(BROWSER_COOKIE)
     if not isinstance(sid, str) or not SID_PATTERN.fullmatch(sid):
-        raise Refused(
+        raise RefusedError(
             400, "This browser sent no id: allow cookies for this site, then reload the page."
         )
     return sid
@@ -78,35 +78,35 @@ def own_origin(request):
 
 
 async def body_of(request):
-    """The POST's JSON object; Refused unless it comes from this site's page (Origin), is JSON
+    """The POST's JSON object; RefusedError unless it comes from this site's page (Origin), is JSON
     and at most MAX_PHONE_BODY_BYTES."""
     origin = request.headers.get("origin")
     if origin != own_origin(request):
-        raise Refused(403, "Refused: this did not come from the room's own page on this site.")
+        raise RefusedError(403, "Refused: this did not come from the room's own page on this site.")
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        raise Refused(415, "An answer is sent as JSON by the room's page.")
+        raise RefusedError(415, "An answer is sent as JSON by the room's page.")
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_PHONE_BODY_BYTES):
-        raise Refused(413, f"An answer is at most {MAX_PHONE_BODY_BYTES} bytes.")
+        raise RefusedError(413, f"An answer is at most {MAX_PHONE_BODY_BYTES} bytes.")
     raw = b""
     async for chunk in request.stream():
         raw += chunk
         if len(raw) > MAX_PHONE_BODY_BYTES:
-            raise Refused(413, f"An answer is at most {MAX_PHONE_BODY_BYTES} bytes.")
+            raise RefusedError(413, f"An answer is at most {MAX_PHONE_BODY_BYTES} bytes.")
     try:
         body = json.loads(raw or b"{}")
     except (ValueError, UnicodeDecodeError):
-        raise Refused(400, "The answer could not be read: reload the page.") from None
+        raise RefusedError(400, "The answer could not be read: reload the page.") from None
     if not isinstance(body, dict):
-        raise Refused(400, "The answer could not be read: reload the page.")
+        raise RefusedError(400, "The answer could not be read: reload the page.")
     return body
 
 
 def whole(body, name, what):
-    """``body[name]`` as an int (not a bool, not a float); Refused otherwise."""
+    """``body[name]`` as an int (not a bool, not a float); RefusedError otherwise."""
     value = body.get(name)
     if type(value) is not int:
-        raise Refused(400, f"{what} is a whole number.")
+        raise RefusedError(400, f"{what} is a whole number.")
     return value
 
 
@@ -137,7 +137,7 @@ def endpoint(handler):
         try:
             sid = browser(request)
             return await handler(request, ROOM_STORE.get(), request.path_params["code"], sid)
-        except Refused as exc:
+        except RefusedError as exc:
             return refusal(exc.status, str(exc))
         except RoomError as exc:  # the store's own sentences, which quote nothing typed
             return refusal(status_of(exc), str(exc))
@@ -208,7 +208,7 @@ async def confidence(request, store, code, sid):
 async def sketch(request, store, code, sid):
     levels = (await body_of(request)).get("levels")
     if not isinstance(levels, list) or not all(type(v) is int for v in levels):
-        raise Refused(400, "A sketch is one whole number per key.")
+        raise RefusedError(400, "A sketch is one whole number per key.")
     await call(store.answer_sketch, code, sid, levels)
     return JSONResponse({}, headers=NO_STORE)
 
