@@ -50,6 +50,19 @@ PHONE_CHART_HEIGHT = 260  # the class's answers on a phone (the Streamlit phone'
 DISCUSS = "Discuss with your neighbour"
 LOOK_UP = "Look at the projector"
 CLOSED = "The lecturer has closed this room. Thank you for taking part!"
+_SERVED = []  # one entry once this process serves the light page (the App's lifespan)
+
+
+def mark_light_page_served():
+    """This process serves the light phone page (attnviz/web/phone): called by the App's
+    lifespan, which runs only where the App is served (not in AppTest, nor on a host that runs
+    the script without it)."""
+    _SERVED[:] = [True]
+
+
+def light_page_served():
+    """Whether this process serves the light phone page: the join link then points at it."""
+    return bool(_SERVED)
 
 
 def chart(finished):

@@ -22,6 +22,7 @@ from attnviz.links.loopback import loopback_warning
 from attnviz.links.shared import settings_query
 from attnviz.serve.classroom import cached_room_questions
 from attnviz.serve.kept import kept
+from attnviz.serve.phone import light_page_served
 from attnviz.serve.store import object_bytes
 from attnviz.ui.address import PUBLIC_URL_VARIABLE, app_address
 from attnviz.ui.pages.classroom_ended import health_panel, lecturer_ended
@@ -106,9 +107,30 @@ def _forget():
         st.session_state.pop(name, None)
 
 
+def join_link(code):
+    """The students' link to room ``code``: the light phone page where this server serves it
+    (the App's routes, attnviz/web/phone), else this page."""
+    if light_page_served():
+        return f"{app_address(PAGE_PATH)}/api/phone?room={code}"  # a code is URL-safe
+    return page_link(join_query(code))
+
+
+def phone_view_note():
+    """Which phone view the join link opens, in a sentence."""
+    if light_page_served():
+        return (
+            "Phones open the room's light page (plain HTML and a few requests each, for a "
+            "lecture hall); the QR code and the link point there."
+        )
+    return (
+        "Phones open this Classroom page (this server runs without the app's own routes, so "
+        "there is no light page); each phone is a Streamlit session."
+    )
+
+
 def join_panel(room):
     """The code, big, and the QR code of the join link, for the back row."""
-    join = page_link(join_query(room.code))
+    join = join_link(room.code)
     st.markdown("### Room code")
     st.container(key="cls_code").markdown(f"# {room.code}")  # 6 letters and digits: no markup
     st.image(qr_png(join), width=QR_WIDTH_PX[is_present()])
@@ -116,6 +138,7 @@ def join_panel(room):
     # a code block is plain text: the link copies and opens as it is (Markdown would need
     # md_escape, whose invisible word joiners after ":" break a copied link)
     st.container(key="cls_join_link").code(join, language=None, wrap_lines=True)
+    st.caption(phone_view_note())
     st.caption(
         f"A room ends when idle: {ROOM_IDLE_EMPTY_SECONDS // 60} minutes after it opened or your "
         f"last change while nobody has joined, {ROOM_IDLE_SECONDS // 60} minutes without a "
@@ -154,6 +177,17 @@ def answer_count(code):
         health_panel(code)  # in this fragment: one poll for both
 
 
+@st.fragment(run_every=POLL_SECONDS)
+def joined_count(code):
+    """How many phones have joined, before the first question: redrawn every POLL_SECONDS."""
+    try:
+        students = room_store().tally(code).students
+    except RoomError as exc:
+        say(exc)
+        return
+    st.markdown(f"**{students}** {'phone' if students == 1 else 'phones'} joined")
+
+
 def lecturer_view(settings):
     """The lecturer's page for the room in session state; ``settings``: the sidebar's."""
     state, store = st.session_state, room_store()
@@ -184,6 +218,7 @@ def lecturer_view(settings):
             sketch_status(room)
         elif question is None:
             st.info("Choose a question below: the phones show it as soon as it is asked.")
+            joined_count(room.code)
         else:
             question_text(question, room.question_no)
             st.markdown("  \n".join(option_text(k, o) for k, o in enumerate(question.options)))

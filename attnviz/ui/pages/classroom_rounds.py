@@ -298,7 +298,7 @@ def confidence_taps(room, mine):
     except RoomError:
         chosen = None
     st.caption("How sure are you? (optional)")
-    columns = st.columns(len(CONFIDENCE))
+    columns = st.container(key="cls_conf").columns(len(CONFIDENCE))  # one row (TOUCH_CSS)
     for level, (column, name) in enumerate(zip(columns, CONFIDENCE, strict=True)):
         column.button(
             name,

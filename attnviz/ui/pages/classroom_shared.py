@@ -36,10 +36,13 @@ PAGE_RUN_ENDED = "attnviz.classroom.page_run_ended"  # when it was (time.monoton
 RACE_SECONDS = 0.3  # a poll this soon after the page's run may have raced its end
 POLL_SECONDS = 1.5  # how often a phone (and the lecturer's count) asks for the room's version
 NO_MODEBAR = {"displayModeBar": False}  # on a phone the toolbar covers the chart's title
-# Tap targets of at least 44 px (buttons, the code box), one column on a phone
+# Tap targets of at least 44 px (buttons, the code box), one column on a phone; the confidence
+# taps in one row under the options (Streamlit stacks columns under 640 px)
 TOUCH_CSS = """<style>
 [data-testid="stMainBlockContainer"] button { min-height: 48px; }
 [data-testid="stMainBlockContainer"] input { min-height: 44px; }
+.st-key-cls_conf [data-testid="stHorizontalBlock"] { flex-wrap: nowrap; }
+.st-key-cls_conf [data-testid="stColumn"] { min-width: 0 !important; flex: 1 1 0 !important; }
 </style>"""
 
 

@@ -9,12 +9,18 @@ ever drawn. Widget keys: ``cls_join_code``, ``cls_join`` (the join form), ``cls_
 
 import streamlit as st
 
-from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
+from attnviz.classroom import (
+    RoomClosedError,
+    RoomError,
+    RoomNotFoundError,
+    StoreUnavailableError,
+)
 from attnviz.classroom.lifecycle import ENDED, ended_reason
 from attnviz.classroom.questions import letter, room_settings
 from attnviz.classroom.sketch import is_sketch
 from attnviz.links.classroom import student_query
 from attnviz.serve.finish import kept_chart
+from attnviz.serve.phone import ANSWER_IN_A
 from attnviz.serve.room_charts import room_a_figure
 from attnviz.ui.charts import display, draw
 from attnviz.ui.pages.classroom_rounds import (
@@ -52,11 +58,11 @@ def join(code, rejoin=False):
     says this browser was in the room): a room no longer found has ended (student_ended)."""
     try:
         room = room_store().join(code, session_id(), client_address())
-    except RoomNotFoundError as exc:
+    except (RoomNotFoundError, RoomClosedError) as exc:
         if not rejoin:
             say(exc)
             return False
-        st.session_state[ROOM] = code  # student_view says that it ended
+        st.session_state[ROOM] = code  # student_view says that it ended, or was closed
         return True
     except RoomError as exc:
         say(exc)
@@ -145,7 +151,8 @@ def student_view(code):
             revealed(room, question, mine)
         else:
             student_waiting(room, mine)  # the round has ended, or the class discusses
-        room_example_view(room)
+        if room.phase == "revealed" or question.kind not in ANSWER_IN_A:
+            room_example_view(room)  # not while A would show the answer asked for
     im_lost_button(room)
     follow(room.code)
 
