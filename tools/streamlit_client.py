@@ -153,15 +153,20 @@ class Tab:
                 ) from None
         return True
 
-    async def run(self, tap=None):
-        """Send a full run, tapping the button ``tap`` (a widget key) if given; the number of
-        texts received before it (for ``shown``)."""
-        if tap is not None and tap not in self.widgets:
-            raise StalledError(f"{self.name} has no button {tap!r}: {self._said()}")
+    async def run(self, tap=None, values=None):
+        """Send a full run, tapping the button ``tap`` (a widget key) if given, with the
+        widgets named in ``values`` ({key: text}, e.g. a radio's option as shown) set; the
+        number of texts received before it (for ``shown``)."""
+        for key in (tap, *(values or {})):
+            if key is not None and key not in self.widgets:
+                raise StalledError(f"{self.name} has no widget {key!r}: {self._said()}")
         msg = self._msg()
         if tap is not None:
             state = msg.rerun_script.widget_states.widgets.add()
             state.id, state.trigger_value = self.widgets[tap], True
+        for key, text in (values or {}).items():
+            state = msg.rerun_script.widget_states.widgets.add()
+            state.id, state.string_value = self.widgets[key], text
         before = len(self.texts)
         await self.ws.send(msg.SerializeToString())
         return before

@@ -213,6 +213,9 @@
     return parts;
   }
 
+  // Plotly draws a subset of HTML in its labels: a token is written with its markup escaped
+  const plotlyText = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
   function ownSketch(s, mine) {
     const n = s.labels.length;
     const y = s.labels.map((_, j) => j);
@@ -223,10 +226,11 @@
           marker: { symbol: "diamond", size: 16, color: "#111111", line: { color: "#fff", width: 1 } } },
       ],
       layout: {
-        title: { text: "Your sketch and the true row" }, height: 40 * n + 140,
-        margin: { l: 90, r: 16, t: 48, b: 48 }, showlegend: true, legend: { orientation: "h" },
+        title: { text: "Your sketch and the true row", y: 0.98, yanchor: "top" },
+        height: 40 * n + 170, margin: { l: 90, r: 16, t: 80, b: 56 }, showlegend: true,
+        legend: { orientation: "h", x: 0, y: 1, yanchor: "bottom" },
         xaxis: { range: [0, 1], fixedrange: true, title: { text: "weight (the row sums to 1)" } },
-        yaxis: { tickvals: y, ticktext: s.labels.slice(), autorange: "reversed", fixedrange: true },
+        yaxis: { tickvals: y, ticktext: s.labels.map(plotlyText), autorange: "reversed", fixedrange: true },
       },
     };
     return chart({ spec, title: "Your sketch", alt: "Your sketch and the true row: bars and diamonds", words: mine.words });
