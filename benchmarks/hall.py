@@ -88,7 +88,10 @@ class Phone:
         if method == "POST":
             lines += ["Content-Type: application/json", f"Content-Length: {len(data)}"]
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + data)
-        status = int((await reader.readline()).split()[1])
+        first = await reader.readline()
+        if not first:  # the server closed the idle connection (uvicorn keeps one 5 s)
+            raise ConnectionResetError("closed")
+        status = int(first.split()[1])
         headers = {}
         while (line := await reader.readline()) not in (b"\r\n", b""):
             name, _, value = line.decode("latin-1").partition(":")
@@ -142,6 +145,16 @@ async def wait_for(what, done, timeout):
         await asyncio.sleep(0.05)
 
 
+async def settled(tab, quiet=0.7, most=15.0):
+    """Wait until ``tab`` has received nothing new for ``quiet`` seconds (at most ``most``)."""
+    deadline = time.monotonic() + most
+    while time.monotonic() < deadline:
+        seen = (len(tab.texts), len(tab.widgets), tuple(tab.widgets.values()))
+        await asyncio.sleep(quiet)
+        if seen == (len(tab.texts), len(tab.widgets), tuple(tab.widgets.values())):
+            return
+
+
 class Hall:
     """The lecturer, the phones and the server's CPU."""
 
@@ -155,13 +168,15 @@ class Hall:
     def version(self):
         return self.watcher.state["version"]
 
-    async def step(self, lecturer, tap, values=None):
+    async def step(self, lecturer, tap):
         """The lecturer's tap; returns (perf_counter of the tap, the new version)."""
         old = self.version()
         t0 = time.perf_counter()
-        await lecturer.run(tap=tap, values=values)
+        await lecturer.run(tap=tap)
         await wait_for(f"the room after {tap}", lambda: self.version() != old, self.timeout)
-        return t0, self.version()
+        version = self.version()
+        await settled(lecturer)  # its page drawn again: the next step's button is known
+        return t0, version
 
     async def reveal(self, lecturer, tap, name):
         """A reveal: every phone's wait for it and the server's CPU, per phone."""
@@ -196,7 +211,6 @@ class Hall:
             await lecturer.run_until("the Open-a-room button", widget="cls_open")
             before = await lecturer.run_until("the room's page", tap="cls_open", widget="cls_ask")
             code = lecturer.shown(before, "# ")[1][2:].strip()
-            await self.watcher.post(code, "join")
             await self.watcher.refresh(code)
             watching = asyncio.create_task(self.watcher.follow(code, self.stop))
             start = time.perf_counter()
@@ -220,8 +234,9 @@ class Hall:
                 f"{cpu / self.steady * 100:.0f} % of one core",
                 flush=True,
             )
-            rounds = {"cls_rounds": "Vote, discuss, revote"}
-            await self.step(lecturer, "cls_ask", rounds)
+            await lecturer.run(values={"cls_rounds": "Vote, discuss, revote"})
+            await settled(lecturer)  # the Ask button drawn again, asking for two rounds
+            await self.step(lecturer, "cls_ask")
             n_options = len(self.watcher.state["shared"]["question"]["options"])
             first = [random.randrange(n_options) for _ in self.phones]
             await self.tap_all(code, "answer", lambda k: {"option": first[k]})

@@ -1,23 +1,20 @@
 """What the light phone page (attnviz/web/phone) is sent: a room's shared part, the same for
 every phone, made and serialised to JSON once per room state (``shared_bytes``, kept per Room:
-a reveal asks 500 phones at once), and a phone's own part (its answers, and the sentences
-about them), added per request. Plain data: the page puts every text in with ``textContent``,
+a reveal asks 500 phones at once); a phone's own part (its answers, and the sentences about
+them) is added per request (serve/phone_state.py). Plain data: the page puts every text in with ``textContent``,
 so a token or a typed text is never markup; each chart is a finished Plotly figure with its
 heading, accessible name and text alternative (the Streamlit page's words).
 
 ``phone_screen(room)`` decides what a phone shows from the room alone (pure: the screens
-"look_up", "wait", "question", "sketch", "closed"); ``own_part`` the lines about the phone's
-own answers. No Streamlit, no HTTP.
+"look_up", "wait", "question", "sketch", "closed"). No Streamlit, no HTTP.
 """
 
 import json
 
 from attnviz.charts.palette import STANDARD
 from attnviz.charts.style import TEXT_PX
-from attnviz.classroom.lifecycle import ended_reason
 from attnviz.classroom.peer import TWIN
 from attnviz.classroom.questions import letter, question_of, room_settings
-from attnviz.classroom.room import RoomNotFoundError
 from attnviz.classroom.rounds import (
     CONFIDENCE,
     ROUND_NAMES,
@@ -262,132 +259,29 @@ def shared_part(room):
     return part
 
 
+def hoisted(part):
+    """``part`` with the Plotly template its charts share sent once, as ``part["template"]``:
+    each chart's layout without it, and ``"template": true`` where the page puts it back (the
+    template is about 7 KB, four fifths of a chart's bytes). The kept figures are not changed."""
+    charts = [
+        part.get("example"),
+        *part.get("charts", ()),
+        *part.get("proof", {}).get("charts", ()),
+    ]
+    for made in (c for c in charts if c is not None):
+        layout = made["spec"].get("layout", {})
+        template = layout.get("template")
+        if template is None or part.setdefault("template", template) != template:
+            continue
+        made["spec"] = dict(
+            made["spec"], layout={k: v for k, v in layout.items() if k != "template"}
+        )
+        made["template"] = True
+    return part
+
+
 @kept(64, size=object_bytes)
 def shared_bytes(room):
     """``shared_part(room)`` as JSON bytes, once per room state for every phone."""
-    return json.dumps(shared_part(room), separators=(",", ":"), allow_nan=False).encode()
-
-
-def own_part(store, room, sid):
-    """What phone ``sid`` is shown of its own in ``room``: its answers and the lines about
-    them (the Streamlit phone's words, as plain text)."""
-    screen = phone_screen(room)
-    if screen == "sketch":
-        return _own_sketch(store, room, sid)
-    if screen != "question":
-        return {}
-    mine = store.my_answer(room.code, sid)
-    question = room_question(room)
-    own = {"answer": mine, "lines": []}
-    if question is None:
-        return own
-    lines = own["lines"]
-    peer = room.peer
-    peer_round = peer.rounds == 2 or peer.round_no == TWIN
-    if room.phase == "answering":
-        if peer.round_no == 2:
-            first = store.my_answers(room.code, sid).get(1)
-            said = "you did not answer" if first is None else f"you answered {letter(first)}"
-            own["round_note"] = f"In round 1 {said}. Answer again: the same answer, or another."
-        if mine is None:
-            lines.append("Tap your answer. The class's answers are shown after the reveal.")
-        else:
-            until = "the lecturer ends the round" if peer_round else "the reveal"
-            lines.append(f"Your answer: {letter(mine)}, you can change it until {until}.")
-            own["confidence"] = store.my_confidence(room.code, sid)
-    elif room.phase == "revealed":
-        if mine is None:
-            lines.append("You did not answer this one.")
-        elif mine == question.answer_index:
-            lines.append(f"Your answer {letter(mine)} is right.")
-        else:
-            right = letter(question.answer_index)
-            lines.append(f"Your answer was {letter(mine)}; the right answer is {right}.")
-        if peer_round:
-            lines.append(my_rounds_line(room, store.my_answers(room.code, sid)))
-    else:
-        if room.phase == "locked" and mine is not None:
-            own["confidence"] = store.my_confidence(room.code, sid)
-        if mine is not None:
-            lines.append(
-                f"Your answer: {letter(mine)}. Nobody sees the class's answers until the reveal."
-            )
-    return own
-
-
-def my_rounds_line(room, answers):
-    """The student's answers of every round, each marked right or not (plain text)."""
-    peer = room.peer
-    parts = []
-    for r, name in ROUND_NAMES.items():
-        if r > peer.round_no or (r == 2 and peer.rounds != 2):
-            continue
-        right = peer.twin_right if r == TWIN else peer.right
-        given = answers.get(r)
-        mark = "—" if given is None else letter(given) + (" ✓" if given == right else " ✗")
-        parts.append(f"{name}: {mark}")
-    return "Your answers: " + " · ".join(parts)
-
-
-def _own_sketch(store, room, sid):
-    mine = store.my_sketch(room.code, sid)
-    own = {"sketch": None if mine is None else list(mine), "lines": []}
-    q = room_sketch(room)
-    if q is None:
-        return own
-    if room.phase == "answering":
-        if mine is not None:
-            own["lines"].append("Sketch sent. It is locked: the lecturer reveals the true row.")
-        return own
-    if mine is None:
-        own["lines"].append("You did not sketch this row.")
-        return own
-    row = sketch.weights(mine, q.allowed)
-    own["weights"] = [float(w) for w in row]
-    own["words"] = "\n".join(
-        f"key {label}: you {p:.2f}, true {t:.2f}"
-        for label, p, t in zip(q.labels, row, q.truth, strict=True)
-    )
-    own["lines"].append(sketch.own_sentence(row, q.truth, q.labels))
-    return own
-
-
-def ended_part(store, code):
-    """What a phone in room ``code``, which the store no longer has open, is shown: the room
-    its lecturer reopened from it ("next"), or why it ended ("ended")."""
-    successor = store.successor(code)
-    if successor:
-        return {"screen": "next", "code": successor}
-    record = store.record(code)
-    reason = ended_reason(record, joined=True, in_process=store.in_process)
-    follow = (
-        "If the lecturer opens a new room from this one, this page moves to it on its own. Or "
-        "join the new room with the code on the projector:"
-        if record is not None
-        else "Join the lecturer's new room with the code on the projector:"
-    )
-    return {"screen": "ended", "code": code, "notice": reason, "caption": follow}
-
-
-def state_bytes(store, code, sid, now):
-    """The state of room ``code`` for phone ``sid`` as JSON bytes: {"version", "now" (the
-    server's clock, for the countdown), "mine", "shared"}; the shared part's bytes are
-    ``shared_bytes``'s, kept once per room state. RoomError (the store's sentence) when the
-    store cannot be read."""
-    try:
-        room = store.room(code)
-    except RoomNotFoundError:
-        shared = json.dumps(ended_part(store, code), separators=(",", ":")).encode()
-        return b'{"version":null,"now":%.3f,"mine":{},"shared":%s}' % (now, shared)
-    if room.closed:
-        successor = store.successor(room.code)
-        if successor:
-            shared = json.dumps({"screen": "next", "code": successor}).encode()
-            return b'{"version":%d,"now":%.3f,"mine":{},"shared":%s}' % (room.version, now, shared)
-    mine = json.dumps(own_part(store, room, sid), separators=(",", ":")).encode()
-    return b'{"version":%d,"now":%.3f,"mine":%s,"shared":%s}' % (
-        room.version,
-        now,
-        mine,
-        shared_bytes(room),
-    )
+    part = hoisted(shared_part(room))
+    return json.dumps(part, separators=(",", ":"), allow_nan=False).encode()

@@ -30,7 +30,8 @@ from attnviz.classroom.room import RateLimitedError, RoomNotFoundError
 from attnviz.limits import MAX_PHONE_BODY_BYTES, PHONE_WAIT_SECONDS
 from attnviz.links.classroom import BROWSER_COOKIE, SID_PATTERN
 from attnviz.serve.classroom import ROOM_STORE
-from attnviz.serve.phone import shared_bytes, state_bytes
+from attnviz.serve.phone import shared_bytes
+from attnviz.serve.phone_state import state_bytes
 from attnviz.web.phone.watch import Watch
 
 LOOPBACK = {None, "", "127.0.0.1", "::1"}

@@ -68,13 +68,16 @@
     return plotly;
   }
 
+  let template = null; // the Plotly template the room's charts share, sent once a state
+
   function chart(made) {
     const plot = el("div", { class: "plot", role: "img", "aria-label": made.alt });
     const words = el("details", {},
       el("summary", { text: `${made.title}: as text` }), el("pre", { text: made.words }));
     loadPlotly().then((Plotly) => {
       if (plot.isConnected) {
-        Plotly.newPlot(plot, made.spec.data, made.spec.layout,
+        const layout = made.template ? { ...made.spec.layout, template } : made.spec.layout;
+        Plotly.newPlot(plot, made.spec.data, layout,
           { displayModeBar: false, responsive: true, scrollZoom: false });
       }
     }).catch(() => { plot.textContent = "The chart could not be drawn: its numbers are below."; });
@@ -256,6 +259,7 @@
     const shared = data.shared;
     const mine = data.mine || {};
     shared.now = data.now;
+    template = shared.template || null;
     if (shared.code) title.textContent = `Room ${shared.code}`;
     const parts = [];
     if (shared.screen === "ended" || shared.screen === "closed") {
