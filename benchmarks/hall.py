@@ -51,7 +51,7 @@ class Phone:
     def __init__(self, host, port, address, timeout):
         self.host, self.port, self.address, self.timeout = host, port, address, timeout
         self.origin = f"http://{host}:{port}"
-        self.cookie = None
+        self.cookies = {}  # name -> value: the app's browser id, nginx's replica cookie
         self.state = None
         self.arrived = {}  # version -> perf_counter when the phone first had it
         self.requests = 0
@@ -83,8 +83,8 @@ class Phone:
         data = b"" if body is None else json.dumps(body).encode()
         lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}"]
         lines += ["Accept-Encoding: gzip", f"Origin: {self.origin}"]
-        if self.cookie:
-            lines.append(f"Cookie: {self.cookie}")
+        if self.cookies:
+            lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
         if method == "POST":
             lines += ["Content-Type: application/json", f"Content-Length: {len(data)}"]
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + data)
@@ -97,7 +97,10 @@ class Phone:
             name, _, value = line.decode("latin-1").partition(":")
             name, value = name.strip().lower(), value.strip()
             if name == "set-cookie":
-                self.cookie = value.split(";", 1)[0]
+                cookie, _, rest = value.partition(";")
+                key, _, text = cookie.partition("=")
+                if "max-age=0" not in rest.lower():
+                    self.cookies[key.strip()] = text.strip()
             headers[name] = value
         if headers.get("transfer-encoding") == "chunked":
             raw = b""

@@ -1,9 +1,10 @@
 """What the light phone page (attnviz/web/phone) is sent: a room's shared part, the same for
 every phone, made and serialised to JSON once per room state (``shared_bytes``, kept per Room:
 a reveal asks 500 phones at once); a phone's own part (its answers, and the sentences about
-them) is added per request (serve/phone_state.py). Plain data: the page puts every text in with ``textContent``,
-so a token or a typed text is never markup; each chart is a finished Plotly figure with its
-heading, accessible name and text alternative (the Streamlit page's words).
+them) is added per request (serve/phone_state.py). Plain data: the page puts every text in
+with ``textContent``, so a token or a typed text is never markup; each chart is a finished
+Plotly figure with its heading, accessible name and text alternative (the Streamlit page's
+words).
 
 ``phone_screen(room)`` decides what a phone shows from the room alone (pure: the screens
 "look_up", "wait", "question", "sketch", "closed"). No Streamlit, no HTTP.

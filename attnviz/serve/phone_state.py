@@ -23,7 +23,8 @@ def own_part(store, room, sid):
         return _own_sketch(store, room, sid)
     if screen != "question":
         return {}
-    mine = store.my_answer(room.code, sid)
+    answers = store.my_answers(room.code, sid)  # every round's: one read, the round's among them
+    mine = answers.get(room.peer.round_no)
     question = room_question(room)
     own = {"answer": mine, "lines": []}
     if question is None:
@@ -33,7 +34,7 @@ def own_part(store, room, sid):
     peer_round = peer.rounds == 2 or peer.round_no == TWIN
     if room.phase == "answering":
         if peer.round_no == 2:
-            first = store.my_answers(room.code, sid).get(1)
+            first = answers.get(1)
             said = "you did not answer" if first is None else f"you answered {letter(first)}"
             own["round_note"] = f"In round 1 {said}. Answer again: the same answer, or another."
         if mine is None:
@@ -51,7 +52,7 @@ def own_part(store, room, sid):
             right = letter(question.answer_index)
             lines.append(f"Your answer was {letter(mine)}; the right answer is {right}.")
         if peer_round:
-            lines.append(my_rounds_line(room, store.my_answers(room.code, sid)))
+            lines.append(my_rounds_line(room, answers))
     else:
         if room.phase == "locked" and mine is not None:
             own["confidence"] = store.my_confidence(room.code, sid)

@@ -17,10 +17,11 @@ The student is the browser: its id from the HttpOnly cookie that the App's middl
 and at most MAX_PHONE_BODY_BYTES; every refusal is {"error": a sentence the phone shows}.
 """
 
+import asyncio
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -35,6 +36,10 @@ from attnviz.serve.phone_state import state_bytes
 from attnviz.web.phone.watch import Watch
 
 LOOPBACK = {None, "", "127.0.0.1", "::1"}
+# The store's calls that wait on Redis, and the first making of a room state's shared part, run
+# here: a few threads (not Starlette's pool of 28, which 250 phones waking at once fill, each
+# thread then contending for the GIL), so a reveal's requests queue instead of thrashing
+STORE_THREADS = ThreadPoolExecutor(4, thread_name_prefix="attnviz-room")
 NO_STORE = {"Cache-Control": "no-store"}
 
 
@@ -111,12 +116,17 @@ def whole(body, name, what):
     return value
 
 
+async def in_thread(fn, *args):
+    """``fn(*args)`` in one of STORE_THREADS."""
+    return await asyncio.get_running_loop().run_in_executor(STORE_THREADS, fn, *args)
+
+
 async def call(fn, *args):
     """``fn(*args)`` on the store: at once when it lives in this process (a few microseconds
     under its lock), in a worker thread for Redis (a network round trip)."""
     if ROOM_STORE.get().in_process:
         return fn(*args)
-    return await run_in_threadpool(fn, *args)
+    return await in_thread(fn, *args)
 
 
 def status_of(exc):
@@ -172,7 +182,7 @@ async def state(request, store, code, sid):
     if fast:
         body = state_bytes(store, code, sid, time.time())
     else:  # the room's shared part is made in a worker thread, never on the event loop
-        body = await run_in_threadpool(state_bytes, store, code, sid, time.time())
+        body = await in_thread(state_bytes, store, code, sid, time.time())
     return Response(body, media_type="application/json", headers=NO_STORE)
 
 
