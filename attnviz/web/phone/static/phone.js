@@ -295,8 +295,9 @@
         seen = data.version;
         if (seen === null) await sleep(3000); // an ended room: ask now and then for its successor
       } catch (err) {
-        note.dataset.offline = "1";
-        say("Reconnecting to the room…");
+        note.dataset.offline = "1"; // the server's sentence (the store away), or the network's
+        const lost = err instanceof TypeError || err instanceof SyntaxError;
+        say(lost ? "Reconnecting to the room…" : err.message);
         seen = null;
         await sleep(2000);
       }
