@@ -282,3 +282,30 @@ def test_the_page_and_its_files(store):
     assert zipped.headers["content-encoding"] == "gzip"
     assert zipped.content == page.PLOTLY_JS.read_bytes()  # the installed package's file
     assert p.get("/api/phone/secret.py").status_code == 404
+
+
+def test_one_read_of_the_store_a_round_for_every_waiting_phone():
+    import asyncio
+
+    from attnviz.web.phone.watch import Watch
+
+    reads, version = [], {"v": 1}
+
+    async def read(code):
+        reads.append(code)
+        return version["v"]
+
+    async def hall():
+        watch = Watch(read, every=0.01)
+        waiting = [asyncio.create_task(watch.changed("ROOM", 1, 60)) for _ in range(200)]
+        while len(reads) < 3:  # the watcher has read the unchanged room a few times
+            await asyncio.sleep(0.01)
+        assert watch.waiting() == {"ROOM": 200}
+        version["v"] = 2
+        woken = await asyncio.gather(*waiting)
+        assert await watch.changed("ROOM", 1, 60)  # a phone behind: answered at once
+        return woken
+
+    woken = asyncio.run(hall())
+    assert woken == [True] * 200
+    assert len(reads) < 200  # rounds of reads, not one read a phone
