@@ -176,7 +176,7 @@ async def version(request, store, code, sid):
 async def state(request, store, code, sid):
     current = await call(store.poll, code, sid)  # counts this phone as connected
     seen = request.query_params.get("seen")
-    if seen is not None and seen == str(current):
+    if isinstance(current, int) and seen == str(current):  # a room, not a code that ended
         await WATCH.changed(code, current, PHONE_WAIT_SECONDS)
     fast = store.in_process and _kept(store, code)
     if fast:
