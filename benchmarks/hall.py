@@ -20,6 +20,7 @@ it, then a sketch of a row, revealed. Printed:
 Every wait is bounded (``--timeout``); loopback only.
 
     python -m benchmarks.hall [--phones 500] [--steady 20] [--timeout 120] [--replicas 2]
+                              [--poll 1.5]   (poll the version instead, to compare)
 
 A script, never a test: its numbers depend on the machine (shared here: it prints how busy).
 """
@@ -126,14 +127,25 @@ class Phone:
         status, state = await self.request("GET", f"/api/rooms/{code}/state{query}")
         if status != 200:
             raise StalledError(f"phone {self.address}: state refused ({status}): {state}")
-        self.state = state
-        self.arrived.setdefault(state["version"], time.perf_counter())
+        if not state.get("same"):  # "same": nothing changed while it waited
+            self.state = state
+            self.arrived.setdefault(state["version"], time.perf_counter())
         return state
 
-    async def follow(self, code, stop):
-        """What the page's script does: wait for the room's next change, again and again."""
+    async def follow(self, code, stop, poll=0.0):
+        """What the page's script does: wait for the room's next change, again and again; or,
+        with ``poll`` (seconds), the other way measured: ask for the room's version every
+        ``poll`` seconds and for its state when it changed."""
+        if poll:
+            await asyncio.sleep(random.uniform(0, poll))  # phones not in step
         while not stop.is_set():
-            await self.refresh(code, self.state["version"])
+            if not poll:
+                await self.refresh(code, self.state["version"])
+                continue
+            await asyncio.sleep(poll)
+            status, answer = await self.request("GET", f"/api/rooms/{code}/version")
+            if status == 200 and answer["version"] != self.state["version"]:
+                await self.refresh(code)
 
     def close(self):
         for _, writer in self.idle:
@@ -161,8 +173,9 @@ async def settled(tab, quiet=0.7, most=15.0):
 class Hall:
     """The lecturer, the phones and the server's CPU."""
 
-    def __init__(self, url, pids, n, timeout, steady):
+    def __init__(self, url, pids, n, timeout, steady, poll=0.0):
         self.url, self.pids, self.n, self.timeout, self.steady = url, pids, n, timeout, steady
+        self.poll = poll
         host, port = url.split("//", 1)[1].rsplit(":", 1)
         self.phones = [Phone(host, int(port), source(k, True), timeout) for k in range(n)]
         self.watcher = Phone(host, int(port), None, timeout)
@@ -225,7 +238,9 @@ class Hall:
                 f"{self.n} phones joined and saw the room in {time.perf_counter() - start:.1f} s",
                 flush=True,
             )
-            following = [asyncio.create_task(p.follow(code, self.stop)) for p in self.phones]
+            following = [
+                asyncio.create_task(p.follow(code, self.stop, self.poll)) for p in self.phones
+            ]
             await asyncio.sleep(1)
             requests0, cpu0 = sum(p.requests for p in self.phones), cpu_s(self.pids)
             await asyncio.sleep(self.steady)
@@ -273,6 +288,9 @@ def main():
     parser.add_argument("--steady", type=float, default=20.0)
     parser.add_argument("--timeout", type=float, default=120.0, help="longest wait (s)")
     parser.add_argument("--replicas", type=int, default=0, help="replicas behind nginx, here")
+    parser.add_argument(
+        "--poll", type=float, default=0.0, help="phones poll the version every POLL s instead"
+    )
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4 * args.phones + 256)), hard))
@@ -291,9 +309,11 @@ def main():
             urls = [url]
         pids = [server_pid(server_port(u)) for u in urls]
         where = f"{args.replicas} replicas behind nginx, Redis" if args.replicas else "one server"
-        print(f"{args.phones} phones on the light page, {where}", flush=True)
+        how = f"polling every {args.poll:g} s" if args.poll else "waiting for changes (long poll)"
+        print(f"{args.phones} phones on the light page, {how}, {where}", flush=True)
         try:
-            asyncio.run(Hall(url, pids, args.phones, args.timeout, args.steady).run())
+            hall = Hall(url, pids, args.phones, args.timeout, args.steady, args.poll)
+            asyncio.run(hall.run())
         except StalledError as exc:
             print(f"stalled: {exc}", flush=True)
 

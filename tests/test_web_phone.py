@@ -186,7 +186,7 @@ def test_the_long_poll_answers_at_the_change_or_says_the_same(store, monkeypatch
     p = joined(room.code)[0]
     version = state(p, room.code)["version"]
     monkeypatch.setattr(api, "PHONE_WAIT_SECONDS", 0.3)
-    assert state(p, room.code, seen=version)["version"] == version  # nothing changed
+    assert state(p, room.code, seen=version) == {"version": version, "same": True}
     monkeypatch.setattr(api, "PHONE_WAIT_SECONDS", 60)  # a change ends the wait
     changer = threading.Timer(0.4, lambda: ask(store, room, key))
     changer.start()

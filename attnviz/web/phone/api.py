@@ -5,7 +5,8 @@ per browser and address, the rounds that take answers, a closed room).
     GET  /api/rooms/{code}/version          {"version": n | "ended" | "next:CODE"} (a poll)
     GET  /api/rooms/{code}/state?seen=n     this phone's state (serve/phone.py); with ``seen``
                                             the room's version the phone shows, it waits up to
-                                            PHONE_WAIT_SECONDS for another (a long poll)
+                                            PHONE_WAIT_SECONDS for another (a long poll), and
+                                            says {"version": n, "same": true} if none came
     POST /api/rooms/{code}/join             {}                   -> {"code": the room's code}
     POST /api/rooms/{code}/answer           {"option": k}
     POST /api/rooms/{code}/confidence       {"level": k}
@@ -176,8 +177,9 @@ async def version(request, store, code, sid):
 async def state(request, store, code, sid):
     current = await call(store.poll, code, sid)  # counts this phone as connected
     seen = request.query_params.get("seen")
-    if isinstance(current, int) and seen == str(current):  # a room, not a code that ended
-        await WATCH.changed(code, current, PHONE_WAIT_SECONDS)
+    waits = isinstance(current, int) and seen == str(current)  # a room, not a code that ended
+    if waits and not await WATCH.changed(code, current, PHONE_WAIT_SECONDS):
+        return JSONResponse({"version": current, "same": True}, headers=NO_STORE)
     fast = store.in_process and _kept(store, code)
     if fast:
         body = state_bytes(store, code, sid, time.time())

@@ -289,6 +289,7 @@
       try {
         const data = await state(seen);
         if (mine !== generation) return;
+        if (data.same) continue; // nothing changed while it waited
         if (data.shared.screen === "next") { join(data.shared.code, true); return; }
         show(data);
         if (note.dataset.offline) { say(""); delete note.dataset.offline; }
