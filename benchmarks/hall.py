@@ -1,8 +1,8 @@
 """A lecture hall on the light phone page: a lecturer on the Streamlit page and N phones as
 plain HTTP clients of the room's API (attnviz/web/phone), each from its own loopback address
-(127.0.0.2, 127.0.0.3 ...: Linux routes all of 127.0.0.0/8 to the loopback), against one
-``streamlit run`` serving the App (the in-process store), or ``--replicas N`` behind nginx with
-one Redis (tools/services.py).
+(127.0.0.2, 127.0.0.3 ..., 100 to a /24: Linux routes all of 127.0.0.0/8 to the loopback),
+against one ``streamlit run`` serving the App (the in-process store), or ``--replicas N``
+behind nginx with one Redis (tools/services.py).
 
 Each phone does what the page's script does: joins (POST), then asks for the room's state
 and waits for its next change (the long poll, PHONE_WAIT_SECONDS at most), answers, and asks
@@ -37,12 +37,20 @@ import secrets
 import tempfile
 import time
 
-from benchmarks.classroom_room import cpu_s, patched_env, quantiles, source
+from benchmarks.classroom_room import cpu_s, patched_env, quantiles
 from tools.browser import server_pid, server_port, streamlit_server
 from tools.services import nginx_proxy, redis_server
 from tools.streamlit_client import StalledError, Tab
 
 JOINING = 25  # phones opening the join link at the same moment
+PER_NETWORK = 100  # phones a /24 network holds here: a room takes at most
+# MAX_NEW_STUDENTS_PER_NETWORK new students from one network a minute (a hall's Wi-Fi is
+# several networks, or a larger one behind NAT, which this benchmark does not model)
+
+
+def source(k):
+    """Phone ``k``'s source address: 127.0.N.(2 + k mod PER_NETWORK), N = k // PER_NETWORK."""
+    return f"127.0.{k // PER_NETWORK}.{2 + k % PER_NETWORK}"
 
 
 class Phone:
@@ -177,7 +185,7 @@ class Hall:
         self.url, self.pids, self.n, self.timeout, self.steady = url, pids, n, timeout, steady
         self.poll = poll
         host, port = url.split("//", 1)[1].rsplit(":", 1)
-        self.phones = [Phone(host, int(port), source(k, True), timeout) for k in range(n)]
+        self.phones = [Phone(host, int(port), source(k), timeout) for k in range(n)]
         self.watcher = Phone(host, int(port), None, timeout)
         self.stop = asyncio.Event()
 
@@ -252,7 +260,7 @@ class Hall:
                 f"{cpu / self.steady * 100:.0f} % of one core",
                 flush=True,
             )
-            await lecturer.run(values={"cls_rounds": "Vote, discuss, revote"})
+            await lecturer.run(strings={"cls_rounds": "Vote, discuss, revote"})
             await settled(lecturer)  # the Ask button drawn again, asking for two rounds
             await self.step(lecturer, "cls_ask")
             n_options = len(self.watcher.state["shared"]["question"]["options"])

@@ -125,7 +125,9 @@ def test_a_password_never_shows_in_a_message():
     assert health.shown_url("redis://127.0.0.1:6379/0") == "redis://127.0.0.1:6379/0"
 
 
-def test_health_follows_a_real_redis_that_stops_and_starts_again(monkeypatch, tmp_path):
+def test_health_follows_a_real_redis_that_stops_and_starts_again(
+    monkeypatch, tmp_path, needs_redis
+):
     """The first request after Redis stops says "unreachable", the first after it is back
     "ok": the route asks the store each time (within HEALTH_STORE_SECONDS), keeping nothing."""
     from attnviz.classroom.redis_store import RedisStore

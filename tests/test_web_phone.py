@@ -13,15 +13,15 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from attnviz.classroom import MemoryStore
-from attnviz.classroom.questions import all_questions, room_settings
+from attnviz.classroom.questions import ANSWER_IN_A, all_questions
 from attnviz.classroom.redis_store import RedisStore
 from attnviz.classroom.sketch import class_summary, sketch_kind, sketch_question
 from attnviz.lessons import sketch
 from attnviz.limits import MAX_PHONE_BODY_BYTES
 from attnviz.links.classroom import BROWSER_COOKIE, SID_PATTERN
 from attnviz.links.shared import settings_query
-from attnviz.serve.classroom import ROOM_STORE
-from attnviz.serve.phone import ANSWER_IN_A, CLOSED
+from attnviz.serve.classroom import ROOM_STORE, room_settings
+from attnviz.serve.phone import CLOSED
 from attnviz.serve.room_charts import reveal_plan
 from attnviz.settings import Settings
 from attnviz.web import middleware, phone

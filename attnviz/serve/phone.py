@@ -6,7 +6,7 @@ with ``textContent``, so a token or a typed text is never markup; each chart is 
 Plotly figure with its heading, accessible name and text alternative (the Streamlit page's
 words).
 
-``phone_screen(room)`` decides what a phone shows from the room alone (pure: the screens
+``light_screen(room)`` decides what a phone shows from the room alone (pure: the screens
 "look_up", "wait", "question", "sketch", "closed"). No Streamlit, no HTTP.
 """
 
@@ -15,20 +15,21 @@ import json
 from attnviz.charts.palette import STANDARD
 from attnviz.charts.style import TEXT_PX
 from attnviz.classroom.peer import TWIN
-from attnviz.classroom.questions import letter, question_of, room_settings
+from attnviz.classroom.questions import ANSWER_IN_A, letter
 from attnviz.classroom.rounds import (
     CONFIDENCE,
     ROUND_NAMES,
     question_seed,
 )
-from attnviz.classroom.sketch import class_summary, is_sketch, read_kind
+from attnviz.classroom.sketch import class_summary, is_sketch
 from attnviz.lessons import sketch
 from attnviz.limits import SKETCH_LEVELS
 from attnviz.serve.classroom import (
     ROOM_STORE,
-    cached_room_questions,
-    cached_sketch_question,
     finished_room_chart,
+    room_question,
+    room_settings,
+    room_sketch,
     room_summary,
 )
 from attnviz.serve.finish import kept_chart
@@ -41,9 +42,6 @@ from attnviz.serve.room_charts import (
 )
 from attnviz.serve.store import object_bytes
 
-# Questions whose answer can be read off the room's A (a row's sum, row 0 under the mask, a
-# masked weight, a row's largest weight): a phone shows no A while they are asked
-ANSWER_IN_A = frozenset({"row_sum", "causal_row", "masked_weight", "low_temperature"})
 PHONE_CHART_HEIGHT = 260  # the class's answers on a phone (the Streamlit phone's)
 DISCUSS = "Discuss with your neighbour"
 LOOK_UP = "Look at the projector"
@@ -74,7 +72,7 @@ def option_line(k, option):
     return f"{letter(k)} · {option}"
 
 
-def phone_screen(room):
+def light_screen(room):
     """Which screen a phone shows in ``room`` (a Room): "closed", "look_up", "sketch", "wait"
     (no question yet) or "question"."""
     if room.closed:
@@ -84,28 +82,6 @@ def phone_screen(room):
     if is_sketch(room.kind):
         return "sketch"
     return "wait" if room.kind is None else "question"
-
-
-def room_question(room):
-    """The room's current Question (the twin's in the twin round), or None."""
-    if room.kind is None or is_sketch(room.kind):
-        return None
-    question = question_of(
-        cached_room_questions(room_settings(room), question_seed(room)), room.kind
-    )
-    return question if question is not None and len(question.options) == room.n_options else None
-
-
-def room_sketch(room):
-    """The room's SketchQuestion, or None (none asked, or not askable on its example)."""
-    asked = read_kind(room.kind)
-    if asked is None:
-        return None
-    try:
-        q = cached_sketch_question(room_settings(room), *asked)
-    except sketch.SketchError:
-        return None
-    return q if q.n == room.n_options else None
 
 
 def _example(room):
@@ -223,7 +199,7 @@ def _sketch_part(room):
 
 def shared_part(room):
     """Everything every phone in ``room`` is shown, as plain data (see the module's doc)."""
-    screen = phone_screen(room)
+    screen = light_screen(room)
     part = {"screen": screen, "code": room.code, "version": room.version, "phase": room.phase}
     if screen == "closed":
         part["notice"] = CLOSED

@@ -12,13 +12,14 @@ from attnviz.classroom.questions import letter
 from attnviz.classroom.room import RoomNotFoundError
 from attnviz.classroom.rounds import ROUND_NAMES
 from attnviz.lessons import sketch
-from attnviz.serve.phone import phone_screen, room_question, room_sketch, shared_bytes
+from attnviz.serve.classroom import room_question, room_sketch
+from attnviz.serve.phone import light_screen, shared_bytes
 
 
 def own_part(store, room, sid):
     """What phone ``sid`` is shown of its own in ``room``: its answers and the lines about
     them (the Streamlit phone's words, as plain text)."""
-    screen = phone_screen(room)
+    screen = light_screen(room)
     if screen == "sketch":
         return _own_sketch(store, room, sid)
     if screen != "question":

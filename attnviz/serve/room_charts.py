@@ -21,7 +21,7 @@ from attnviz.charts.transitions import (
 )
 from attnviz.charts.words import figure_text
 from attnviz.classroom.peer import TWIN
-from attnviz.classroom.questions import letter, question_of, room_settings
+from attnviz.classroom.questions import letter, question_of
 from attnviz.classroom.rounds import (
     CONFIDENCE,
     ROUND_NAMES,
@@ -29,7 +29,7 @@ from attnviz.classroom.rounds import (
     percent,
     sure_but_wrong,
 )
-from attnviz.serve.classroom import cached_room_questions
+from attnviz.serve.classroom import cached_room_questions, room_settings
 from attnviz.serve.example import cached_example
 
 ROOM_A_TEXT_PX = 11  # the room's A on a phone: 12 tokens in 390 px

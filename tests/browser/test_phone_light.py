@@ -74,7 +74,7 @@ def test_a_lecture_on_the_light_page(browser, server, artifacts):
         phone.locator(".plot .main-svg").first.wait_for(timeout=60_000)  # A, from Plotly.js
         assert "<b>x</b>" in phone.locator(".plot .ytick text").all_text_contents()  # as text
         others = [HttpPhone(server, code) for _ in FIRST[1:]]
-        lecturer.get_by_text("3 phones joined").wait_for(timeout=60_000)
+        lecturer.get_by_text("3 in the room").wait_for(timeout=60_000)
         checked(phone, "waiting")
 
         lecturer.get_by_text("Vote, discuss, revote").click()
