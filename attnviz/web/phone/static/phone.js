@@ -279,7 +279,15 @@
     if (["wait", "question", "sketch", "look_up"].includes(shared.screen)) {
       parts.push(el("button", { type: "button", class: "wide", text: "😵 I'm lost", on: () => act("lost") }));
     }
+    const focused = document.activeElement; // a tapped button keeps the focus when redrawn
+    const label = focused && focused.tagName === "BUTTON"
+      ? focused.getAttribute("aria-label") || focused.textContent : null;
     screen.replaceChildren(...parts);
+    if (label) {
+      const again = [...screen.querySelectorAll("button")].find(
+        (b) => (b.getAttribute("aria-label") || b.textContent) === label);
+      if (again) again.focus({ preventScroll: true });
+    }
   }
 
   // -- following the room ----------------------------------------------------------------------
