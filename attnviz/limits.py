@@ -151,7 +151,7 @@ MAX_DECK_CHARS = 4000  # the deck= value read from a link (about 60 slides with 
 # students join from their phones. Every stored thing is bounded, in one store or in Redis.
 MAX_ROOMS = 200  # rooms open at once in one store (one server, or one Redis); an idle room ends
 # (ROOM_IDLE_SECONDS below), so it holds no place for long
-MAX_ROOM_STUDENTS = 500  # students who may join one room
+MAX_ROOM_STUDENTS = 1000  # students who may join one room: a lecture hall
 ROOM_LIFETIME_SECONDS = 4 * 3600  # a room, and every key it keeps, ends 4 hours after it opens
 MAX_JOINS_PER_MINUTE = 10  # room codes that were no room one browser may try in a minute
 # Room codes that were no room, from one client network in a minute: a lecture hall behind one
@@ -164,10 +164,10 @@ MAX_CODE_GUESSES_PER_ADDRESS = 60
 # Wi-Fi's prefix: a client can take any address of it)
 IPV4_NETWORK_BITS = 24
 IPV6_NETWORK_BITS = 64
-# New students one network may bring into one room in JOIN_WINDOW_SECONDS: a lecture hall of
-# MAX_ROOM_STUDENTS behind one NAT joins in about 4 minutes, as its phones scan the code over a
-# few minutes anyway; past it the lecturer is told (a script, as a class joins slower), and the
-# network's further joins wait for the window
+# New students one network may bring into one room in JOIN_WINDOW_SECONDS, unless its lecturer
+# set a larger class size (classroom/joins.network_burst: a hall behind one NAT then joins at
+# once); past it the lecturer is told (a script, as a class joins slower), and the network's
+# further joins wait for the window
 JOIN_WINDOW_SECONDS = 60
 MAX_NEW_STUDENTS_PER_NETWORK = 120
 MAX_PASSPHRASE_TRIES_PER_MINUTE = 10  # staff passphrases one network may try in a minute

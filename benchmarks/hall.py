@@ -44,8 +44,9 @@ from tools.streamlit_client import StalledError, Tab
 
 JOINING = 25  # phones opening the join link at the same moment
 PER_NETWORK = 100  # phones a /24 network holds here: a room takes at most
-# MAX_NEW_STUDENTS_PER_NETWORK new students from one network a minute (a hall's Wi-Fi is
-# several networks, or a larger one behind NAT, which this benchmark does not model)
+# MAX_NEW_STUDENTS_PER_NETWORK new students from one network a minute unless its lecturer sets
+# a larger class size (classroom/joins.network_burst: a hall behind one NAT), which this
+# benchmark does not set
 
 
 def source(k):
