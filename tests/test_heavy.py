@@ -7,7 +7,7 @@ import pytest
 
 from attnviz.fair_queue import LARGE, SMALL, BusyError, FairGate
 from attnviz.serve import gate as serve_gate
-from attnviz.serve.kept import kept
+from attnviz.serve.store import kept
 from tests.helpers import fresh_store
 
 

@@ -94,11 +94,12 @@ def first_screen_page():
 def _first_screen_at(present, step=None):
     from streamlit.testing.v1 import AppTest
 
-    from attnviz.ui.sidebar import PRESENT_KEY
+    from attnviz.charts.finish import Display
+    from attnviz.ui.sidebar import DISPLAY_KEY
     from tests.helpers import TIMEOUT
 
     at = AppTest.from_function(first_screen_page, default_timeout=TIMEOUT)
-    at.session_state[PRESENT_KEY] = present
+    at.session_state[DISPLAY_KEY] = Display(present)
     if step is not None:
         at.query_params["step"] = str(step)
     at.run()

@@ -3,14 +3,13 @@ set, else in process), a pinned ``Slot`` made on first use, and what every phone
 shares, computed once: the questions on a room's example, a sketch question, the numbers of a
 reveal, the reveal's finished charts. No Streamlit."""
 
+from attnviz.charts.finish import finished
 from attnviz.classroom import make_store
 from attnviz.classroom.questions import all_questions
 from attnviz.classroom.sketch import sketch_question
 from attnviz.limits import CACHE_ROOM_FIGURES
-from attnviz.serve.finish import finished
-from attnviz.serve.kept import kept
 from attnviz.serve.slots import Slot
-from attnviz.serve.store import object_bytes
+from attnviz.serve.store import kept, object_bytes
 
 # size 0: the store is not counted against the cache budget (as when it was a named cache)
 ROOM_STORE = Slot("attnviz.classroom.store", make_store, size=lambda _: 0)

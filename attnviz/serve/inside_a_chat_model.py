@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.charts.finish import finished, text_px
 from attnviz.charts.model_grid import model_grid
 from attnviz.charts.token_bars import probability_bars
 from attnviz.inputs import token_labels
@@ -25,11 +26,9 @@ from attnviz.limits import (
     CHAT_TOKEN_SECONDS,
     MAX_CHAT_TOKENS,
 )
-from attnviz.serve.finish import finished, text_px
 from attnviz.serve.gate import gated
-from attnviz.serve.kept import kept
 from attnviz.serve.slots import Slot
-from attnviz.serve.store import cache_report, forget, object_bytes, release_freed_memory
+from attnviz.serve.store import cache_report, forget, kept, object_bytes, release_freed_memory
 
 RUNS_KEPT = 4  # prompts kept per server: each about 12 MB at 64 tokens
 GENERATIONS_KEPT = 8  # generations kept: one per length, so "one more" reuses the last

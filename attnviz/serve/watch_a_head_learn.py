@@ -6,12 +6,11 @@ bar, through the heavy gate) when ``gpt_run`` misses.
 
 import numpy as np
 
+from attnviz.charts.finish import finished
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.style import PRESENT_CHART_HEIGHT_PX
 from attnviz.limits import CACHE_GPT_RUNS, CACHE_GRID_FIGURES
-from attnviz.serve.finish import finished
-from attnviz.serve.kept import kept
-from attnviz.serve.store import MB, object_bytes
+from attnviz.serve.store import MB, kept, object_bytes
 from attnviz.tiny_gpt import forward, init_params
 from attnviz.tiny_gpt.report import checkpoint_report
 

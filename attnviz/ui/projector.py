@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.links.shared import read_present
-from attnviz.ui.sidebar import PRESENT_KEY, is_present
+from attnviz.ui.sidebar import DISPLAY_KEY, is_present
 from attnviz.ui.text import md_escape
 
 # Left in the URL on every page: the stepper's step and the lecture deck (attnviz.ui.stepper)
@@ -66,7 +66,7 @@ FIT_FORMULAS_JS = """<script>
 def present_wanted():
     """Projector mode before the sidebar is drawn: the session's, or on its first run the
     link's (so that the sidebar starts collapsed in projector mode)."""
-    if PRESENT_KEY in st.session_state:
+    if DISPLAY_KEY in st.session_state:
         return is_present()
     return read_present({name: st.query_params.get_all(name) for name in st.query_params})[0]
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from attnviz.charts.palette import COLOUR_BLIND, STANDARD
+from attnviz.charts.finish import COLOUR_BLIND, STANDARD, Display
 from attnviz.limits import (
     MAX_TEXT_CHARS,
     MAX_TOKENS,
@@ -36,9 +36,11 @@ SETTINGS_KEY = "attnviz.settings"  # the Settings in force, kept across pages
 URL_WARNINGS_KEY = "attnviz.url_warnings"  # (Settings read from the URL, its warnings)
 PAGE_KEY = "attnviz.page"  # the page whose widgets hold the settings now
 WIDGET = "attnviz_"  # widget keys: WIDGET + a Settings field name, e.g. "attnviz_d_k"
-PRESENT_KEY = "attnviz.present"  # projector mode, kept across pages like the settings
+# How pages are shown (projector mode, the charts' palette: a charts.finish.Display), kept
+# across pages like the settings; set once a run, when the sidebar draws its toggles
+DISPLAY_KEY = "attnviz.display"
+SCREEN_DISPLAY = Display()  # a session the sidebar has not run in: a screen, standard colours
 PRESENT_WIDGET = "attnviz_present"
-PALETTE_KEY = "attnviz.palette"  # the charts' palette, kept across pages like projector mode
 PALETTE_WIDGET = "attnviz_palette"
 # Projector mode: body text larger, headers too, captions and downloads out of the way. The
 # charts' own text is sized by the chart builders (charts.style.PRESENT_TEXT_PX).
@@ -99,8 +101,7 @@ def initial_settings():
     settings, warnings = from_query(query)
     present, present_warnings = read_present(query)
     palette, palette_warnings = read_palette(query)
-    st.session_state[PRESENT_KEY] = present
-    st.session_state[PALETTE_KEY] = palette
+    st.session_state[DISPLAY_KEY] = Display(present, palette)
     st.session_state[URL_WARNINGS_KEY] = (settings, warnings + present_warnings + palette_warnings)
     return settings
 
@@ -120,14 +121,20 @@ def _one_screen(first, last):
     return last <= first
 
 
+def display():
+    """How this session's pages are shown (``charts.finish.Display``: projector mode, the
+    charts' palette), as the sidebar set it this run."""
+    return st.session_state.get(DISPLAY_KEY, SCREEN_DISPLAY)
+
+
 def is_present():
     """Whether projector mode is on: larger text, one step at a time, fewer controls."""
-    return bool(st.session_state.get(PRESENT_KEY, False))
+    return display().present
 
 
 def palette():
-    """The charts' palette: ``charts.palette.STANDARD`` or ``COLOUR_BLIND``."""
-    return st.session_state.get(PALETTE_KEY, STANDARD)
+    """The charts' palette: ``charts.finish.STANDARD`` or ``COLOUR_BLIND``."""
+    return display().palette
 
 
 def display_query():
@@ -179,7 +186,6 @@ def sidebar_widgets(settings, page, note, uses):
             f"{stepped_pages()}, no downloads or captions, only the settings this page uses. "
             "Kept in the link as present=on.",
         )
-        state[PRESENT_KEY] = state[PRESENT_WIDGET]
         st.toggle(
             "Colour-blind-safe colours",
             key=PALETTE_WIDGET,
@@ -188,7 +194,9 @@ def sidebar_widgets(settings, page, note, uses):
             "kind of colour vision, and masked cells darker. Kept in the link as "
             "palette=colourblind.",
         )
-        state[PALETTE_KEY] = COLOUR_BLIND if state[PALETTE_WIDGET] else STANDARD
+        state[DISPLAY_KEY] = Display(
+            bool(state[PRESENT_WIDGET]), COLOUR_BLIND if state[PALETTE_WIDGET] else STANDARD
+        )
         st.header("Settings")
         if note:
             st.caption(note)

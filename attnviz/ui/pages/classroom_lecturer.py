@@ -21,8 +21,7 @@ from attnviz.links.classroom import join_query, lecturer_query
 from attnviz.links.loopback import loopback_warning
 from attnviz.links.shared import settings_query
 from attnviz.serve.classroom import cached_room_questions
-from attnviz.serve.kept import kept
-from attnviz.serve.store import object_bytes
+from attnviz.serve.store import kept, object_bytes
 from attnviz.ui.address import PUBLIC_URL_VARIABLE, app_address
 from attnviz.ui.pages.classroom_ended import health_panel, lecturer_ended
 from attnviz.ui.pages.classroom_rounds import (

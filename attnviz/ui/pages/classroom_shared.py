@@ -25,7 +25,7 @@ from attnviz.classroom.rounds import question_seed
 from attnviz.serve.classroom import ROOM_STORE, cached_room_questions
 from attnviz.serve.example import cached_example
 from attnviz.serve.finish import kept_chart
-from attnviz.serve.kept import kept
+from attnviz.serve.store import kept
 from attnviz.ui.charts import display, draw
 from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present
