@@ -1,4 +1,4 @@
-"""Colours that work without colour vision (attnviz/charts/palette.py) and the link's palette."""
+"""Colours that work without colour vision (attnviz/charts/finish.py) and the link's palette."""
 
 import numpy as np
 

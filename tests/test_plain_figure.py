@@ -1,4 +1,4 @@
-"""A page's heatmaps skip Plotly's validation (``serve.finish.plain_spec`` / ``PlainFigure``): what
+"""A page's heatmaps skip Plotly's validation (``charts.finish.plain_spec`` / ``PlainFigure``): what
 they send must be exactly what the validated ``go.Figure`` sends."""
 
 import json

@@ -151,7 +151,7 @@ def heatmap_spec(
 
     Returns:
         {"data": traces, "layout": layout}, plain dicts that Plotly has not validated (a page
-        draws them with ``attnviz.serve.finish.PlainFigure``, ``matrix_heatmap`` validates them
+        draws them with ``attnviz.charts.finish.PlainFigure``, ``matrix_heatmap`` validates them
         into a go.Figure); the first trace is the heatmap: ``z`` is ``M`` as float32 (-inf as
         NaN), or its block means when M has more than MAX_DRAWN rows or columns. When selectable, a
         second trace of markers carries the hover text and the clicks.

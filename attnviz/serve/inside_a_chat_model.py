@@ -186,7 +186,7 @@ def chat_head(_model, text, layer, head):
 @kept(*CACHE_BAR_FIGURES, size=object_bytes)
 def bars_finished(_model, key, ids, probs, title, present, palette):
     """``probability_bars`` of the tokens ``ids`` with probabilities ``probs`` (float64
-    bytes), finished (``serve.finish.finished``) for projector mode ``present`` and
+    bytes), finished (``charts.finish.finished``) for projector mode ``present`` and
     ``palette``, once for every visitor; it reads nothing else."""
     labels = display_tokens(_model.token_texts(list(ids)))
     fig = probability_bars(np.frombuffer(probs), labels, title=title, value_name="p")
@@ -196,7 +196,7 @@ def bars_finished(_model, key, ids, probs, title, present, palette):
 @kept(*CACHE_GRID_FIGURES, size=object_bytes)
 def grid_finished(_model, text, present, palette):
     """The grid of every head of ``text``'s run, no head outlined, finished
-    (``serve.finish.finished``: figure dict, title, alt, words) for projector mode ``present``
+    (``charts.finish.finished``: figure dict, title, alt, words) for projector mode ``present``
     and ``palette``, once for every visitor; it reads nothing else."""
     run = chat_run(_model, text)
     fig = model_grid(

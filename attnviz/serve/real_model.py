@@ -100,7 +100,7 @@ def _hover_lines(stats, layer, head):
 
 @kept(*CACHE_GRID_FIGURES, size=object_bytes)
 def grid_finished(_model, text, present, palette):
-    """The 72-head grid of ``text``, no head outlined, finished (``serve.finish.finished``:
+    """The 72-head grid of ``text``, no head outlined, finished (``charts.finish.finished``:
     figure dict, title, alt, words; up to 3 MB at 128 pieces) for projector mode ``present``
     and ``palette``, once for every visitor; it reads nothing else."""
     run = model_run(_model, text)

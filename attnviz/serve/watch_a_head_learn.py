@@ -54,7 +54,7 @@ def report_of(choice, run, scale=True):
 @kept(*CACHE_GRID_FIGURES, size=object_bytes)
 def random_heads_finished(choice, present, palette):
     """Every head's A (L * H panels of T x T) of ``choice``'s random starting weights on its
-    example, finished (``serve.finish.finished``) for projector mode ``present`` and ``palette``,
+    example, finished (``charts.finish.finished``) for projector mode ``present`` and ``palette``,
     once for every visitor; it reads nothing else."""
     config, task = choice.config(), choice.make_task()
     ids, _ = task.example(choice.seed)
