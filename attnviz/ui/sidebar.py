@@ -1,8 +1,11 @@
 """The sidebar's shared settings: their widgets, kept across pages in st.session_state,
-read from and mirrored in the URL, and projector mode (a display setting kept the same way).
+read from and mirrored in the URL; and the display (projector mode, the charts' palette: one
+``charts.finish.Display``, kept the same way and set once a run), with projector mode's
+page-wide look (``PRESENT_CSS`` for the text, ``page_look``: buttons and labels that wrap, the
+stepper's slim bar, formulas shrunk to their column).
 
-``attnviz.ui.frame.shared_settings`` draws them on every page; the pages read ``is_present``
-(projector mode) and ``follow`` (a page's own widget that follows a shared setting).
+``attnviz.ui.frame`` draws them on every page; the pages read ``is_present`` (projector mode),
+``ui.charts`` the Display, and ``follow`` (a page's own widget that follows a shared setting).
 """
 
 import functools
@@ -55,6 +58,54 @@ PRESENT_CSS = """<style>
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"],
 [data-testid="stDownloadButton"] { display: none; }
 </style>"""
+# Left in the URL on every page: the stepper's step and the lecture deck (attnviz.ui.stepper)
+KEPT_PARAMS = ("step", "deck", "slide")
+PROJECTOR_CSS = """<style>
+/* buttons, toggles and widget labels wrap instead of being cut; boxes and lists grow */
+[data-testid="stMain"] .stMarkdownEllipsis, [data-testid="stMain"] [data-testid="stWidgetLabel"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stMain"] button, [data-testid="stMain"] a.attnviz-slide { height: auto; }
+[data-testid="stMain"] button p, [data-testid="stMain"] [data-testid="stWidgetLabel"] p,
+[data-testid="stMain"] input, [data-testid="stMain"] textarea,
+[data-testid="stMain"] [data-baseweb="select"] div { font-size: 1.3rem !important; }
+[data-testid="stMain"] [data-testid="stExpander"] summary p { font-size: 1.4rem; }
+[data-testid="stMain"] code { font-size: 1.2rem; }
+[data-testid="stMain"] [data-testid="stFileUploaderDropzoneInstructions"] * { font-size: 1.2rem; }
+/* the stepper: one slim bar; a slide on another page is a link drawn as a button */
+.st-key-stepper p { margin: 0; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
+[data-testid="stMainBlockContainer"] h1 { padding-top: 0.25rem; }
+a.attnviz-slide { display: block; text-align: center; padding: 0.25rem 0.75rem;
+  border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem; color: inherit;
+  text-decoration: none; font-size: 1.3rem; }
+/* a step's paragraph after its chart: the chart first on the screen */
+[data-testid="stMain"] div:has(> [class*="st-key-step_meaning"]) { order: 10; }
+</style>"""
+# Every page: a formula wider than its column is shown smaller to fit, not cut at the right
+# (KaTeX draws a display formula on one line).
+FIT_FORMULAS_JS = """<script>
+(() => {
+  if (window.__attnvizFit) return;
+  window.__attnvizFit = true;
+  const fit = () => {
+    for (const block of document.querySelectorAll(".katex-display")) {
+      const k = block.querySelector(":scope > .katex");
+      if (!k) continue;
+      k.style.fontSize = "";  // its own size first (1.5em of the text on a projector)
+      const room = block.clientWidth, need = k.scrollWidth;
+      const size = parseFloat(getComputedStyle(k).fontSize);
+      if (need > room && room > 0) k.style.fontSize = `${Math.floor(size * room / need)}px`;
+    }
+  };
+  let queued = false;
+  new MutationObserver(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; fit(); });
+  }).observe(document.body, {childList: true, subtree: true});
+  window.addEventListener("resize", fit);
+})();
+</script>"""
 
 
 def url_query():
@@ -136,6 +187,21 @@ def is_present():
 def palette():
     """The charts' palette: ``charts.finish.STANDARD`` or ``COLOUR_BLIND``."""
     return display().palette
+
+
+def present_wanted():
+    """Projector mode before the sidebar is drawn: the session's, or on its first run the
+    link's (so that the sidebar starts collapsed in projector mode)."""
+    if DISPLAY_KEY in st.session_state:
+        return is_present()
+    return read_present({name: st.query_params.get_all(name) for name in st.query_params})[0]
+
+
+def page_look():
+    """The projector's CSS in projector mode; the formula-fitting script on every page."""
+    if is_present():
+        st.html(PROJECTOR_CSS)
+    st.html(FIT_FORMULAS_JS, unsafe_allow_javascript=True)
 
 
 def display_query():
