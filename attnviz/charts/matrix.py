@@ -9,7 +9,7 @@ axis' tick text), never as part of a ``hovertemplate``.
 A matrix larger than a screen can show (more than ``MAX_DRAWN`` rows or columns) is drawn at
 reduced resolution: each drawn cell is the mean of a block of cells, and the title says so.
 Values go to the browser as float32 (Plotly sends numpy arrays as typed binary buffers). The
-title, axes and margins are ``matrix_layout``; colours, families and text sizes ``style``.
+title, axes, margins and outlines are ``matrix_layout``; colours, families, text sizes ``style``.
 """
 
 import math

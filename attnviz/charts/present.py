@@ -5,8 +5,8 @@ Every chart builder draws its text at a size it chooses (``TEXT_PX``, 12 px, on 
 axis and colour-bar titles, annotations, slider labels) at least ``style.text_px`` and dark
 enough to read on white, wraps titles that are wider than the chart, and removes the numbers
 printed on heatmap cells that are narrower than those numbers at that size (the hover still
-gives them). The ui layer chooses the style (``PRESENT`` in projector mode) and the width the
-chart is drawn at; the builders stay pure.
+gives them). ``charts.finish`` calls it in projector mode (``style.PRESENT``, for the width
+the chart is drawn at); the builders stay pure.
 
 The widths are measured, not counted: ``style.text_px`` estimates the width of a text at a
 size, and a cell's width is the plot's width over its number of columns.
