@@ -57,7 +57,7 @@ HEAVY_AT_ONCE = max(1, CORES - 1)
 # 0.76-1.10 s with two (docs/performance.md)
 HEAVY_SMALL_AT_ONCE = 1  # short heavy work (at most SMALL_HEAVY_SECONDS: a default training,
 # a class set's PDF, the real model's forward pass) runs in a lane of its own, so it never waits
-# behind a max-size computation (attnviz/fair_queue.py says why lanes and not priorities)
+# behind a max-size computation (attnviz/serve/fair_queue.py says why lanes and not priorities)
 SMALL_HEAVY_SECONDS = 4.0  # every task's default training is at most 3.8 s (training.py's
 # step_seconds); larger work, or work of unknown cost, goes to the large lane
 HEAVY_PER_VISITOR = 1  # heavy computations one visitor may have queued or running, in all
@@ -96,7 +96,7 @@ MAX_OWN_URL_CHARS = 2000  # the four matrices go into the page's link only up to
 # 16 times as much at the model's own limit of 512.
 MAX_MODEL_TOKENS = 128  # word pieces, [CLS] and [SEP] included; the rest of the text is cut
 MODEL_RUN_SECONDS = 0.3  # CPU of its forward pass at 128 pieces (265 ms measured, one BLAS
-# thread, docs/performance.md): the heavy queue's small lane (attnviz/fair_queue.py)
+# thread, docs/performance.md): the heavy queue's small lane (attnviz/serve/fair_queue.py)
 
 # Watch a head learn (app_pages/Watch_a_head_learn.py): a tiny GPT trained in the page.
 MAX_GPT_TEXT_CHARS = 2000  # the text task's training text (it also goes into the page's link)
@@ -123,7 +123,7 @@ GEO_ROW_KEYS = 4  # so 2000 random q . k; at d_k = 512 the draw holds about 5 MB
 MAX_CHAT_TOKENS = 64  # tokens of the prompt read; the rest is cut, with a message
 MAX_CHAT_GENERATED = 32  # tokens generated after it, one at a time through the KV cache
 CHAT_RUN_SECONDS = 0.6  # CPU to read a prompt of up to MAX_CHAT_TOKENS (0.55 s measured at 64
-# tokens, one BLAS thread, 2026-12-02): its cost in the heavy queue (attnviz/fair_queue.py)
+# tokens, one BLAS thread, 2026-12-02): its cost in the heavy queue (attnviz/serve/fair_queue.py)
 CHAT_TOKEN_SECONDS = 0.26  # CPU per generated token (2.06 s for 8, measured alike): 32 tokens
 # are about 8 s, in the queue's large lane; up to 15, its small lane
 CHAT_IDLE_SECONDS = 600  # the chat model (and its runs) leave the server's memory after this
@@ -139,7 +139,7 @@ MAX_ANSWER_CHARS = 40  # characters of one typed answer
 MAX_ANSWER_MAGNITUDE = 1_000_000  # a typed |answer| past this is refused (every answer is < 100)
 MAX_CLASS_SET = 60  # worksheets (each its own seed) in one class-set PDF: a class of 60
 PDF_SECONDS = 3.2  # CPU of a class set of 60 at most (0.6 to 3.2 s measured): its cost in the
-# heavy queue's small lane (attnviz/fair_queue.py); a one-sheet PDF a quarter of it
+# heavy queue's small lane (attnviz/serve/fair_queue.py); a one-sheet PDF a quarter of it
 PDF_TIMEOUT_SECONDS = 120  # a PDF's compiler process is ended past this (a class set of 60
 # takes about 3 s of CPU)
 

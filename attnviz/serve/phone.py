@@ -12,7 +12,7 @@ words).
 
 import json
 
-from attnviz.charts.palette import STANDARD
+from attnviz.charts.finish import STANDARD
 from attnviz.charts.style import TEXT_PX
 from attnviz.classroom.peer import TWIN
 from attnviz.classroom.questions import ANSWER_IN_A, letter
@@ -33,14 +33,13 @@ from attnviz.serve.classroom import (
     room_summary,
 )
 from attnviz.serve.finish import kept_chart
-from attnviz.serve.kept import kept
 from attnviz.serve.room_charts import (
     answers_figure,
     proof_figure,
     reveal_plan,
     room_a_figure,
 )
-from attnviz.serve.store import object_bytes
+from attnviz.serve.store import kept, object_bytes
 
 PHONE_CHART_HEIGHT = 260  # the class's answers on a phone (the Streamlit phone's)
 DISCUSS = "Discuss with your neighbour"
@@ -62,7 +61,7 @@ def light_page_served():
 
 
 def chart(finished):
-    """A finished chart (serve.finish.finished's tuple) as plain data."""
+    """A finished chart (charts.finish.finished's tuple) as plain data."""
     spec, title, alt, words = finished
     return {"spec": spec, "title": title, "alt": alt, "words": words}
 

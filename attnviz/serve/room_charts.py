@@ -36,7 +36,7 @@ ROOM_A_TEXT_PX = 11  # the room's A on a phone: 12 tokens in 390 px
 
 
 def with_words(fig):
-    """(``fig``, its text alternative), as ``serve.finish.finished`` takes them."""
+    """(``fig``, its text alternative), as ``charts.finish.finished`` takes them."""
     return fig, figure_text(fig)
 
 

@@ -30,9 +30,8 @@ from attnviz.serve.classroom import (
     room_sketch,
     room_summary,
 )
-from attnviz.serve.kept import kept
 from attnviz.serve.phone import light_page_served
-from attnviz.serve.store import object_bytes
+from attnviz.serve.store import kept, object_bytes
 from attnviz.ui.address import PUBLIC_URL_VARIABLE, app_address
 from attnviz.ui.pages.classroom_ended import lecturer_ended
 from attnviz.ui.pages.classroom_rounds import (

@@ -19,8 +19,8 @@ from attnviz.classroom.questions import letter
 from attnviz.classroom.rounds import question_seed
 from attnviz.serve.classroom import ROOM_STORE, room_settings
 from attnviz.serve.finish import kept_chart
-from attnviz.serve.kept import kept
 from attnviz.serve.room_charts import answers_figure, proof_figure, proof_frame
+from attnviz.serve.store import kept
 from attnviz.ui.charts import display, draw
 from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present
