@@ -21,13 +21,15 @@ from attnviz.classroom.screens import (
     DISCUSS,
     lecturer_ended,
     lost_line,
+    projector,
+    sketch_projector,
+)
+from attnviz.classroom.screens_phone import (
     lost_said,
     my_rounds,
     phone,
     phone_ended,
-    projector,
     sketch_phone,
-    sketch_projector,
 )
 from attnviz.classroom.sections import (
     AnswerBars,

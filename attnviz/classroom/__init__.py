@@ -5,8 +5,8 @@
     memory_store.py MemoryStore, one record a room in this process (the default)
     redis_store.py  RedisStore, for several replicas (ATTNVIZ_REDIS_URL)
     questions.py    the room's question: the Predict-then-reveal bank on the pushed example
-    screens.py      what the projector and a phone show in each phase (sections.py: its parts,
-                    plain data that a phone client can take as JSON)
+    screens.py      what the projector shows in each phase, and a phone of it (screens_phone.py,
+                    for both phones); sections.py: their parts, plain data a client takes as JSON
 
 ``make_store()`` picks the store: Redis when ``ATTNVIZ_REDIS_URL`` is set, else in process.
 """

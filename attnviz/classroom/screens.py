@@ -1,14 +1,13 @@
-"""What the Classroom's projector and a phone show in each phase of a room, decided from the room,
-the numbers of its current question (``rounds.summary``) and the student's own answers. Pure:
-no store, no Streamlit, no Plotly. The views (``ui/pages/classroom_*``) only draw it.
+"""What the Classroom's projector shows in each phase of a room, and the parts a phone shares
+with it (the reveal, the discussion, the round's title), decided from the room, the numbers of
+its current question (``rounds.summary``) and the student's own answers. Pure: no store, no
+Streamlit, no Plotly. The views (``ui/pages/classroom_*``) only draw it; what a phone shows is
+``classroom.screens_phone``'s.
 
     projector(room, question, summary, now)             -> Projector   the lecturer's page
-    phone(room, question, mine, summary, now, problem)  -> Phone       a student's page
     reveal(room, summary)                               -> Reveal      the class's answers
-    sketch_phone(room, sketch, mine, sketches)          -> Phone       a "sketch the row" room
     sketch_projector(room, sketch)                      -> SketchBoard
-    phone_ended(code, reason, record)                   -> Phone       a room that has ended
-    lecturer_ended(code, reason, may_reopen)            -> Page        ... for its lecturer
+    lecturer_ended(code, reason, may_reopen)            -> Page        a room that has ended
 
 The phases: no question; a vote (one round, or round 1 of vote, discuss, revote); round ended;
 the discussion; round 2; the reveal (one vote's bars, or both rounds and who moved where, the
@@ -16,16 +15,13 @@ right share per round and confidence); the twin and its reveal; a sketch asked, 
 revealed; the phones blanked ("Look at the projector"); the room closed or ended.
 
 Every screen is plain data (``classroom.sections``: frozen dataclasses of str, int, float,
-bool, None and tuples), so that the same phone screen can be sent as JSON to a phone client
-without Streamlit: ``sections.to_data(phone(...))``. A page's sections are drawn in order.
-``serve.classroom.phone_screen(room, sid, now)`` reads a student's part from the store and
-makes their phone's screen, for the Classroom page and for any other client alike.
+bool, None and tuples), so that the same screen can be sent as JSON to a client without
+Streamlit: ``sections.to_data(...)``. A page's sections are drawn in order.
 """
 
 from attnviz.classroom.peer import TWIN
-from attnviz.classroom.questions import ANSWER_IN_A, letter
+from attnviz.classroom.questions import letter
 from attnviz.classroom.rounds import (
-    CONFIDENCE,
     ROUND_NAMES,
     countdown_left,
     moves_sentence,
@@ -41,30 +37,20 @@ from attnviz.classroom.sections import (
     ConfidenceChart,
     Count,
     Discussion,
-    JoinForm,
-    Mine,
     MovesChart,
     Options,
     Page,
-    Phone,
     Projector,
-    Proof,
     Reveal,
-    RoomExample,
     RoundsBars,
     Say,
     SharesChart,
     SketchAsked,
     SketchBoard,
-    SketchInput,
-    SketchMine,
-    Sure,
 )
-from attnviz.classroom.sketch import class_summary, is_sketch
-from attnviz.lessons.sketch import sentence as sketch_sentence
+from attnviz.classroom.sketch import is_sketch
 from attnviz.limits import DISCUSS_CHOICES_SECONDS
 
-LOOK_UP = "Look at the projector"
 DISCUSS = "Discuss with your neighbour"
 STEP_KEYS = {"reveal": "cls_reveal", "twin": "cls_twin"}  # the other steps: cls_step
 
@@ -120,16 +106,26 @@ def reveal(room, summary):
     return Reveal(moves_text, shares_text, sure_wrong, tuple(charts))
 
 
-def round_title(room):
-    """ "Round 1 of 2: vote alone" and the like."""
+def round_of(room):
+    """ "Round 1 of 2: vote alone", "Round 2 of 2: vote again" or the twin's title: the round
+    being asked in ``room`` (None: a question of one vote)."""
     peer = room.peer
     if peer.round_no == TWIN:
         return "The twin: the same kind of question on new numbers, answered alone"
-    if room.phase == "discussing":
-        return DISCUSS
-    if room.phase == "revealed":  # round 1's after "Reveal now"
-        return "Both rounds revealed" if peer.round_no == 2 else "Round 1 revealed"
+    if peer.rounds != 2:
+        return None
     return {1: "Round 1 of 2: vote alone", 2: "Round 2 of 2: vote again"}[peer.round_no]
+
+
+def round_title(room):
+    """The projector's title of a peer-instruction question: the round (``round_of``), the
+    discussion, or what is revealed."""
+    peer = room.peer
+    if peer.round_no != TWIN and room.phase == "discussing":
+        return DISCUSS
+    if peer.round_no != TWIN and room.phase == "revealed":  # round 1's after "Reveal now"
+        return "Both rounds revealed" if peer.round_no == 2 else "Round 1 revealed"
+    return round_of(room)
 
 
 def discussion(room, now):
@@ -147,12 +143,13 @@ def discussion(room, now):
     )
 
 
-def _options(question, chosen=None):
+def options(question, chosen=None):
     n = len(question.options)
     return Options(tuple(letter(k) for k in range(n)), tuple(question.options), chosen)
 
 
-def _ended(room):
+def round_ended(room):
+    """ "Round 1 has ended" and the like (no full stop)."""
     return f"{ROUND_NAMES[room.peer.round_no].capitalize()} has ended"
 
 
@@ -182,14 +179,14 @@ def projector(room, question, summary=None, now=0.0, sketch=None):
     if asked and phase == "answering":
         status = Count("Answered")
     elif asked and phase == "locked":
-        status = Say("info", (f"{_ended(room)}: its answers are locked.",))
+        status = Say("info", (f"{round_ended(room)}: its answers are locked.",))
     elif asked and phase == "discussing":
         status = discussion(room, now)
     blank = room.peer.blank
     return Projector(
         reveal=reveal(room, summary) if asked and phase == "revealed" else None,
         asked=Asked(room.question_no, question.text) if asked else None,
-        options=_options(question) if asked else None,
+        options=options(question) if asked else None,
         prompt=None
         if asked or is_sketch(room.kind)
         else Say("info", ("Choose a question below: the phones show it as soon as it is asked.",)),
@@ -217,143 +214,6 @@ def lost_line(count, minutes):
     return (f'"I\'m lost" in the last {minutes} minutes: ', str(count), "")
 
 
-def lost_said(counted):
-    """What a phone's "I'm lost" says back: ``counted`` (once a minute) or not."""
-    if counted:
-        return "The lecturer sees that someone is lost (not who)."
-    return "Already said in the last minute: the lecturer sees it."
-
-
-LOST = Button("😵 I'm lost", "lost", "cls_lost")
-LEAVE = Button("Join another room", "leave", "cls_leave")
-
-
-def phone(room, question, mine=None, summary=None, now=0.0, problem=None):
-    """A student's Phone in ``room`` (not a sketch: ``sketch_phone``) with the round's
-    ``question`` (None: none asked or not askable), the student's own part ``mine``, the
-    question's ``summary`` (needed at a reveal), the time ``now``, and ``problem``: the store's
-    Say when it could not give the class's answers at the reveal (drawn in their place)."""
-    title, mine = f"Room {room.code}", mine or Mine()
-    if room.closed:
-        closed = "The lecturer has closed this room. Thank you for taking part!"
-        return Phone(title, (Say("info", (closed,), "👋"), LEAVE))
-    if room.peer.blank:
-        explaining = "The lecturer is explaining: your phone shows the room again afterwards."
-        sections = [Say("heading", (f"👀 {LOOK_UP}",)), Say("caption", (explaining,))]
-    elif question is None:
-        waiting = "You are in. The question appears here when the lecturer asks it."
-        sections = [Say("info", (waiting,), "⏳"), RoomExample()]
-    else:
-        sections = [Asked(room.question_no, question.text)]
-        if room.phase == "answering":
-            sections += _answering(room, question, mine)
-        elif room.phase == "revealed":
-            sections += _revealed(room, question, mine, summary, problem)
-        else:
-            sections += _waiting(room, mine, now)
-        if room.phase == "revealed" or question.kind not in ANSWER_IN_A:  # A would answer it
-            sections.append(RoomExample())
-    return Phone(title, (*sections, LOST))
-
-
-def _answering(room, question, mine):
-    found = []
-    answers = None if mine.answers is None else dict(mine.answers)
-    if room.peer.round_no == 2 and answers is not None:  # the student's own, to them only
-        again = ". Answer again: the same answer, or another."
-        first = answers.get(1)
-        parts = (
-            (f"In round 1 you did not answer{again}",)
-            if first is None
-            else ("In round 1 you answered ", letter(first), again)
-        )
-        found.append(Say("caption", parts))
-    found.append(_options(question, mine.answer))
-    if mine.answer is None:
-        tap = "Tap your answer. The class's answers are shown after the reveal."
-        found.append(Say("caption", (tap,)))
-        return found
-    until = "the lecturer ends the round" if is_peer(room) else "the reveal"
-    parts = ("Your answer: ", letter(mine.answer), f", you can change it until {until}.")
-    found.append(Say("success", parts, "✅"))
-    found.append(Sure(CONFIDENCE, mine.confidence))
-    return found
-
-
-def my_rounds(room, answers):
-    """The student's answers of every round, each marked right or not, as parts."""
-    peer, parts = room.peer, ["Your answers: "]
-    for r, name in ROUND_NAMES.items():
-        if r > peer.round_no or (r == 2 and peer.rounds != 2):
-            continue
-        right = peer.twin_right if r == TWIN else peer.right
-        given = answers.get(r)
-        mark = "—" if given is None else letter(given) + (" ✓" if given == right else " ✗")
-        parts[-1] += ("" if len(parts) == 1 else " · ") + f"{name}: "
-        parts += [mark, ""]
-    return tuple(parts)
-
-
-def _revealed(room, question, mine, summary, problem):
-    right = letter(question.answer_index)
-    if mine.answer is None:
-        found = [Say("info", ("You did not answer this one.",), "🙈")]
-    elif mine.answer == question.answer_index:
-        found = [Say("success", (f"Your answer {letter(mine.answer)} is right.",), "✅")]
-    else:
-        wrong = f"Your answer was {letter(mine.answer)}; the right answer is {right}."
-        found = [Say("warning", (wrong,), "🤔")]
-    if is_peer(room) and mine.answers is not None:
-        found.append(Say("text", my_rounds(room, dict(mine.answers))))
-    if problem is not None:
-        found.append(problem)
-    elif summary is not None:
-        found.append(reveal(room, summary))
-    found.append(Proof(right, question.answer, question.explanation))
-    return found
-
-
-def _waiting(room, mine, now):
-    """Between rounds: the discussion, or the round has ended; the student's own answer."""
-    if room.phase == "discussing":
-        found = [discussion(room, now)]
-    else:
-        found = [Say("info", (f"{_ended(room)}.",), "🔒")]
-    if mine.answer is not None:
-        yours = (
-            f"Your answer: {letter(mine.answer)}. Nobody sees the class's answers until the reveal."
-        )
-        found.append(Say("caption", (yours,)))
-    return found
-
-
-def sketch_phone(room, sketch, mine=None, sketches=None):
-    """A phone in a room asking to sketch a row: ``sketch`` the SketchQuestion (None: not
-    askable on the room's example), ``mine.sketch`` the phone's, ``sketches`` every phone's
-    (levels; at the reveal: the class's sentence, or None when the store could not say)."""
-    title, mine = f"Room {room.code}", mine or Mine()
-    if room.closed or room.peer.blank:
-        return phone(room, None, mine)
-    if sketch is None:
-        cannot = "The lecturer's question cannot be shown on this example."
-        return Phone(title, (Say("info", (cannot,), "🤷"), LOST))
-    sections = [SketchAsked(room.question_no, sketch.text)]
-    if room.phase == "answering":
-        sections.append(SketchInput(locked=mine.sketch))
-        if mine.sketch is not None:
-            sent = "Sketch sent. It is locked: the lecturer reveals the true row."
-            sections.append(Say("success", (sent,), "✅"))
-    else:
-        if mine.sketch is None:
-            sections.append(Say("info", ("You did not sketch this row.",), "🙈"))
-        else:
-            sections.append(SketchMine(mine.sketch))
-        if sketches is not None:
-            said = sketch_sentence(class_summary(sketch, sketches))
-            sections.append(Say("text", (said,), quotes=True))
-    return Phone(title, (*sections, LOST))
-
-
 def sketch_projector(room, sketch):
     """The lecturer's SketchBoard for ``sketch`` (None: not askable on the room's example)."""
     if sketch is None:
@@ -365,20 +225,6 @@ def sketch_projector(room, sketch):
         return SketchBoard(None, asked, Count("Sketched"), (reveal_button,), "snapshots")
     board = "result" if room.phase == "revealed" else "snapshots"
     return SketchBoard(None, asked, None, (), board)
-
-
-def phone_ended(code, reason, record):
-    """A phone in room ``code``, no longer open: ``reason`` (lifecycle.ended_reason), and how
-    to go on; it follows the room the lecturer reopens when the store keeps a ``record``."""
-    if record is not None:
-        how = (
-            "If the lecturer opens a new room from this one, this page moves to it on its own. "
-            "Or join the new room with the code on the projector:"
-        )
-    else:
-        how = "Join the lecturer's new room with the code on the projector:"
-    sections = (Say("error", (reason,), "🔚"), Say("caption", (how,)), JoinForm())
-    return Phone(f"Room {code}", sections, follow=record is not None)
 
 
 def lecturer_ended(code, reason, may_reopen):

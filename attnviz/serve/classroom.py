@@ -2,14 +2,15 @@
 set, else in process), a pinned ``Slot`` made on first use, and what every phone of a room
 shares, computed once: the room's example read from its link text, the questions on it, a
 sketch question, the numbers of a reveal, the reveal's finished charts; and a phone's screen
-(``phone_screen``: classroom.screens.phone with what this student gave, read from the store),
+(``phone_screen``: classroom.screens_phone.phone with what this student gave, read from the store),
 the same for the Classroom page and for a client that takes it as JSON. No Streamlit."""
 
 from attnviz.charts.finish import finished
 from attnviz.classroom import RoomError, StoreUnavailableError, make_store
 from attnviz.classroom.questions import all_questions, pushable_problem, question_of
 from attnviz.classroom.rounds import question_seed
-from attnviz.classroom.screens import is_peer, phone, sketch_phone
+from attnviz.classroom.screens import is_peer
+from attnviz.classroom.screens_phone import phone, sketch_phone
 from attnviz.classroom.sections import Mine, Say
 from attnviz.classroom.sketch import is_sketch, read_kind, sketch_question
 from attnviz.lessons.sketch import SketchError

@@ -17,7 +17,8 @@ from attnviz.classroom.peer import MODES
 from attnviz.classroom.questions import question_of
 from attnviz.classroom.report import report_csv, report_pdf
 from attnviz.classroom.rounds import twin_seed_of
-from attnviz.classroom.screens import lost_line, lost_said
+from attnviz.classroom.screens import lost_line
+from attnviz.classroom.screens_phone import lost_said
 from attnviz.classroom.sections import (
     AnswerBars,
     Count,

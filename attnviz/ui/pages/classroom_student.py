@@ -13,7 +13,7 @@ import streamlit as st
 
 from attnviz.classroom import RoomClosedError, RoomError, RoomNotFoundError
 from attnviz.classroom.lifecycle import ENDED, ended_reason
-from attnviz.classroom.screens import phone_ended
+from attnviz.classroom.screens_phone import phone_ended
 from attnviz.classroom.sections import (
     Asked,
     Button,
@@ -108,8 +108,8 @@ def room_example_view(room):
 
 
 def student_view(code):
-    """Everything a student sees in room ``code`` (classroom.screens.phone), then the poll that
-    follows it."""
+    """Everything a student sees in room ``code`` (classroom.screens_phone.phone), then the
+    poll that follows it."""
     store = room_store()
     try:
         room = store.room(code)
