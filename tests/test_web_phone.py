@@ -15,14 +15,14 @@ from starlette.testclient import TestClient
 from attnviz.classroom import MemoryStore
 from attnviz.classroom.questions import ANSWER_IN_A, all_questions
 from attnviz.classroom.redis_store import RedisStore
+from attnviz.classroom.screens import reveal
+from attnviz.classroom.screens_phone import CLOSED
 from attnviz.classroom.sketch import class_summary, sketch_kind, sketch_question
 from attnviz.lessons import sketch
 from attnviz.limits import MAX_PHONE_BODY_BYTES
 from attnviz.links.classroom import BROWSER_COOKIE, SID_PATTERN
 from attnviz.links.shared import settings_query
 from attnviz.serve.classroom import ROOM_STORE, room_settings
-from attnviz.serve.phone import CLOSED
-from attnviz.serve.room_charts import reveal_plan
 from attnviz.settings import Settings
 from attnviz.web import middleware, phone
 from attnviz.web.phone import api, page
@@ -170,9 +170,10 @@ def test_two_rounds_and_the_twin_as_the_streamlit_phone_says_them(store):
     revealed = state(phones[0], room.code)
     shared = revealed["shared"]
     room_now = store.room(room.code)
-    plan = reveal_plan(room_now, store.rounds_summary(room.code), 16)
-    assert shared["sentences"] == [plain for plain, _ in plan.sentences]
-    assert len(shared["charts"]) == len(plan.charts)
+    shown = reveal(room_now, store.rounds_summary(room.code))  # the Streamlit phone's reveal
+    said = (shown.moves, shown.shares, "".join(shown.sure_wrong or ()))
+    assert shared["sentences"] == [sentence for sentence in said if sentence]
+    assert shown.moves and len(shared["charts"]) == len(shown.charts)
     assert all(c["words"] and c["alt"] and c["spec"]["data"] for c in shared["charts"])
     letter = "ABCDE"[q.answer_index]
     assert revealed["mine"]["lines"][0] == f"Your answer {letter} is right."

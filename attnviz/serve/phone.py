@@ -6,21 +6,21 @@ with ``textContent``, so a token or a typed text is never markup; each chart is 
 Plotly figure with its heading, accessible name and text alternative (the Streamlit page's
 words).
 
-``light_screen(room)`` decides what a phone shows from the room alone (pure: the screens
-"look_up", "wait", "question", "sketch", "closed"). No Streamlit, no HTTP.
+The phases, sentences and charts are ``classroom.screens_phone``'s and ``classroom.screens``'
+(the Streamlit phone's), serialised for the page; ``light_screen(room)`` names which of the
+page's screens ("look_up", "wait", "question", "sketch", "closed") shows them. No Streamlit,
+no HTTP.
 """
 
 import json
 
 from attnviz.charts.finish import STANDARD
 from attnviz.charts.style import TEXT_PX
-from attnviz.classroom.peer import TWIN
 from attnviz.classroom.questions import ANSWER_IN_A, letter
-from attnviz.classroom.rounds import (
-    CONFIDENCE,
-    ROUND_NAMES,
-    question_seed,
-)
+from attnviz.classroom.rounds import CONFIDENCE, question_seed
+from attnviz.classroom.screens import discussion, reveal, round_ended, round_of
+from attnviz.classroom.screens_phone import CANNOT, CLOSED, EXPLAINING, LOOK_UP, WAITING
+from attnviz.classroom.sections import AnswerBars
 from attnviz.classroom.sketch import class_summary, is_sketch
 from attnviz.lessons import sketch
 from attnviz.limits import SKETCH_LEVELS
@@ -33,18 +33,10 @@ from attnviz.serve.classroom import (
     room_summary,
 )
 from attnviz.serve.finish import kept_chart
-from attnviz.serve.room_charts import (
-    answers_figure,
-    proof_figure,
-    reveal_plan,
-    room_a_figure,
-)
+from attnviz.serve.room_charts import answers_figure, proof_figure, room_a_figure, room_chart
 from attnviz.serve.store import kept, object_bytes
 
 PHONE_CHART_HEIGHT = 260  # the class's answers on a phone (the Streamlit phone's)
-DISCUSS = "Discuss with your neighbour"
-LOOK_UP = "Look at the projector"
-CLOSED = "The lecturer has closed this room. Thank you for taking part!"
 _SERVED = []  # one entry once this process serves the light page (the App's lifespan)
 
 
@@ -88,16 +80,17 @@ def _example(room):
 
 
 def _reveal(room, question):
-    """The reveal's sentences and charts, as the Streamlit phone draws them (stacked)."""
-    summary = room_summary(room.code, room.version)
-    if summary is None:
+    """The reveal's sentences and charts (classroom.screens.reveal), as the Streamlit phone
+    draws them (stacked)."""
+    shown = reveal(room, room_summary(room.code, room.version))
+    if shown is None:
         return [], []
-    plan = reveal_plan(room, summary, TEXT_PX)
+    said = (shown.moves, shown.shares, "".join(shown.sure_wrong or ()))
     charts = []
-    for make, args, _ in plan.charts:
-        if make == "bars":
-            key = (room_settings(room), question_seed(room), question.kind, tuple(args))
-            made = kept_chart(
+    for made in shown.charts:
+        if isinstance(made, AnswerBars):
+            key = (room_settings(room), question_seed(room), question.kind, made.counts)
+            finished = kept_chart(
                 answers_figure,
                 (*key, TEXT_PX, PHONE_CHART_HEIGHT),
                 False,
@@ -106,9 +99,9 @@ def _reveal(room, question):
                 title="The class's answers",
             )
         else:
-            made = finished_room_chart(make, tuple(args), 1.0, False, STANDARD)
-        charts.append(chart(made))
-    return [plain for plain, _ in plan.sentences], charts
+            finished = finished_room_chart(*room_chart(room, made, TEXT_PX), 1.0, False, STANDARD)
+        charts.append(chart(finished))
+    return [sentence for sentence in said if sentence], charts
 
 
 def _proof(room, question):
@@ -136,46 +129,25 @@ def _proof(room, question):
     }
 
 
-def _round(room):
-    """The round's title and what a phone between rounds is told."""
-    peer = room.peer
-    title = None
-    if peer.round_no == TWIN:
-        title = "The twin: the same kind of question on new numbers, answered alone"
-    elif peer.rounds == 2:
-        title = {1: "Round 1 of 2: vote alone", 2: "Round 2 of 2: vote again"}[peer.round_no]
-    waiting = None
-    if room.phase == "locked":
-        waiting = f"{ROUND_NAMES[peer.round_no].capitalize()} has ended."
-    return title, waiting
-
-
 def _discussion(room):
-    """The discussion's banner: its words and the countdown's end (epoch seconds), or None."""
+    """The discussion's banner (classroom.screens.discussion): its words and the countdown's
+    end (epoch seconds, 0 without one), or None."""
     if room.phase != "discussing":
         return None
-    total = room.peer.discuss_seconds
-    if not room.peer.discuss_until:
-        return {
-            "text": DISCUSS,
-            "caption": "Convince your neighbour of your answer, or be convinced.",
-            "seconds": 0,
-            "until": 0,
-        }
-    minutes = total // 60
-    plural = "s" if minutes != 1 else ""
+    banner = discussion(room, 0.0)  # the words; the page counts down to "until" itself
+    counting = banner.left is not None
     return {
-        "text": DISCUSS,
-        "caption": f"About {minutes} minute{plural}: the bar shows the time left.",
-        "seconds": total,
-        "until": room.peer.discuss_until,
+        "text": banner.title,
+        "caption": banner.sentence,
+        "seconds": banner.seconds,
+        "until": room.peer.discuss_until if counting else 0,
     }
 
 
 def _sketch_part(room):
     q = room_sketch(room)
     if q is None:
-        return {"problem": "The lecturer's question cannot be shown on this example."}
+        return {"problem": CANNOT}
     c = q.clue
     clue = " · ".join(f"{label} {v:.2f}" for label, v in zip(c.labels, c.values, strict=True))
     part = {
@@ -204,28 +176,27 @@ def shared_part(room):
         part["notice"] = CLOSED
     elif screen == "look_up":
         part["notice"] = LOOK_UP
-        part["caption"] = "The lecturer is explaining: your phone shows the room again afterwards."
+        part["caption"] = EXPLAINING
     elif screen == "sketch":
         part["sketch"] = _sketch_part(room)
     elif screen == "wait":
-        part["notice"] = "You are in. The question appears here when the lecturer asks it."
+        part["notice"] = WAITING
         part["example"] = _example(room)
     else:
         question = room_question(room)
         if question is None:
             part["screen"] = "wait"
-            part["notice"] = "The lecturer's question cannot be shown on this example."
+            part["notice"] = CANNOT
             return part
-        title, waiting = _round(room)
         part["question"] = {
             "number": room.question_no,
             "text": question.text,
             "options": [option_line(k, o) for k, o in enumerate(question.options)],
-            "round_title": title,
+            "round_title": round_of(room),
             "answering": room.phase == "answering",
             "confidence": list(CONFIDENCE),
         }
-        part["waiting"] = waiting
+        part["waiting"] = f"{round_ended(room)}." if room.phase == "locked" else None
         part["discussion"] = _discussion(room)
         if room.phase == "revealed":
             part["sentences"], part["charts"] = _reveal(room, question)

@@ -1,16 +1,22 @@
 """A phone's own part of what the light phone page shows (its answers, and the sentences about
-them, as the Streamlit phone says them), the state of an ended room, and the state a phone is
-sent: the shared part's kept bytes (serve/phone.py) with its own part added. No Streamlit, no
-HTTP.
+them: classroom.screens_phone's, the Streamlit phone's, as plain text), the state of an ended
+room, and the state a phone is sent: the shared part's kept bytes (serve/phone.py) with its own
+part added. No Streamlit, no HTTP.
 """
 
 import json
 
 from attnviz.classroom.lifecycle import ended_reason
-from attnviz.classroom.peer import TWIN
-from attnviz.classroom.questions import letter
 from attnviz.classroom.room import RoomNotFoundError
-from attnviz.classroom.rounds import ROUND_NAMES
+from attnviz.classroom.screens_phone import (
+    NO_SKETCH,
+    SKETCH_SENT,
+    own_says,
+    phone_ended,
+    plain,
+    round_note,
+)
+from attnviz.classroom.sections import Mine
 from attnviz.lessons import sketch
 from attnviz.serve.classroom import room_question, room_sketch
 from attnviz.serve.phone import light_screen, shared_bytes
@@ -30,52 +36,14 @@ def own_part(store, room, sid):
     own = {"answer": mine, "lines": []}
     if question is None:
         return own
-    lines = own["lines"]
-    peer = room.peer
-    peer_round = peer.rounds == 2 or peer.round_no == TWIN
-    if room.phase == "answering":
-        if peer.round_no == 2:
-            first = answers.get(1)
-            said = "you did not answer" if first is None else f"you answered {letter(first)}"
-            own["round_note"] = f"In round 1 {said}. Answer again: the same answer, or another."
-        if mine is None:
-            lines.append("Tap your answer. The class's answers are shown after the reveal.")
-        else:
-            until = "the lecturer ends the round" if peer_round else "the reveal"
-            lines.append(f"Your answer: {letter(mine)}, you can change it until {until}.")
-            own["confidence"] = store.my_confidence(room.code, sid)
-    elif room.phase == "revealed":
-        if mine is None:
-            lines.append("You did not answer this one.")
-        elif mine == question.answer_index:
-            lines.append(f"Your answer {letter(mine)} is right.")
-        else:
-            right = letter(question.answer_index)
-            lines.append(f"Your answer was {letter(mine)}; the right answer is {right}.")
-        if peer_round:
-            lines.append(my_rounds_line(room, answers))
-    else:
-        if room.phase == "locked" and mine is not None:
-            own["confidence"] = store.my_confidence(room.code, sid)
-        if mine is not None:
-            lines.append(
-                f"Your answer: {letter(mine)}. Nobody sees the class's answers until the reveal."
-            )
+    mine_part = Mine(mine, tuple(answers.items()))
+    note = round_note(room, mine_part)
+    if note is not None:
+        own["round_note"] = plain(note)
+    own["lines"] = [plain(say) for say in own_says(room, question, mine_part)]
+    if mine is not None and room.phase in ("answering", "locked"):
+        own["confidence"] = store.my_confidence(room.code, sid)
     return own
-
-
-def my_rounds_line(room, answers):
-    """The student's answers of every round, each marked right or not (plain text)."""
-    peer = room.peer
-    parts = []
-    for r, name in ROUND_NAMES.items():
-        if r > peer.round_no or (r == 2 and peer.rounds != 2):
-            continue
-        right = peer.twin_right if r == TWIN else peer.right
-        given = answers.get(r)
-        mark = "—" if given is None else letter(given) + (" ✓" if given == right else " ✗")
-        parts.append(f"{name}: {mark}")
-    return "Your answers: " + " · ".join(parts)
 
 
 def _own_sketch(store, room, sid):
@@ -86,10 +54,10 @@ def _own_sketch(store, room, sid):
         return own
     if room.phase == "answering":
         if mine is not None:
-            own["lines"].append("Sketch sent. It is locked: the lecturer reveals the true row.")
+            own["lines"].append(SKETCH_SENT)
         return own
     if mine is None:
-        own["lines"].append("You did not sketch this row.")
+        own["lines"].append(NO_SKETCH)
         return own
     row = sketch.weights(mine, q.allowed)
     own["weights"] = [float(w) for w in row]
@@ -109,13 +77,8 @@ def ended_part(store, code):
         return {"screen": "next", "code": successor}
     record = store.record(code)
     reason = ended_reason(record, joined=True, in_process=store.in_process)
-    follow = (
-        "If the lecturer opens a new room from this one, this page moves to it on its own. Or "
-        "join the new room with the code on the projector:"
-        if record is not None
-        else "Join the lecturer's new room with the code on the projector:"
-    )
-    return {"screen": "ended", "code": code, "notice": reason, "caption": follow}
+    _, follow, _ = phone_ended(code, reason, record).sections  # the Streamlit phone's words
+    return {"screen": "ended", "code": code, "notice": reason, "caption": plain(follow)}
 
 
 def state_bytes(store, code, sid, now):

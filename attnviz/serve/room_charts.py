@@ -1,11 +1,9 @@
-"""A room's charts and the reveal's plan, the same for the Streamlit page and the light phone
-page (attnviz/web/phone): each figure maker is a module-level function of small keys, so that
-``serve.finish.kept_chart`` and ``serve.classroom.finished_room_chart`` make and finish it once
-for every phone. ``reveal_plan`` decides what a reveal says and draws from the room and its
-numbers (``rounds.summary``). No Streamlit.
+"""A room's charts, the same for the Streamlit page and the light phone page (attnviz/web/phone):
+each figure maker is a module-level function of small keys, so that ``serve.finish.kept_chart``
+and ``serve.classroom.finished_room_chart`` make and finish it once for every phone. What a
+reveal says and draws is ``classroom.screens.reveal``'s; ``room_chart`` names the figure of each
+of its charts. No Streamlit.
 """
-
-from dataclasses import dataclass
 
 import pandas as pd
 
@@ -20,15 +18,9 @@ from attnviz.charts.transitions import (
     transition_words,
 )
 from attnviz.charts.words import figure_text
-from attnviz.classroom.peer import TWIN
 from attnviz.classroom.questions import letter, question_of
-from attnviz.classroom.rounds import (
-    CONFIDENCE,
-    ROUND_NAMES,
-    moves_sentence,
-    percent,
-    sure_but_wrong,
-)
+from attnviz.classroom.rounds import CONFIDENCE
+from attnviz.classroom.sections import MovesChart, RoundsBars, SharesChart
 from attnviz.serve.classroom import cached_room_questions, room_settings
 from attnviz.serve.example import cached_example
 
@@ -103,54 +95,16 @@ def confidence_figure(table, round_name, text_px):
     return with_words(bars)
 
 
-def _freeze(value):
-    return tuple(tuple(v) if isinstance(v, list | tuple) else v for v in value)
-
-
-@dataclass(frozen=True)
-class RevealPlan:
-    """What a reveal says and draws. ``sentences``: (plain text, Markdown) pairs, the same
-    words; ``charts``: ("bars", counts, name) for the class's answers to one round (drawn by
-    the page at its own height), or (make, args, name) for a figure that comes with its words
-    (``finished_room_chart``)."""
-
-    sentences: tuple
-    charts: tuple
-
-
-def reveal_plan(room, summary, text_px, md_escape=str):
-    """The RevealPlan of ``room``'s reveal from its ``summary`` (rounds.summary's numbers): one
-    vote's bars; with two rounds both rounds side by side and who moved where with its
-    sentence; the right share per round (and the twin's); confidence by correctness (sure but
-    wrong first). ``md_escape`` writes plain text as Markdown (the page's ``ui.text``)."""
-    peer = room.peer
-    sentences, charts = [], []
-    if peer.round_no == TWIN:
-        charts.append(("bars", tuple(summary["twin"]["counts"]), "twin"))
-    elif peer.rounds == 2 and "2" in summary:
-        moves = _freeze(summary.get("moves", ()))
-        counts1, counts2 = tuple(summary["1"]["counts"]), tuple(summary["2"]["counts"])
-        said = moves_sentence(moves, peer.right)
-        sentences.append((said, md_escape(said)))
-        args = (room_settings(room), room.quiz_seed, room.kind, counts1, counts2, peer.right)
-        charts.append((rounds_figure, (*args, text_px), "rounds"))
-        charts.append((moves_figure, (len(counts1), moves, peer.right, text_px), "moves"))
-    else:
-        charts.append(("bars", tuple(summary["1"]["counts"]), "dist"))
-    names = [n for n in ("1", "2", "twin") if n in summary]
-    shares = tuple(summary[n]["right_share"] for n in names)
-    last = "twin" if peer.round_no == TWIN else names[-2 if names[-1] == "twin" else -1]
-    table = _freeze(summary[last]["confidence"])
-    labels = tuple(ROUND_NAMES[TWIN if n == "twin" else int(n)] for n in names)
-    conf_round = ROUND_NAMES[TWIN if last == "twin" else int(last)]
-    if len(names) > 1:
-        said = ", ".join(f"{label} {percent(s)}" for label, s in zip(labels, shares, strict=True))
-        sentences.append((f"Right answers: {said}.", f"Right answers: {said}."))
-        charts.append((shares_figure, (labels, shares, text_px), "shares"))
-    if any(r + w for _, r, w in table):
-        wrong = sure_but_wrong(table)
-        verb = "was" if wrong == 1 else "were"
-        rest = f"{verb} sure and wrong in {conf_round}."
-        sentences.append((f"{wrong} {rest}", f"**{wrong}** {rest}"))
-        charts.append((confidence_figure, (table, conf_round, text_px), "conf"))
-    return RevealPlan(tuple(sentences), tuple(charts))
+def room_chart(room, chart, text_px):
+    """(the function that makes a reveal's ``chart`` (classroom.sections: RoundsBars,
+    MovesChart, SharesChart, ConfidenceChart) with its words, its small arguments), for
+    ``serve.classroom.finished_room_chart``; the class's AnswerBars are drawn by the page at
+    its own height (``answers_figure``)."""
+    if isinstance(chart, RoundsBars):
+        counts = (chart.counts1, chart.counts2, chart.right)
+        return rounds_figure, (room_settings(room), room.quiz_seed, room.kind, *counts, text_px)
+    if isinstance(chart, MovesChart):
+        return moves_figure, (chart.n_options, chart.moves, chart.right, text_px)
+    if isinstance(chart, SharesChart):
+        return shares_figure, (chart.labels, chart.shares, text_px)
+    return confidence_figure, (chart.table, chart.round_name, text_px)

@@ -19,22 +19,10 @@ from attnviz.classroom.report import report_csv, report_pdf
 from attnviz.classroom.rounds import twin_seed_of
 from attnviz.classroom.screens import lost_line
 from attnviz.classroom.screens_phone import lost_said
-from attnviz.classroom.sections import (
-    AnswerBars,
-    Count,
-    Discussion,
-    MovesChart,
-    RoundsBars,
-    SharesChart,
-)
+from attnviz.classroom.sections import AnswerBars, Count, Discussion
 from attnviz.limits import LOST_WINDOW_SECONDS
 from attnviz.serve.classroom import cached_room_questions, finished_room_chart, room_settings
-from attnviz.serve.room_charts import (
-    confidence_figure,
-    moves_figure,
-    rounds_figure,
-    shares_figure,
-)
+from attnviz.serve.room_charts import room_chart
 from attnviz.ui.charts import display, draw
 from attnviz.ui.pages.classroom_shared import (
     KEY,
@@ -280,15 +268,3 @@ def reveal_rounds(room, question, reveal, key, height=300):
             else:
                 make, args = room_chart(room, chart, text_px)
                 draw_room_chart(make, args, f"{key}_{chart.key}", share)
-
-
-def room_chart(room, chart, text_px):
-    """(the function that makes ``chart``'s figure and words, its small arguments)."""
-    if isinstance(chart, RoundsBars):
-        counts = (chart.counts1, chart.counts2, chart.right)
-        return rounds_figure, (room_settings(room), room.quiz_seed, room.kind, *counts, text_px)
-    if isinstance(chart, MovesChart):
-        return moves_figure, (chart.n_options, chart.moves, chart.right, text_px)
-    if isinstance(chart, SharesChart):
-        return shares_figure, (chart.labels, chart.shares, text_px)
-    return confidence_figure, (chart.table, chart.round_name, text_px)
