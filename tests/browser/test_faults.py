@@ -7,7 +7,12 @@ shows its own answer, and a new answer still counts. In-process (one server, no 
 restart says the room ended, on the phone and on the lecturer's page.
 
 The lecturer's own projector, after its replica is killed, reconnects to the other replica and
-is the lecturer's again: the room is held by the browser's id (its cookie), found in Redis."""
+is the lecturer's again: the room is held by the browser's id (its cookie), found in Redis.
+
+Light phones (attnviz/web/phone, plain HTTP clients through nginx, two on each replica) answer
+round 1 and round 2 of a "vote, discuss, revote" question; kill -9 of a replica in round 2:
+every answer already given stays (the store's numbers and each phone's own state), and the
+phones of the killed replica carry on on the other one."""
 
 import contextlib
 import os
@@ -17,8 +22,13 @@ import tempfile
 import urllib.request
 
 import pytest
+import requests
 
+from attnviz.classroom.questions import all_questions
 from attnviz.classroom.redis_store import RedisStore
+from attnviz.links.shared import settings_query
+from attnviz.serve.classroom import room_settings
+from attnviz.settings import Settings
 from tools.browser import free_port, server_pid, streamlit_server
 from tools.services import nginx_access_log, nginx_proxy, redis_server, reload_nginx
 
@@ -26,6 +36,7 @@ pytestmark = [pytest.mark.replicas, pytest.mark.browser]
 
 WAIT = 180_000  # ms: a reconnect after a fault, on a machine loaded by others (load 16)
 OPTIONS = "[data-testid=stMain] .st-key-cls_opt_{k} button"
+LETTERS = "ABCDEFGH"
 
 
 class Cluster:
@@ -83,20 +94,25 @@ def replica_of(cluster, cookie):
         return response.headers.get("X-Attnviz-Replica")
 
 
+def cookie_for(cluster, port):
+    """An ``attnviz_replica`` value that nginx sends to replica ``port``."""
+    for _ in range(64):  # each cookie lands on one of two replicas: 2**-64 to fail
+        value = secrets.token_hex(16)
+        if replica_of(cluster, value) == f"127.0.0.1:{port}":
+            return value
+    raise AssertionError(f"no cookie reached replica {port}")
+
+
 def tab_on(browser, cluster, port, url):
     """A new browser (its own cookies) whose nginx cookie sends it to replica ``port``, at
     ``url`` (through nginx)."""
-    for _ in range(64):  # each cookie lands on one of two replicas: 2**-64 to fail
-        value = secrets.token_hex(16)
-        if replica_of(cluster, value) != f"127.0.0.1:{port}":
-            continue
-        context = browser.new_context(viewport={"width": 390, "height": 844})
-        context.add_cookies([{"name": "attnviz_replica", "value": value, "url": cluster.proxy}])
-        page = context.new_page()
-        response = page.goto(url)
-        assert response.headers.get("x-attnviz-replica") == f"127.0.0.1:{port}"
-        return page
-    raise AssertionError(f"no cookie reached replica {port}")
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    value = cookie_for(cluster, port)
+    context.add_cookies([{"name": "attnviz_replica", "value": value, "url": cluster.proxy}])
+    page = context.new_page()
+    response = page.goto(url)
+    assert response.headers.get("x-attnviz-replica") == f"127.0.0.1:{port}"
+    return page
 
 
 WATCH_CONNECTION = """() => {
@@ -253,3 +269,66 @@ def test_an_in_process_restart_says_the_room_ended_on_both_sides(browser, monkey
     finally:
         context.close()
         phone_context.close()
+
+
+class LightPhone:
+    """A light phone as a plain HTTP client through nginx, sent to replica ``port`` by its
+    nginx cookie, with the App's cookie (its own student) once it has joined room ``code``."""
+
+    def __init__(self, cluster, port, code):
+        self.http = requests.Session()
+        self.http.cookies.set("attnviz_replica", cookie_for(cluster, port))
+        self.url, self.origin = f"{cluster.proxy}/api/rooms/{code}", cluster.proxy
+        assert self.post("join").status_code == 200
+
+    def post(self, what, **body):
+        headers = {"Origin": self.origin}
+        return self.http.post(f"{self.url}/{what}", json=body, headers=headers, timeout=60)
+
+    def answer(self, option):
+        response = self.post("answer", option=option)
+        assert response.status_code == 200, response.text
+        return response.headers["X-Attnviz-Replica"]
+
+    def state(self):
+        response = self.http.get(f"{self.url}/state", timeout=60)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+
+def test_light_phones_keep_their_answers_when_a_replica_is_killed_in_round_2(cluster):
+    a, b = cluster.ports
+    store = RedisStore(os.environ["ATTNVIZ_REDIS_URL"])
+    query = settings_query(Settings(text="the cat sat on the mat"))
+    room, key = store.open(query, "L" * 16, "10.0.0.1")
+    q = all_questions(room_settings(room), room.quiz_seed)[0]
+    right, n = q.answer_index, len(q.options)
+    store.push_question(room.code, key, room.quiz_seed, q.kind, n, 2, right)
+    phones = [LightPhone(cluster, port, room.code) for port in (a, a, b, b)]
+    first = [(right + k) % n for k in range(4)]
+    second = [right, right, (right + 1) % n, right]
+    for phone, option in zip(phones, first, strict=True):
+        phone.answer(option)
+    store.end_round(room.code, key)
+    store.second_round(room.code, key)
+    phones[0].answer(second[0])  # on replica a
+    phones[2].answer(second[2])  # on replica b
+    os.kill(server_pid(a), signal.SIGKILL)
+    cluster.stop(a)
+    try:
+        for k in (1, 3):  # phone 1's replica is gone: nginx tries it, then the other
+            assert phones[k].answer(second[k]).endswith(f"127.0.0.1:{b}")
+        for phone, mine, before in zip(phones, second, first, strict=True):
+            own = phone.state()["mine"]
+            assert own["answer"] == mine
+            assert own["round_note"].startswith(f"In round 1 you answered {LETTERS[before]}.")
+        store.reveal(room.code, key)
+        summary = store.rounds_summary(room.code)
+        counted = [list(summary[r]["counts"]) for r in ("1", "2")]
+        assert counted == [[given.count(k) for k in range(n)] for given in (first, second)]
+        for phone, before, mine in zip(phones, first, second, strict=True):
+            rounds = phone.state()["mine"]["lines"][-1]
+            marks = [LETTERS[x] + (" ✓" if x == right else " ✗") for x in (before, mine)]
+            assert rounds == f"Your answers: round 1: {marks[0]} · round 2: {marks[1]}"
+    finally:
+        cluster.start_replica(a)  # systemd's Restart=always: the cluster whole again
