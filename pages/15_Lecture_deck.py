@@ -25,8 +25,9 @@ st.markdown(
     "Its link opens the first slide in projector mode. **Next** (→ or Page Down, what a "
     "presenter's clicker sends) goes to the deck's next slide; on a slide without a step it "
     "first goes through every step of that page. **Previous** (← or Page Up) goes back the "
-    "same way. The link holds the whole deck and where you are in it, so a student who opens "
-    "it follows the same lecture at home."
+    "same way, through every screen Next showed (a whole page from its last step). The link "
+    "holds the whole deck and where you are in it, so a student who opens it follows the "
+    "same lecture at home."
 )
 st.markdown(
     f"The table starts from the deck in this page's link, or from a 50-minute lecture of "

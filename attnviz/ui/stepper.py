@@ -25,6 +25,7 @@ import streamlit as st
 
 from attnviz.links.deck import read_deck, slide_query
 from attnviz.links.readers import read_int
+from attnviz.links.steps import PAGE_STEPS
 from attnviz.ui.frame import page_paths
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import learning_goal, random_weights_note
@@ -80,20 +81,30 @@ def step_label(k, titles, first):
     return f"Step {k - first + 1} of {step_count(titles)}: {titles[k - first]}"
 
 
-def _href(slides, position):
+def _href(slides, position, step=None):
+    """The link of slide ``position``; ``step``, when given, the step it opens on (a slide
+    without a step entered from behind opens on its last)."""
     page = slides[position].page
-    return f"./{page}?{urlencode(slide_query(slides, position))}"
+    query = slide_query(slides, position)
+    if step is not None:
+        query["step"] = str(step)
+    return f"./{page}?{urlencode(query)}"
 
 
 def _deck_move(slides, position, delta, page_path, params):
-    """Where the deck's next (delta 1) or previous (-1) slide is, from ``position``."""
+    """Where the deck's next (delta 1) or previous (-1) slide is, from ``position``. Going
+    back, a slide without a step (the whole page) is entered at its last step, as Next left
+    it: Previous retraces Next's screens."""
     target = position + delta
     if not 0 <= target < len(slides):
         return Move()
     there = slides[target]
-    if there.page == page_path and dict(there.params) == params and there.step is not None:
-        return Move(step=there.step, slide=target)
-    return Move(href=_href(slides, target), slide=target)
+    step = there.step
+    if step is None and delta < 0 and there.page in PAGE_STEPS:
+        step = PAGE_STEPS[there.page][1]
+    if there.page == page_path and dict(there.params) == params and step is not None:
+        return Move(step=step, slide=target)
+    return Move(href=_href(slides, target, None if step == there.step else step), slide=target)
 
 
 def deck_moves(slides, position, page_path, step, first, last):
@@ -103,7 +114,8 @@ def deck_moves(slides, position, page_path, step, first, last):
     A slide that names its step is that one screen: Next and Previous go to the deck's next and
     previous slides. A slide without a step is the whole page: Next goes through the page's
     steps first (``step`` + 1 up to ``last``), then on to the next slide, and Previous back
-    through them to ``first`` before the previous slide."""
+    through them to ``first`` before the previous slide, which it enters at its last step
+    when that slide is a whole page too: Previous shows Next's screens in reverse."""
     params = dict(slides[position].params)
     ahead = _deck_move(slides, position, 1, page_path, params)
     behind = _deck_move(slides, position, -1, page_path, params)
