@@ -73,11 +73,14 @@ class PeerRules:
         """Round 2 of the question takes answers."""
         return self._change(code, key, rounds.second_round)
 
-    def twin(self, code, key, twin_seed, n_options, right):
-        """The twin question (the same kind on question set ``twin_seed``), one round."""
+    def twin(self, code, key, twin_seed, n_options, right, example_seed=-1):
+        """The twin question (the same kind on question set ``twin_seed``, on the room's
+        sentence with weights' seed ``example_seed``; -1: the room's example), one round."""
         if not 2 <= int(n_options) <= 64:
             raise RoomError("A question has 2 to 64 options.")
-        return self._change(code, key, lambda r: rounds.twin(r, twin_seed, n_options, right))
+        return self._change(
+            code, key, lambda r: rounds.twin(r, twin_seed, n_options, right, example_seed)
+        )
 
     def blank(self, code, key, on):
         """Blank the phones ("Look at the projector") or show them the room again."""

@@ -9,6 +9,7 @@ Widget keys: ``cls_rounds`` (one vote or two), ``cls_step`` (the next step), ``c
 """
 
 import time
+from dataclasses import replace
 
 import streamlit as st
 
@@ -32,7 +33,7 @@ from attnviz.classroom.rounds import (
     next_step,
     percent,
     sure_but_wrong,
-    twin_seed_of,
+    twin_of,
 )
 from attnviz.limits import DISCUSS_CHOICES_SECONDS, LOST_WINDOW_SECONDS
 from attnviz.serve.classroom import cached_room_questions, finished_room_chart, room_summary
@@ -82,15 +83,19 @@ def ask_args(room, question, seed=None):
 
 def twin_args(room):
     """store.twin's arguments: the question set of the twin of the room's question, its
-    option count and right option; RoomError when no other set asks this kind."""
+    option count, its right option and its example's weights' seed (rounds.twin_of: fresh
+    numbers on the room's sentence); RoomError when no fresh example asks this kind."""
     settings = room_settings(room)
-    found = twin_seed_of(
-        room.quiz_seed, lambda s: question_of(cached_room_questions(settings, s), room.kind)
-    )
+
+    def question_in(example_seed, quiz_seed):
+        fresh = replace(settings, seed=example_seed)
+        return question_of(cached_room_questions(fresh, quiz_seed), room.kind)
+
+    found = twin_of(settings.seed, room.quiz_seed, question_in)
     if found is None:
-        raise RoomError("No twin question of this kind could be made on this example.")
-    seed, question = found
-    return seed, len(question.options), question.answer_index
+        raise RoomError("No twin question of this kind could be made on this sentence.")
+    example_seed, seed, question = found
+    return seed, len(question.options), question.answer_index, example_seed
 
 
 def step_args(room, name):
@@ -164,7 +169,7 @@ def round_title(room):
     """ "Round 1 of 2: vote alone" and the like."""
     peer = room.peer
     if peer.round_no == TWIN:
-        return "The twin: the same kind of question on new numbers, answered alone"
+        return "The twin: the same kind of question on new numbers (new weights), answered alone"
     if room.phase == "discussing":
         return DISCUSS
     if room.phase == "revealed":

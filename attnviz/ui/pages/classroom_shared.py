@@ -20,8 +20,8 @@ from attnviz.charts.matrix import matrix_heatmap
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.words import figure_text
 from attnviz.classroom import RoomError, StoreUnavailableError
-from attnviz.classroom.questions import letter, question_of, room_settings
-from attnviz.classroom.rounds import question_seed
+from attnviz.classroom.questions import letter, question_of
+from attnviz.classroom.rounds import question_seed, question_settings
 from attnviz.serve.classroom import ROOM_STORE, cached_room_questions
 from attnviz.serve.example import cached_example
 from attnviz.serve.finish import kept_chart
@@ -82,7 +82,7 @@ def room_question(room):
     its kind not askable here)."""
     if room.kind is None:
         return None
-    questions = cached_room_questions(room_settings(room), question_seed(room))
+    questions = cached_room_questions(question_settings(room), question_seed(room))
     question = question_of(questions, room.kind)
     if question is None or len(question.options) != room.n_options:
         return None
@@ -143,7 +143,14 @@ def with_words(fig):
 def distribution(room, question, counts, key, height=300):
     """The class's answers to ``question`` (the room's) as bars (chart key ``key``)."""
     text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
-    args = (room_settings(room), question_seed(room), question.kind, tuple(counts), text_px, height)
+    args = (
+        question_settings(room),
+        question_seed(room),
+        question.kind,
+        tuple(counts),
+        text_px,
+        height,
+    )
     draw(
         kept_chart(answers_figure, args, *display(), share=None, title="The class's answers"),
         key,
@@ -159,11 +166,11 @@ def proof(room, question, key):
     st.markdown(f"The answer: {option_text(q.answer_index, q.answer)}")
     st.markdown(f"**Why:** {md_escape(q.explanation)}")
     for m in range(len(q.bars)):
-        args = (room_settings(room), question_seed(room), q.kind, m)
+        args = (question_settings(room), question_seed(room), q.kind, m)
         draw(kept_chart(proof_figure, args, *display()), f"{key}_{m}", config=NO_MODEBAR)
     if q.table is None:
         return
-    args = (room_settings(room), question_seed(room), q.kind)
+    args = (question_settings(room), question_seed(room), q.kind)
     if is_present():  # the projector: a static table in the page's larger text
         data_table(proof_frame(*args))
     else:  # a data grid shows its cells as plain text

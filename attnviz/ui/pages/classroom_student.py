@@ -11,7 +11,8 @@ import streamlit as st
 
 from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
 from attnviz.classroom.lifecycle import ENDED, ended_reason
-from attnviz.classroom.questions import letter, room_settings
+from attnviz.classroom.questions import letter
+from attnviz.classroom.rounds import question_settings
 from attnviz.classroom.sketch import is_sketch
 from attnviz.links.classroom import student_query
 from attnviz.serve.finish import kept_chart
@@ -93,7 +94,7 @@ def _leave():
 
 def room_example_view(room):
     """The room's attention matrix A, small enough for a phone (no toolbar)."""
-    chart = kept_chart(room_a_figure, (room_settings(room),), *display(), share=None)
+    chart = kept_chart(room_a_figure, (question_settings(room),), *display(), share=None)
     draw(chart, "cls_room_A", config=NO_MODEBAR, theme=None)  # finished once for every phone
 
 
