@@ -101,6 +101,7 @@ def fresh_store(monkeypatch):
 
     monkeypatch.setattr(store, "_STORE", OrderedDict())
     monkeypatch.setattr(store, "_FLIGHTS", {})
+    monkeypatch.setattr(store, "_PINS", {})
 
 
 def serve_chat_model(lm):

@@ -75,6 +75,36 @@ def test_a_cache_is_bounded_in_mb_too_and_a_pinned_one_is_never_evicted_for_anot
     assert total["MB"] == 1.4 and total["max_MB"] == 2
 
 
+def test_a_pinned_entry_outlives_any_pressure_until_released_or_its_time_ends(monkeypatch):
+    """A lecture's trained run (``pin``) stays whatever the other pages fill the store with,
+    until it is unpinned or its seconds pass; then it goes as any other."""
+    monkeypatch.setattr(cache, "MAX_CACHE_MB", 1)
+    now = [1000.0]
+    monkeypatch.setattr(cache.time, "monotonic", lambda: now[0])
+    calls = []
+
+    @kept(entries=2)
+    def make(k):
+        calls.append(k)
+        return np.zeros(50_000)  # 0.4 MB: two fit in the 1-MB budget
+
+    make.pin("lecture", seconds=60)
+    make("lecture")
+    for k in range(20):  # 45 minutes of other pages, in entries and in MB
+        make(k)
+    assert make.peek("lecture") is not None and make.pinned_for("lecture") == 60
+    now[0] += 61  # the pin's time is over: the next pressure evicts it
+    make(20)
+    make(21)
+    assert make.peek("lecture") is None and make.pinned_for("lecture") is None
+    make.pin("again", seconds=60)
+    make("again")
+    make.unpin("again")  # released: the next two evict it
+    make(22)
+    make(23)
+    assert make.peek("again") is None
+
+
 def test_a_class_opening_one_key_at_once_computes_it_once():
     calls, started, release = [], threading.Event(), threading.Event()
 

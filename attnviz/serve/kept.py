@@ -12,7 +12,17 @@ may send and which would empty every cache for every user. No Streamlit.
 
 import functools
 
-from attnviz.serve.store import _cached_call, _entries, _peek, _register, forget, result_bytes
+from attnviz.serve.store import (
+    _cached_call,
+    _entries,
+    _peek,
+    _pin,
+    _pinned_for,
+    _register,
+    _unpin,
+    forget,
+    result_bytes,
+)
 
 
 def kept(entries, mb=None, *, estimate=None, heavy=None, size=result_bytes):
@@ -29,7 +39,9 @@ def kept(entries, mb=None, *, estimate=None, heavy=None, size=result_bytes):
     is what a kept value costs (``result_bytes``: its arrays; ``object_bytes``: everything).
 
     The kept function also has ``peek(*key)`` (the kept value or None, never computing),
-    ``kept()`` ([(key, value)] of every entry now, the latest used last) and ``forget()``.
+    ``kept()`` ([(key, value)] of every entry now, the latest used last), ``forget()``, and
+    ``pin(*key, seconds=...)`` / ``unpin(*key)`` / ``pinned_for(*key)``: an entry kept from
+    eviction for ``seconds`` (a lecture's runs; the seconds left, or None).
     """
 
     def wrap(fn):
@@ -51,6 +63,9 @@ def kept(entries, mb=None, *, estimate=None, heavy=None, size=result_bytes):
         cached.peek = lambda *key: _peek(name, key)
         cached.kept = lambda: _entries(name)
         cached.forget = lambda: forget(name)
+        cached.pin = lambda *key, seconds: _pin(name, key, seconds)
+        cached.unpin = lambda *key: _unpin(name, key)
+        cached.pinned_for = lambda *key: _pinned_for(name, key)
         cached.cache_name = name
         return cached
 

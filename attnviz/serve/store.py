@@ -19,6 +19,7 @@ import functools
 import gc
 import sys
 import threading
+import time
 import types
 from collections import OrderedDict
 from collections.abc import Callable
@@ -98,6 +99,7 @@ class _Flight:
 _STORE = OrderedDict()
 _FLIGHTS = {}
 _CACHES = {}  # cache name -> _Bounds
+_PINS = {}  # (cache name, key) -> until when (time.monotonic()) its entry is never evicted
 _LOCK = threading.Lock()
 
 
@@ -184,10 +186,42 @@ def _entries(name):
         return [(full[1], entry[0]) for full, entry in _STORE.items() if full[0] == name]
 
 
+def _pin(name, key, seconds):
+    """Keep the entry of ``key`` in cache ``name`` (made now or later) for ``seconds``: never
+    evicted meanwhile, whatever else the server keeps (a lecture's trained runs)."""
+    with _LOCK:
+        _PINS[(name, key)] = time.monotonic() + seconds
+
+
+def _unpin(name, key):
+    """The entry of ``key`` in cache ``name`` may be evicted again, as any other."""
+    with _LOCK:
+        _PINS.pop((name, key), None)
+
+
+def _pinned_for(name, key):
+    """Seconds left of the pin of ``key`` in cache ``name``, or None when it is not pinned."""
+    with _LOCK:
+        until = _PINS.get((name, key))
+    left = None if until is None else until - time.monotonic()
+    return left if left is not None and left > 0 else None
+
+
+def _held(full, now):
+    """Whether entry ``full`` is pinned now (an expired pin is dropped). Lock held."""
+    until = _PINS.get(full)
+    if until is not None and until <= now:
+        del _PINS[full]
+        return False
+    return until is not None
+
+
 def _evict(keep=None):
     """Drop entries past their cache's bounds, then the oldest until what is kept and what is
     in flight fit the budget (never ``keep``, the entry just made, nor a pinned cache's to
-    make room for another's); True if any went. Called with the lock held."""
+    make room for another's, nor a pinned entry: ``_pin``); True if any went. Called with the
+    lock held."""
+    now = time.monotonic()
     dropped = False
     by_cache = {}
     for full, (_, nbytes) in _STORE.items():
@@ -198,7 +232,7 @@ def _evict(keep=None):
         for full, nbytes in entries:  # the oldest first
             if count <= bounds.max_entries and held <= bounds.max_bytes:
                 break
-            if full != keep:
+            if full != keep and not _held(full, now):
                 del _STORE[full]
                 count, held, dropped = count - 1, held - nbytes, True
     budget = MAX_CACHE_MB * MB
@@ -207,7 +241,7 @@ def _evict(keep=None):
     for full in list(_STORE):
         if total <= budget:
             break
-        if full == keep or _CACHES[full[0]].pinned:
+        if full == keep or _CACHES[full[0]].pinned or _held(full, now):
             continue
         total -= _STORE.pop(full)[1]
         dropped = True
@@ -305,9 +339,10 @@ def forget(name):
 
 
 def clear_shared_caches():
-    """Empty every cache (tests: as if the server had just started)."""
+    """Empty every cache and drop every pin (tests: as if the server had just started)."""
     with _LOCK:
         _STORE.clear()
+        _PINS.clear()
 
 
 @dataclass(frozen=True)
