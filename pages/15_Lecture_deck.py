@@ -6,6 +6,7 @@ import streamlit as st
 from attnviz.links.deck import LECTURE
 from attnviz.links.deck_outline import outline
 from attnviz.ui import page_frame
+from attnviz.ui.lecture_prepare import prepare_panel
 from attnviz.ui.pages.lecture_deck import deck_editor, deck_link, starting_slides
 from attnviz.ui.stepper import stepper
 from attnviz.ui.text import learning_goal, md_escape
@@ -39,4 +40,6 @@ for warning in warnings:
 st.header("The slides")
 text = deck_editor(slides)
 st.header("The link")
-deck_link(text)
+slides = deck_link(text)
+st.header("Prepare the lecture")
+prepare_panel(slides)

@@ -261,3 +261,18 @@ def test_the_report_ends_with_the_servers_memory_against_its_budget():
     last = cache.cache_report()[-1]
     assert last["max_MB"] == SERVER_MB == BASE_MB + WORKING_MB + MAX_CACHE_MB
     assert 0 < last["MB"] == pytest.approx(cache.rss_mb(), rel=0.5)
+
+
+def test_pins_are_bounded_on_the_server(monkeypatch):
+    """At most MAX_PINNED_ENTRIES entries pinned at once, every lecture's: the next is refused
+    (its caller says so), a re-pin of one already pinned is not a new one."""
+    from attnviz.limits import MAX_PINNED_ENTRIES
+
+    @kept(entries=MAX_PINNED_ENTRIES + 2)
+    def make(k):
+        return k
+
+    assert all(make.pin(k, seconds=60) for k in range(MAX_PINNED_ENTRIES))
+    assert not make.pin("one more", seconds=60) and make.pin(0, seconds=90)
+    make.unpin(1)
+    assert make.pin("one more", seconds=60)

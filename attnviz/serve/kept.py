@@ -41,7 +41,8 @@ def kept(entries, mb=None, *, estimate=None, heavy=None, size=result_bytes):
     The kept function also has ``peek(*key)`` (the kept value or None, never computing),
     ``kept()`` ([(key, value)] of every entry now, the latest used last), ``forget()``, and
     ``pin(*key, seconds=...)`` / ``unpin(*key)`` / ``pinned_for(*key)``: an entry kept from
-    eviction for ``seconds`` (a lecture's runs; the seconds left, or None).
+    eviction for ``seconds`` (a lecture's runs; False when the server's pins are all taken,
+    ``limits.MAX_PINNED_ENTRIES``; the seconds left, or None).
     """
 
     def wrap(fn):

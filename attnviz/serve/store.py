@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.limits import BASE_MB, MAX_CACHE_MB, SERVER_MB, WORKING_MB
+from attnviz.limits import BASE_MB, MAX_CACHE_MB, MAX_PINNED_ENTRIES, SERVER_MB, WORKING_MB
 from attnviz.serve.gate import gated
 
 MB = 1e6
@@ -188,9 +188,16 @@ def _entries(name):
 
 def _pin(name, key, seconds):
     """Keep the entry of ``key`` in cache ``name`` (made now or later) for ``seconds``: never
-    evicted meanwhile, whatever else the server keeps (a lecture's trained runs)."""
+    evicted meanwhile, whatever else the server keeps (a lecture's trained runs). True if
+    pinned; False when MAX_PINNED_ENTRIES other entries are pinned now (each until its time)."""
     with _LOCK:
-        _PINS[(name, key)] = time.monotonic() + seconds
+        now = time.monotonic()
+        for full in [full for full, until in _PINS.items() if until <= now]:
+            del _PINS[full]
+        if (name, key) not in _PINS and len(_PINS) >= MAX_PINNED_ENTRIES:
+            return False
+        _PINS[(name, key)] = now + seconds
+        return True
 
 
 def _unpin(name, key):

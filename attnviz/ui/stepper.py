@@ -27,6 +27,7 @@ from attnviz.links.deck import read_deck, slide_query
 from attnviz.links.readers import read_int
 from attnviz.links.steps import PAGE_STEPS
 from attnviz.ui.frame import page_paths
+from attnviz.ui.lecture_prepare import prepare_panel
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import learning_goal, random_weights_note
 
@@ -209,6 +210,8 @@ def stepper(page, titles, *, first=1, next_action=None):
         else:
             label, callback, args = next_action
             forward.button(label, key=NEXT_KEY, on_click=callback, args=args, width="stretch")
+    if slides and position == 0 and k == first:  # the deck's first screen: made ready first
+        prepare_panel(slides, compact=True)
     return lambda step: step == k
 
 
