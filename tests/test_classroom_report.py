@@ -115,3 +115,40 @@ def test_the_rows_are_bounded():
     minutes = {m: 1 for m in range(limits.MAX_REPORT_ROWS + 5)}
     _, rows = report_rows([record], minutes)
     assert len(rows) == limits.MAX_REPORT_ROWS
+
+
+SKETCHES = [(5, 1, 3, 0, 5, 0), (1, 1, 1, 1, 1, 1), (0, 0, 0, 5, 0, 0), (3, 0, 5, 0, 3, 0)]
+
+
+def test_a_sketch_question_counts_its_sketches_in_the_report_and_the_health_panel():
+    """W3: four phones sketched, so the report's row and the lecturer's health panel say 4
+    answered, with the class mean, the median distance and how many picked the row's largest
+    key, computed here from the same sketches (lessons.sketch as the oracle); also once the
+    next question has been asked (the kept record)."""
+    from attnviz.classroom.health import health
+    from attnviz.classroom.sketch import class_summary, sketch_kind, sketch_question
+
+    store = MemoryStore(clock=Clock())
+    room, key = store.open(settings_query(Settings()), "lecturer")
+    code, kind = room.code, sketch_kind("plain", 1)
+    question = sketch_question(Settings(), "plain", 1)
+    store.push_question(code, key, 0, kind, question.n)
+    for sid, levels in zip(SIDS, SKETCHES, strict=False):
+        store.join(code, sid)
+        store.answer_sketch(code, sid, levels)
+    assert health(store, code).answered == len(SKETCHES)
+    expected = class_summary(question, SKETCHES)
+    for moved_on in (False, True):
+        if moved_on:
+            store.reveal(code, key)
+            store.push_question(code, key, 0, "shape", 5, right=0)
+        rows = list(csv.DictReader(io.StringIO(report_csv(*store.report(code, key)))))
+        row = next(r for r in rows if r["kind"] == kind)
+        assert int(row["answered"]) == len(SKETCHES)
+        assert float(row["median_distance"]) == round(float(np.median(expected.distances)), 4)
+        assert int(row["picked_largest"]) == expected.right_largest
+        means = [float(part.rsplit(" ", 1)[1]) for part in row["class_mean"].split("; ")]
+        assert np.allclose(means, expected.mean, atol=1e-4)
+    records, lost = store.report(code, key)
+    source = report_source(records, lost, "Room report")
+    assert f"{len(SKETCHES)} sketched" in source and "sketch:plain" not in source

@@ -17,7 +17,10 @@ Redis's. The same contract tests run against both (tests/test_classroom_rounds_s
 import json
 
 from attnviz.classroom import rounds
+from attnviz.classroom.questions import room_settings
 from attnviz.classroom.room import NotAnsweringError, RoomError, check_sid
+from attnviz.classroom.sketch import is_sketch
+from attnviz.classroom.sketch import record as sketch_record
 from attnviz.limits import (
     LOST_COOLDOWN_SECONDS,
     LOST_WINDOW_SECONDS,
@@ -164,7 +167,10 @@ class PeerRules:
             if r == 2 and room.peer.rounds != 2:
                 continue
             taken[r] = (self._round_answers(room, r), self._confidences(room, r))
-        return rounds.summary(room, taken)
+        out = rounds.summary(room, taken)
+        if is_sketch(room.kind):  # its answers are sketches: their numbers (W3)
+            out["sketch"] = sketch_record(room_settings(room), room.kind, self.sketches(room.code))
+        return out
 
     def keep_record(self, room):
         """Keep the current question's numbers for the report (before the room moves on)."""
