@@ -16,7 +16,7 @@ phone = link[0] is not None and link[1] is None  # a student's link: the room's 
 settings = page_frame(
     "Classroom",
     icon="🙋",
-    page_params=("room", "joined", "question", "rounds"),
+    page_params=("room", "joined", "question", "rounds", "query"),
     note="A phone in a room shows the room's example, not these settings."
     if phone
     else "A lecturer's room shows these settings' example on every phone (Push).",

@@ -46,7 +46,12 @@ from attnviz.ui.pages.classroom_shared import (
     say,
     session_id,
 )
-from attnviz.ui.pages.classroom_sketch import sketch_board, sketch_menu, sketch_status
+from attnviz.ui.pages.classroom_sketch import (
+    sketch_board,
+    sketch_menu,
+    sketch_picks,
+    sketch_status,
+)
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 from attnviz.ui.visitor import client_address
@@ -176,6 +181,8 @@ def lecturer_view(settings):
     question = room_question(room)
     if question is not None and room.phase == "revealed":  # first: one projector screen
         reveal_rounds(room, question, key="cls_lect")  # the class's answers, every round
+    if is_sketch(room.kind):  # first too: the snapshots, then the class's result
+        sketch_board(room)
     left, right = st.columns([2, 3])
     with left:
         join_panel(room)
@@ -193,9 +200,8 @@ def lecturer_view(settings):
         next_button(room, question)
         question_menu(room, question)
         sketch_menu(room)
+        sketch_picks(room)
         look_and_lost(room)
-    if is_sketch(room.kind):
-        sketch_board(room)
     if question is not None and room.phase == "revealed":
         proof(room, question, key="cls_lect_proof")
     if not is_present() and not (question is not None and room.phase == "answering"):
