@@ -56,7 +56,7 @@ class Cluster:
 
 
 @pytest.fixture
-def cluster():
+def cluster(needs_redis, needs_nginx):
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as env:
         c = Cluster(folder)
         try:

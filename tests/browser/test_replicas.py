@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.replicas, pytest.mark.browser]
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(needs_redis, needs_nginx):
     """(replica A's URL, replica B's URL, nginx's URL), all on loopback, one Redis."""
     with contextlib.ExitStack() as stack, pytest.MonkeyPatch.context() as env:
         folder = stack.enter_context(tempfile.TemporaryDirectory())
