@@ -174,7 +174,8 @@ def stepper(page, titles, *, first=1, next_action=None):
     session), under a slim bar with Previous, "Step k of N" and Next. A step number the link
     gets wrong is said and replaced by the nearest one. ``next_action``, (label, callback,
     args), makes Next (and the clicker's →) a button that does that instead of moving on: the
-    Classroom's Reveal before the deck's next slide.
+    Classroom's Reveal before the deck's next slide; it may be a function of the step shown
+    that gives one or None (Predict then reveal: Reveal on a question not revealed yet).
     """
     last = first + step_count(titles) - 1
     query = st.query_params.to_dict()
@@ -190,6 +191,8 @@ def stepper(page, titles, *, first=1, next_action=None):
             st.warning(warning, icon="⚠️")
     k = min(max(state[key], first), last)
     st.query_params["step"] = str(k)
+    if callable(next_action):
+        next_action = next_action(k)
     here = url_path(page)
     if slides and slides[position].page != here:  # the link's slide is another page's
         slides = ()
