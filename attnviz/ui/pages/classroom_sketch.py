@@ -254,14 +254,29 @@ def sketch_picks(room):
     """The lecturer's picks of the snapshots, while the class sketches: in projector mode
     folded away under "For the lecturer only" (the class does not see which is which), in the
     lecturer's own tab as they are."""
-    q = room_sketch(room)
-    if q is None or room.phase != "answering":
+    if room_sketch(room) is None or room.phase != "answering":
         return
     if is_present():
         with st.expander("For the lecturer only: the sketches to show (not for the projector)"):
-            snapshot_controls(room, q)
+            picks_panel(room.code, room.question_no)
     else:
-        snapshot_controls(room, q)
+        picks_panel(room.code, room.question_no)
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def picks_panel(code, question_no):
+    """The picks, redrawn every POLL_SECONDS as sketches come in (a pick shows on the
+    projector's snapshot board at its next poll); nothing once question ``question_no`` of
+    room ``code`` is no longer being sketched."""
+    try:
+        room = room_store().room(code)
+    except RoomError as exc:
+        say(exc)
+        return
+    q = room_sketch(room)
+    if q is None or room.question_no != question_no or room.phase != "answering":
+        return
+    snapshot_controls(room, q)
 
 
 def snapshot_controls(room, q):
