@@ -11,6 +11,7 @@ import numpy as np
 from attnviz import limits
 from attnviz.classroom import MemoryStore
 from attnviz.classroom.report import report_csv, report_pdf, report_rows, report_source
+from attnviz.exercises.notation import typst_text
 from attnviz.links.shared import settings_query
 from attnviz.settings import Settings
 
@@ -97,6 +98,7 @@ def test_the_pdf_is_one_page_and_typed_text_stays_text():
     store, code, key = a_lesson()
     records, lost = store.report(code, key)
     records[0]["kind"] = '#set page(fill: red) ] "'  # as if a kind could be typed
+    records[1]["text"] = '#set page(fill: red) ] "'  # a question's text holds typed tokens
     source = report_source(records, lost, "Report <b>")
     assert "#set page(fill: red)" not in source.replace('#"#set page(fill: red)', "")
     pdf = report_pdf(records, lost, "Report <b>")
@@ -152,3 +154,5 @@ def test_a_sketch_question_counts_its_sketches_in_the_report_and_the_health_pane
     records, lost = store.report(code, key)
     source = report_source(records, lost, "Room report")
     assert f"{len(SKETCHES)} sketched" in source and "sketch:plain" not in source
+    shape = next(r for r in records if r["kind"] == "shape")  # I11: the question, not its code
+    assert shape["text"].startswith("What shape") and typst_text(shape["text"]) in source

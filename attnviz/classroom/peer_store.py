@@ -17,7 +17,7 @@ Redis's. The same contract tests run against both (tests/test_classroom_rounds_s
 import json
 
 from attnviz.classroom import rounds
-from attnviz.classroom.questions import room_settings
+from attnviz.classroom.questions import all_questions, question_of, room_settings
 from attnviz.classroom.room import NotAnsweringError, RoomError, check_sid
 from attnviz.classroom.sketch import is_sketch
 from attnviz.classroom.sketch import record as sketch_record
@@ -170,6 +170,9 @@ class PeerRules:
         out = rounds.summary(room, taken)
         if is_sketch(room.kind):  # its answers are sketches: their numbers (W3)
             out["sketch"] = sketch_record(room_settings(room), room.kind, self.sketches(room.code))
+        else:  # the question as the class read it, for the report
+            found = question_of(all_questions(room_settings(room), room.quiz_seed), room.kind)
+            out["text"] = None if found is None else found.text
         return out
 
     def keep_record(self, room):

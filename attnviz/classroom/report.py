@@ -167,7 +167,7 @@ def _share_cell(data, name):
 
 
 def report_source(records, lost_minutes, title):
-    """The typst source of the one-page summary: per question its kind, the right share of
+    """The typst source of the one-page summary: per question its text, the right share of
     each round as bars, who moved where, sure-but-wrong; then "I'm lost" per minute as bars."""
     out = [PREAMBLE, f'#text(size: 14pt, weight: "bold", {typst_text(title)[1:-1]})\n\n']
     out.append(
@@ -205,14 +205,14 @@ def report_source(records, lost_minutes, title):
         )
         cells += [
             f"[{record['question']}]",
-            f"[{typst_text(record['kind'])}]",
+            f"[{typst_text(record.get('text') or record['kind'])}]",
             f"[{shares}]",
             f"[{typst_text(said)}]",
             f"[{typst_text(wrong)}]",
         ]
-    header = ["No.", "Kind", "Right answers", "Who moved where", "Sure, wrong"]
+    header = ["No.", "Question", "Right answers", "Who moved where", "Sure, wrong"]
     out.append(
-        "#table(columns: (auto, auto, 1fr, 1fr, auto), stroke: 0.4pt + luma(180), inset: 4pt,\n"
+        "#table(columns: (auto, 1.3fr, 1.2fr, 1fr, auto), stroke: 0.4pt + luma(180), inset: 4pt,\n"
         + ", ".join(f"[*{typst_text(h)}*]" for h in header)
         + (",\n" + ", ".join(cells) if cells else "")
         + ")\n\n"

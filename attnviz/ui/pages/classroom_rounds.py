@@ -194,8 +194,9 @@ def look_and_lost(room):
     with st.expander("For the lecturer only (not for the projector)"):
         lost_panel(room.code)
         st.markdown(
-            "The room's report (CSV and PDF) downloads from the lecturer link opened without "
-            "projector mode: the projector shows no downloads."
+            "The room's report (CSV and PDF) downloads from this page opened in another tab of "
+            "this browser without projector mode (the projector shows no downloads; the lecturer "
+            "link would move the controls to the browser that opens it)."
         )
 
 
