@@ -13,6 +13,7 @@ from attnviz.classroom import MemoryStore
 from attnviz.classroom.report import report_csv, report_pdf, report_rows, report_source
 from attnviz.exercises.notation import typst_text
 from attnviz.links.shared import settings_query
+from attnviz.serve.classroom import example_settings
 from attnviz.settings import Settings
 
 SIDS = [f"student{k:09d}" for k in range(6)]  # ids as long as a page makes them
@@ -34,6 +35,7 @@ def a_lesson():
     """(store, code, key) after a two-round question with a twin and a one-vote question."""
     clock = Clock()
     store = MemoryStore(clock=clock)
+    store.read_example = example_settings  # as the server's (serve.classroom)
     room, key = store.open(settings_query(Settings()), "lecturer")
     code = room.code
     store.push_question(code, key, 0, "row_sum", 4, rounds=2, right=RIGHT)
@@ -131,6 +133,7 @@ def test_a_sketch_question_counts_its_sketches_in_the_report_and_the_health_pane
     from attnviz.classroom.sketch import class_summary, sketch_kind, sketch_question
 
     store = MemoryStore(clock=Clock())
+    store.read_example = example_settings
     room, key = store.open(settings_query(Settings()), "lecturer")
     code, kind = room.code, sketch_kind("plain", 1)
     question = sketch_question(Settings(), "plain", 1)

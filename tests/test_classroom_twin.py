@@ -10,15 +10,9 @@ from attnviz import lessons
 from attnviz.classroom.peer import TWIN
 from attnviz.classroom.questions import all_questions, question_of
 from attnviz.classroom.room import Room
-from attnviz.classroom.rounds import (
-    SAME_ANSWER_KINDS,
-    asked,
-    question_settings,
-    revealed,
-    twin,
-    twin_of,
-)
+from attnviz.classroom.rounds import SAME_ANSWER_KINDS, asked, revealed, twin, twin_of
 from attnviz.links.shared import settings_query
+from attnviz.serve.classroom import question_settings
 from attnviz.settings import Settings
 from tests.helpers import ROOT
 

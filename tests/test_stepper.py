@@ -3,10 +3,10 @@
 import re
 from urllib.parse import parse_qs, urlsplit
 
+from attnviz.links.course import PAGES, PATHS
 from attnviz.links.deck import LECTURE, slide
 from attnviz.links.deck_outline import outline
 from attnviz.links.steps import PAGE_STEPS
-from attnviz.ui.frame import page_paths
 from attnviz.ui.pages.step_by_step import STEP_TITLES
 from attnviz.ui.stepper import _deck_move, deck_moves, step_label, url_path
 from tests.helpers import ROOT
@@ -51,21 +51,18 @@ def test_a_slide_without_a_step_walks_through_the_pages_steps_then_leaves():
 
 
 def test_every_steppers_page_name_is_its_url_path():
-    """A page's stepper names it ("Multi-head"); the deck finds the page by its URL path
-    (Multi_head): every name in pages/ and app.py maps to a path there is."""
-    sources = [
-        ROOT / "app.py",
-        *(ROOT / "pages").glob("*.py"),
-        *(ROOT / "attnviz/ui/pages").glob("*.py"),
-    ]
+    """A page's stepper names it by its title ("Multi-head"); the deck finds the page by its URL
+    path (Multi_head): every row's title, and every name a page's own stepper is given in
+    app_pages/ and attnviz/ui/pages/, maps to a path there is."""
+    assert all(url_path(page.title) == page.path for page in PAGES)
+    sources = [*(ROOT / "app_pages").glob("*.py"), *(ROOT / "attnviz/ui/pages").glob("*.py")]
     names = {
         m.group(1)
         for path in sources
         for m in re.finditer(r'stepper\(\s*"([^"]+)"', path.read_text(encoding="utf-8"))
     }
-    names.add("Your own numbers")  # pages/2_Your_own_numbers.py names it by a constant
-    assert "Multi-head" in names and len(names) >= 15
-    assert {url_path(name) for name in names} <= page_paths()
+    assert {"Step by step", "Classroom", "Predict then reveal"} <= names
+    assert {url_path(name) for name in names} <= PATHS
 
 
 def test_the_default_deck_in_words():
@@ -160,3 +157,46 @@ def test_previous_shows_nexts_screens_in_reverse():
     assert backward == forward[::-1]
     home, geometry = LECTURE.index(slide("Home")), LECTURE.index(slide("Attention_as_geometry"))
     assert (geometry, 2) in backward and (home, 2) in backward  # the review's skipped two
+
+
+def walk(deck, press="ahead"):
+    """Every screen (slide index, page, step) a clicker's → shows from ``deck``'s first slide
+    to its end, as deck_moves leads: a move within the page is its step, a move to another
+    slide opens that slide's step (a step-less slide: its page's first step)."""
+    from attnviz.links.steps import PAGE_STEPS
+
+    def steps(k):  # a page without steps (the Classroom) is one screen
+        return PAGE_STEPS.get(deck[k].page, (1, 1))
+
+    def opened(k):
+        return deck[k].step if deck[k].step is not None else steps(k)[0]
+
+    k, step, screens = 0, opened(0), []
+    while True:
+        screens.append((k, deck[k].page, step))
+        first, last = steps(k)
+        ahead, _ = deck_moves(deck, k, deck[k].page, step, first, last)
+        if ahead.slide is None:
+            return screens
+        step = ahead.step if ahead.step is not None else opened(ahead.slide)
+        k = ahead.slide
+        assert len(screens) < 10 * len(deck), "the deck does not end"
+
+
+def test_the_default_deck_runs_from_its_first_to_its_last_slide_on_next_alone():
+    """The clicker's → from the first slide: every slide reached, in order; a slide without a
+    step walks its page's steps (Home's two, Predict's every question); the deck ends on its
+    last slide (a lecturer's keys: tests/browser/test_projector.py)."""
+    from attnviz.links.steps import PAGE_STEPS
+
+    screens = walk(LECTURE)
+    slides = [k for k, _, _ in screens]
+    assert slides == sorted(slides) and set(slides) == set(range(len(LECTURE)))
+    for k, part in enumerate(LECTURE):
+        steps = [step for j, _, step in screens if j == k]
+        if part.step is None and part.page in PAGE_STEPS:  # the whole page, step by step
+            first, last = PAGE_STEPS[part.page]
+            assert steps == list(range(first, last + 1)), (part, steps)
+        else:  # one screen
+            assert len(steps) == 1, (part, steps)
+    assert screens[-1][0] == len(LECTURE) - 1

@@ -23,7 +23,6 @@ from collections import Counter
 from dataclasses import replace
 
 from attnviz.classroom.peer import MODES, TWIN, Peer
-from attnviz.classroom.questions import room_settings
 from attnviz.classroom.room import RoomError
 from attnviz.limits import DISCUSS_CHOICES_SECONDS, MAX_QUESTIONS_PER_ROOM, MAX_SEED
 
@@ -54,15 +53,6 @@ class RoundError(RoomError):
 def question_seed(room):
     """The question set of the room's round: the twin's in the twin, else the room's."""
     return room.peer.twin_seed if room.peer.round_no == TWIN else room.quiz_seed
-
-
-def question_settings(room):
-    """The Settings the room's round asks on: the twin's fresh numbers (the room's sentence,
-    the twin's weights' seed) in the twin, else the room's example."""
-    settings = room_settings(room)
-    if room.peer.round_no == TWIN and room.peer.twin_example_seed >= 0:
-        return replace(settings, seed=room.peer.twin_example_seed)
-    return settings
 
 
 def answer_slot(room):
@@ -205,7 +195,7 @@ def next_step(room):
     peer, phase = room.peer, room.phase
     if peer.round_no == TWIN:
         return ("reveal", "Reveal the twin") if phase in ("answering", "locked") else None
-    if peer.rounds == 2 and peer.round_no == 1:
+    if peer.rounds == 2 and peer.round_no == 1 and phase != "revealed":  # "Reveal now": twin
         return {
             "answering": ("end_round", "End round 1"),
             "locked": ("discuss", "Discuss with your neighbour"),

@@ -16,8 +16,8 @@ from urllib.parse import urlencode
 import pytest
 
 from attnviz.limits import CACHE_GPT_RUNS, MIN_GPT_STEPS
+from attnviz.links.course import PATHS
 from attnviz.links.deck import LECTURE, deck_text, parse_deck, slide, slide_query
-from attnviz.ui.frame import page_paths
 from tests.browser.test_classroom_sketch import PHONE, tap_until
 from tools.browser import error_count, own_browsers, wait_for_app, wait_for_run
 
@@ -84,7 +84,7 @@ def top_of(page, key):
 
 
 def test_a_sketch_slide_and_a_two_round_question_on_the_arrow_key_alone(browser, server):
-    slides, _ = parse_deck(DECK, page_paths())
+    slides, _ = parse_deck(DECK, PATHS)
     n = len(slides)
     projector = browser.new_context(**PROJECTOR)
     with contextlib.ExitStack() as stack:

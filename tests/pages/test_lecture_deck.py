@@ -10,7 +10,7 @@ from attnviz.ui.pages.lecture_deck import _table, table_text
 from attnviz.ui.text import md_escape
 from tests.helpers import run
 
-DECK = "pages/15_Lecture_deck.py"
+DECK = "app_pages/Lecture_deck.py"
 
 
 def _link(at):
@@ -53,7 +53,7 @@ def test_a_huge_step_in_the_deck_is_bounded_with_a_warning_not_a_traceback():
 
 def test_a_deck_page_opened_from_a_hostile_deck_link_warns_and_runs():
     hostile = "Why_scale/99999999999999999999;Nope/1;Classroom/7?question=%00;Why_scale/-1"
-    for page in ("pages/3_Why_scale.py", "pages/14_Classroom.py"):
+    for page in ("app_pages/Why_scale.py", "app_pages/Classroom.py"):
         at = run(page, {"deck": hostile, "slide": "9" * 30, "present": "on"})
         assert not at.exception
         assert any("has steps 1 to 4" in w.value for w in at.warning)  # the bound, said
@@ -81,17 +81,17 @@ def test_prepare_trains_and_pins_the_watch_run_opens_the_room_and_lets_the_deck_
     """One click readies the deck: its Watch run trained and pinned, the lecturer's room
     opened and trusting the deck, so the Classroom slide asks on arrival with no other click;
     End the lecture lets the run go."""
+    from attnviz.links.course import PATHS
     from attnviz.links.deck import deck_text, parse_deck
     from attnviz.links.deck_needs import slide_run
     from attnviz.serve.watch_a_head_learn import gpt_run
-    from attnviz.ui.frame import page_paths
     from attnviz.ui.pages.classroom_shared import room_store
     from tests.helpers import as_browser, fresh_store
 
     fresh_store(monkeypatch)  # no run kept yet, and the pins of this test only
     as_browser(monkeypatch, "lecturer-prepares")
     deck = "Watch_a_head_learn/0?gpt_task=previous&gpt_steps=20;Classroom?question=row_sum"
-    slides, _ = parse_deck(deck, page_paths())
+    slides, _ = parse_deck(deck, PATHS)
     choice = slide_run(slides[0])
     at = run(DECK, {"deck": deck})
     said = " ".join(c.value for c in at.caption)
@@ -104,7 +104,7 @@ def test_prepare_trains_and_pins_the_watch_run_opens_the_room_and_lets_the_deck_
     assert at.button(key="deck_prepare").disabled  # nothing left to do
     assert any(f"Room {code} is yours" in m.value for m in at.markdown)
     query = {"deck": deck, "slide": "2", "present": "on", "question": "row_sum"}
-    slide = run("pages/14_Classroom.py", query)  # the deck's slide: a new session, same browser
+    slide = run("app_pages/Classroom.py", query)  # the deck's slide: a new session, same browser
     assert not any(b.key == "cls_trust_deck" for b in slide.button)
     room = room_store().room(code)
     assert (room.kind, room.phase) == ("row_sum", "answering")  # asked on arrival
