@@ -57,11 +57,15 @@ def prepare(page, server, slides):
     assert button.is_disabled()  # everything ready: nothing left to prepare
 
 
-def bar(page):
-    try:
-        return page.locator(BAR).inner_text(timeout=1_000)
-    except Exception:  # loading: no bar yet
-        return None
+def wait_bar(page, text):
+    """Wait until the deck's bar says ``text`` (a step's label on its Next, where in the deck)."""
+    page.wait_for_function(
+        "([sel, text]) => { const b = document.querySelector(sel);"
+        " return Boolean(b && b.innerText.includes(text)); }",
+        arg=[BAR, text],
+        timeout=LONG,
+    )
+    wait_for_run(page, LONG)
 
 
 def press_next(page, until):
@@ -69,13 +73,7 @@ def press_next(page, until):
     page.wait_for_function("() => window.__attnvizKeys === true", timeout=LONG)
     wait_for_run(page, LONG)
     page.keyboard.press("ArrowRight")
-    page.wait_for_function(
-        "([sel, text]) => { const b = document.querySelector(sel);"
-        " return Boolean(b && b.innerText.includes(text)); }",
-        arg=[BAR, until],
-        timeout=LONG,
-    )
-    wait_for_run(page, LONG)
+    wait_bar(page, until)
 
 
 def top_of(page, key):
@@ -95,7 +93,7 @@ def test_a_sketch_slide_and_a_two_round_question_on_the_arrow_key_alone(browser,
         lecturer.goto(f"{server}/?{urlencode(slide_query(slides, 0))}")
         wait_for_app(lecturer)
         press_next(lecturer, f"slide 2 of {n}")  # the sketch is asked on arrival
-        assert "Show sketches" in bar(lecturer)
+        wait_bar(lecturer, "Show sketches ▶")
         code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=LONG).strip()
         student = phone()
         student.goto(f"{server}/Classroom?room={code}")
@@ -115,7 +113,7 @@ def test_a_sketch_slide_and_a_two_round_question_on_the_arrow_key_alone(browser,
         assert top_of(lecturer, "cls_sk_mean") < 720 / 2
         press_next(lecturer, f"slide 3 of {n}")  # the two-round question, asked on arrival
         for done, step in enumerate(ROUND_STEPS):
-            assert f"{step} ▶" in bar(lecturer), (done, bar(lecturer))
+            wait_bar(lecturer, f"{step} ▶")
             following = ROUND_STEPS[done + 1] if done + 1 < len(ROUND_STEPS) else "Next"
             press_next(lecturer, f"{following} ▶")
         press_next(lecturer, f"slide 4 of {n}")
