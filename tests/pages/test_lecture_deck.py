@@ -93,6 +93,9 @@ def test_prepare_trains_and_pins_the_watch_run_opens_the_room_and_lets_the_deck_
     deck = "Watch_a_head_learn/0?gpt_task=previous&gpt_steps=20;Classroom?question=row_sum"
     slides, _ = parse_deck(deck, PATHS)
     choice = slide_run(slides[0])
+    first = {"deck": deck, "slide": "1", "present": "on"}  # the deck's first slide offers it
+    watch = "app_pages/Watch_a_head_learn.py"
+    assert run(watch, first).button(key="deck_prepare").label == "🎓 Lecturer: prepare the lecture"
     at = run(DECK, {"deck": deck})
     said = " ".join(c.value for c in at.caption)
     assert "train the previous run" in said and "open your room" in said
@@ -102,6 +105,7 @@ def test_prepare_trains_and_pins_the_watch_run_opens_the_room_and_lets_the_deck_
     code, _ = room_store().held("lecturer-prepares")
     assert room_store().trusts_deck("lecturer-prepares", deck_text(slides))
     assert at.button(key="deck_prepare").disabled  # nothing left to do
+    assert "deck_prepare" not in {b.key for b in run(watch, first).button}  # ready: not offered
     assert any(f"Room {code} is yours" in m.value for m in at.markdown)
     query = {"deck": deck, "slide": "2", "present": "on", "question": "row_sum"}
     slide = run("app_pages/Classroom.py", query)  # the deck's slide: a new session, same browser
