@@ -1,6 +1,7 @@
 """The Lecture deck page: the default lecture's link, a deck from the link to edit, and a bad
 deck link said in words."""
 
+import json
 from urllib.parse import parse_qs, urlparse
 
 from attnviz.links.deck import LECTURE
@@ -114,3 +115,14 @@ def test_prepare_trains_and_pins_the_watch_run_opens_the_room_and_lets_the_deck_
     assert (room.kind, room.phase) == ("row_sum", "answering")  # asked on arrival
     at.button(key="deck_end").click().run()
     assert gpt_run.pinned_for(choice, True) is None
+
+
+def test_one_slides_link_and_the_classroom_settings_help_say_what_is_true():
+    """I2: one slide's link is "the link of this slide"; I3: the settings' help says that a
+    Classroom slide asks on arrival once the deck may ask in the room."""
+    at = run(DECK, {"deck": "Why_scale/1"})
+    assert "The link of this slide:" in [m.value for m in at.markdown]
+    columns = json.loads(at.dataframe[0].proto.columns)  # the table editor's columns
+    assert "asks your room that question on arrival, once Prepare the lecture" in " ".join(
+        columns["settings"]["help"].split()
+    )
