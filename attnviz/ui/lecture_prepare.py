@@ -30,6 +30,7 @@ from attnviz.limits import (
 from attnviz.links.deck import deck_text
 from attnviz.links.deck_needs import deck_needs
 from attnviz.links.shared import settings_query
+from attnviz.model.pretrained import MODEL_ID, ModelLoadError
 from attnviz.serve.classroom import ROOM_STORE
 from attnviz.serve.gate import gated
 from attnviz.serve.inside_a_chat_model import CHAT_MODEL, keep_for, note_use
@@ -46,8 +47,16 @@ PREPARE_KEY = "deck_prepare"
 END_KEY = "deck_end"
 SAID = "attnviz.lecture.prepared"  # what the last Prepare did: sentences, shown after its rerun
 BACKSTOP = 3  # as the Watch page: a run measured past 3 x MAX_GPT_TRAIN_SECONDS of CPU stops
-MODEL_NAMES = {"real": "the real model (MiniLM)", "chat": "the chat model (SmolLM2)"}
+MODEL_NAMES = {
+    "real": f"the real model ({MODEL_ID})",
+    "chat": "the chat model (SmolLM2-135M-Instruct)",
+}
 EVERY = 0.25  # seconds between two updates of the progress bar while a run trains
+
+
+def _first_up(text):
+    """``text`` with its first letter a capital (the rest as written: model names keep theirs)."""
+    return text[:1].upper() + text[1:]
 
 
 def _hours(seconds):
@@ -124,12 +133,16 @@ def _train(choice, bar, done, total):
 
 
 def _load(name, box):
-    """Load model ``name`` ("real" or "chat") unless loaded; a sentence when it cannot be."""
+    """Load model ``name`` ("real" or "chat") unless loaded (the chat model then kept for
+    LECTURE_PIN_SECONDS); a sentence when it cannot be."""
     try:
         if name == "real":
-            MODEL.get(tqdm_class=progress_tqdm(box.container()))
+            try:
+                MODEL.get(tqdm_class=progress_tqdm(box.container()))
+            except ModelLoadError as exc:
+                return f"The real model could not be loaded: {exc}"
             return None
-        from attnviz.causal_lm import CausalLMLoadError
+        from attnviz.causal_lm import CausalLMLoadError  # imported on use, as the chat page
 
         try:
             CHAT_MODEL.get(tqdm_class=progress_tqdm(box.container()))
@@ -138,8 +151,6 @@ def _load(name, box):
         note_use()
         keep_for(LECTURE_PIN_SECONDS)
         return None
-    except Exception as exc:  # ModelLoadError and the like: said, the rest still prepared
-        return f"{MODEL_NAMES[name].capitalize()} could not be loaded: {exc}"
     finally:
         box.empty()
 
@@ -191,7 +202,7 @@ def prepare(slides):
     for name in needs.models:
         bar.progress(done / total, text=f"Loading {MODEL_NAMES[name]}…")
         problem = _load(name, st.empty())
-        said.append(problem or f"{MODEL_NAMES[name].capitalize()} is loaded.")
+        said.append(problem or f"{_first_up(MODEL_NAMES[name])} is loaded.")
         done += 1
     if needs.classroom:
         bar.progress(done / total, text="Opening your room…")
