@@ -164,3 +164,33 @@ def test_the_default_deck_after_prepare_keeps_its_watch_run_under_eviction(brows
     finally:
         projector.close()
         others.close()
+
+
+def test_predict_reveals_on_the_arrow_key_with_its_proof_on_the_first_screen(browser, server):
+    """→ on a question reveals the answer and the chart that proves it, whole in the first
+    1280 × 720 screen; the next → goes to the next question."""
+    from attnviz.serve.predict_then_reveal import cached_quiz
+    from attnviz.settings import Settings
+
+    questions = cached_quiz(Settings(), 0)
+    k = next(k for k, q in enumerate(questions, 1) if q.bars)  # a question with rows to draw
+    projector = browser.new_context(**PROJECTOR)
+    try:
+        page = projector.new_page()
+        page.goto(f"{server}/Predict_then_reveal?present=on&step={k}")
+        wait_for_app(page)
+        wait_bar(page, "Reveal the answer ▶")
+        press_next(page, "Next ▶")
+        chart = page.locator(f".st-key-quiz_row_{k}_0:not([data-retained]) .js-plotly-plot")
+        chart.wait_for(timeout=LONG)
+        box = chart.bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 720, box
+        assert (
+            f"The answer: {questions[k - 1].answer}"
+            in page.locator("[data-testid=stMain]").inner_text()
+        )
+        press_next(page, f"Question {k + 1}")
+        wait_bar(page, "Reveal the answer ▶")
+        assert error_count(page) == 0
+    finally:
+        projector.close()

@@ -30,11 +30,13 @@ def _new_questions():
 
 
 def question_set_ui():
-    """The "New questions" button and which set is shown; returns the set's seed (int)."""
+    """The "New questions" button and which set is shown (in projector mode after the step's
+    chart: the question and its proof come first); returns the set's seed (int)."""
     seed = st.session_state.setdefault(SEED, 0)
-    c1, c2 = st.columns([1, 3], vertical_alignment="center")
-    c1.button("🎲 New questions", on_click=_new_questions, key="attnviz_lesson_new_quiz")
-    c2.caption(f"Question set {seed}, for the settings in the sidebar.")
+    with after_chart("question_set"):
+        c1, c2 = st.columns([1, 3], vertical_alignment="center")
+        c1.button("🎲 New questions", on_click=_new_questions, key="attnviz_lesson_new_quiz")
+        c2.caption(f"Question set {seed}, for the settings in the sidebar.")
     return seed
 
 
@@ -75,12 +77,14 @@ def clicker_reveal(n_questions, settings, seed):
 def answer_ui(k, question, settings, seed):
     """Question ``k`` and its answer widget: a radio, or a selectbox when there are more than
     MAX_RADIO_OPTIONS options. Returns the option chosen, or None before an answer. In
-    projector mode a question revealed by the clicker shows its options as a list instead."""
-    st.subheader(f"Question {k}")
+    projector mode the bar names the question (no heading), and a question revealed by the
+    clicker gives its options on one line, so that its proof fits the first screen."""
+    if not is_present():
+        st.subheader(f"Question {k}")
     st.markdown(md_escape(question.text))
     key = _answer_key(k, settings, seed)
     if is_present() and is_revealed(k, settings, seed) and st.session_state.get(key) is None:
-        st.markdown("  \n".join(f"· {md_escape(option)}" for option in question.options))
+        st.markdown("The options: " + " · ".join(md_escape(o) for o in question.options) + ".")
         return None
     if len(question.options) <= MAX_RADIO_OPTIONS:
         return st.radio("Your answer", question.options, index=None, format_func=md_escape, key=key)
