@@ -179,7 +179,7 @@ def test_predict_reveals_on_the_arrow_key_with_its_proof_on_the_first_screen(bro
         page = projector.new_page()
         page.goto(f"{server}/Predict_then_reveal?present=on&step={k}")
         wait_for_app(page)
-        wait_bar(page, "Reveal the answer ▶")
+        wait_bar(page, "Reveal ▶")
         press_next(page, "Next ▶")
         chart = page.locator(f".st-key-quiz_row_{k}_0:not([data-retained]) .js-plotly-plot")
         chart.wait_for(timeout=LONG)
@@ -190,7 +190,7 @@ def test_predict_reveals_on_the_arrow_key_with_its_proof_on_the_first_screen(bro
             in page.locator("[data-testid=stMain]").inner_text()
         )
         press_next(page, f"Question {k + 1}")
-        wait_bar(page, "Reveal the answer ▶")
+        wait_bar(page, "Reveal ▶")
         assert error_count(page) == 0
     finally:
         projector.close()

@@ -251,7 +251,7 @@ def test_the_clicker_reveals_a_question_then_moves_to_the_next():
     chart (the class answered aloud), then → moves to the next question: no mouse."""
     questions = quiz_of(S0, 0)
     at = run(QUIZ, {"present": "on", "step": "1"})
-    assert at.button(key="step_next").label == "Reveal the answer ▶"
+    assert at.button(key="step_next").label == "Reveal ▶"
     assert not [c for c in chart_specs(at) if c.startswith("quiz_row_1_")]
     at.button(key="step_next").click().run()
     assert f"The answer: **{md_escape(questions[0].answer)}**." in [s.value for s in at.success]
@@ -260,4 +260,4 @@ def test_the_clicker_reveals_a_question_then_moves_to_the_next():
     assert at.button(key="step_next").label == "Next ▶"
     at.button(key="step_next").click().run()
     assert at.query_params["step"] == "2"
-    assert at.button(key="step_next").label == "Reveal the answer ▶"
+    assert at.button(key="step_next").label == "Reveal ▶"

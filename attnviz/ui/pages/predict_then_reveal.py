@@ -69,7 +69,7 @@ def clicker_reveal(n_questions, settings, seed):
     def action(k):
         if k > n_questions or is_revealed(k, settings, seed):
             return None
-        return ("Reveal the answer ▶", _reveal, (k, settings, seed))
+        return ("Reveal ▶", _reveal, (k, settings, seed))
 
     return action
 
