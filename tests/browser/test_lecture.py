@@ -81,7 +81,7 @@ def top_of(page, key):
     return own.evaluate("e => e.getBoundingClientRect().top")
 
 
-def test_a_sketch_slide_and_a_two_round_question_on_the_arrow_key_alone(browser, server):
+def test_a_sketch_slide_and_a_two_round_question_on_the_arrow_key_alone(browser, server, artifacts):
     slides, _ = parse_deck(DECK, PATHS)
     n = len(slides)
     projector = browser.new_context(**PROJECTOR)
@@ -108,9 +108,11 @@ def test_a_sketch_slide_and_a_two_round_question_on_the_arrow_key_alone(browser,
         press_next(lecturer, "Reveal")  # → showed the snapshots
         lecturer.locator(".st-key-cls_sk_snaps .js-plotly-plot").wait_for(timeout=LONG)
         assert top_of(lecturer, "cls_sk_snaps") < 720 / 2  # at the top of the screen
+        lecturer.screenshot(path=artifacts / "lecture_sketch_snapshots.png")
         press_next(lecturer, "Next ▶")  # → revealed: the class's result
         lecturer.locator(".st-key-cls_sk_mean .js-plotly-plot").wait_for(timeout=LONG)
         assert top_of(lecturer, "cls_sk_mean") < 720 / 2
+        lecturer.screenshot(path=artifacts / "lecture_sketch_reveal.png")
         press_next(lecturer, f"slide 3 of {n}")  # the two-round question, asked on arrival
         for done, step in enumerate(ROUND_STEPS):
             wait_bar(lecturer, f"{step} ▶")
