@@ -112,11 +112,11 @@ def fresh_store(monkeypatch):
     server's own store, pinned models and all, comes back after it."""
     from collections import OrderedDict
 
-    from attnviz.serve import store
+    from attnviz.serve import pins, store
 
     monkeypatch.setattr(store, "_STORE", OrderedDict())
     monkeypatch.setattr(store, "_FLIGHTS", {})
-    monkeypatch.setattr(store, "_PINS", {})
+    monkeypatch.setattr(pins, "_PINS", {})
 
 
 def serve_chat_model(lm):
@@ -292,6 +292,21 @@ def traces_z(spec):
 def texts(at, kind="markdown"):
     """Every element of ``kind`` (markdown by default) of a run, joined by spaces."""
     return " ".join(el.value for el in at.get(kind))
+
+
+def drive_download_bars(tqdm_class, total_bytes, done_bytes):
+    """Two bars of ``tqdm_class`` driven as huggingface_hub's snapshot_download drives them:
+    3 files fetched, and ``done_bytes`` of ``total_bytes`` counted (and refreshed) by a worker
+    thread. The bars (files, nbytes)."""
+    import threading
+
+    files = tqdm_class(total=3, desc="Fetching 3 files")
+    nbytes = tqdm_class(total=total_bytes, desc="Downloading bytes", unit="B", unit_scale=True)
+    worker = threading.Thread(target=lambda: (nbytes.update(done_bytes), nbytes.refresh()))
+    worker.start()
+    worker.join()
+    files.update(3)
+    return files, nbytes
 
 
 def set_widget(at, kind, key, value):

@@ -1,13 +1,21 @@
 """The server's store, in one place: what every session shares, under one memory budget.
 
-Everything attnviz keeps for all sessions lives here: the results of ``serve.kept``'s
+Everything attnviz keeps for all sessions lives here: the results of ``kept``
 functions (each page's examples, the real model's sentences, finished charts, the tiny GPT's
 trained runs) and ``serve.slots``' pinned values (the two models, the room store). Each cache
 has its bound in entries and in MB, and ``limits.MAX_CACHE_MB`` bounds them all together, so
 "how much can this server hold" has one answer: ``cache_report``. Sessions keep the keys
 (Settings, an edit, a text), a ``Lookup`` of them where a fragment or a callback needs one,
-never the results. No Streamlit. ``_register``, ``_cached_call``, ``_peek`` and ``_entries``
-are this package's own: the way in is ``serve.kept.kept`` (or a ``serve.slots.Slot``).
+never the results. No Streamlit. The way in is ``kept`` (or a ``serve.slots.Slot``):
+
+    @kept(CACHE_EXAMPLES[0], CACHE_EXAMPLES[1], estimate=example_bytes, heavy=heavy_example)
+    def cached_example(settings): ...
+
+Like ``st.cache_resource`` (one read-only copy for all, never copied per rerun), with three
+differences that a classroom needs: one computation per key however many sessions miss it at
+once; every cache draws on one budget, ``limits.MAX_CACHE_MB`` in all (the results used longest
+ago go first); and it is out of reach of Streamlit's "Clear cache" message, which any browser
+may send and which would empty every cache for every user.
 
 A class that opens one link computes it once: concurrent misses of one key wait for the first
 computation (single flight), whose arrays count against the budget while it runs (its
@@ -19,7 +27,6 @@ import functools
 import gc
 import sys
 import threading
-import time
 import types
 from collections import OrderedDict
 from collections.abc import Callable
@@ -28,7 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.limits import BASE_MB, MAX_CACHE_MB, MAX_PINNED_ENTRIES, SERVER_MB, WORKING_MB
+from attnviz.limits import BASE_MB, MAX_CACHE_MB, SERVER_MB, WORKING_MB
+from attnviz.serve import pins
 from attnviz.serve.gate import gated
 
 MB = 1e6
@@ -99,7 +107,6 @@ class _Flight:
 _STORE = OrderedDict()
 _FLIGHTS = {}
 _CACHES = {}  # cache name -> _Bounds
-_PINS = {}  # (cache name, key) -> until when (time.monotonic()) its entry is never evicted
 _LOCK = threading.Lock()
 
 
@@ -186,49 +193,12 @@ def _entries(name):
         return [(full[1], entry[0]) for full, entry in _STORE.items() if full[0] == name]
 
 
-def _pin(name, key, seconds):
-    """Keep the entry of ``key`` in cache ``name`` (made now or later) for ``seconds``: never
-    evicted meanwhile, whatever else the server keeps (a lecture's trained runs). True if
-    pinned; False when MAX_PINNED_ENTRIES other entries are pinned now (each until its time)."""
-    with _LOCK:
-        now = time.monotonic()
-        for full in [full for full, until in _PINS.items() if until <= now]:
-            del _PINS[full]
-        if (name, key) not in _PINS and len(_PINS) >= MAX_PINNED_ENTRIES:
-            return False
-        _PINS[(name, key)] = now + seconds
-        return True
-
-
-def _unpin(name, key):
-    """The entry of ``key`` in cache ``name`` may be evicted again, as any other."""
-    with _LOCK:
-        _PINS.pop((name, key), None)
-
-
-def _pinned_for(name, key):
-    """Seconds left of the pin of ``key`` in cache ``name``, or None when it is not pinned."""
-    with _LOCK:
-        until = _PINS.get((name, key))
-    left = None if until is None else until - time.monotonic()
-    return left if left is not None and left > 0 else None
-
-
-def _held(full, now):
-    """Whether entry ``full`` is pinned now (an expired pin is dropped). Lock held."""
-    until = _PINS.get(full)
-    if until is not None and until <= now:
-        del _PINS[full]
-        return False
-    return until is not None
-
-
 def _evict(keep=None):
     """Drop entries past their cache's bounds, then the oldest until what is kept and what is
     in flight fit the budget (never ``keep``, the entry just made, nor a pinned cache's to
-    make room for another's, nor a pinned entry: ``_pin``); True if any went. Called with the
+    make room for another's, nor a pinned entry: ``serve.pins``); True if any went. Called with the
     lock held."""
-    now = time.monotonic()
+    now = pins.now()
     dropped = False
     by_cache = {}
     for full, (_, nbytes) in _STORE.items():
@@ -239,7 +209,7 @@ def _evict(keep=None):
         for full, nbytes in entries:  # the oldest first
             if count <= bounds.max_entries and held <= bounds.max_bytes:
                 break
-            if full != keep and not _held(full, now):
+            if full != keep and not pins.held(full, now):
                 del _STORE[full]
                 count, held, dropped = count - 1, held - nbytes, True
     budget = MAX_CACHE_MB * MB
@@ -248,7 +218,7 @@ def _evict(keep=None):
     for full in list(_STORE):
         if total <= budget:
             break
-        if full == keep or _CACHES[full[0]].pinned or _held(full, now):
+        if full == keep or _CACHES[full[0]].pinned or pins.held(full, now):
             continue
         total -= _STORE.pop(full)[1]
         dropped = True
@@ -338,6 +308,54 @@ def cache_report():
     return rows
 
 
+def kept(entries, mb=None, *, estimate=None, heavy=None, size=result_bytes):
+    """Keep the decorated function's results for its latest ``entries`` distinct positional
+    arguments (and at most ``mb`` MB), for every session.
+
+    The positional arguments are the key: small and hashable (Settings, numbers, text), never
+    arrays, and everything the value depends on. Keyword arguments reach the function but not
+    the key: what it shows its progress in (a page's element), or arrays the key names by their
+    digest; ``on_wait`` (a context manager, e.g. ``st.spinner``) is entered while this caller
+    waits for another's computation of the same key. ``estimate(*key)`` (bytes) counts against
+    the budget while it is computed; ``heavy(*key)`` is what the computation is in a few words
+    when it is heavy (else None): it then waits for a heavy slot (``serve.gate``); ``size``
+    is what a kept value costs (``result_bytes``: its arrays; ``object_bytes``: everything).
+
+    The kept function also has ``peek(*key)`` (the kept value or None, never computing),
+    ``kept()`` ([(key, value)] of every entry now, the latest used last), ``forget()``, and
+    ``pin(*key, seconds=...)`` / ``unpin(*key)`` / ``pinned_for(*key)``: an entry kept from
+    eviction for ``seconds`` (a lecture's runs; False when the server's pins are all taken,
+    ``limits.MAX_PINNED_ENTRIES``; the seconds left, or None).
+    """
+
+    def wrap(fn):
+        name = f"{fn.__module__}.{fn.__qualname__}"
+        _register(name, entries, mb)
+
+        @functools.wraps(fn)
+        def cached(*key, on_wait=None, **context):
+            return _cached_call(
+                name,
+                key,
+                lambda: fn(*key, **context),
+                estimate=0 if estimate is None else estimate(*key),
+                size=size,
+                on_wait=on_wait,
+                heavy=None if heavy is None else heavy(*key),
+            )
+
+        cached.peek = lambda *key: _peek(name, key)
+        cached.kept = lambda: _entries(name)
+        cached.forget = lambda: forget(name)
+        cached.pin = lambda *key, seconds: pins.pin(name, key, seconds)
+        cached.unpin = lambda *key: pins.unpin(name, key)
+        cached.pinned_for = lambda *key: pins.pinned_for(name, key)
+        cached.cache_name = name
+        return cached
+
+    return wrap
+
+
 def forget(name):
     """Drop cache ``name``'s entries (tests: as if the server had just started)."""
     with _LOCK:
@@ -349,7 +367,7 @@ def clear_shared_caches():
     """Empty every cache and drop every pin (tests: as if the server had just started)."""
     with _LOCK:
         _STORE.clear()
-        _PINS.clear()
+    pins.clear()
 
 
 @dataclass(frozen=True)
