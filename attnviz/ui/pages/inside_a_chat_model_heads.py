@@ -1,5 +1,6 @@
-"""Inside a chat model, sections 3 and 5: every head at a glance, things to find, one head
-step by step (RMSNorm, Q and K before and after RoPE, V, S, S′, the causal A, the output)."""
+"""Inside a chat model, sections 2 and 5: one head of the block step by step (RMSNorm, Q and K
+before and after RoPE, V, S, S′, the causal A, the output); every head at a glance and the
+heads to find."""
 
 import numpy as np
 import streamlit as st
@@ -16,12 +17,12 @@ from attnviz.ui.sidebar import is_present, palette
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice, step_header
 
-HEAD_STEPS = (  # section 5's parts: one step each in projector mode
-    "5a. Normalise: x̂ = RMSNorm(x)",
-    "5b. Queries and keys, before and after RoPE",
-    "5c. Values",
-    "5d. Scores, scaled, masked, softmax",
-    "5e. The head's output",
+HEAD_STEPS = (  # section 2's parts: one step each in projector mode
+    "2a. Normalise: x̂ = RMSNorm(x)",
+    "2b. Queries and keys, before and after RoPE",
+    "2c. Values",
+    "2d. Scores, scaled, masked, softmax",
+    "2e. The head's output",
 )
 
 
@@ -44,7 +45,7 @@ def chosen_head():
 
 
 def grid_section(model, run, text, layer, head):
-    """Section 3: every head's A for ``text``'s run (``run``), ``(layer, head)`` outlined, then
+    """Section 5: every head's A for ``text``'s run (``run``), ``(layer, head)`` outlined, then
     the heads to find."""
     c = model.config
     groups = "; ".join(
@@ -96,13 +97,11 @@ def findings(run):
 
 
 def head_steps_section(model, run, text, labels, layer, head, parts):
-    """Section 5: the parts of HEAD_STEPS numbered in ``parts`` (0 to 4: every one, or in
+    """Section 2: the parts of HEAD_STEPS numbered in ``parts`` (0 to 4: every one, or in
     projector mode the step's one)."""
     if not parts:
         return
     c = model.config
-    if not is_present():
-        st.header("5. One head, step by step")
     with st.spinner("Recomputing the head…"):
         h = chat_head(model, text, layer, head)
     if 0 in parts:
