@@ -1,6 +1,6 @@
-"""attnviz.links.steps.PAGE_STEPS says each page's steps as its own stepper counts them: every
-page is run up to its ``stepper`` call (the stepper is replaced by one that notes its range and
-stops the page), so no page computes anything."""
+"""attnviz.links.steps.STEP_TITLES (and PAGE_STEPS) says each page's steps as its own stepper
+counts and names them: every page is run up to its ``stepper`` call (the stepper is replaced by
+one that notes its titles and stops the page), so no page computes anything."""
 
 import importlib
 import pkgutil
@@ -10,7 +10,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from attnviz.links.steps import PAGE_STEPS
+from attnviz.links.steps import PAGE_STEPS, STEP_TITLES
 from tests.helpers import ALL_SCRIPTS, ROOT
 
 
@@ -18,7 +18,7 @@ def test_the_table_of_steps_is_every_pages_own(monkeypatch):
     seen = {}
 
     def noting(page, titles, *, first=1, next_action=None):
-        seen[path] = (first, first + len(titles) - 1)
+        seen[path] = (first, tuple(titles))
         st.stop()
 
     # every module that holds the stepper by name (a page's module, imported once per worker,
@@ -38,4 +38,5 @@ def test_the_table_of_steps_is_every_pages_own(monkeypatch):
         at.query_params["present"] = "on"
         at.run()
         assert not at.exception, (script, [e.value for e in at.exception])
-    assert seen == PAGE_STEPS
+    assert seen == STEP_TITLES
+    assert {p: (f, f + len(t) - 1) for p, (f, t) in seen.items()} == PAGE_STEPS
