@@ -18,8 +18,8 @@ import io
 from attnviz.classroom.questions import letter
 from attnviz.classroom.rounds import CONFIDENCE, moves_sentence, percent, sure_but_wrong
 from attnviz.classroom.sketch import VARIANTS, read_kind
-from attnviz.lessons.predict.make import KIND_NAMES
 from attnviz.exercises.notation import typst_text
+from attnviz.lessons.predict.make import KIND_NAMES
 from attnviz.limits import MAX_REPORT_ROWS
 
 ROUND_ORDER = ("1", "2", "twin")

@@ -268,7 +268,8 @@ def downloads(choice):
         "formula, its shape (with this exercise's sizes) and what it means.",
     )
     st.markdown(
-        "**A class set**: one worksheet per student, each its own seed, the keys at the end."
+        "**A class set**: one worksheet per student, each its own seed, then a one-page marking "
+        "grid (each seed's answers) and the keys at the end."
     )
     left, right = st.columns([1, 2], vertical_alignment="bottom")
     state = st.session_state
