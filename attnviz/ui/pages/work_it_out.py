@@ -136,9 +136,10 @@ def show_exercise(ex):
     # side by side (stacked on a phone); on a projector one to a row, so that a matrix keeps
     # its size instead of shrinking to a third of the width
     per_row = 1 if is_present() else max(len(ex.givens), 1)
+    givens = st.container(key="ex_givens")  # what the projector test finds on the first screen
     for start in range(0, len(ex.givens), per_row):
         row = ex.givens[start : start + per_row]
-        for g, column in zip(row, st.columns(per_row), strict=False):
+        for g, column in zip(row, givens.columns(per_row), strict=False):
             column.latex(f"{g.name.latex} = {g.matrix.latex}")
             if g.note:
                 column.caption(md_escape(f"{g.what}: {g.note}."))
