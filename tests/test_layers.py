@@ -9,6 +9,7 @@ from tests.helpers import ROOT
 # Top to bottom. A module belongs to the layer whose longest prefix names it; "attnviz" (the
 # package's face, its __init__) names only itself, so a new module must be given a layer here.
 LAYERS = (
+    ("web", ("attnviz.web",)),  # the App's HTTP side: beside ui/, which never imports it
     ("ui", ("attnviz.ui",)),
     ("serve", ("attnviz.serve", "attnviz.fair_queue")),
     (
@@ -136,6 +137,31 @@ def test_every_module_has_a_layer():
 
 def test_no_import_cycle():
     assert cycles(imports(modules())) == []
+
+
+def folders(graph):
+    """The import graph between the package's folders (a root module is a folder of its own):
+    ``attnviz.classroom.questions`` -> ``attnviz.links.shared`` is classroom -> links."""
+
+    def folder(module):
+        return ".".join(module.split(".")[:2])
+
+    joined = {}
+    for a, targets in graph.items():
+        joined.setdefault(folder(a), set()).update(folder(b) for b in targets)
+    return {a: targets - {a} for a, targets in joined.items()}
+
+
+def test_no_import_cycle_between_folders():
+    assert cycles(folders(imports(modules()))) == []
+
+
+def test_the_folder_rule_sees_a_cycle_of_parts():
+    graph = {
+        "attnviz.classroom.questions": {"attnviz.links.shared"},
+        "attnviz.links.classroom": {"attnviz.classroom.room"},
+    }
+    assert cycles(folders(graph)) == [["attnviz.classroom", "attnviz.links"]]
 
 
 def test_no_module_imports_a_layer_above_its_own():

@@ -4,6 +4,8 @@
     store.py        RoomStore, the rules over any backend, and MemoryStore (in process)
     redis_store.py  RedisStore, for several replicas (ATTNVIZ_REDIS_URL)
     questions.py    the room's question: the Predict-then-reveal bank on the pushed example
+    screens.py      what the projector and a phone show in each phase (sections.py: its parts,
+                    plain data that a phone client can take as JSON)
 
 ``make_store()`` picks the store: Redis when ``ATTNVIZ_REDIS_URL`` is set, else in process.
 """
@@ -13,6 +15,7 @@ import os
 from attnviz.classroom.room import (
     CODE_ALPHABET,
     CODE_LENGTH,
+    LESSONS_UNAFFECTED,
     NotAnsweringError,
     RateLimitedError,
     Room,
@@ -48,7 +51,7 @@ def make_store(environ=None):
     except ValueError as exc:
         raise StoreUnavailableError(
             f"{REDIS_URL_VARIABLE} is not a Redis URL (redis://host:port/db): the classroom "
-            "cannot start. The lesson pages work as before."
+            f"cannot start. {LESSONS_UNAFFECTED}"
         ) from exc
 
 

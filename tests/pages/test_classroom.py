@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from attnviz import limits
-from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
+from attnviz.classroom.questions import all_questions, letter, question_of
+from attnviz.serve.classroom import room_settings
 from attnviz.ui.pages.classroom_shared import KEY, ROOM, forget_room_store, room_store
 from attnviz.ui.text import md_escape
 from tests.helpers import as_browser, chart_specs, decode, run, run_more, text_of

@@ -25,13 +25,13 @@ import streamlit as st
 
 from attnviz import lessons
 from attnviz.classroom import RoomError
-from attnviz.classroom.questions import pushable_problem, question_of, room_settings
+from attnviz.classroom.questions import pushable_problem, question_of
 from attnviz.classroom.room import normal_code
 from attnviz.classroom.rounds import next_step
 from attnviz.links.deck import read_deck
 from attnviz.links.readers import quoted, raw_value, read_int
 from attnviz.links.shared import settings_query
-from attnviz.serve.classroom import cached_room_questions
+from attnviz.serve.classroom import cached_room_questions, room_settings
 from attnviz.ui.frame import page_paths
 from attnviz.ui.pages.classroom_rounds import take_step
 from attnviz.ui.pages.classroom_shared import (
