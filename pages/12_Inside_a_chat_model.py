@@ -75,8 +75,9 @@ if show(1):
 
 if len(head_steps) > 1:  # every step at once: the section's heading (a projector: the bar's)
     st.header("2. One head of the block, step by step")
-if head_steps:  # the head's picker above its steps (on a projector: each step's own)
-    layer, head = head_picker(c)
+if head_steps:  # the head's picker above its steps (on a projector: each step's, after it)
+    with after_chart("head_picker"):
+        layer, head = head_picker(c)
     head_steps_section(model, run, text, labels, layer, head, [k - 2 for k in head_steps])
 elif not show(GRID):
     layer, head = chosen_head()

@@ -86,6 +86,20 @@ MEASURE = r"""([SMALLEST, NAMED]) => {
     const turned = t => /rotate\((?!0[,)])/.test(t.getAttribute("transform") || "");
     const texts = Array.from(plot.querySelectorAll("svg text")).filter(
       t => shown(t) && t.textContent.trim() && !turned(t));
+    // turned tick labels of one axis smear when their neighbours are closer than about one
+    // and a half font sizes along it (the chat page's 64-column axes: review 5)
+    for (const layer of plot.querySelectorAll(".xaxislayer-above")) {
+      const ticks = Array.from(layer.querySelectorAll("text")).filter(
+        t => shown(t) && t.textContent.trim() && turned(t));
+      const xs = ticks.map(t => t.getBoundingClientRect())
+        .map(r => (r.left + r.right) / 2).sort((a, b) => a - b);
+      const px = ticks.length ? parseFloat(getComputedStyle(ticks[0]).fontSize) : 0;
+      for (let i = 1; i < xs.length; i++)
+        if (xs[i] - xs[i - 1] < 1.2 * px) {
+          overlap.push(`turned ticks ${(xs[i] - xs[i - 1]).toFixed(0)} px apart at ${px} px`);
+          break;
+        }
+    }
     const boxes = texts.map(t => t.getBoundingClientRect());
     const legend = plot.querySelector(".legend");
     if (legend && shown(legend)) {

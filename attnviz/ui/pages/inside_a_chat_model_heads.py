@@ -52,15 +52,26 @@ def grid_section(model, run, text, layer, head):
         f"query heads {g * c.group_size} to {(g + 1) * c.group_size - 1} share key/value head {g}"
         for g in range(c.n_kv_heads)
     )
+    turned = is_present()  # a projector's grid: a head a row, a block a column
+    where = (
+        "row h is query head h, column l is block l"
+        if turned
+        else "row l is block l, column h is query head h"
+    )
     after_chart("grid").markdown(  # on a projector after the grid
-        f"Every one of the {c.n_layers * c.n_heads} heads' A for this prompt: row l is block l, "
-        f"column h is query head h. {groups.capitalize()} (grouped-query "
+        f"Every one of the {c.n_layers * c.n_heads} heads' A for this prompt: {where}. "
+        f"{groups.capitalize()} (grouped-query "
         f"attention: {c.n_heads} queries, {c.n_kv_heads} keys and values per block). Every A is "
         "zero above its diagonal: the causal mask."
     )
     # 30 tiles high leave no room for the tokens beside each: the hover names each head
-    outline = head_outline(run.attention.shape, (layer, head))  # per head picked, the rest kept
-    finished = with_shape(grid_finished(model, text, is_present(), palette()), outline, palette())
+    shape = run.attention.shape
+    outline = (  # per head picked, the rest kept
+        head_outline((shape[1], shape[0], *shape[2:]), (head, layer))
+        if turned
+        else head_outline(shape, (layer, head))
+    )
+    finished = with_shape(grid_finished(model, text, turned, palette()), outline, palette())
     draw(finished, "chat_grid", config={"displaylogo": False})
     findings(run)
 
@@ -141,11 +152,15 @@ def _queries_and_keys(h, run, labels, c):
     )
     left, right = st.columns(2)
     with left:
-        show_matrix(h.Q_raw, labels, dims(d), key="chat_qraw", title="x̂ W_Q: before", family="Q")
-        show_matrix(h.Q, labels, dims(d), key="chat_q", title="Q: after RoPE", family="Q")
+        show_matrix(h.Q_raw, labels, dims(d), key="chat_qraw", title="x̂ W_Q: before", family="Q",
+                    share=0.5)  # fmt: skip
+        show_matrix(h.Q, labels, dims(d), key="chat_q", title="Q: after RoPE", family="Q",
+                    share=0.5)  # fmt: skip
     with right:
-        show_matrix(h.K_raw, labels, dims(d), key="chat_kraw", title="x̂ W_K: before", family="K")
-        show_matrix(h.K, labels, dims(d), key="chat_k", title="K: after RoPE", family="K")
+        show_matrix(h.K_raw, labels, dims(d), key="chat_kraw", title="x̂ W_K: before", family="K",
+                    share=0.5)  # fmt: skip
+        show_matrix(h.K, labels, dims(d), key="chat_k", title="K: after RoPE", family="K",
+                    share=0.5)  # fmt: skip
     offset_table(h, labels, c)
 
 
@@ -170,10 +185,10 @@ def _scores(h, run, labels, c):
     left, right = st.columns(2)
     with left:
         show_matrix(h.S, labels, labels, key="chat_s", title="S = QKᵀ", family="S",
-                    value_range=bound)  # fmt: skip
+                    value_range=bound, share=0.5)  # fmt: skip
     with right:
         show_matrix(h.S_scaled, labels, labels, key="chat_s2", family="S", value_range=bound,
-                    title=f"S′ = S / √d_k (= {np.sqrt(d):g})")  # fmt: skip
+                    title=f"S′ = S / √d_k (= {np.sqrt(d):g})", share=0.5)  # fmt: skip
     show_matrix(h.A, labels, labels, key="chat_a", title="A (causal)", family="A",
                 kind="probability", mask=h.mask)  # fmt: skip
     diff = float(np.abs(h.A - run.attention[h.layer, h.head]).max())
