@@ -8,7 +8,13 @@ from attnviz.links.deck_outline import outline
 from attnviz.links.steps import PAGE_STEPS
 from attnviz.ui.address import FALLBACK_ADDRESS, PUBLIC_URL_VARIABLE
 from attnviz.ui.frame import page_paths
-from attnviz.ui.pages.lecture_deck import _table, step_choices, table_text, typed_page
+from attnviz.ui.pages.lecture_deck import (
+    EVERY_STEP,
+    _table,
+    step_choices,
+    table_text,
+    typed_page,
+)
 from attnviz.ui.text import md_escape
 from tests.helpers import run
 
@@ -85,7 +91,8 @@ def test_the_step_column_shows_each_steps_title_as_the_bar_does():
     assert choices["Step by step: 6. Scaling"] == ("Step_by_step", 6)
     assert len(choices) == sum(last - first + 1 for first, last in PAGE_STEPS.values())
     table = _table(LECTURE)
-    assert set(table["step"].dropna()) <= set(choices)
+    assert set(table["step"]) <= {EVERY_STEP, *choices}  # never "None": a step-less slide's
+    assert table.loc[1, "step"] == EVERY_STEP  # Home, every step
     text, pageless, elsewhere = table_text(table)
     assert not pageless and not elsewhere
     assert parse_deck(text, page_paths())[0] == LECTURE

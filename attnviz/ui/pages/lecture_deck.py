@@ -19,6 +19,7 @@ from attnviz.ui.frame import lesson_pages, page_paths
 TABLE_KEY = "deck_table"
 PAGE_PATH = "Lecture_deck"
 HOME_NAME = "Home"
+EVERY_STEP = "every step, in order"  # a slide without a step: Next walks all the page's steps
 
 
 def _page_names():
@@ -77,7 +78,7 @@ def _table(slides):
         rows.append(
             {
                 "page": page,
-                "step": None if title is None else f"{_menu_name(page)}: {title}",
+                "step": EVERY_STEP if title is None else f"{_menu_name(page)}: {title}",
                 "settings": settings,
             }
         )
@@ -105,9 +106,11 @@ def deck_editor(slides):
             ),
             "step": st.column_config.SelectboxColumn(
                 "step",
-                options=list(step_choices()),
-                help="The step it opens on in projector mode, by the title its bar shows "
-                "(empty: the page's first). Choose one of the row's page.",
+                options=[EVERY_STEP, *step_choices()],
+                default=EVERY_STEP,
+                help="The step it opens on in projector mode, by the title its bar shows; "
+                f"“{EVERY_STEP}”: the page's first, and Next goes through each of them. Choose "
+                "one of the row's page.",
             ),
             "settings": st.column_config.TextColumn(
                 "settings",
