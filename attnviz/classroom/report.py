@@ -169,7 +169,7 @@ def report_source(records, lost_minutes, title):
         ]
     header = ["No.", "Question", "Right answers", "Who moved where", "Sure, wrong"]
     out.append(
-        "#table(columns: (auto, auto, 1fr, 1fr, auto), stroke: 0.4pt + luma(180), inset: 4pt,\n"
+        "#table(columns: (auto, 1fr, 1fr, 1fr, auto), stroke: 0.4pt + luma(180), inset: 4pt,\n"
         + ", ".join(f"[*{typst_text(h)}*]" for h in header)
         + (",\n" + ", ".join(cells) if cells else "")
         + ")\n\n"
