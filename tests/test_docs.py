@@ -47,7 +47,7 @@ def test_the_docs_cite_only_files_of_the_repository():
 
 def test_the_readmes_pages_table_follows_the_menu():
     """The README's table of pages lists them as the app's menu does (review 5, I12)."""
-    from attnviz.links.course import COURSE, LECTURER_TOOLS
+    from attnviz.links.course import PAGES
 
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     table = text.split("## The pages", 1)[1].split("\n\n", 2)[1]
@@ -55,4 +55,4 @@ def test_the_readmes_pages_table_follows_the_menu():
         re.match(r"\| \[?([^\]|(]+?)\]?(?:\(| \|)", row)[1].strip().replace(" ", "_")
         for row in table.splitlines()[2:]
     ]
-    assert named == ["Home", *COURSE, *LECTURER_TOOLS]
+    assert named == [page.path or "Home" for page in PAGES]

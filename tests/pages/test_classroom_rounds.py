@@ -16,7 +16,7 @@ from tests.pages.test_classroom import click
 
 pytestmark = pytest.mark.usefixtures("empty_rooms")
 
-PAGE = "pages/14_Classroom.py"
+PAGE = "app_pages/Classroom.py"
 CLASS_CHARTS = ("dist", "rounds", "moves", "shares", "conf", "twin")
 
 

@@ -3,11 +3,11 @@ deck link said in words."""
 
 from urllib.parse import parse_qs, urlparse
 
+from attnviz.links.course import PATHS
 from attnviz.links.deck import LECTURE, parse_deck
 from attnviz.links.deck_outline import outline
 from attnviz.links.steps import PAGE_STEPS
 from attnviz.ui.address import FALLBACK_ADDRESS, PUBLIC_URL_VARIABLE
-from attnviz.ui.frame import page_paths
 from attnviz.ui.pages.lecture_deck import (
     EVERY_STEP,
     _table,
@@ -18,7 +18,7 @@ from attnviz.ui.pages.lecture_deck import (
 from attnviz.ui.text import md_escape
 from tests.helpers import run
 
-DECK = "pages/15_Lecture_deck.py"
+DECK = "app_pages/Lecture_deck.py"
 
 
 def _link(at):
@@ -61,7 +61,7 @@ def test_a_huge_step_in_the_deck_is_bounded_with_a_warning_not_a_traceback():
 
 def test_a_deck_page_opened_from_a_hostile_deck_link_warns_and_runs():
     hostile = "Why_scale/99999999999999999999;Nope/1;Classroom/7?question=%00;Why_scale/-1"
-    for page in ("pages/3_Why_scale.py", "pages/14_Classroom.py"):
+    for page in ("app_pages/Why_scale.py", "app_pages/Classroom.py"):
         at = run(page, {"deck": hostile, "slide": "9" * 30, "present": "on"})
         assert not at.exception
         assert any("has steps 1 to 4" in w.value for w in at.warning)  # the bound, said
@@ -95,7 +95,7 @@ def test_the_step_column_shows_each_steps_title_as_the_bar_does():
     assert table.loc[1, "step"] == EVERY_STEP  # Home, every step
     text, pageless, elsewhere = table_text(table)
     assert not pageless and not elsewhere
-    assert parse_deck(text, page_paths())[0] == LECTURE
+    assert parse_deck(text, PATHS)[0] == LECTURE
 
 
 def test_the_page_cell_takes_a_typed_name_in_any_case_and_says_a_step_of_another_page():

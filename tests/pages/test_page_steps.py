@@ -1,24 +1,25 @@
-"""attnviz.links.steps.STEP_TITLES (and PAGE_STEPS) says each page's steps as its own stepper
-counts and names them: every page is run up to its ``stepper`` call (the stepper is replaced by
-one that notes its titles and stops the page), so no page computes anything."""
+"""attnviz.links.steps.PAGE_STEPS (the table of pages' steps) says each page's steps as the
+stepper it draws counts them (most take their row's, ``lesson_steps``; Predict then reveal
+counts its questions, Step by step draws its own bar): every page is run through the shell up
+to its ``stepper`` call (the stepper is replaced by one that notes its range and stops the
+page), so no page computes anything."""
 
 import importlib
 import pkgutil
 import sys
-from pathlib import Path
 
 import streamlit as st
-from streamlit.testing.v1 import AppTest
 
-from attnviz.links.steps import PAGE_STEPS, STEP_TITLES
-from tests.helpers import ALL_SCRIPTS, ROOT
+from attnviz.links.course import PAGES
+from attnviz.links.steps import PAGE_STEPS
+from tests.helpers import app
 
 
 def test_the_table_of_steps_is_every_pages_own(monkeypatch):
     seen = {}
 
     def noting(page, titles, *, first=1, next_action=None):
-        seen[path] = (first, tuple(titles))
+        seen[path] = (first, first + len(titles) - 1)
         st.stop()
 
     # every module that holds the stepper by name (a page's module, imported once per worker,
@@ -32,11 +33,10 @@ def test_the_table_of_steps_is_every_pages_own(monkeypatch):
     for held in list(sys.modules.values()):
         if getattr(held, "stepper", None) is real:
             monkeypatch.setattr(held, "stepper", noting)
-    for script in ALL_SCRIPTS:
-        path = "" if script == "app.py" else Path(script).stem.split("_", 1)[1]
-        at = AppTest.from_file(str(ROOT / script), default_timeout=60)
+    for page in PAGES:
+        path = page.path
+        at = app(f"app_pages/{page.script}" if path else "app.py")
         at.query_params["present"] = "on"
         at.run()
-        assert not at.exception, (script, [e.value for e in at.exception])
-    assert seen == STEP_TITLES
-    assert {p: (f, f + len(t) - 1) for p, (f, t) in seen.items()} == PAGE_STEPS
+        assert not at.exception, (path, [e.value for e in at.exception])
+    assert seen == PAGE_STEPS

@@ -31,7 +31,7 @@ from attnviz.ui.pages.classroom_deck import (
     slide_intro,
 )
 from attnviz.ui.pages.classroom_ended import DISMISSED, remembered_room_ended
-from attnviz.ui.pages.classroom_lecturer import lecturer_view, open_room
+from attnviz.ui.pages.classroom_lecturer import lecturer_view, open_room, staff_passphrase_box
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
@@ -48,8 +48,9 @@ from attnviz.ui.visitor import client_address, keep_browser_cookie
 
 def read_link():
     """(room code or None, lecturer key or None, whether the address says this browser had
-    joined the room, warnings) from the page's address."""
+    joined the room, warnings) from the page's address; the lecturer's key leaves it."""
     query = {name: st.query_params.get_all(name) for name in PARAMS if name in st.query_params}
+    st.query_params.pop("key", None)  # a secret, spent once read: never kept in the address
     code, key, warnings = read_room(query)
     joined, joined_warnings = read_joined(query)
     return code, key, bool(code) and joined, warnings + joined_warnings
@@ -57,14 +58,16 @@ def read_link():
 
 def take_key(code, key):
     """A lecturer's link: this browser holds the room from now on, and the link is spent; or
-    the page says why not."""
+    the page says why not, and the link joins nobody (a spent or wrong link is no join link:
+    its opener types the code to join). Whether the controls were taken."""
+    st.query_params.pop("room", None)  # a reload of this tab is no student of the room
     try:
         st.session_state[KEY] = room_store().take_link(code, key, session_id(), client_address())
     except RoomError as exc:
         say(exc)
-        return
+        return False
     st.session_state[ROOM] = code
-    st.query_params.pop("room", None)  # a reload of this tab is no student of the room
+    return True
 
 
 def take_held(code):
@@ -94,7 +97,8 @@ def classroom(settings, link):
         st.warning(warning, icon="⚠️")
     state = st.session_state
     if code and key:
-        take_key(code, key)
+        if not take_key(code, key):
+            code = None  # the landing page's code box, or the room this tab is in
     else:
         take_held(code)
     if state.get(KEY) and state.get(ROOM):
@@ -149,8 +153,9 @@ def landing(settings, kind=None, deck=None):
         "Predict-then-reveal questions on it; the projector shows how many have answered, "
         "then the class's answers. No names, no accounts."
     )
+    passphrase = staff_passphrase_box()
     if st.button("Open a room", key="cls_open"):
-        open_room(settings, deck)
+        open_room(settings, deck, passphrase)
     st.caption(
         "Lecturer of a room already open? Its controls come back on this page in the browser "
         "that opened it; your lecturer link moves them to another browser."

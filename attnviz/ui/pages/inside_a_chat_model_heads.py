@@ -9,6 +9,7 @@ from attnviz.causal_lm.findings import INDUCTION_PROMPT, SCORES, THRESHOLD, head
 from attnviz.causal_lm.llama import rope
 from attnviz.charts.model_grid import head_outline
 from attnviz.lessons.positions import ROPE_BASE
+from attnviz.links.course import CHAT_HEAD_STEPS
 from attnviz.serve.finish import with_shape
 from attnviz.serve.inside_a_chat_model import chat_head, grid_finished
 from attnviz.ui.charts import dims, draw, show_matrix
@@ -17,13 +18,7 @@ from attnviz.ui.sidebar import is_present, palette
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice, step_header
 
-HEAD_STEPS = (  # section 2's parts: one step each in projector mode
-    "2a. Normalise: x̂ = RMSNorm(x)",
-    "2b. Queries and keys, before and after RoPE",
-    "2c. Values",
-    "2d. Scores, scaled, masked, softmax",
-    "2e. The head's output",
-)
+HEAD_STEPS = CHAT_HEAD_STEPS  # section 2's parts: one step each in projector mode
 
 
 def head_picker(config):

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attnviz.serve.inside_a_chat_model import display_tokens, prompt_run
-from attnviz.ui import page_frame
+from attnviz.ui import page_settings
 from attnviz.ui.pages.inside_a_chat_model import (
     about_the_model,
     block_picture,
@@ -26,26 +26,13 @@ from attnviz.ui.pages.inside_a_chat_model_heads import (
     head_picker,
     head_steps_section,
 )
-from attnviz.ui.stepper import after_chart, stepper
+from attnviz.ui.stepper import after_chart, lesson_steps
 from attnviz.ui.text import learning_goal
 
-page_frame(
-    "Inside a chat model",
-    icon="💬",
-    page_params=("prompt", "temperature", "top_k", "pick", "generate", "layer", "head"),
-    uses=(),
-    note="This page uses only its own prompt: the model's sizes and weights are its own.",
-)
+page_settings()  # none of them used: the model's sizes and weights are its own
 start_session()
-STEPS = (  # a decoder lecture's order: the block, one head in it, the output, generation, all
-    "1. The prompt, as tokens",
-    *HEAD_STEPS,  # 2a to 2e: one head of the block, step by step
-    "3. The next token",
-    "4. Generate, token by token",
-    "5. Every head at a glance",
-)
+show = lesson_steps()  # in projector mode one at a time; 2a to 2e: one head, step by step
 NEXT, GENERATE, GRID = (2 + len(HEAD_STEPS) + k for k in range(3))  # steps 7, 8 and 9
-show = stepper("Inside a chat model", STEPS)  # in projector mode one at a time
 keep_choices()  # a step draws only its own widgets: the others keep their values
 head_steps = [k for k in range(2, 2 + len(HEAD_STEPS)) if show(k)]
 
