@@ -1,7 +1,10 @@
 """Projector mode in a browser at 1280 x 720: every page and every step of its stepper fits a
-projector (chart and table text, no downloads, nothing cut, no legend over an axis title, the
-chart on the first screen, the sidebar collapsed, no serious or critical accessibility problem
-on its first step), and a clicker's keys drive the steps and the lecture deck across pages."""
+projector (chart and table text, no downloads, nothing cut or smeared, no legend over an axis
+title, the step's main chart and the second charts that are its point (``NAMED``) whole on the
+first screen, Watch a head learn trained first, the sidebar collapsed, no serious or critical
+accessibility problem on its first step), and a clicker's keys drive the steps and the lecture
+deck across pages. Every wait is on a condition (the run's end, the charts drawn and settled),
+never a fixed sleep."""
 
 import contextlib
 import re
@@ -121,7 +124,8 @@ MEASURE = r"""([SMALLEST, NAMED]) => {
   const charts = Array.from(main.querySelectorAll(
     ".js-plotly-plot, [data-testid=stImage] img, [data-testid=stTable], " +
     "[data-testid=stDataFrame]")).filter(
-      c => shown(c) && !c.closest("[class*=st-key-step_meaning]"));
+      c => shown(c) && !c.closest("[class*=st-key-step_meaning]") &&
+        !(c.matches("[data-testid=stDataFrame]") && c.closest("[class*=st-key-]")));  // an editor
   let first = null;  // the step's main chart: its topmost at least 100 px tall (review 5)
   for (const c of charts) {
     const r = c.getBoundingClientRect();
