@@ -1,4 +1,4 @@
-"""The server's store (attnviz/serve/store.py), through ``serve.kept.kept`` and
+"""The server's store (attnviz/serve/store.py), through ``serve.store.kept`` and
 ``serve.slots.Slot``: bounds, one budget, one computation per key."""
 
 import threading
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from attnviz.serve import store as cache
-from attnviz.serve.kept import kept
 from attnviz.serve.slots import Slot
+from attnviz.serve.store import kept
 from tests.helpers import fresh_store
 
 THREADS = 16

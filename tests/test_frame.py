@@ -241,7 +241,7 @@ def test_a_heatmaps_datarevision_changes_exactly_when_what_it_draws_does():
     import numpy as np
     import plotly.graph_objects as go
 
-    from attnviz.serve.finish import drawn_once
+    from attnviz.charts.finish import drawn_once
 
     M, labels = np.arange(6.0).reshape(2, 3), ["a", "b"]
 

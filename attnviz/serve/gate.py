@@ -2,7 +2,7 @@
 
 A heavy computation (a tiny GPT's training, a max-size example, the real model's forward pass,
 the chat model's generation, a class set's PDF) runs through ``HEAVY``, the server's
-``attnviz.fair_queue.FairGate``: a lane of ``limits.HEAVY_AT_ONCE`` slots (one core fewer than
+``serve.fair_queue.FairGate``: a lane of ``limits.HEAVY_AT_ONCE`` slots (one core fewer than
 the server has, at least one) for large work, a lane of ``HEAVY_SMALL_AT_ONCE`` for short work
 (at most ``SMALL_HEAVY_SECONDS``), visitors served in turn, at most ``HEAVY_PER_VISITOR`` jobs
 each. Everything else (a student's change at classroom sizes, every cache hit) never waits
@@ -15,13 +15,13 @@ says so and stops the page; ``visitor_with`` who is asking.
 
 import threading
 
-from attnviz.fair_queue import LARGE, SMALL, BusyError, FairGate
 from attnviz.limits import (
     HEAVY_AT_ONCE,
     HEAVY_PER_VISITOR,
     HEAVY_SMALL_AT_ONCE,
     SMALL_HEAVY_SECONDS,
 )
+from attnviz.serve.fair_queue import LARGE, SMALL, BusyError, FairGate
 
 HEAVY = FairGate(
     {LARGE: HEAVY_AT_ONCE, SMALL: HEAVY_SMALL_AT_ONCE},

@@ -3,7 +3,8 @@ routes (Starlette; no Streamlit script code runs here).
 
     middleware()   BrowserCookie: the browser's id cookie, HttpOnly, set on the first response
     routes()       GET /api/health (the process, the room store, the caches, RSS), and the
-                   routes of the modules beside this one
+                   routes of the modules beside this one: the phone's light page and the
+                   room's API (phone/)
     lifespan(app)  makes the room store at start and asks it once: a bad ATTNVIZ_REDIS_URL stops
                    the server with one sentence instead of being found by the first student
 
@@ -15,7 +16,8 @@ from contextlib import asynccontextmanager
 
 from starlette.middleware import Middleware
 
-from attnviz.web import health
+from attnviz.serve.phone import mark_light_page_served
+from attnviz.web import health, phone
 from attnviz.web.cookies import BrowserCookie
 
 
@@ -26,7 +28,7 @@ def middleware():
 
 def routes():
     """Every route the App adds (all under /api/: Streamlit's own paths stay Streamlit's)."""
-    return [*health.ROUTES]
+    return [*health.ROUTES, *phone.ROUTES]
 
 
 @asynccontextmanager
@@ -34,4 +36,5 @@ async def lifespan(_app):
     """Make the room store before the first request; stop the server with the store's sentence
     when ATTNVIZ_REDIS_URL is unusable (malformed, no secret, or no Redis answering there)."""
     health.open_store()
+    mark_light_page_served()  # the lecturer's join link now points at /api/phone
     yield

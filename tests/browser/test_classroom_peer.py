@@ -72,6 +72,12 @@ def test_vote_discuss_revote_twin_and_the_report(browser, server):
         for student, k in zip(students, FIRST, strict=True):
             student.goto(f"{server}/Classroom?room={code}")
             tap_option(student, k)
+        tops = (
+            students[0]
+            .locator(".st-key-cls_conf button")
+            .evaluate_all("bs => bs.map(b => Math.round(b.getBoundingClientRect().top))")
+        )
+        assert len(tops) == 3 and len(set(tops)) == 1, tops  # one row under the options
         students[0].locator(".st-key-cls_conf_2 button").tap()  # sure, and wrong
         heights = (
             students[0]

@@ -210,9 +210,9 @@ def test_on_a_projector_the_token_table_is_a_static_table_of_escaped_text(lm):
 
 
 def test_reading_and_generating_wait_their_turn_in_the_heavy_queue(lm, monkeypatch):
-    """Each computed once, through the fair queue (attnviz/fair_queue.py), in its small lane at
+    """Each computed once, through the fair queue (serve/fair_queue.py), in its small lane at
     these sizes; what the server keeps is never queued again."""
-    from attnviz.fair_queue import LARGE, SMALL, FairGate
+    from attnviz.serve.fair_queue import LARGE, SMALL, FairGate
 
     admitted = []
 

@@ -200,7 +200,7 @@ def test_the_training_budget_counts_every_visitors_trainings(monkeypatch):
 
 
 def test_a_visitor_with_a_training_running_elsewhere_is_told_and_not_queued(monkeypatch):
-    """One heavy job per visitor (attnviz/fair_queue.py): a second tab's training is refused at
+    """One heavy job per visitor (serve/fair_queue.py): a second tab's training is refused at
     once with the reason, and trains once the first has finished."""
     import threading
 

@@ -7,10 +7,10 @@ import streamlit as st
 
 from attnviz.causal_lm.findings import INDUCTION_PROMPT, SCORES, THRESHOLD, head_scores
 from attnviz.causal_lm.llama import rope
+from attnviz.charts.finish import with_shape
 from attnviz.charts.model_grid import head_outline
 from attnviz.lessons.positions import ROPE_BASE
 from attnviz.links.course import CHAT_HEAD_STEPS
-from attnviz.serve.finish import with_shape
 from attnviz.serve.inside_a_chat_model import chat_head, grid_finished
 from attnviz.ui.charts import dims, draw, show_matrix
 from attnviz.ui.pages.inside_a_chat_model import KEYS
