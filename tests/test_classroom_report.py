@@ -159,3 +159,23 @@ def test_a_sketch_question_counts_its_sketches_in_the_report_and_the_health_pane
     assert f"{len(SKETCHES)} sketched" in source and "sketch:plain" not in source
     shape = next(r for r in records if r["kind"] == "shape")  # I11: the question, not its code
     assert shape["text"].startswith("What shape") and typst_text(shape["text"]) in source
+
+
+def test_the_pdf_names_each_question_in_words_not_its_code():
+    """Review 5, I11: the Kind column printed codes such as `sketch:plain:1`."""
+    from attnviz.classroom.report import question_name
+    from attnviz.classroom.sketch import VARIANTS, sketch_kind
+    from attnviz.lessons.predict.make import KIND_NAMES, KINDS
+
+    assert set(KIND_NAMES) == set(KINDS)
+    assert question_name(sketch_kind("plain", 1)) == (
+        f"sketch the row of query 1 ({VARIANTS['plain']})"
+    )
+    store, code, key = a_lesson()
+    records, lost = store.report(code, key)
+    records = [{k: v for k, v in r.items() if k != "text"} for r in records]  # no text kept:
+    records.append({**records[0], "kind": sketch_kind("causal", 2), "question": 99})  # words
+    source = report_source(records, lost, "Room report")
+    for record in records:
+        assert typst_text(question_name(record["kind"])) in source
+        assert f"[{typst_text(record['kind'])}]" not in source

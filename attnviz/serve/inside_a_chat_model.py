@@ -210,7 +210,9 @@ def grid_finished(_model, text, present, palette):
     (``charts.finish.finished``: figure dict, title, alt, words) for projector mode ``present``
     and ``palette``, once for every visitor; it reads nothing else."""
     run = chat_run(_model, text)
-    fig = model_grid(
-        run.attention, [""] * run.n, selected=None, text_px=text_px(present), row_name="block"
-    )  # the page calls a layer a block, as the picker does
+    # the page calls a layer a block, as the picker does; a projector's grid is turned (a head
+    # a row, a block a column), so that 30 blocks of 9 heads fill its width, not a strip
+    names = dict(row_name="head", col_name="block") if present else dict(row_name="block")
+    attention = run.attention.swapaxes(0, 1) if present else run.attention
+    fig = model_grid(attention, [""] * run.n, selected=None, text_px=text_px(present), **names)
     return finished(fig, present, palette, title="Every head")

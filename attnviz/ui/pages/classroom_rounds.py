@@ -117,7 +117,8 @@ def step_buttons(buttons):
 def lecturer_round(screen, answer_count, code):
     """The lecturer's view of the room's question in its round (``screen``: screens.projector's;
     ``answer_count``: the fragment that shows how many answered). Drawn under the question."""
-    if screen.title:
+    said = isinstance(screen.status, Discussion) and screen.status.title == screen.title
+    if screen.title and not said:  # the discussion's banner says its title once (review 5)
         st.markdown(f"**{screen.title}**")
     if isinstance(screen.status, Count):
         answer_count(code)
