@@ -9,7 +9,7 @@ as trace names and ``customdata``, never inside a hover template.
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.style import BOTTOM_LEGEND, MAX_LABEL_CHARS, escape_label
+from attnviz.charts.style import BOTTOM_LEGEND, MAX_LABEL_CHARS, TEXT_PX, escape_label
 
 SCALED_COLOUR = "#1b7837"  # green: with scaling, S / sqrt(d_k)
 UNSCALED_COLOUR = "#b2182b"  # red: without scaling, S
@@ -183,7 +183,7 @@ def saturation_chart(curve, stat="max_weight", *, mark_d_k=None):
     """One row statistic of ``curve`` (a ``lessons.SaturationCurve``) against d_k.
 
     ``stat`` is "max_weight", "normalised_entropy" or "entropy". Four traces, by name:
-    "your sentence, scaled", "your sentence, unscaled", "random q, k, scaled", "random q, k,
+    "sentence, scaled", "sentence, unscaled", "random q, k, scaled", "random q, k,
     unscaled"; green is scaled, red unscaled, solid the sentence, dashed the random data.
     """
     if stat not in SATURATION_STATS:
@@ -192,8 +192,8 @@ def saturation_chart(curve, stat="max_weight", *, mark_d_k=None):
     d = np.asarray(curve.d_k, dtype=float)
     fig = go.Figure()
     lines = [
-        ("your sentence, scaled", curve.sentence_scaled, SCALED_COLOUR, "solid"),
-        ("your sentence, unscaled", curve.sentence_unscaled, UNSCALED_COLOUR, "solid"),
+        ("sentence, scaled", curve.sentence_scaled, SCALED_COLOUR, "solid"),
+        ("sentence, unscaled", curve.sentence_unscaled, UNSCALED_COLOUR, "solid"),
         ("random q, k, scaled", curve.random_scaled, SCALED_COLOUR, "dash"),
         ("random q, k, unscaled", curve.random_unscaled, UNSCALED_COLOUR, "dash"),
     ]
@@ -337,5 +337,6 @@ def vector_bars(values, labels, *, title="", value_name="value"):
             tickvals=list(range(len(values))),
             ticktext=[escape_label(label, MAX_LABEL_CHARS) for label in labels],
         ),
+        yaxis=dict(tickfont=dict(size=TEXT_PX)),  # named, so that a projector enlarges it too
     )
     return fig

@@ -111,7 +111,7 @@ def round_of(room):
     being asked in ``room`` (None: a question of one vote)."""
     peer = room.peer
     if peer.round_no == TWIN:
-        return "The twin: the same kind of question on new numbers, answered alone"
+        return "The twin: the same kind of question on new numbers (new weights), answered alone"
     if peer.rounds != 2:
         return None
     return {1: "Round 1 of 2: vote alone", 2: "Round 2 of 2: vote again"}[peer.round_no]

@@ -52,6 +52,14 @@ CHAT_MODEL = Slot("attnviz.chat_model", _load, CACHE_CHAT_MODEL[1])
 # The model leaves memory when unused ------------------------------------------------------------
 
 _LAST_USE = [time.monotonic()]  # when a page last asked for the model
+_KEPT_UNTIL = [0.0]  # a prepared lecture keeps the model until then (``keep_for``)
+
+
+def keep_for(seconds):
+    """Keep the model loaded for ``seconds`` from now even when unused (a prepared lecture's
+    chat slides come late); 0 lets it go when idle again."""
+    _KEPT_UNTIL[0] = time.monotonic() + seconds if seconds else 0.0
+    _idle_watch()
 
 
 def note_use():
@@ -63,9 +71,12 @@ def note_use():
 
 def release_if_idle(now=None):
     """Drop the model and every run of it from the server's memory when no page has asked for
-    it in CHAT_IDLE_SECONDS (the next visitor loads it again); True if it was dropped."""
+    it in CHAT_IDLE_SECONDS and no prepared lecture keeps it (``keep_for``; the next visitor
+    loads it again); True if it was dropped."""
     now = time.monotonic() if now is None else now
-    if now - _LAST_USE[0] < CHAT_IDLE_SECONDS or CHAT_MODEL.peek() is None:
+    if now < _KEPT_UNTIL[0] or now - _LAST_USE[0] < CHAT_IDLE_SECONDS:
+        return False
+    if CHAT_MODEL.peek() is None:
         return False
     held = [row["cache"] for row in cache_report()]  # every cache keyed on the model too
     CHAT_MODEL.forget()
@@ -199,7 +210,9 @@ def grid_finished(_model, text, present, palette):
     (``charts.finish.finished``: figure dict, title, alt, words) for projector mode ``present``
     and ``palette``, once for every visitor; it reads nothing else."""
     run = chat_run(_model, text)
-    fig = model_grid(
-        run.attention, [""] * run.n, selected=None, text_px=text_px(present), row_name="block"
-    )  # the page calls a layer a block, as the picker does
+    # the page calls a layer a block, as the picker does; a projector's grid is turned (a head
+    # a row, a block a column), so that 30 blocks of 9 heads fill its width, not a strip
+    names = dict(row_name="head", col_name="block") if present else dict(row_name="block")
+    attention = run.attention.swapaxes(0, 1) if present else run.attention
+    fig = model_grid(attention, [""] * run.n, selected=None, text_px=text_px(present), **names)
     return finished(fig, present, palette, title="Every head")

@@ -249,7 +249,7 @@ def sidebar_widgets(settings, page, note, uses):
         st.toggle(
             "Projector mode",
             key=PRESENT_WIDGET,
-            help="For a lecture: larger text and chart labels, one step per screen on "
+            help="For a lecture: larger text and chart labels, one step at a time on "
             f"{stepped_pages()}, no downloads or captions, only the settings this page uses. "
             "Kept in the link as present=on.",
         )

@@ -8,7 +8,7 @@ import pytest
 
 from attnviz.classroom.questions import all_questions, letter, question_of
 from attnviz.classroom.rounds import moves_sentence, transitions
-from attnviz.serve.classroom import room_settings
+from attnviz.serve.classroom import question_settings, room_settings
 from attnviz.ui.pages.classroom_shared import ROOM, room_store
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, run, text_of
@@ -53,6 +53,7 @@ def test_vote_discuss_revote_reveal_and_the_twin():
     students[1].run()
     assert "Discuss with your neighbour" in text_of(students[1])
     assert "About 2 minutes" in text_of(students[1])
+    assert text_of(lecturer).count("Discuss with your neighbour") == 1  # said once (review 5)
     assert not any(b.key.startswith("cls_opt_") for b in students[1].button)
     click(lecturer, "cls_step")  # round 2
     for student, k, again in zip(students, first, second, strict=True):
@@ -75,7 +76,7 @@ def test_vote_discuss_revote_reveal_and_the_twin():
     assert sentence.startswith("2 of 3 changed their answer; 1 moved to the right one")
     assert "**1** was sure and wrong in round 2" in text_of(lecturer)
     conf = specs["cls_lect_conf"]["data"]  # sure, fairly sure, guessing; wrong then right
-    assert [list(decode(t["y"])) for t in conf] == [[1, 0, 0], [0, 0, 1]]
+    assert [list(decode(t["x"])) for t in conf] == [[1, 0, 0], [0, 0, 1]]  # bars along x
     for student, k, again in zip(students, first, second, strict=True):
         student.run()
         assert "cls_rounds" in chart_specs(student) and "cls_moves" in chart_specs(student)
@@ -83,7 +84,9 @@ def test_vote_discuss_revote_reveal_and_the_twin():
         assert f"round 1: **{mark(k)}** · round 2: **{mark(again)}**" in text_of(student)
     click(lecturer, "cls_twin")
     twin_room = room_store().room(code)
-    twin = question_of(all_questions(room_settings(room), twin_room.peer.twin_seed), room.kind)
+    twin_on = question_settings(twin_room)  # the twin's fresh numbers: the same sentence
+    assert twin_on.text == room_settings(room).text and twin_on.seed != room_settings(room).seed
+    twin = question_of(all_questions(twin_on, twin_room.peer.twin_seed), room.kind)
     assert twin_room.peer.twin_seed != room.quiz_seed and twin.kind == room.kind
     for student in students:
         student.run()
