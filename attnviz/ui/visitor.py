@@ -7,9 +7,11 @@
                       replica send it, so the Classroom counts one browser as one student and
                       knows its lecturer again. A link never carries it: a pasted link makes
                       whoever opens it a student of their own.
-    client_address()  the client's address: the TCP peer's, or, when the peer is this machine
-                      (nginx in front, as deploy/ sets it up), the X-Forwarded-For that nginx
-                      writes; "this machine" when both are loopback (a lecturer's own laptop).
+    client_address()  the client's address: the TCP peer's, or, when the peer is the proxy
+                      that ATTNVIZ_TRUSTED_PROXIES names (loopback by default: nginx in front,
+                      as deploy/ sets it up), the X-Forwarded-For entry that it writes; "this
+                      machine" when that is loopback (a lecturer's own laptop). The App's HTTP
+                      routes use the same function (``attnviz.serve.proxy``).
     visitor_key()     the key of per-visitor limits on heavy work: the browser's id.
 
 The cookie holds no secret of a room: a lecturer's room is found by the browser id in the store
@@ -23,12 +25,12 @@ import json
 import streamlit as st
 
 from attnviz.links.classroom import SID_PATTERN, new_sid
+from attnviz.serve import proxy
 
 BROWSER_COOKIE = "attnviz_browser"
 COOKIE_DAYS = 120  # a term: a student's phone is the same student all term
 MINTED_ID = "attnviz.visitor.browser"  # a session's id while its browser has no cookie yet
 _WRITTEN = "attnviz.visitor.written"  # the script that writes the cookie was drawn
-LOOPBACK = {None, "", "127.0.0.1", "::1"}
 
 
 def _cookie_id():
@@ -62,10 +64,7 @@ def keep_browser_cookie():
 def client_address():
     """The client's address (text): see the module's docstring."""
     peer = _text(st.context.ip_address)  # None for a loopback peer
-    if peer not in LOOPBACK:
-        return peer
-    forwarded = _text(st.context.headers.get("X-Forwarded-For")).split(",")[-1].strip()
-    return forwarded if forwarded not in LOOPBACK else "this machine"
+    return proxy.client_address(peer, _text(st.context.headers.get("X-Forwarded-For")))
 
 
 def _text(value):
