@@ -4,9 +4,11 @@ A heavy computation (a tiny GPT's training, a max-size example, the real model's
 the chat model's generation, a class set's PDF) runs through ``HEAVY``, the server's
 ``attnviz.fair_queue.FairGate``: a lane of ``limits.HEAVY_AT_ONCE`` slots (one core fewer than
 the server has, at least one) for large work, a lane of ``HEAVY_SMALL_AT_ONCE`` for short work
-(at most ``SMALL_HEAVY_SECONDS``), visitors served in turn, at most ``HEAVY_PER_VISITOR`` jobs
-each. Everything else (a student's change at classroom sizes, every cache hit) never waits
-here. ``gated(compute, what, cost)`` runs through it.
+(at most ``SMALL_HEAVY_SECONDS``), and a lane of ``CHAT_AT_ONCE`` for the chat model's work
+(``CHAT``: each of its computations holds tens of MB while it runs, so twenty at once took a
+server past 1 GB), visitors served in turn, at most ``HEAVY_PER_VISITOR`` jobs each.
+Everything else (a student's change at classroom sizes, every cache hit) never waits here.
+``gated(compute, what, cost, lane)`` runs through it.
 
 The page's side is installed by the UI (``attnviz.ui.heavy``): ``show_waiting_with`` a notice
 that draws "Waiting: k ahead of you" and, when a visitor has their share of heavy work already,
@@ -17,14 +19,17 @@ import threading
 
 from attnviz.fair_queue import LARGE, SMALL, BusyError, FairGate
 from attnviz.limits import (
+    CHAT_AT_ONCE,
     HEAVY_AT_ONCE,
     HEAVY_PER_VISITOR,
     HEAVY_SMALL_AT_ONCE,
     SMALL_HEAVY_SECONDS,
 )
 
+CHAT = "chat"  # the chat model's lane: its reading, its grid of heads, a head, a generation
+
 HEAVY = FairGate(
-    {LARGE: HEAVY_AT_ONCE, SMALL: HEAVY_SMALL_AT_ONCE},
+    {LARGE: HEAVY_AT_ONCE, SMALL: HEAVY_SMALL_AT_ONCE, CHAT: CHAT_AT_ONCE},
     per_visitor=HEAVY_PER_VISITOR,
     small_seconds=SMALL_HEAVY_SECONDS,
 )
@@ -54,18 +59,18 @@ def visitor_key():
     return _VISITOR[0]() or f"no page, thread {threading.get_ident()}"
 
 
-def gated(compute, what="a large computation", cost=None):
+def gated(compute, what="a large computation", cost=None, lane=None):
     """``compute()`` once a slot of its lane is free, with the waiting notice meanwhile.
 
     ``what`` may be (what, cost): ``cost`` is the work's estimated seconds (None: unknown, the
-    large lane). In a page, a visitor who already has their share of heavy work waiting or
-    running is told so and the page stops there (``refuse``); outside a page ``BusyError``
-    goes on."""
+    large lane); ``lane`` names a lane instead (``CHAT``). In a page, a visitor who already
+    has their share of heavy work waiting or running is told so and the page stops there
+    (``refuse``); outside a page ``BusyError`` goes on."""
     if isinstance(what, tuple):
         what, cost = what
     on_wait, clear, refuse = _NOTICE[0](what)
     try:
-        with HEAVY.admit(visitor_key(), cost=cost, what=what, on_wait=on_wait):
+        with HEAVY.admit(visitor_key(), cost=cost, what=what, on_wait=on_wait, lane=lane):
             if clear is not None:
                 clear()
             return compute()

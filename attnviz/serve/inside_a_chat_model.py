@@ -1,9 +1,10 @@
 """Inside a chat model's server side: SmolLM2 (a pinned ``Slot``, loaded once per server), a
 prompt's run (``ChatRun``), its generations and heads, kept per choice for every visitor, and
 the charts every visitor shares, finished once; the model and its runs leave memory after
-CHAT_IDLE_SECONDS unused (``release_if_idle``). A prompt's reading and a generation not kept
-yet are computed in the visitor's turn of the heavy queue (``prompt_run``,
-``generation_in_turn``). No Streamlit.
+CHAT_IDLE_SECONDS unused (``release_if_idle``). A prompt's reading, a generation, a head and
+the grid of heads not kept yet are computed in the visitor's turn of the heavy queue's chat
+lane, one at a time per server (``prompt_run``, ``generation_in_turn``, ``head_in_turn``,
+``grid_in_turn``). No Streamlit.
 """
 
 import functools
@@ -26,7 +27,7 @@ from attnviz.limits import (
     MAX_CHAT_TOKENS,
 )
 from attnviz.serve.finish import finished, text_px
-from attnviz.serve.gate import gated
+from attnviz.serve.gate import CHAT, gated
 from attnviz.serve.kept import kept
 from attnviz.serve.slots import Slot
 from attnviz.serve.store import cache_report, forget, object_bytes, release_freed_memory
@@ -152,27 +153,48 @@ def chat_generation(_model, text, temperature, top_k, pick, steps):
 
 
 def prompt_run(model, text):
-    """``chat_run(model, text)``: kept, at once; else computed in the heavy queue's turn
-    (``serve.gate``), so that a burst of distinct links reads a few prompts at a time. The
+    """``chat_run(model, text)``: kept, at once; else computed in the heavy queue's chat lane
+    (``serve.gate.CHAT``), so that a burst of distinct links reads one prompt at a time. The
     queue is entered before the cache's computation starts, so that a computation in progress
     always holds a slot and another slot's holder never waits for a queued one."""
     run = chat_run.peek(model, text)
     if run is not None:
         return run
-    return gated(lambda: chat_run(model, text), "the chat model's reading", CHAT_RUN_SECONDS)
+    what = "the chat model's reading"
+    return gated(lambda: chat_run(model, text), what, CHAT_RUN_SECONDS, lane=CHAT)
 
 
 def generation_in_turn(model, text, temperature, top_k, pick, steps):
-    """``chat_generation(...)``, as ``prompt_run``: the tokens still to generate (past the
-    longest kept generation of these choices) times CHAT_TOKEN_SECONDS is its cost, so a
-    short one (or "one more") goes to the queue's small lane."""
+    """``chat_generation(...)``, as ``prompt_run`` (the chat lane): the tokens still to
+    generate (past the longest kept generation of these choices) times CHAT_TOKEN_SECONDS is
+    its cost, which the waiting notice does not need but the queue keeps."""
     args = (model, text, temperature, top_k, pick)
     done = next((k for k in range(steps, 0, -1) if chat_generation.peek(*args, k) is not None), 0)
     if done == steps:
         return chat_generation.peek(*args, steps)
     cost = CHAT_RUN_SECONDS * (chat_run.peek(model, text) is None)
     cost += (steps - done) * CHAT_TOKEN_SECONDS
-    return gated(lambda: chat_generation(*args, steps), "the chat model's generation", cost)
+    what = "the chat model's generation"
+    return gated(lambda: chat_generation(*args, steps), what, cost, lane=CHAT)
+
+
+def head_in_turn(model, text, layer, head):
+    """``chat_head(...)``: kept, at once; else computed in the heavy queue's chat lane."""
+    found = chat_head.peek(model, text, layer, head)
+    if found is not None:
+        return found
+    return gated(lambda: chat_head(model, text, layer, head), "one head's steps", lane=CHAT)
+
+
+def grid_in_turn(model, text, present, palette):
+    """``grid_finished(...)``: kept, at once; else built in the heavy queue's chat lane (the
+    figure of 270 heads holds tens of MB while it is built: twenty built at once were most of
+    a burst's memory)."""
+    found = grid_finished.peek(model, text, present, palette)
+    if found is not None:
+        return found
+    build = lambda: grid_finished(model, text, present, palette)  # noqa: E731
+    return gated(build, "the grid of every head", lane=CHAT)
 
 
 @kept(entries=HEADS_KEPT)

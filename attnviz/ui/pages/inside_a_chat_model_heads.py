@@ -9,7 +9,7 @@ from attnviz.causal_lm.llama import rope
 from attnviz.charts.model_grid import head_outline
 from attnviz.lessons.positions import ROPE_BASE
 from attnviz.serve.finish import with_shape
-from attnviz.serve.inside_a_chat_model import chat_head, grid_finished
+from attnviz.serve.inside_a_chat_model import grid_in_turn, head_in_turn
 from attnviz.ui.charts import dims, draw, show_matrix
 from attnviz.ui.pages.inside_a_chat_model import KEYS
 from attnviz.ui.sidebar import is_present, palette
@@ -59,7 +59,7 @@ def grid_section(model, run, text, layer, head):
     )
     # 30 tiles high leave no room for the tokens beside each: the hover names each head
     outline = head_outline(run.attention.shape, (layer, head))  # per head picked, the rest kept
-    finished = with_shape(grid_finished(model, text, is_present(), palette()), outline, palette())
+    finished = with_shape(grid_in_turn(model, text, is_present(), palette()), outline, palette())
     draw(finished, "chat_grid", config={"displaylogo": False})
     findings(run)
 
@@ -104,7 +104,7 @@ def head_steps_section(model, run, text, labels, layer, head, parts):
     if not is_present():
         st.header("5. One head, step by step")
     with st.spinner("Recomputing the head…"):
-        h = chat_head(model, text, layer, head)
+        h = head_in_turn(model, text, layer, head)
     if 0 in parts:
         after_chart("head_intro").markdown(
             f"Block {layer}, query head {head}, which reads key/value head {h.group}. Each step "
