@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from attnviz.serve.inside_a_chat_model import display_tokens, prompt_run
+from attnviz.serve.inside_a_chat_model import chat_turn, display_tokens, prompt_run
 from attnviz.ui import page_frame
 from attnviz.ui.pages.inside_a_chat_model import (
     about_the_model,
@@ -64,39 +64,40 @@ link_warnings()
 if show(1):
     st.header("1. The prompt, as tokens")
 text = prompt_box(drawn=show(1))  # stops the page when the prompt is empty
-with st.spinner("Running the model on the prompt…"):
-    run = prompt_run(model, text)  # in the heavy queue's turn
-labels = display_tokens(run.tokens)
-if show(1):
-    block_picture(model)  # the decoder's block, whose attention the page opens
-    reading_note(model, run)
-    token_strip(run)
+with chat_turn(model, text):  # a new prompt: the rest of the run in the chat model's turn
+    with st.spinner("Running the model on the prompt…"):
+        run = prompt_run(model, text)  # in the heavy queue's turn
+    labels = display_tokens(run.tokens)
+    if show(1):
+        block_picture(model)  # the decoder's block, whose attention the page opens
+        reading_note(model, run)
+        token_strip(run)
 
-if show(2):
-    st.header("2. The next token")
-    with after_chart("sampling"):  # on a projector the controls after the bars
-        temperature, top_k, pick = sampling_controls()
-    next_token_section(model, run, temperature, top_k)
-elif not show(4):
-    temperature, top_k, pick = sampling_controls(drawn=False)
-
-if show(3):
-    st.header("3. Every head at a glance")
-    with after_chart("picker"):  # on a projector the picker after the grid
-        layer, head = head_picker(c)
-    grid_section(model, run, text, layer, head)
-elif head_steps:  # on a projector: each of the head's steps picks its head
-    layer, head = head_picker(c)
-elif not show(4):
-    layer, head = chosen_head()
-
-if show(4):
-    st.header("4. Generate, token by token")
-    if not show(2):  # on a projector: what generation uses, on its own step too
-        with st.expander("The sampling (step 2) and the head (step 3)"):
+    if show(2):
+        st.header("2. The next token")
+        with after_chart("sampling"):  # on a projector the controls after the bars
             temperature, top_k, pick = sampling_controls()
-            layer, head = head_picker(c)
-    generation_section(model, run, text, temperature, top_k, pick, layer, head)
+        next_token_section(model, run, temperature, top_k)
+    elif not show(4):
+        temperature, top_k, pick = sampling_controls(drawn=False)
 
-head_steps_section(model, run, text, labels, layer, head, [k - 5 for k in head_steps])
-sync_link()
+    if show(3):
+        st.header("3. Every head at a glance")
+        with after_chart("picker"):  # on a projector the picker after the grid
+            layer, head = head_picker(c)
+        grid_section(model, run, text, layer, head)
+    elif head_steps:  # on a projector: each of the head's steps picks its head
+        layer, head = head_picker(c)
+    elif not show(4):
+        layer, head = chosen_head()
+
+    if show(4):
+        st.header("4. Generate, token by token")
+        if not show(2):  # on a projector: what generation uses, on its own step too
+            with st.expander("The sampling (step 2) and the head (step 3)"):
+                temperature, top_k, pick = sampling_controls()
+                layer, head = head_picker(c)
+        generation_section(model, run, text, temperature, top_k, pick, layer, head)
+
+    head_steps_section(model, run, text, labels, layer, head, [k - 5 for k in head_steps])
+    sync_link()

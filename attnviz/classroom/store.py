@@ -145,16 +145,18 @@ class RoomStore(PeerRules, Lifecycle, Lecturers):
                 "again."
             )
 
-    def open(self, settings_query, sid, address="unknown"):
+    def open(self, settings_query, sid, address="unknown", hold=True):
         """(a new room showing the example ``settings_query``, the lecturer's key); browser
-        ``sid`` holds it. Opens are limited per browser and per client ``address``, and the
-        rooms open at once per store and per address (bounds.check_caps), said in words."""
+        ``sid`` holds it when ``hold`` (lecturers.py). Opens are limited per browser and per
+        client ``address``, and the rooms open at once per store and per address
+        (bounds.check_caps), said in words."""
         self.limit(f"open:{check_sid(sid)}", MAX_OPENS_PER_MINUTE, "rooms opened")
         self.limit(f"opens:{address}", MAX_OPENS_PER_ADDRESS, "rooms opened", "your network")
         for _ in range(8):  # 887 million codes: a collision is rare, eight in a row never
             room, key = opened_room(settings_query, self.clock())
             if self._create(room, owner_of(address)):
-                self.hold(room, key, sid)
+                if hold:
+                    self.hold(room, key, sid)
                 return room, key
         raise TooManyRoomsError("No free room code was found: try again.")  # pragma: no cover
 

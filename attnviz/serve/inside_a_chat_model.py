@@ -7,6 +7,7 @@ lane, one at a time per server (``prompt_run``, ``generation_in_turn``, ``head_i
 ``grid_in_turn``). No Streamlit.
 """
 
+import contextlib
 import functools
 import threading
 import time
@@ -27,7 +28,7 @@ from attnviz.limits import (
     MAX_CHAT_TOKENS,
 )
 from attnviz.serve.finish import finished, text_px
-from attnviz.serve.gate import CHAT, gated
+from attnviz.serve.gate import CHAT, gated, turn
 from attnviz.serve.kept import kept
 from attnviz.serve.slots import Slot
 from attnviz.serve.store import cache_report, forget, object_bytes, release_freed_memory
@@ -150,6 +151,18 @@ def chat_generation(_model, text, temperature, top_k, pick, steps):
         return Generation(run=run, steps=(), cache=run.cache, next_logits=run.next_logits)
     before = chat_generation(_model, text, temperature, top_k, pick, steps - 1)
     return _model.extend(before, 1, temperature=temperature, top_k=top_k or None, rule=pick, seed=0)
+
+
+def chat_turn(model, text):
+    """A context manager for the rest of the chat page's run: in the chat lane's turn when
+    ``text``'s reading is not kept yet (a new prompt), else at once. Every computation of the
+    run inside it (the reading, the grid, a head, the generation) then goes on without waiting
+    again, and a burst of new prompts waits before any of it: a session that read its prompt
+    and then waited for its generation held its run (about 12 MB) and its figures all along,
+    and twenty such took a server to 940 MB with the chat lane alone (docs/performance.md)."""
+    if chat_run.peek(model, text) is not None:
+        return contextlib.nullcontext()
+    return turn("the chat model", CHAT_RUN_SECONDS, lane=CHAT)
 
 
 def prompt_run(model, text):
