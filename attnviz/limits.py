@@ -205,3 +205,5 @@ PHONE_SEEN_SECONDS = 5  # a phone that polled its room this recently counts as c
 SKETCH_LEVELS = 5  # a bar takes 0, 1, ..., 5: six tap targets of 44 px or more in 390 px
 MAX_SNAPSHOTS = 3  # anonymous sketches the projector shows side by side before the truth
 MAX_SKETCH_GRID = 12  # sketches in the lecturer's grid of small multiples to pick from
+STORE_START_SECONDS = 5  # at start, a server waits this long for ATTNVIZ_REDIS_URL's Redis
+HEALTH_STORE_SECONDS = 1.0  # /api/health: a store that has not answered by then is unreachable

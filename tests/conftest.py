@@ -13,12 +13,14 @@ from tests.helpers import (
     CHAT_MODEL_PAGE,
     INSTALL_CHAT_MODEL,
     INSTALL_REAL_MODEL,
+    INSTALL_SERVICES,
     REAL_MODEL_PAGE,
     ROOT,
     chat_model_missing,
-    need_model,
+    need_installed,
     real_model_missing,
     serve_chat_model,
+    service_missing,
 )
 
 # No property test fails on a timing: on a shared 2-core machine a draw that takes 0.1 s alone
@@ -42,6 +44,19 @@ def empty_rooms():
     forget_room_store()
 
 
+@pytest.fixture(scope="session")
+def needs_redis():
+    """A test that starts a real redis-server asks for this: skipped without Debian's
+    redis-server, saying how to install it; failed instead under CI."""
+    need_installed(service_missing("redis-server"), INSTALL_SERVICES)
+
+
+@pytest.fixture(scope="session")
+def needs_nginx():
+    """A test that starts a real nginx asks for this: skipped without it (failed under CI)."""
+    need_installed(service_missing("nginx"), INSTALL_SERVICES)
+
+
 @pytest.fixture
 def root():
     return ROOT
@@ -53,7 +68,7 @@ def real_model():
     once; skipped without its files (failed under CI), with how to install them."""
     import attnviz
 
-    need_model(real_model_missing(), INSTALL_REAL_MODEL)
+    need_installed(real_model_missing(), INSTALL_REAL_MODEL)
     return attnviz.load_pretrained()
 
 
@@ -63,7 +78,7 @@ def causal_lm():
     skipped without its file (failed under CI), with how to install it."""
     from attnviz.causal_lm import load_causal_lm
 
-    need_model(chat_model_missing(), INSTALL_CHAT_MODEL)
+    need_installed(chat_model_missing(), INSTALL_CHAT_MODEL)
     return load_causal_lm()
 
 

@@ -64,11 +64,25 @@ def chat_model_missing():
     return None if path.is_file() else f"{path} does not exist"
 
 
-def need_model(missing, install):
-    """Skip the calling test (or fixture) when ``missing`` (a reason, or None) says a model's
-    files are not here, with ``install``, the command that puts them here; under CI fail it
-    instead (as the browser tests do without Chromium): CI never passes because its model tests
-    dropped out."""
+INSTALL_SERVICES = "apt-get install redis-server nginx"  # Debian's; tests/run.sh does it
+
+
+def service_missing(name):
+    """Why the service ``name`` ("redis-server" or "nginx") cannot be started here (None when
+    it can): the binary that tools/services.py runs is not installed."""
+    import os
+
+    from tools.services import NGINX, REDIS_SERVER
+
+    path = {"redis-server": REDIS_SERVER, "nginx": NGINX}[name]
+    return None if os.access(path, os.X_OK) else f"{name} is not installed ({path})"
+
+
+def need_installed(missing, install):
+    """Skip the calling test (or fixture) when ``missing`` (a reason, or None) says something
+    it needs (a model's files, redis-server, nginx) is not here, with ``install``, the command
+    that puts it here; under CI fail it instead (as the browser tests do without Chromium): CI
+    never passes because some of its tests dropped out."""
     import pytest
 
     from tests.browser.plugin import in_ci
@@ -76,7 +90,7 @@ def need_model(missing, install):
     if missing is None:
         return
     if in_ci():
-        pytest.fail(f"CI: the model's tests must run, but {missing}", pytrace=False)
+        pytest.fail(f"CI: this test must run, but {missing}", pytrace=False)
     pytest.skip(f"{missing}: `{install}` (tests/run.sh does it)")
 
 

@@ -13,8 +13,10 @@
 #     behind nginx: tests/browser/test_replicas.py), with the same apt-get.
 # Then the tests in two tiers: every test but the browser's in $TEST_WORKERS processes (2 by
 # default; pytest-xdist, each test file on one of them, so that its fixtures are made once), then
-# the browser tests in one process (each starts its own servers and Chromium). Pytest's exit 5
-# (no test selected) in one tier is no failure: a path given may hold tests of one tier only.
+# the browser tests in $BROWSER_WORKERS processes (2 by default, each test file on one of them:
+# a worker starts its own Chromium and servers; the tier waits on pages far more than it
+# computes, so two overlap their waits). Pytest's exit 5 (no test selected) in one tier is no
+# failure: a path given may hold tests of one tier only.
 # With a -m of your own, one pytest run does exactly what you asked.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,7 +47,8 @@ for arg in "$@"; do
 done
 fast=0 browser=0
 python -m pytest -m "not browser" -n "${TEST_WORKERS:-2}" --dist loadscope "$@" || fast=$?
-python -m pytest -m browser --durations=15 "$@" || browser=$?
+python -m pytest -m browser -n "${BROWSER_WORKERS:-2}" --dist loadfile --durations=15 "$@" \
+  || browser=$?
 for status in "$fast" "$browser"; do
   case "$status" in 0 | 5) ;; *) exit "$status" ;; esac
 done

@@ -157,7 +157,7 @@ def test_an_in_process_store_keeps_a_bounded_number_of_records(clock, monkeypatc
     assert len(store._rooms) == 1  # every record past its keep is dropped
 
 
-def test_the_recipes_redis_gives_back_every_room_and_answer_after_a_restart(tmp_path):
+def test_the_recipes_redis_gives_back_every_room_and_answer_after_a_restart(tmp_path, needs_redis):
     from tools.browser import free_port
 
     port = free_port()

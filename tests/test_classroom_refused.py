@@ -24,7 +24,7 @@ FILL = "redis.call('SET', KEYS[1], string.rep('x', tonumber(ARGV[1]))) return 1"
 
 
 @pytest.fixture(scope="module")
-def url():
+def url(needs_redis):
     with redis_server() as url:
         yield url
 

@@ -45,7 +45,7 @@ class Clock:
 
 
 @pytest.fixture(scope="module")
-def real_redis():
+def real_redis(needs_redis):
     with redis_server() as url:
         yield url
 

@@ -9,6 +9,7 @@ from tests.helpers import ROOT
 # Top to bottom. A module belongs to the layer whose longest prefix names it; "attnviz" (the
 # package's face, its __init__) names only itself, so a new module must be given a layer here.
 LAYERS = (
+    ("web", ("attnviz.web",)),  # the App's HTTP side: beside ui/, which never imports it
     ("ui", ("attnviz.ui",)),
     ("serve", ("attnviz.serve", "attnviz.fair_queue")),
     (

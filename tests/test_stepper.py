@@ -116,3 +116,46 @@ def test_the_first_screen_is_drawn_on_every_run_but_a_projectors_later_steps():
     titles, texts, notes = _first_screen_at(True, step=2)  # a later step: no title, no intro
     assert titles == [] and notes == 0 and "The introduction." not in texts
     assert "Step two." in texts
+
+
+def walk(deck, press="ahead"):
+    """Every screen (slide index, page, step) a clicker's → shows from ``deck``'s first slide
+    to its end, as deck_moves leads: a move within the page is its step, a move to another
+    slide opens that slide's step (a step-less slide: its page's first step)."""
+    from attnviz.links.steps import PAGE_STEPS
+
+    def steps(k):  # a page without steps (the Classroom) is one screen
+        return PAGE_STEPS.get(deck[k].page, (1, 1))
+
+    def opened(k):
+        return deck[k].step if deck[k].step is not None else steps(k)[0]
+
+    k, step, screens = 0, opened(0), []
+    while True:
+        screens.append((k, deck[k].page, step))
+        first, last = steps(k)
+        ahead, _ = deck_moves(deck, k, deck[k].page, step, first, last)
+        if ahead.slide is None:
+            return screens
+        step = ahead.step if ahead.step is not None else opened(ahead.slide)
+        k = ahead.slide
+        assert len(screens) < 10 * len(deck), "the deck does not end"
+
+
+def test_the_default_deck_runs_from_its_first_to_its_last_slide_on_next_alone():
+    """The clicker's → from the first slide: every slide reached, in order; a slide without a
+    step walks its page's steps (Home's two, Predict's every question); the deck ends on its
+    last slide (a lecturer's keys: tests/browser/test_projector.py)."""
+    from attnviz.links.steps import PAGE_STEPS
+
+    screens = walk(LECTURE)
+    slides = [k for k, _, _ in screens]
+    assert slides == sorted(slides) and set(slides) == set(range(len(LECTURE)))
+    for k, part in enumerate(LECTURE):
+        steps = [step for j, _, step in screens if j == k]
+        if part.step is None and part.page in PAGE_STEPS:  # the whole page, step by step
+            first, last = PAGE_STEPS[part.page]
+            assert steps == list(range(first, last + 1)), (part, steps)
+        else:  # one screen
+            assert len(steps) == 1, (part, steps)
+    assert screens[-1][0] == len(LECTURE) - 1

@@ -47,6 +47,8 @@ def _wait_for_port(port, proc, what, timeout=20):
 def _running(command, port, what):
     """Run ``command`` (its output discarded) while the ``with`` block runs, from the moment
     ``what`` answers on ``port``; stop it afterwards."""
+    if not os.access(command[0], os.X_OK):  # tests ask for needs_redis / needs_nginx first
+        raise RuntimeError(f"{what} is not installed ({command[0]}): apt-get install {what}")
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     try:
         _wait_for_port(port, proc, what)

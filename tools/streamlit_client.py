@@ -39,13 +39,16 @@ class Tab:
     in Streamlit 1.67 a poll that arrives as a full run ends starts a new ScriptRunner, and
     AppSession drops the old one's events, that run's end among them (its deltas arrive)."""
 
-    def __init__(self, url, name, query, timeout, cookie=None, source=None, insecure=False):
+    def __init__(
+        self, url, name, query, timeout, cookie=None, source=None, insecure=False, page=PAGE
+    ):
         self.ws_url = url.replace("http", "ws", 1) + "/_stcore/stream"
-        self.name, self.query, self.timeout = name, query, timeout
+        self.name, self.query, self.timeout, self.page = name, query, timeout, page
         self.cookie, self.source, self.insecure = cookie, source, insecure
         self.replica = None  # nginx's X-Attnviz-Replica answer: the replica's address
         self.page_hash = ""  # the page's script hash, from navigation (as the browser keeps it)
         self.widgets = {}  # user key -> widget id, every widget drawn so far
+        self.charts = {}  # user key -> the Plotly figure (JSON text) last drawn under it
         self.texts = []  # (perf_counter, text) of every markdown and alert received, in order
         self.polls = 0  # fragment runs finished
         self.retaps = 0  # taps repeated: the first was not acknowledged in RETAP_SECONDS
@@ -83,7 +86,7 @@ class Tab:
         msg = BackMsg()
         msg.rerun_script.query_string = self.query
         msg.rerun_script.page_script_hash = self.page_hash
-        msg.rerun_script.page_name = "" if self.page_hash else PAGE
+        msg.rerun_script.page_name = "" if self.page_hash else self.page
         if fragment_id:
             msg.rerun_script.fragment_id = fragment_id
             msg.rerun_script.is_auto_rerun = True
@@ -115,6 +118,9 @@ class Tab:
         elif kind == "metric":  # "Answered" 3 of 3, as a text "Answered: 3 of 3"
             text = f"{element.metric.label}: {element.metric.body}"
             self.texts.append((time.perf_counter(), text))
+            self._changed.set()
+        elif kind == "plotly_chart" and "-" in element.plotly_chart.id:
+            self.charts[element.plotly_chart.id.rsplit("-", 1)[-1]] = element.plotly_chart.spec
             self._changed.set()
         widget_id = getattr(getattr(element, kind), "id", "")
         if isinstance(widget_id, str) and widget_id.startswith("$$ID-"):
@@ -153,15 +159,20 @@ class Tab:
                 ) from None
         return True
 
-    async def run(self, tap=None):
-        """Send a full run, tapping the button ``tap`` (a widget key) if given; the number of
-        texts received before it (for ``shown``)."""
-        if tap is not None and tap not in self.widgets:
-            raise StalledError(f"{self.name} has no button {tap!r}: {self._said()}")
+    async def run(self, tap=None, ints=None):
+        """Send a full run, tapping the button ``tap`` (a widget key) if given, and setting the
+        whole-number widgets ``ints`` ({key: value}, e.g. a number input); the number of texts
+        received before it (for ``shown``)."""
+        for key in [tap] * (tap is not None) + list(ints or {}):
+            if key not in self.widgets:
+                raise StalledError(f"{self.name} has no widget {key!r}: {self._said()}")
         msg = self._msg()
         if tap is not None:
             state = msg.rerun_script.widget_states.widgets.add()
             state.id, state.trigger_value = self.widgets[tap], True
+        for key, value in (ints or {}).items():
+            state = msg.rerun_script.widget_states.widgets.add()
+            state.id, state.int_value = self.widgets[key], value
         before = len(self.texts)
         await self.ws.send(msg.SerializeToString())
         return before

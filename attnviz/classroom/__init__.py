@@ -13,6 +13,7 @@ import os
 from attnviz.classroom.room import (
     CODE_ALPHABET,
     CODE_LENGTH,
+    LESSONS_UNAFFECTED,
     NotAnsweringError,
     RateLimitedError,
     Room,
@@ -48,7 +49,7 @@ def make_store(environ=None):
     except ValueError as exc:
         raise StoreUnavailableError(
             f"{REDIS_URL_VARIABLE} is not a Redis URL (redis://host:port/db): the classroom "
-            "cannot start. The lesson pages work as before."
+            f"cannot start. {LESSONS_UNAFFECTED}"
         ) from exc
 
 

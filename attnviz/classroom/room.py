@@ -77,6 +77,9 @@ class StoreUnavailableError(RoomError):
     """The shared store (Redis) cannot be reached: the classroom cannot work until it is back."""
 
 
+LESSONS_UNAFFECTED = "The lesson pages work as before."  # ends a page's sentence on the store
+
+
 class StoreRefusedError(StoreUnavailableError):
     """The shared store (Redis) is reached but refuses to save a change (out of memory,
     read-only): the classroom cannot move on until it is seen to, and what it holds is kept.

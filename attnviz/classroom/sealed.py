@@ -9,6 +9,8 @@ Streamlit, no Redis.
 import hashlib
 import hmac
 
+from attnviz.classroom.room import LESSONS_UNAFFECTED
+
 SECRET_VARIABLE = "ATTNVIZ_SECRET"
 MIN_SECRET_CHARS = 16  # `openssl rand -hex 32` gives 64; a word or a placeholder is no secret
 SIGNATURE_CHARS = 64
@@ -20,8 +22,7 @@ def secret_problem(secret):
         return (
             f"{SECRET_VARIABLE} is not set to a secret of at least {MIN_SECRET_CHARS} "
             "characters (every replica needs the same one: `openssl rand -hex 32`, "
-            "deploy/README.md), so the classroom's shared store is not used. The lesson pages "
-            "work as before."
+            f"deploy/README.md), so the classroom's shared store is not used. {LESSONS_UNAFFECTED}"
         )
     return None
 

@@ -16,6 +16,8 @@ PARAMS = ("room", "key", "joined")
 MAX_KEY_CHARS = 4 * KEY_BYTES  # a key as made is 24 characters; a longer one is no key
 SID_BYTES = 12  # a browser's random id: 16 URL-safe characters, 96 random bits
 SID_PATTERN = re.compile(r"[A-Za-z0-9_-]{16}")
+BROWSER_COOKIE = "attnviz_browser"  # the cookie that holds a browser's id (web/cookies.py)
+COOKIE_DAYS = 120  # a term: a student's phone is the same student all term
 
 
 def new_sid():

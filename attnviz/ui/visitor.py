@@ -1,12 +1,10 @@
 """Who is asking: this browser's id and the client's address.
 
     browser_id()      a random id kept in this browser's cookie BROWSER_COOKIE (16 URL-safe
-                      characters, 96 random bits), written on the browser's first visit to the
-                      Classroom page (until then each session has an id of its own). Every tab
-                      of a browser, a reload, a deck's next slide and a reconnect to another
-                      replica send it, so the Classroom counts one browser as one student and
-                      knows its lecturer again. A link never carries it: a pasted link makes
-                      whoever opens it a student of their own.
+                      characters, 96 random bits). Every tab of a browser, a reload, a deck's
+                      next slide and a reconnect to another replica send it, so the Classroom
+                      counts one browser as one student. A link never carries it: a pasted link
+                      makes whoever opens it a student of its own.
     client_address()  the client's address: the TCP peer's, or, when the peer is the proxy
                       that ATTNVIZ_TRUSTED_PROXIES names (loopback by default: nginx in front,
                       as deploy/ sets it up), the X-Forwarded-For entry that it writes; "this
@@ -14,21 +12,26 @@
                       routes use the same function (``attnviz.serve.proxy``).
     visitor_key()     the key of per-visitor limits on heavy work: the browser's id.
 
-The cookie holds no secret of a room: a lecturer's room is found by the browser id in the store
-(``RoomStore.held``), which knows it only after the lecturer opened the room or used the
-lecturer link in this browser. Its value is written by a script on the page (Streamlit sets no
-cookie of an app's own), so it is not HttpOnly; it is SameSite=Lax and Secure over https.
+Served as ``streamlit run app.py`` serves it (the App in app.py), the server sets the cookie
+on the browser's first response, HttpOnly (``attnviz.web.cookies``), so the first session
+already has it and no page writes a cookie. Where the script runs without the App (AppTest, a
+host that ignores it) there is no such cookie at first: a session then has an id of its own,
+and ``keep_browser_cookie`` writes it to the browser by a script on the Classroom page (not
+HttpOnly then; SameSite=Lax, Secure over https), as before the App.
+
+The cookie holds no secret of a room and no controls: under the App the lecturer's controls are
+a cookie of their own (classroom/credential.py); without it, the store's record of what the
+browser's id holds (``RoomStore.held``), which it knows only after the lecturer opened the room
+or used the lecturer link in this browser.
 """
 
 import json
 
 import streamlit as st
 
-from attnviz.links.classroom import SID_PATTERN, new_sid
+from attnviz.links.classroom import BROWSER_COOKIE, COOKIE_DAYS, SID_PATTERN, new_sid
 from attnviz.serve import proxy
 
-BROWSER_COOKIE = "attnviz_browser"
-COOKIE_DAYS = 120  # a term: a student's phone is the same student all term
 MINTED_ID = "attnviz.visitor.browser"  # a session's id while its browser has no cookie yet
 _WRITTEN = "attnviz.visitor.written"  # the script that writes the cookie was drawn
 
@@ -47,7 +50,8 @@ def browser_id():
 
 def keep_browser_cookie():
     """Write this session's new browser id to the browser's cookie, once per session; nothing
-    when the browser sent one. Called where the id matters (the Classroom page)."""
+    when the browser sent one (always, when the App serves the page: it set the cookie on the
+    first response). Called where the id matters (the Classroom page)."""
     if _cookie_id() is not None or st.session_state.get(_WRITTEN):
         return
     st.session_state[_WRITTEN] = True

@@ -56,7 +56,22 @@ def click_step(page, slider, label):
     page.mouse.click(box["x"] + box["width"] / 2, rail["y"] + rail["height"] / 2)
 
 
+def reruns_asked(frames):
+    """The BackMsgs among ``frames`` (what the page sent on its WebSocket) that ask the server
+    for a script run: what any Streamlit widget's change sends at once."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    return [
+        frame
+        for frame in frames
+        if isinstance(frame, bytes)
+        and BackMsg.FromString(frame).WhichOneof("type") == "rerun_script"
+    ]
+
+
 def test_the_sliders_redraw_the_cores_weights_without_a_rerun(page, server, artifacts):
+    sent = []  # every frame the page sends to the server
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
     page.goto(f"{server}/Attention_as_geometry")
     page.wait_for_selector(f"{CHART} .barlayer", timeout=90_000)
     wait_for_run(page)
@@ -64,6 +79,7 @@ def test_the_sliders_redraw_the_cores_weights_without_a_rerun(page, server, arti
     chart.scroll_into_view_if_needed()
     np.testing.assert_allclose(chart.evaluate(SHOWN_WEIGHTS), core_weights(30, START), atol=5e-5)
     page.evaluate(COUNT_RUNS)
+    sent.clear()
 
     click_step(page, 0, "120°")
     page.wait_for_function(
@@ -79,7 +95,7 @@ def test_the_sliders_redraw_the_cores_weights_without_a_rerun(page, server, arti
     )
     np.testing.assert_allclose(chart.evaluate(SHOWN_WEIGHTS), core_weights(120, 4), atol=5e-5)
     np.testing.assert_allclose(table_weights(chart), core_weights(120, 4), atol=5e-4)
-    page.wait_for_timeout(500)  # a rerun, had the slider caused one, would have started by now
+    assert reruns_asked(sent) == []  # a widget asks in its own event handler: none did
     assert page.evaluate("() => window.geoRuns") == 0
     assert page.locator("[data-testid=stApp]").get_attribute("data-test-script-state") == (
         "notRunning"
@@ -89,5 +105,6 @@ def test_the_sliders_redraw_the_cores_weights_without_a_rerun(page, server, arti
     # The counter does see a rerun: the d_k slider, a Streamlit widget, causes one
     page.locator(".st-key-geo_dk input[type=range]").press("ArrowRight")
     page.wait_for_function("() => window.geoRuns >= 1", timeout=60_000)
+    assert reruns_asked(sent)  # and the frames show it asked for one
     wait_for_run(page)
     assert "geo_dk=65" in page.url

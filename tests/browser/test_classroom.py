@@ -7,6 +7,7 @@ page never offers a lecturer's control, and every tap target is at least 44 px h
 import numpy as np
 import pytest
 
+from attnviz.links.classroom import BROWSER_COOKIE
 from tools.browser import error_count, own_browsers, wait_for_chart, wait_for_run
 
 pytestmark = pytest.mark.browser
@@ -56,6 +57,12 @@ def test_a_lecturer_and_three_phones(browser, server):
             assert min(heights) >= MIN_TAP_PX, heights
             width = student.evaluate("document.documentElement.scrollWidth")
             assert width <= PHONE["viewport"]["width"]  # one column, nothing off the screen
+        first = students[0]  # its browser's id: set by the server before any script, HttpOnly
+        jar = {cookie["name"]: cookie for cookie in first.context.cookies()}
+        assert jar[BROWSER_COOKIE]["httpOnly"], jar
+        assert BROWSER_COOKIE not in first.evaluate("document.cookie")
+        first.reload()  # the first visit's answer is the same student's after a reload
+        first.wait_for_selector("text=you can change it until the reveal", timeout=90_000)
         lecturer.wait_for_selector(f"[data-testid=stMetricValue] >> text=3 of {len(CHOSEN)}")
         main_button(lecturer, "Reveal").click()
         wait_for_chart(lecturer, "cls_lect_dist", "gd._fullData[0].y.length > 1")

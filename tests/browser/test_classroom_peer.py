@@ -103,7 +103,8 @@ def test_vote_discuss_revote_twin_and_the_report(browser, server):
             )
             tap_option(student, again)
         students[2].locator(".st-key-cls_conf_2 button").tap()  # sure in round 2, and wrong
-        students[2].wait_for_timeout(1000)
+        sure = ".st-key-cls_conf_2 [data-testid=stBaseButton-primary]"  # the tap was taken
+        students[2].locator(sure).wait_for(timeout=90_000)
         step()  # end round 2
         step("cls_reveal")
         wait_for_chart(lecturer, "cls_lect_moves", "gd._fullData.length > 0")

@@ -55,8 +55,10 @@ class Cluster:
             self.stop(name)
 
 
-@pytest.fixture
-def cluster():
+@pytest.fixture(scope="module")
+def cluster(needs_redis, needs_nginx):
+    """One cluster for this file's tests: each test that stops a process starts it again (as
+    systemd's Restart=always would) before it ends, and opens a room of its own."""
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as env:
         c = Cluster(folder)
         try:
@@ -220,6 +222,8 @@ def test_the_lecturers_projector_survives_its_replica_killed(browser, cluster):
     reconnected(lecturer)  # a new session on the other replica
     lecturer.wait_for_selector(f".st-key-cls_code h1 >> text={code}", timeout=WAIT)
     lecturer.locator("[data-testid=stMain] button", has_text="Reveal").wait_for(timeout=WAIT)
+    lecturer.context.close()
+    cluster.start_replica(a)  # systemd's Restart=always: the cluster whole for the next test
 
 
 def test_an_in_process_restart_says_the_room_ended_on_both_sides(browser, monkeypatch):

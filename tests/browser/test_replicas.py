@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.replicas, pytest.mark.browser]
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(needs_redis, needs_nginx):
     """(replica A's URL, replica B's URL, nginx's URL), all on loopback, one Redis."""
     with contextlib.ExitStack() as stack, pytest.MonkeyPatch.context() as env:
         folder = stack.enter_context(tempfile.TemporaryDirectory())
@@ -117,8 +117,7 @@ def test_a_two_round_question_across_replicas(browser, cluster):
         lecturer.goto(f"{a}/Classroom")
         button(lecturer, "Open a room").click(timeout=90_000)
         code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
-        lecturer.get_by_text("Vote, discuss, revote").click()
-        lecturer.wait_for_timeout(1000)
+        lecturer.get_by_role("radio", name="Vote, discuss, revote").check()  # waits till checked
         button(lecturer, "Ask this question").click()
         lecturer.wait_for_selector("text=Round 1 of 2", timeout=60_000)
         phones = [phone_page() for _ in first]

@@ -84,19 +84,3 @@ def test_step_page_lines_match_a_and_a_click_isolates_a_token(page, server):
     wait_for_selected(page, "A", None)
     assert set(assert_drawn_as(page, "A", A)[0]) == set(lines)
     assert error_count(page) == 0
-
-
-def test_the_multi_head_pages_opened_head_draws_its_lines(page, server):
-    query = {"tokens": TOKENS, "mask": "causal"}
-    page.goto(f"{server}/Multi_head?{urlencode(query)}")
-    page.wait_for_selector(".st-key-mh_head_A .heatmaplayer", timeout=90_000)
-    show_view(page, "mh_head_A", "Token lines")
-    # head 0 has the weights of the single head of the other pages: the same A
-    r = attnviz.compute(attnviz.Settings(text=TOKENS, mask="causal")).result
-    lines, _ = assert_drawn_as(page, "mh_head_A", r.attention, mask=r.mask)
-    assert all(j <= i for i, j in lines)
-    page.mouse.click(*token_centre(page, "mh_head_A", "query", 4))
-    wait_for_selected(page, "mh_head_A", ["query", 4])
-    alone, _ = assert_drawn_as(page, "mh_head_A", only(r.attention, "query", 4), mask=r.mask)
-    assert alone and set(alone) == {cell for cell in lines if cell[0] == 4}
-    assert error_count(page) == 0

@@ -91,7 +91,9 @@ def test_a_closed_room_offers_the_same_question_again():
     assert lecturer.session_state[ROOM] != code and KEY in lecturer.session_state
 
 
-def test_a_phones_own_answer_comes_back_from_redis_after_a_replica_restart(monkeypatch):
+def test_a_phones_own_answer_comes_back_from_redis_after_a_replica_restart(
+    monkeypatch, needs_redis
+):
     with redis_server() as url:
         monkeypatch.setenv("ATTNVIZ_REDIS_URL", url)
         forget_room_store()

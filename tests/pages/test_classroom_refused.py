@@ -21,7 +21,7 @@ def said(words):
     return "\n".join(el.value for el in words)
 
 
-def test_redis_out_of_memory_is_said_on_both_sides_and_loses_no_answer(monkeypatch):
+def test_redis_out_of_memory_is_said_on_both_sides_and_loses_no_answer(monkeypatch, needs_redis):
     with redis_server() as url:
         monkeypatch.setenv("ATTNVIZ_REDIS_URL", url)
         forget_room_store()
