@@ -28,8 +28,9 @@ clock, store = contract.clock, contract.store
 def test_the_cookies_value_names_one_room_and_holds_its_key(store, clock):
     room, key = store.open(EXAMPLE, "laptop", hold=False)
     assert read_credential(credential_value(room.code, key)) == (room.code, key)
-    for damaged in (None, "", room.code, f"{room.code}.", f"x{room.code}.{key}", f"{room.code}.<b>"):
-        assert read_credential(damaged) is None  # a bare code: the script's cookie of old
+    damaged = (None, "", room.code, f"{room.code}.", f"x{room.code}.{key}", f"{room.code}.<b>")
+    for value in damaged:
+        assert read_credential(value) is None  # a bare code: the script's cookie of old
     assert seconds_left(room, clock()) == limits.ROOM_LIFETIME_SECONDS
     assert seconds_left(room, room.expires + 5) == 0
 
@@ -147,17 +148,20 @@ def test_the_route_sets_the_cookie_for_the_rooms_key_only():
     https = call("/api/lecturer", {"room": room.code, "key": key}, SAME, scheme="https")
     assert "; Secure" in https[1]["set-cookie"]
     proxied = (*SAME, ("X-Forwarded-Proto", "https"))  # nginx in front (deploy/nginx.conf)
-    assert "; Secure" in call("/api/lecturer", {"room": room.code, "key": key}, proxied)[1][
-        "set-cookie"
-    ]
+    assert (
+        "; Secure"
+        in call("/api/lecturer", {"room": room.code, "key": key}, proxied)[1]["set-cookie"]
+    )
 
+    cross_site, evil = (("Sec-Fetch-Site", "cross-site"),), (("Origin", "https://evil.example"),)
+    right = {"room": room.code, "key": key}
     refusals = {
         "wrong key": ({"room": room.code, "key": "x" * 24}, SAME, 403),
         "no such room": ({"room": "ZZZZZZ", "key": key}, SAME, 404),
         "no body": (b"{", SAME, 400),
         "markup": ({"room": "<b>", "key": key}, SAME, 400),
-        "another site": ({"room": room.code, "key": key}, (("Sec-Fetch-Site", "cross-site"),), 403),
-        "another origin": ({"room": room.code, "key": key}, (("Origin", "https://evil.example"),), 403),
+        "another site": (right, cross_site, 403),
+        "another origin": (right, evil, 403),
     }
     for what, (body, headers, expected) in refusals.items():
         status, sent, answer = call("/api/lecturer", body, headers)

@@ -8,6 +8,7 @@ import re
 import shlex
 import ssl
 import subprocess
+import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -34,10 +35,21 @@ def step(starts):
     return line
 
 
-def folder_for(tmp_path):
-    (tmp_path / "temp").mkdir()
-    (tmp_path / "acme" / ".well-known" / "acme-challenge").mkdir(parents=True)
-    return tmp_path
+@pytest.fixture
+def folder():
+    """A folder for nginx's files that its workers (another user) can read: the webroot."""
+    with tempfile.TemporaryDirectory(prefix="attnviz-recipe-") as name:
+        path = Path(name)
+        path.chmod(0o755)
+        (path / "temp").mkdir()
+        (path / "acme" / ".well-known" / "acme-challenge").mkdir(parents=True)
+        for part in (
+            path / "acme",
+            path / "acme" / ".well-known",
+            path / "acme" / ".well-known" / "acme-challenge",
+        ):
+            part.chmod(0o755)
+        yield path
 
 
 def nginx_t(folder, conf):
@@ -56,8 +68,7 @@ def placeholder_certificate(folder):
     subprocess.run(shlex.split(line), check=True, capture_output=True, timeout=60)
 
 
-def test_the_shipped_site_passes_nginx_t_with_the_placeholder_certificate(needs_nginx, tmp_path):
-    folder = folder_for(tmp_path)
+def test_the_shipped_site_passes_nginx_t_with_the_placeholder_certificate(needs_nginx, folder):
     conf = folder / "nginx.conf"
     conf.write_text(nginx_recipe_config(folder))  # listen 80 and 443 as shipped: -t binds none
     before = nginx_t(folder, conf)
@@ -67,13 +78,11 @@ def test_the_shipped_site_passes_nginx_t_with_the_placeholder_certificate(needs_
     assert after.returncode == 0, after.stderr
 
 
-def test_port_80_answers_certbot_and_redirects_the_rest_and_https_sends_hsts(
-    needs_nginx, tmp_path
-):
-    folder = folder_for(tmp_path)
+def test_port_80_answers_certbot_and_redirects_the_rest_and_https_sends_hsts(needs_nginx, folder):
     placeholder_certificate(folder)
     token = folder / "acme" / ".well-known" / "acme-challenge" / "a-token"
     token.write_text("a-token.the-account-thumbprint")
+    token.chmod(0o644)
     http, https = free_port(), free_port()
     conf = folder / "nginx.conf"
     conf.write_text(nginx_recipe_config(folder, (http, https)))

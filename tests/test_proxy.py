@@ -31,7 +31,7 @@ def test_the_header_counts_from_the_trusted_proxy_only(peer, forwarded, seen):
 
 
 def test_the_setting_names_the_proxy():
-    assert DEFAULT == trusted_proxies({TRUSTED_PROXIES_VARIABLE: "127.0.0.1, ::1"})
+    assert trusted_proxies({TRUSTED_PROXIES_VARIABLE: "127.0.0.1, ::1"}) == DEFAULT
     elsewhere = trusted_proxies({TRUSTED_PROXIES_VARIABLE: "10.0.0.5, junk"})
     assert client_address("10.0.0.5", "198.51.100.7", elsewhere) == "198.51.100.7"
     # a process on the host itself is no longer the proxy: its header is not believed

@@ -19,7 +19,6 @@ are counted per client address (``serve.proxy.client_address``, as the pages cou
 
 from urllib.parse import urlsplit
 
-from attnviz.web.cookies import is_https, set_cookie_header
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -40,6 +39,7 @@ from attnviz.classroom.room import (
 )
 from attnviz.serve.classroom import ROOM_STORE
 from attnviz.serve.proxy import client_address
+from attnviz.web.cookies import is_https, set_cookie_header
 
 STATUS = (  # the store's refusals, most specific first
     (WrongKeyError, 403),

@@ -125,6 +125,7 @@ def classroom(settings, link):
         st.warning(warning, icon="⚠️")
     state = st.session_state
     if code and key:
+        take_held(None)  # the room this browser holds, if any: take_key may ask about it
         take_key(code, key)
         code = None  # a lecturer link joins nobody, taken or not
     else:
