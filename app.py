@@ -1,9 +1,11 @@
-"""attnviz home: what self-attention is, the pipeline, the formula, and the course, page by page.
+"""attnviz's shell: ``streamlit run app.py``.
 
 `streamlit run app.py` finds the ``st.App`` below and serves it (uvicorn imports this file as a
 module): Streamlit's pages, plus the routes and middleware of ``attnviz.web`` (the browser's
 HttpOnly id cookie, /api/health, the room store opened at start). Every session runs this file
-as its script (``__name__ == "__main__"``), as AppTest and a host that ignores the App do.
+as its script (``__name__ == "__main__"``), as AppTest and a host that ignores the App do: the
+pages come from one table (``attnviz.links.course``), the frame around them is drawn once here,
+and the page's own script (``app_pages/<path>.py``) holds its lesson only.
 """
 
 import streamlit as st
@@ -12,91 +14,9 @@ if __name__ != "__main__":  # imported by uvicorn: the App that serves the pages
     from attnviz.web import lifespan, middleware, routes
 
     app = st.App(__file__, routes=routes(), middleware=middleware(), lifespan=lifespan)
-else:  # a session's script run: the Home page
-    from pathlib import Path
+else:  # a session's script run: the shell around the page it shows
+    from attnviz.ui.frame import draw_frame, navigation
 
-    from attnviz import FORMULA
-    from attnviz.links.course import is_lecturer_tool
-    from attnviz.ui import link_query, page_setup, show_matrix
-    from attnviz.ui.charts import show_pipeline
-    from attnviz.ui.frame import lesson_pages
-    from attnviz.ui.stepper import after_chart, stepper
-    from attnviz.ui.text import learning_goal, md_escape, random_weights_note
-
-    example = page_setup("Home", icon="🏠")
-    r, s = example.result, example.settings
-    STEPS = ("1. Queries, keys and values", "2. The formula, live, and the course")
-
-    show = stepper("Home", STEPS)  # in projector mode one at a time
-    if show(1):
-        st.title("attnviz: self-attention, step by step")
-        learning_goal(
-            "what self-attention computes, in which order, and where each page of this course fits."
-        )
-        st.subheader("The pipeline, with the sidebar's sizes")
-        show_pipeline(r, s)
-        with after_chart("home_intro"):  # on a projector after the picture
-            st.markdown(
-                "**Self-attention** is the building block of the Transformer: it lets every token "
-                "of a sequence gather information from every other token. Think of it as a **soft "
-                "dictionary lookup**. Each token asks a question, its **query** q; each token "
-                "advertises what it holds, its **key** k; and each token has something to pass on, "
-                "its **value** v. A query is compared with every key (a dot product: the "
-                "**score**), the scores are **scaled** and a softmax turns them into weights that "
-                "sum to 1 (the **attention matrix** A), and the token's new vector, the "
-                "**output**, is the weighted average of the values. A real dictionary returns the "
-                "one value whose key matches exactly; attention returns a blend (the Masks and "
-                "temperature page turns the blend into a lookup: as T → 0, each row's weight all "
-                "goes to its best-matching key, shared only by keys that tie)."
-            )
-            st.markdown(
-                "Why are queries and keys two different matrices? With one matrix for both, S "
-                "would be symmetric (the score of i for j equal to that of j for i), and a token's "
-                "score with itself would be the squared length of its own vector, so tokens would "
-                "tend to attend to themselves. With W_Q ≠ W_K, *what a token looks for* can differ "
-                "from *what it offers*: a pronoun can look for a noun without nouns looking for "
-                "pronouns."
-            )
-    if show(2):
-        st.latex(FORMULA)
-
-        left, right = st.columns([3, 2])
-        with left:
-            sentence = " ".join(example.tokens[:12]) + (" …" if r.n > 12 else "")
-            st.markdown(f"Live, for **{md_escape(sentence)}** ({r.n} tokens):")
-            show_matrix(
-                r.attention,
-                example.labels,
-                example.labels,
-                key="home_A",
-                family="A",
-                mask=r.mask,
-                title="Attention matrix A",
-                kind="probability",
-            )
-            random_weights_note()
-        with right:
-            st.subheader("The course, in order")
-            pages = lesson_pages()
-            for path, label, what in pages:
-                if is_lecturer_tool(Path(path).stem.split("_", 1)[1]):
-                    continue
-                st.page_link(path, label=label, query_params=link_query())
-                st.caption(what)
-            st.subheader("For lecturers")
-            for path, label, what in pages:
-                if is_lecturer_tool(Path(path).stem.split("_", 1)[1]):
-                    st.page_link(path, label=label, query_params=link_query())
-                    st.caption(what)
-            st.caption(
-                "Every page shares the sidebar's settings, and the URL holds them: copy it to "
-                "share exactly what you see. Projector mode (top of the sidebar) is for lectures."
-            )
-
-        st.subheader("Why self-attention matters")
-        st.markdown(
-            "Self-attention lets each token gather information from all the other tokens in the "
-            "sequence. It is the foundation of the **Transformer**, **BERT**, **GPT**, **T5**, "
-            "**ViT**, **LLaMA**, **Gemma**, **Qwen**, **Mistral**, **DeepSeek**, **Phi** and "
-            "modern large language models (LLMs)."
-        )
+    page = navigation()  # st.navigation over the table of pages, its own menu hidden
+    draw_frame(page)  # set_page_config, the sidebar, link sync, CSS, warnings, the menu
+    page.run()  # the page's script: its lesson

@@ -76,7 +76,7 @@ MAX_EDIT_VALUE = 100.0  # largest |X_ic| typed in "Change one number" (embedding
 MAX_CORE_N = 8192  # one float64 (n, n) matrix at this size is 512 MiB
 MAX_CORE_DIM = 8192
 
-# Multi-head page (pages/6_Multi_head.py).
+# Multi-head page (app_pages/Multi_head.py).
 MAX_PAGE_HEADS = 12  # heads the page offers (BERT-base has 12); each keeps its (n, n) steps
 MAX_GRID_CELLS = 800_000  # heads x n x n in the grid of heads: all 12 at n = 256, 3 at n = 512
 MAX_EDIT_CELLS = 4096  # d_model x d_k cells in one hand-edited W_Q or W_K table
@@ -85,24 +85,24 @@ MAX_EDIT_CELLS = 4096  # d_model x d_k cells in one hand-edited W_Q or W_K table
 MAX_LINE_TOKENS = 128  # up to this many tokens every weight of at least half a step can draw
 TOP_LINES_PER_QUERY = 8  # beyond it, only each query's this many largest weights can draw
 
-# Tiled attention page (pages/19_Tiled_attention.py).
+# Tiled attention page (app_pages/Tiled_attention.py).
 MAX_TILED_BLOCKS = 32  # blocks the page traces: each keeps an (n, d_v) running output
 
-# Your-own-numbers page (pages/2_Your_own_numbers.py): matrices typed, pasted or uploaded.
+# Your-own-numbers page (app_pages/Your_own_numbers.py): matrices typed, pasted or uploaded.
 MAX_OWN_N = 64  # rows of X (tokens)
 MAX_OWN_DIM = 64  # d_model, d_k and d_v
 MAX_OWN_TEXT_CHARS = 120_000  # one matrix's text: 64 x 64 numbers written in full fit
 MAX_OWN_FILE_BYTES = 4 << 20  # one uploaded .npz or .json
 MAX_OWN_URL_CHARS = 2000  # the four matrices go into the page's link only up to this length
 
-# The real-model page (pages/7_Real_model.py). A forward pass makes every head's (n, n)
+# The real-model page (app_pages/Real_model.py). A forward pass makes every head's (n, n)
 # matrices, about 31 MB at 128 word pieces (the page keeps 6 MB of it per sentence) and about
 # 16 times as much at the model's own limit of 512.
 MAX_MODEL_TOKENS = 128  # word pieces, [CLS] and [SEP] included; the rest of the text is cut
 MODEL_RUN_SECONDS = 0.3  # CPU of its forward pass at 128 pieces (265 ms measured, one BLAS
 # thread, docs/performance.md): the heavy queue's small lane (attnviz/fair_queue.py)
 
-# Watch a head learn (pages/8_Watch_a_head_learn.py): a tiny GPT trained in the page.
+# Watch a head learn (app_pages/Watch_a_head_learn.py): a tiny GPT trained in the page.
 MAX_GPT_TEXT_CHARS = 2000  # the text task's training text (it also goes into the page's link)
 MAX_GPT_VOCAB = 96  # different characters in that text: one row of W_E each
 GPT_D_MODELS = (12, 24, 36, 48)  # d_model offered: each divides by 1, 2, 3 and 4 heads
@@ -113,7 +113,7 @@ MAX_GPT_TRAIN_SECONDS = 20  # a run whose sizes and steps would take longer on o
 MAX_GPT_QUEUE_SECONDS = 120  # every visitor's trainings running or queued, in all: a new run
 # past it is refused until the queue shortens (trainings run one per core, attnviz/serve/gate.py)
 
-# Attention as geometry (pages/10_Attention_as_geometry.py): 2-D queries and keys as arrows.
+# Attention as geometry (app_pages/Attention_as_geometry.py): 2-D queries and keys as arrows.
 MIN_GEO_KEYS = 3  # keys (each with its value) in the page's table
 MAX_GEO_KEYS = 6
 MAX_GEO_COORD = 10.0  # largest |entry| of a key or value: the plane shows -10 .. 10 at most
@@ -123,7 +123,7 @@ GEO_LENGTHS = (0.25, 0.5, 1.0, 2.0, 4.0)  # query lengths on its second slider, 
 GEO_ROWS = 500  # random queries drawn at each d_k, each against GEO_ROW_KEYS random keys
 GEO_ROW_KEYS = 4  # so 2000 random q . k; at d_k = 512 the draw holds about 5 MB of float32
 
-# Inside a chat model (pages/12_Inside_a_chat_model.py): SmolLM2-135M-Instruct in numpy.
+# Inside a chat model (app_pages/Inside_a_chat_model.py): SmolLM2-135M-Instruct in numpy.
 MAX_CHAT_TOKENS = 64  # tokens of the prompt read; the rest is cut, with a message
 MAX_CHAT_GENERATED = 32  # tokens generated after it, one at a time through the KV cache
 CHAT_RUN_SECONDS = 0.6  # CPU to read a prompt of up to MAX_CHAT_TOKENS (0.55 s measured at 64
@@ -136,7 +136,7 @@ MAX_CHAT_TOP_K = 1000  # the largest top-k offered (0 in a link: every token)
 MIN_CHAT_TEMPERATURE = 0.1
 MAX_CHAT_TEMPERATURE = 5.0
 
-# Work it out (pages/13_Work_it_out.py, attnviz/exercises/): exercises made for hand computation.
+# Work it out (app_pages/Work_it_out.py, attnviz/exercises/): exercises made for hand computation.
 EX_LEVELS = 5  # levels 1 (one score) to 5 (a full small A)
 MAX_EX_TRIES = 5000  # draws from the seed before an exercise whose every answer is easy by hand
 MAX_ANSWER_CHARS = 40  # characters of one typed answer
@@ -147,11 +147,11 @@ PDF_SECONDS = 3.2  # CPU of a class set of 60 at most (0.6 to 3.2 s measured): i
 PDF_TIMEOUT_SECONDS = 120  # a PDF's compiler process is ended past this (a class set of 60
 # takes about 3 s of CPU)
 
-# A lecture deck (attnviz/links/deck.py, pages/15_Lecture_deck.py): slides in one link.
+# A lecture deck (attnviz/links/deck.py, app_pages/Lecture_deck.py): slides in one link.
 MAX_DECK_SLIDES = 60  # a 50-minute lecture is about 20
 MAX_DECK_CHARS = 4000  # the deck= value read from a link (about 60 slides with settings)
 
-# The classroom (pages/14_Classroom.py, attnviz/classroom/): rooms that a lecturer opens and
+# The classroom (app_pages/Classroom.py, attnviz/classroom/): rooms that a lecturer opens and
 # students join from their phones. Every stored thing is bounded, in one store or in Redis.
 MAX_ROOMS = 200  # rooms open at once in one store (one server, or one Redis); an idle room ends
 # (ROOM_IDLE_SECONDS below), so it holds no place for long

@@ -56,8 +56,17 @@ def query(n):
     return {} if n == 6 else {"n": str(n)}
 
 
+def script_path(script):
+    """``script`` (app.py or app_pages/<path>.py) in the tree ROOT; in a checkout from before
+    app_pages/, the page's pages/N_<path>.py. A page runs alone (it draws its own frame)."""
+    path = ROOT / script
+    if path.exists() or not script.startswith("app_pages/"):
+        return path
+    return next((ROOT / "pages").glob(f"*_{Path(script).name}"))
+
+
 def page_app(script, n):
-    at = AppTest.from_file(str(ROOT / script), default_timeout=600)
+    at = AppTest.from_file(str(script_path(script)), default_timeout=600)
     for name, value in query(n).items():
         at.query_params[name] = value
     return at
@@ -101,8 +110,10 @@ class Cell:
 
 
 def scripts_of(root, pages):
-    """app.py and pages/*.py of ``root``, only those matching ``pages`` if given."""
-    scripts = ["app.py"] + [f"pages/{p.name}" for p in sorted((root / "pages").glob("*.py"))]
+    """app.py and app_pages/*.py of ``root`` (each run alone), only those matching ``pages``
+    if given."""
+    found = sorted((root / "app_pages").glob("*.py"))
+    scripts = ["app.py"] + [f"app_pages/{p.name}" for p in found if p.name != "Home.py"]
     return [s for s in scripts if any(p in s for p in pages)] if pages else scripts
 
 

@@ -74,7 +74,7 @@ def page_charts(n, d_k):
     """[[chart key, Plotly spec, selectable]] the step page draws (AppTest, same code path)."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "pages" / "1_Step_by_step.py"), default_timeout=600)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "Step_by_step.py"), default_timeout=600)
     at.query_params.update({"d_k": str(d_k)} | ({} if n == 6 else {"n": str(n)}))
     at.run()
     return [

@@ -113,7 +113,7 @@ def page_specs(n):
     """The Plotly specs the step-by-step page sends at n tokens (AppTest, same code path)."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "pages" / "1_Step_by_step.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "Step_by_step.py"), default_timeout=300)
     if n != 6:
         at.query_params["n"] = str(n)
     at.run()
@@ -126,6 +126,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--floor", action="store_true", help="also profile the bare floor page")
     args = parser.parse_args()
+    if args.floor:  # a page is a row of the table now: a dropped-in file is served no more
+        parser.error("--floor served its page from pages/, which app.py's st.navigation ignores")
     query = "" if args.n == 6 else f"?n={args.n}"
     targets = {"Step by step": f"/Step_by_step{query}"}
     floor_file = None

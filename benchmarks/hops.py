@@ -3,7 +3,7 @@
     python -m benchmarks.hops                      # this checkout
     python -m benchmarks.hops --root /tmp/c5c35d3  # another checkout (its attnviz and pages)
 
-One run of ``pages/1_Step_by_step.py`` with ``d_k=7`` and 4 tokens, its imports warmed by a run
+One run of ``app_pages/Step_by_step.py`` with ``d_k=7`` and 4 tokens, its imports warmed by a run
 with other settings and every cache of the server's store emptied before it (caches cold).
 ``sys.setprofile`` in the script's thread records every call of a Python function; a project
 module is one of ``attnviz`` or the page script. Prints the project modules entered, the
@@ -19,14 +19,15 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = "pages/1_Step_by_step.py"
+PAGE = "app_pages/Step_by_step.py"  # run alone, as before the shell (pages/1_Step_by_step.py)
+OLD_PAGE = "pages/1_Step_by_step.py"  # a checkout from before app_pages/
 QUERY = {"tokens": "the cat sat on", "d_k": "7"}  # 4 tokens, d_k = 7
 WARM = {"tokens": "one two three", "d_k": "3"}  # imports warmed with other settings
 
 
 def module_of(frame):
-    """The project module of ``frame`` ("pages/1_Step_by_step" for the page script), or None."""
-    if frame.f_code.co_filename.endswith(PAGE):
+    """The project module of ``frame`` ("app_pages/Step_by_step" for the page script), or None."""
+    if frame.f_code.co_filename.endswith((PAGE, OLD_PAGE)):
         return PAGE[:-3]
     name = frame.f_globals.get("__name__", "")
     return name if name == "attnviz" or name.startswith("attnviz.") else None
@@ -90,7 +91,8 @@ def profile_run(root):
 
     script_runner.exec_func_with_error_handling = profiled
     for query, on in ((WARM, False), (QUERY, True)):
-        at = AppTest.from_file(str(root / PAGE), default_timeout=600)
+        page = root / PAGE if (root / PAGE).exists() else root / OLD_PAGE
+        at = AppTest.from_file(str(page), default_timeout=600)
         for name, value in query.items():
             at.query_params[name] = value
         clear_shared_caches()

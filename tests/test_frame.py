@@ -1,6 +1,5 @@
 """The frame every page shares: the sidebar, its settings across pages, the URL, the menu."""
 
-from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
@@ -9,8 +8,9 @@ from streamlit.util import calc_hash
 import attnviz
 from attnviz.charts.matrix import MAX_DRAWN, blocks
 from attnviz.limits import MAX_TOKENS
+from attnviz.links.course import LECTURERS
+from attnviz.links.course import PAGES as TABLE
 from attnviz.links.shared import settings_query
-from attnviz.ui.frame import lesson_pages
 from tests.helpers import (
     ALL_SCRIPTS,
     CHARTLESS,
@@ -53,10 +53,9 @@ def menu(at):
 
 def test_the_sidebar_menu_links_every_page_with_this_runs_settings():
     at = run("app.py", d_k=3, mask="causal")  # changed by widgets in the run that draws it
-    labels = ["Home"] + [label for _, label, _ in lesson_pages()]
-    assert sorted(labels[1:]) == sorted(
-        Path(p).stem.split("_", 1)[1].replace("_", " ") for p in PAGES
-    )
+    labels = [page.label for page in TABLE]
+    assert labels[0] == "Home" and len(labels) == len(PAGES) + 1
+    assert [c.value for c in at.sidebar.caption if c.value == LECTURERS] == [LECTURERS]
     query = settings_query(expected(d_k=3, mask="causal").settings)
     assert menu(at) == [(label, query) for label in labels]
     at.switch_page(STEP)
@@ -198,7 +197,7 @@ def test_the_menu_is_the_course_in_order_then_the_lecturers_tools():
     """Review 4, section 8: the intuition (geometry) before the algebra, the by-hand pages
     together, the two trained models side by side, Tiled last as going further, and the
     lecturer's tools apart, after the course."""
-    labels = [label for _, label, _ in lesson_pages()]
+    labels = [page.label for page in TABLE[1:]]
     assert labels[:4] == [
         "Attention as geometry",
         "Step by step",
@@ -208,7 +207,8 @@ def test_the_menu_is_the_course_in_order_then_the_lecturers_tools():
     model = labels.index("Real model")
     assert labels[model + 1] == "Inside a chat model"
     assert labels[-3:] == ["Tiled attention", "Lecture deck", "Classroom"]
-    assert lesson_pages()[-3][2].startswith("Going further")
+    assert TABLE[-3].summary.startswith("Going further")
+    assert [page.section for page in TABLE[-2:]] == [LECTURERS] * 2
 
 
 def test_projector_mode_is_kept_across_pages_and_in_the_links():
@@ -229,7 +229,7 @@ def test_projector_mode_is_kept_across_pages_and_in_the_links():
 
 
 def test_projector_mode_draws_only_the_settings_a_page_uses():
-    at = run("pages/7_Real_model.py", {"present": "on"})
+    at = run("app_pages/Real_model.py", {"present": "on"})
     assert not at.sidebar.get("number_input")  # d_model, d_k, seed, T: not used there
     assert widget_by_key(at, "attnviz_text").value == "the cat sat on the mat"
 

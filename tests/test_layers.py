@@ -139,6 +139,31 @@ def test_no_import_cycle():
     assert cycles(imports(modules())) == []
 
 
+def folders(graph):
+    """The import graph between the package's folders (a root module is a folder of its own):
+    ``attnviz.classroom.questions`` -> ``attnviz.links.shared`` is classroom -> links."""
+
+    def folder(module):
+        return ".".join(module.split(".")[:2])
+
+    joined = {}
+    for a, targets in graph.items():
+        joined.setdefault(folder(a), set()).update(folder(b) for b in targets)
+    return {a: targets - {a} for a, targets in joined.items()}
+
+
+def test_no_import_cycle_between_folders():
+    assert cycles(folders(imports(modules()))) == []
+
+
+def test_the_folder_rule_sees_a_cycle_of_parts():
+    graph = {
+        "attnviz.classroom.questions": {"attnviz.links.shared"},
+        "attnviz.links.classroom": {"attnviz.classroom.room"},
+    }
+    assert cycles(folders(graph)) == [["attnviz.classroom", "attnviz.links"]]
+
+
 def test_no_module_imports_a_layer_above_its_own():
     graph = imports(modules())
     upward = [

@@ -62,7 +62,7 @@ def test_md_escape_leaves_no_markup(text):
 
 def test_the_output_inspector_table_shows_tokens_escaped():
     tokens = ["**boldtok**", "[linktok](http://attacker.invalid/x)", "$x$"]
-    at = run("pages/1_Step_by_step.py", {"tokens": " ".join(tokens)})
+    at = run("app_pages/Step_by_step.py", {"tokens": " ".join(tokens)})
     at.selectbox(key="attnviz_out_i").set_value(1).run()  # a cell picked: the table shows
     (table,) = [t.value for t in at.table if "key token j" in t.value.columns]
     assert list(table["key token j"]) == [md_escape(token) for token in tokens]

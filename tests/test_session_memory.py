@@ -23,7 +23,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from attnviz.limits import MAX_D_K, MAX_D_MODEL, MAX_D_V, MAX_OWN_DIM, MAX_OWN_N, MAX_TOKENS
-from tests.helpers import ALL_SCRIPTS, CHARTLESS, REAL_MODEL_PAGE, ROOT, TIMEOUT
+from tests.helpers import ALL_SCRIPTS, CHARTLESS, REAL_MODEL_PAGE, app
 
 MAX_ARRAY_BYTES = 64 * 1024  # one array: a 64 x 64 float64 matrix the user typed is 32 KB
 MAX_SESSION_BYTES = 1 << 20  # everything a session holds, in all
@@ -51,11 +51,11 @@ OWN = {  # the largest matrices Your own numbers takes, through its link
 }
 
 OWN_LINKS = {  # a page's own link at its limits; every other page gets AT_LIMITS
-    "pages/1_Step_by_step.py": AT_LIMITS | {"edit": "1,0,2.5"},
-    "pages/2_Your_own_numbers.py": OWN,
+    "app_pages/Step_by_step.py": AT_LIMITS | {"edit": "1,0,2.5"},
+    "app_pages/Your_own_numbers.py": OWN,
     REAL_MODEL_PAGE: {"tokens": LONG_TEXT, "model_a": LONG_TEXT, "model_b": LONG_TEXT},
 }
-TINY_GPT = "pages/8_Watch_a_head_learn.py"  # trained in its own test below
+TINY_GPT = "app_pages/Watch_a_head_learn.py"  # trained in its own test below
 PAGES = {page: OWN_LINKS.get(page, AT_LIMITS) for page in ALL_SCRIPTS}
 MB = 1024 * 1024
 # A page's charts, as sent to the browser, at its limits. The Real model's limit is its 128 word
@@ -131,7 +131,7 @@ def assert_holds_no_arrays(at, media_managers):
 
 
 def open_page(page, query):
-    at = AppTest.from_file(str(ROOT / page), default_timeout=TIMEOUT)
+    at = app(page)
     for name, value in query.items():
         at.query_params[name] = value
     at.run()

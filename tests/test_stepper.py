@@ -2,9 +2,9 @@
 
 import re
 
+from attnviz.links.course import PAGES, PATHS
 from attnviz.links.deck import LECTURE, slide
 from attnviz.links.deck_outline import outline
-from attnviz.ui.frame import page_paths
 from attnviz.ui.pages.step_by_step import STEP_TITLES
 from attnviz.ui.stepper import _deck_move, deck_moves, step_label, url_path
 from tests.helpers import ROOT
@@ -49,21 +49,18 @@ def test_a_slide_without_a_step_walks_through_the_pages_steps_then_leaves():
 
 
 def test_every_steppers_page_name_is_its_url_path():
-    """A page's stepper names it ("Multi-head"); the deck finds the page by its URL path
-    (Multi_head): every name in pages/ and app.py maps to a path there is."""
-    sources = [
-        ROOT / "app.py",
-        *(ROOT / "pages").glob("*.py"),
-        *(ROOT / "attnviz/ui/pages").glob("*.py"),
-    ]
+    """A page's stepper names it by its title ("Multi-head"); the deck finds the page by its URL
+    path (Multi_head): every row's title, and every name a page's own stepper is given in
+    app_pages/ and attnviz/ui/pages/, maps to a path there is."""
+    assert all(url_path(page.title) == page.path for page in PAGES)
+    sources = [*(ROOT / "app_pages").glob("*.py"), *(ROOT / "attnviz/ui/pages").glob("*.py")]
     names = {
         m.group(1)
         for path in sources
         for m in re.finditer(r'stepper\(\s*"([^"]+)"', path.read_text(encoding="utf-8"))
     }
-    names.add("Your own numbers")  # pages/2_Your_own_numbers.py names it by a constant
-    assert "Multi-head" in names and len(names) >= 15
-    assert {url_path(name) for name in names} <= page_paths()
+    assert {"Step by step", "Classroom", "Predict then reveal"} <= names
+    assert {url_path(name) for name in names} <= PATHS
 
 
 def test_the_default_deck_in_words():

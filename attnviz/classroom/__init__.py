@@ -4,6 +4,8 @@
     store.py        RoomStore, the rules over any backend, and MemoryStore (in process)
     redis_store.py  RedisStore, for several replicas (ATTNVIZ_REDIS_URL)
     questions.py    the room's question: the Predict-then-reveal bank on the pushed example
+    screens.py      what the projector and a phone show in each phase (sections.py: its parts,
+                    plain data that a phone client can take as JSON)
 
 ``make_store()`` picks the store: Redis when ``ATTNVIZ_REDIS_URL`` is set, else in process.
 """

@@ -1,12 +1,12 @@
-"""A room's example and question: the Settings pushed, and the Predict-then-reveal question on
-them. A room stores only the settings' URL form, the question set's seed and the question's
-kind: every phone and the projector compute the same numbers from them.
+"""A room's example and question: whether Settings can be pushed, and the Predict-then-reveal
+question on them. A room stores only the settings' URL form, the question set's seed and the
+question's kind: every phone and the projector compute the same numbers from them (the URL form
+is read back once per server, ``serve.classroom.room_settings``: links/ is no business of here).
 """
 
 from attnviz import lessons
 from attnviz.limits import MAX_ROOM_DIM, MAX_ROOM_TEXT_CHARS, MAX_ROOM_TOKENS
-from attnviz.links.shared import from_query
-from attnviz.settings import Settings, compute
+from attnviz.settings import compute
 
 OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -30,15 +30,6 @@ def pushable_problem(settings):
         sizes = ", ".join(wide)
         return f"{sizes}: a room takes sizes up to {MAX_ROOM_DIM}. Lower it in the sidebar."
     return None
-
-
-def room_settings(room):
-    """The Settings a room shows (its stored URL form read back; what cannot be used is left at
-    the default, as for any link). A room with no example yet shows the default one."""
-    if not room.settings:
-        return Settings()
-    settings, _ = from_query(room.settings_query)
-    return settings if pushable_problem(settings) is None else Settings()
 
 
 def all_questions(settings, quiz_seed):

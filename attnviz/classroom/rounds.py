@@ -161,7 +161,7 @@ def next_step(room):
     peer, phase = room.peer, room.phase
     if peer.round_no == TWIN:
         return ("reveal", "Reveal the twin") if phase in ("answering", "locked") else None
-    if peer.rounds == 2 and peer.round_no == 1:
+    if peer.rounds == 2 and peer.round_no == 1 and phase != "revealed":  # "Reveal now": twin
         return {
             "answering": ("end_round", "End round 1"),
             "locked": ("discuss", "Discuss with your neighbour"),

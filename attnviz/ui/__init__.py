@@ -2,7 +2,7 @@
 
 A few shared pieces, named by what they are:
 
-    frame        the menu of pages, page_setup/page_frame
+    frame        the shell's parts: st.navigation, the frame, lesson()/page_settings()
     sidebar      the shared settings' widgets, projector mode, the URL they are mirrored in
     heavy        the "waiting: k ahead of you" notice of the heavy gate (attnviz.serve.gate)
     charts       the two ways to draw: show_matrix (a heatmap and the clicked cell), draw
@@ -13,24 +13,23 @@ A few shared pieces, named by what they are:
     text         md_escape, step_header, notice
 
 and one module per page in ``attnviz.ui.pages``, named after its page script: the script
-``pages/4_Masks_and_temperature.py`` calls ``attnviz.ui.pages.masks_and_temperature``. What the
+``app_pages/Masks_and_temperature.py`` calls ``attnviz.ui.pages.masks_and_temperature``. What the
 server computes once and keeps for every visitor is ``attnviz.serve`` (no Streamlit).
 """
 
 from attnviz.ui import heavy, inspectors, spread, steps  # heavy: the gate's notice, installed
 from attnviz.ui.attention_view import show_attention
 from attnviz.ui.charts import dims, show_matrix
-from attnviz.ui.frame import page_frame, page_setup, shared_settings
+from attnviz.ui.frame import lesson, page_settings
 from attnviz.ui.sidebar import link_query
 
 __all__ = [
     "dims",
     "heavy",
     "inspectors",
+    "lesson",
     "link_query",
-    "page_frame",
-    "page_setup",
-    "shared_settings",
+    "page_settings",
     "show_attention",
     "show_matrix",
     "spread",

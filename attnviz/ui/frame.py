@@ -1,26 +1,35 @@
-"""The frame around every page: the menu of pages, the shared sidebar (its widgets and their
-state are ``attnviz.ui.sidebar``), the link's warnings and the cached example.
+"""The shell's parts: the pages for ``st.navigation`` (from the table of pages,
+``attnviz.links.course``), the frame drawn once around the page (the menu of pages, the shared
+sidebar, the link's warnings, the CSS) and what a page script asks of it (its row, its settings,
+the example computed for them).
 
-Every page calls ``page_setup`` first; it returns the Example computed for the settings:
+app.py's script is the shell; it runs on every run of every page:
 
-    settings (sidebar + URL) -> compute (cached on the settings) -> charts -> page
+    page = navigation()  # st.navigation over the table; Streamlit's own menu hidden
+    draw_frame(page)     # set_page_config, sidebar, link sync, CSS, warnings, the menu
+    page.run()           # the page's script: its lesson only
 
-Streamlit's own sidebar menu (classic multipage mode) names the home page after its file,
-"app", and its links carry no settings (a page opened in a new tab would start from the
-defaults); it is turned off in .streamlit/config.toml
-(``client.showSidebarNavigation = false``) and ``page_links`` draws the menu instead.
+and a page script starts from what the frame made:
+
+    example = lesson()   # settings (sidebar + URL) -> compute (cached on the settings)
+
+Streamlit's own menu is hidden (``position="hidden"``): its links carry no settings (a page
+opened in a new tab would start from the defaults), so ``page_links`` draws the menu instead,
+each link carrying the settings. A page script run alone (AppTest on one file, ``streamlit run
+app_pages/Why_scale.py``, the benchmarks) draws its own frame, without the menu, on its first
+call of ``page_settings`` or ``lesson``.
 """
 
-import ast
+import copy
 import functools
 from pathlib import Path
 
 import streamlit as st
-from streamlit.errors import StreamlitPageNotFoundError
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from attnviz.checks import AttentionInputError
 from attnviz.limits import MAX_TOKENS
-from attnviz.links.course import LECTURER_TOOLS, course_rank
+from attnviz.links.course import BY_PATH, LECTURERS, PAGES
 from attnviz.links.shared import settings_query
 from attnviz.serve.example import cached_example
 from attnviz.ui.projector import KEPT_PARAMS, page_look, present_wanted
@@ -35,8 +44,8 @@ from attnviz.ui.sidebar import (
     sync_url,
 )
 
-PAGES_DIR = Path(__file__).resolve().parents[2] / "pages"
-HOME = ("app.py", "Home")  # (path relative to the app, label) of the entry script
+APP_PAGES = Path(__file__).resolve().parents[2] / "app_pages"  # one script a row of the table
+SHOWN_KEY = "attnviz.shown"  # the URL path of the page the shell ran last, in the session
 
 
 # Every page, for every reader (WCAG 2.1 AA): captions dark enough to read (Streamlit's grey at
@@ -78,73 +87,130 @@ TOUCH_JS = """<script>
 </script>"""
 
 
-@functools.cache  # pages/ does not change while the server runs: parse it once
-def lesson_pages():
-    """[(path relative to the app, label, one-line description)] for every file in pages/, in
-    the course's order (``attnviz.links.course``: the course, then the lecturer's tools)."""
-    found = []
-    for path in sorted(
-        PAGES_DIR.glob("*.py"),
-        key=lambda p: (course_rank(p.stem.split("_", 1)[1]), int(p.stem.split("_", 1)[0])),
-    ):
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-        label = path.stem.split("_", 1)[-1].replace("_", " ")
-        found.append((f"pages/{path.name}", label, " ".join(doc.split("\n\n", 1)[0].split())))
-    return tuple(found)
+@functools.cache
+def _made_pages():
+    """{URL path: st.Page} for every row, made once per process: an st.Page resolves its file on
+    the disk (``Path.resolve``), which a run of every page need not do again. Without its icon:
+    the menu's links have none (the icon is the browser tab's, ``draw_frame``)."""
+    return {
+        row.path: st.Page(
+            APP_PAGES / row.script,
+            title=row.title,
+            url_path=row.path or None,
+            default=not row.path,
+        )
+        for row in PAGES
+    }
 
 
-def page_paths():
-    """The URL path of every page ("" for Home): classic multipage mode drops the number and
-    ".py" of pages/N_Name.py."""
-    return frozenset([""] + [Path(path).stem.split("_", 1)[1] for path, _, _ in lesson_pages()])
+def page_of(row):
+    """The st.Page of ``row``, for ``st.page_link`` (made once: no file looked up per link)."""
+    return _made_pages()[row.path]
+
+
+def navigation():
+    """``st.navigation`` over the table of pages, in its sections, Streamlit's menu hidden; the
+    page this run shows. Each run gets copies of the pages: ``st.navigation`` marks the one it
+    returns as callable once, which must not be shared by two sessions at once."""
+    sections = {}
+    for row in PAGES:
+        sections.setdefault(row.section, []).append(copy.copy(_made_pages()[row.path]))
+    return st.navigation(sections, position="hidden")
 
 
 def page_links(query):
     """One link per page, Home first, each carrying ``query`` (the shared settings as URL
     parameters), so a page opened in a new tab starts from the same settings (a page's own
-    parameters, such as Your own numbers' matrices, are in that page's address only).
+    parameters, such as Your own numbers' matrices, are in that page's address only); the
+    lecturer's tools apart, under "For lecturers"."""
+    section = None
+    for row in PAGES:
+        if row.section == LECTURERS != section:
+            st.caption(LECTURERS)  # the tools, apart from the course
+        section = row.section
+        st.page_link(page_of(row), label=row.label, query_params=query)
 
-    Draws nothing when the script runs without app.py as its entry (AppTest on one page file,
-    or ``streamlit run pages/...``): there is no multipage app to link to then.
+
+def draw_frame(page):
+    """Configure the page ``page`` (the st.Page that ``navigation`` returned, or a row of the
+    table) and draw the frame around it: the shared sidebar with the menu, the link's warnings,
+    the CSS. The page's script reads what it made (``page_settings``, ``lesson``)."""
+    row = BY_PATH[page.url_path] if isinstance(page, st.Page) else page
+    st.session_state[SHOWN_KEY] = row.path
+    st.set_page_config(
+        page_title=f"{row.title} · attnviz",
+        page_icon=row.icon,
+        layout="wide",
+        initial_sidebar_state="collapsed" if present_wanted() else "auto",
+    )
+    return shared_settings(row, menu=isinstance(page, st.Page))
+
+
+def _alone():
+    """The row of the page script that runs as the main script (no shell), or None."""
+    ctx = get_script_run_ctx()
+    return None if ctx is None else _row_of_main(ctx.main_script_path)
+
+
+@functools.cache  # a file looked up on the disk once per path, not on every run
+def _row_of_main(main_script_path):
+    """The row whose script is ``main_script_path``, or None (app.py: the shell)."""
+    main = Path(main_script_path).resolve()
+    if main.parent != APP_PAGES:
+        return None
+    return next(row for row in PAGES if row.script == main.name)
+
+
+def this_page():
+    """The row of the table (``attnviz.links.course.Page``) of the page this run shows."""
+    alone = _alone()
+    return alone if alone is not None else BY_PATH[st.session_state[SHOWN_KEY]]
+
+
+def page_settings():
+    """The Settings of the sidebar, which the frame drew for this page (a page run alone draws
+    its frame here, without the menu)."""
+    alone = _alone()
+    if alone is not None:
+        return draw_frame(alone)
+    return st.session_state[SETTINGS_KEY]
+
+
+def lesson():
+    """The Example computed for this page's settings (``page_settings``).
+
+    Stops the page with a clear message (never a traceback) when the settings are unusable.
     """
-    try:  # Home by its path: Streamlit finds no such page when app.py is not the entry
-        st.page_link(HOME[0], label=HOME[1], query_params=query)
-    except StreamlitPageNotFoundError:  # raised before the link is drawn
-        return
-    for (path, label, _), page in zip(lesson_pages(), menu_pages(), strict=True):
-        if Path(path).stem.split("_", 1)[-1] == LECTURER_TOOLS[0]:
-            st.caption("For lecturers")  # the tools, apart from the course
-        st.page_link(page, label=label, query_params=query)
+    settings = page_settings()
+    try:
+        return cached_example(settings)
+    except AttentionInputError as exc:
+        st.error(f"{exc}", icon="🚫")
+        st.stop()
 
 
-@functools.cache
-def menu_pages():
-    """An st.Page for each of ``lesson_pages``, made once per process. ``st.page_link``
-    given a path resolves it on the disk (``os.path.realpath``) on every run, link by link:
-    about a seventh of a phone's run in a busy room (docs/performance.md). A Page made of
-    the path that Streamlit's classic multipage mode registers (pages/ beside the resolved
-    app.py) is that same page to it."""
-    return [st.Page(PAGES_DIR / Path(path).name) for path, _, _ in lesson_pages()]
-
-
-def shared_settings(page, page_params=(), note=None, uses=None):
+def shared_settings(row, menu=True):
     """The settings every page shares: sidebar widgets, kept across pages, mirrored in the URL.
 
-    ``page`` names the calling page (its title); ``page_params`` are URL parameters of its own
-    that are left in the URL (the page writes them); ``note`` (markdown) under the sidebar's
-    header says which settings the page uses, when it does not use them all; ``uses`` names
-    them (Settings fields), and in projector mode only those are drawn.
+    ``row`` is the page's (``attnviz.links.course.Page``): its title names it in the sidebar,
+    its own URL parameters are left in the URL (the page writes them), and its note (markdown)
+    under the sidebar's header says which settings it uses, when it does not use them all
+    (its ``uses``: Settings fields; in projector mode only those are drawn). ``menu``: draw
+    the menu of pages on top of the sidebar (there is none for a page run alone).
     """
+    query = {name: st.query_params.get_all(name) for name in st.query_params}
+    note, uses = row.sidebar_for(query)
     state = st.session_state
     if SETTINGS_KEY not in state:
         state[SETTINGS_KEY] = initial_settings()
-    menu = st.sidebar.container()  # on top of the sidebar; its links need this run's settings
-    settings = sidebar_widgets(state[SETTINGS_KEY], page, note, uses)
+    top = st.sidebar.container()  # on top of the sidebar; its links need this run's settings
+    settings = sidebar_widgets(state[SETTINGS_KEY], row.title, note, uses)
     state[SETTINGS_KEY] = settings
-    sync_url(settings, (*page_params, *KEPT_PARAMS))
-    with menu:
-        page_links(settings_query(settings) | display_query())
-        st.divider()
+    sync_url(settings, (*row.page_params, *KEPT_PARAMS))
+    if menu:
+        with top:
+            page_links(settings_query(settings) | display_query())
+            st.divider()
     st.html(READABLE_CSS)
     st.html(TOUCH_JS, unsafe_allow_javascript=True)
     if is_present():
@@ -167,32 +233,3 @@ def shared_settings(page, page_params=(), note=None, uses=None):
             icon="✂️",
         )
     return settings
-
-
-def page_frame(title, icon="🔎", page_params=(), note=None, uses=None):
-    """Configure the page and draw the shared sidebar; return the Settings.
-
-    For pages that do not use the sidebar's example (they pass a ``note`` saying which settings
-    they use); the other pages call ``page_setup``.
-    """
-    st.set_page_config(
-        page_title=f"{title} · attnviz",
-        page_icon=icon,
-        layout="wide",
-        initial_sidebar_state="collapsed" if present_wanted() else "auto",
-    )
-    return shared_settings(title, page_params=page_params, note=note, uses=uses)
-
-
-def page_setup(title, icon="🔎", page_params=()):
-    """Configure the page, draw the shared sidebar and return the computed Example.
-
-    ``page_params``: the page's own URL parameters, left in the URL (the page writes them).
-    Stops the page with a clear message (never a traceback) when the settings are unusable.
-    """
-    settings = page_frame(title, icon, page_params=page_params)
-    try:
-        return cached_example(settings)
-    except AttentionInputError as exc:
-        st.error(f"{exc}", icon="🚫")
-        st.stop()

@@ -15,7 +15,7 @@ from attnviz.limits import (
     MAX_TEXT_CHARS,
     MAX_TOKENS,
 )
-from attnviz.links.course import COURSE
+from attnviz.links.course import COURSE, PAGES
 from attnviz.links.shared import (
     NUMBERS,
     PALETTE_LINK,
@@ -109,7 +109,8 @@ def initial_settings():
 def stepped_pages():
     """Which pages step in projector mode, in words: "every page of the course but Work it out"
     (read from the steps each page has, ``links.steps.PAGE_STEPS``: (first, last))."""
-    single = [p.replace("_", " ") for p in COURSE if _one_screen(*PAGE_STEPS.get(p, (1, 1)))]
+    course = [page for page in PAGES if page.section == COURSE]
+    single = [page.label for page in course if _one_screen(*PAGE_STEPS.get(page.path, (1, 1)))]
     if not single:
         return "every page of the course"
     listed = single[0] if len(single) == 1 else f"{', '.join(single[:-1])} and {single[-1]}"

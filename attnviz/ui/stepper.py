@@ -1,8 +1,9 @@
 """One step per screen in projector mode: the stepper bar, the clicker's keys, the lecture deck.
 
-A long page names its steps and draws each inside ``if show(k):``:
+A long page's steps are its row's in the table of pages (``attnviz.links.course``); it draws
+each inside ``if show(k):``:
 
-    show = stepper("Why scale", ("1. The variance of q·k", "2. Saturation", ...), first=1)
+    show = lesson_steps()  # stepper("Why scale", ("1. The variance of q·k", ...), first=1)
     if show(1): ...
 
 Out of projector mode ``show`` says yes to every step. In projector mode it says yes to one,
@@ -23,9 +24,10 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from attnviz.links.course import PATHS
 from attnviz.links.deck import read_deck, slide_query
 from attnviz.links.readers import read_int
-from attnviz.ui.frame import page_paths
+from attnviz.ui.frame import this_page
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import learning_goal, random_weights_note
 
@@ -118,7 +120,7 @@ def deck_moves(slides, position, page_path, step, first, last):
 def url_path(page):
     """The URL path of the page named ``page`` in its stepper ("" for Home): classic
     multipage mode's path is the file's name after its number, words joined by _ ("Multi-head"
-    is pages/6_Multi_head.py, path Multi_head)."""
+    is app_pages/Multi_head.py, path Multi_head)."""
     return "" if page == "Home" else re.sub(r"[\s-]+", "_", page.strip())
 
 
@@ -170,7 +172,7 @@ def stepper(page, titles, *, first=1, next_action=None):
             del st.query_params["step"]
         return lambda k: True
     state, key = st.session_state, _state_key(page)
-    slides, position, deck_warnings = read_deck(query, page_paths())
+    slides, position, deck_warnings = read_deck(query, PATHS)
     if key not in state:
         state[key], warnings = read_int(query, "step", low=first, high=last, default=first)
         for warning in warnings + deck_warnings:
@@ -200,6 +202,12 @@ def stepper(page, titles, *, first=1, next_action=None):
     return lambda step: step == k
 
 
+def lesson_steps():
+    """``stepper`` over the steps of this page's row in the table of pages."""
+    row = this_page()
+    return stepper(row.title, row.steps, first=row.first_step)
+
+
 def after_chart(name):
     """A container for a step's prose that, in projector mode, is shown after the step's chart
     (the projector's CSS moves ``step_meaning`` containers to the end), so the chart comes
@@ -214,14 +222,16 @@ def first_screen(show, first=1):
 
 
 @contextlib.contextmanager
-def intro(title, goal, *, random_weights=False, name="intro"):
-    """The page's title and learning goal, then a container for its introduction (what the
-    ``with`` block draws), opened by the note that the weights are random when
-    ``random_weights``. A projector shows all of it after the step's chart (``after_chart``):
-    the stepper's bar names the page and the step, so the chart comes first."""
+def intro(title=None, goal=None, *, random_weights=False, name="intro"):
+    """The page's title and learning goal (its row's ``heading`` and ``goal`` unless given),
+    then a container for its introduction (what the ``with`` block draws), opened by the note
+    that the weights are random when ``random_weights``. A projector shows all of it after the
+    step's chart (``after_chart``): the stepper's bar names the page and the step, so the chart
+    comes first."""
+    row = this_page() if title is None or goal is None else None
     with after_chart(name):
-        st.title(title)
-        learning_goal(goal)
+        st.title(row.heading if title is None else title)
+        learning_goal(row.goal if goal is None else goal)
         if random_weights:
             random_weights_note()
         yield

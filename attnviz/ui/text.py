@@ -72,5 +72,5 @@ def random_weights_note(what="The embeddings and the weights W_Q, W_K, W_V"):
         "model has learned. Heads that learned from text are on the Real model page.",
         icon="🎲",
     )
-    with contextlib.suppress(StreamlitPageNotFoundError):  # AppTest runs one page alone
-        st.page_link("pages/7_Real_model.py", label="Trained heads: the Real model →")
+    with contextlib.suppress(StreamlitPageNotFoundError):  # a page run alone has no menu
+        st.page_link("app_pages/Real_model.py", label="Trained heads: the Real model →")

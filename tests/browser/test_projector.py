@@ -5,17 +5,15 @@ on its first step), and a clicker's keys drive the steps and the lecture deck ac
 
 import contextlib
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from tests.helpers import PAGES
+from tests.helpers import PAGE_PATHS
 from tools.browser import accessibility_problems, error_count, wait_for_app, wait_for_run
 
 pytestmark = pytest.mark.browser
 
-PAGE_PATHS = [""] + [Path(p).stem.split("_", 1)[1] for p in PAGES]
 SMALLEST_PX = 18
 SCREEN = (1280, 720)  # the projector: the step's first chart lies wholly inside it
 # Measured from the rendered page (the lecturer's measure, teaching review 4 section 2):

@@ -13,7 +13,6 @@ Home, the first, is its server's first request (a deep link on a fresh server). 
 menu, its order and its links keep the settings: the last test, on the shared server.
 """
 
-from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import numpy as np
@@ -21,8 +20,8 @@ import pytest
 
 import attnviz
 from attnviz.files.own_numbers import EXERCISE, NAMES
-from attnviz.ui.frame import lesson_pages
-from tests.helpers import PAGES, assert_drawn
+from attnviz.links.course import PAGES
+from tests.helpers import PAGE_PATHS, assert_drawn
 from tools.browser import (
     accessibility_problems,
     chart_data,
@@ -33,8 +32,6 @@ from tools.browser import (
 
 pytestmark = pytest.mark.browser
 
-# The URL path of each page: classic multipage mode drops the number prefix and ".py".
-PAGE_PATHS = [""] + [Path(p).stem.split("_", 1)[1] for p in PAGES]
 HOST = "attacker.invalid"
 # Each marker word, with the syntax that must stay visible in front of it wherever it shows.
 MARKED = {
@@ -158,7 +155,7 @@ def test_the_sidebar_menu_names_home_and_its_links_keep_the_settings(page, serve
     assert sidebar.locator("[data-testid=stSidebarNav]").count() == 0  # Streamlit's own menu
     links = sidebar.locator("[data-testid=stPageLink-NavLink]")
     labels = [text.strip() for text in links.all_inner_texts()]
-    assert labels == ["Home"] + [label for _, label, _ in lesson_pages()]  # the course's order
+    assert labels == [page.label for page in PAGES]  # the course's order
     for href in links.evaluate_all("els => els.map(e => e.href)"):
         assert "d_k=3" in href and "tokens=a+b+c+a" in href
     links.filter(has_text="Home").click()

@@ -10,7 +10,7 @@ from attnviz.limits import GEO_ANGLES, GEO_LENGTHS
 from attnviz.links.geometry import start_length
 from tests.helpers import STEP, chart_specs, decode, notices, run, text_of
 
-GEO = "pages/10_Attention_as_geometry.py"
+GEO = "app_pages/Attention_as_geometry.py"
 TABLE = "geo_table"
 
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from attnviz import limits
-from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
+from attnviz.classroom.questions import all_questions, letter, question_of
+from attnviz.serve.classroom import room_settings
 from attnviz.ui.pages.classroom_shared import KEY, ROOM, forget_room_store, room_store
 from attnviz.ui.text import md_escape
 from tests.helpers import as_browser, chart_specs, decode, run, run_more, text_of
@@ -16,7 +17,7 @@ from tests.test_classroom_store import Clock, busy
 
 pytestmark = pytest.mark.usefixtures("empty_rooms")
 
-PAGE = "pages/14_Classroom.py"
+PAGE = "app_pages/Classroom.py"
 LECTURER_KEYS = {"cls_push", "cls_ask", "cls_reveal", "cls_next", "cls_other", "cls_close"}
 MARKUP = "<b>x</b> *y* [z](http://e.org)"
 
@@ -157,7 +158,7 @@ def test_a_redis_that_cannot_be_reached_is_said_plainly(monkeypatch):
     assert "(Redis) cannot be reached" in "\n".join(w.value for w in lecturer.warning)
     student = run(PAGE, {"room": "ABCDEF"})
     assert "cannot be reached" in "\n".join(w.value for w in student.warning)
-    run("pages/1_Step_by_step.py")  # the lesson pages keep working
+    run("app_pages/Step_by_step.py")  # the lesson pages keep working
 
 
 def test_an_example_too_large_for_a_phone_is_refused():

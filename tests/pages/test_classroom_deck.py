@@ -12,7 +12,7 @@ from tests.helpers import as_browser, browser_of, run, text_of
 
 pytestmark = pytest.mark.usefixtures("empty_rooms")
 
-PAGE = "pages/14_Classroom.py"
+PAGE = "app_pages/Classroom.py"
 DECK = "Home;Classroom?question=row_sum;Why_scale/1"
 LECTURER_KEYS = {"cls_push", "cls_ask", "cls_reveal", "cls_next", "cls_close"}
 

@@ -8,7 +8,7 @@ from tests.helpers import run
 
 pytestmark = pytest.mark.usefixtures("empty_rooms")
 
-PAGE = "pages/14_Classroom.py"
+PAGE = "app_pages/Classroom.py"
 
 
 @pytest.mark.parametrize(("public", "warned"), [(None, True), ("http://10.0.0.5:8501", False)])

@@ -6,8 +6,9 @@ with who moved where and its sentence, the twin, "Look at the projector" and "I'
 import numpy as np
 import pytest
 
-from attnviz.classroom.questions import all_questions, letter, question_of, room_settings
+from attnviz.classroom.questions import all_questions, letter, question_of
 from attnviz.classroom.rounds import moves_sentence, transitions
+from attnviz.serve.classroom import room_settings
 from attnviz.ui.pages.classroom_shared import ROOM, room_store
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, run, text_of
@@ -15,7 +16,7 @@ from tests.pages.test_classroom import click
 
 pytestmark = pytest.mark.usefixtures("empty_rooms")
 
-PAGE = "pages/14_Classroom.py"
+PAGE = "app_pages/Classroom.py"
 CLASS_CHARTS = ("dist", "rounds", "moves", "shares", "conf", "twin")
 
 

@@ -14,7 +14,7 @@ from tests.pages.test_classroom import click
 
 pytestmark = pytest.mark.usefixtures("empty_rooms")
 
-PAGE = "pages/14_Classroom.py"
+PAGE = "app_pages/Classroom.py"
 SKETCHES = [(0, 5, 1, 2, 0, 0), (1, 1, 1, 1, 0, 0)]  # query 3 (on) under the causal mask
 TRUTH = attnviz.compute(variant_settings(attnviz.Settings(), "causal")).result.attention[3]
 

@@ -17,7 +17,7 @@ from attnviz.ui.pages.inside_a_chat_model_generate import NEW_ROW
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, forget_kept, heatmap_z, run, serve_chat_model
 
-PAGE = "pages/12_Inside_a_chat_model.py"
+PAGE = "app_pages/Inside_a_chat_model.py"
 PROMPT = "The capital of France is"
 
 

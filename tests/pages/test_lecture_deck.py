@@ -10,7 +10,7 @@ from attnviz.ui.pages.lecture_deck import _table, table_text
 from attnviz.ui.text import md_escape
 from tests.helpers import run
 
-DECK = "pages/15_Lecture_deck.py"
+DECK = "app_pages/Lecture_deck.py"
 
 
 def _link(at):
@@ -53,7 +53,7 @@ def test_a_huge_step_in_the_deck_is_bounded_with_a_warning_not_a_traceback():
 
 def test_a_deck_page_opened_from_a_hostile_deck_link_warns_and_runs():
     hostile = "Why_scale/99999999999999999999;Nope/1;Classroom/7?question=%00;Why_scale/-1"
-    for page in ("pages/3_Why_scale.py", "pages/14_Classroom.py"):
+    for page in ("app_pages/Why_scale.py", "app_pages/Classroom.py"):
         at = run(page, {"deck": hostile, "slide": "9" * 30, "present": "on"})
         assert not at.exception
         assert any("has steps 1 to 4" in w.value for w in at.warning)  # the bound, said

@@ -20,7 +20,7 @@ from tests.helpers import (
     trace_xy,
 )
 
-MASKS = "pages/4_Masks_and_temperature.py"
+MASKS = "app_pages/Masks_and_temperature.py"
 S0 = attnviz.Settings()
 
 

@@ -17,7 +17,7 @@ from tests.helpers import (
     traces_z,
 )
 
-MH = "pages/6_Multi_head.py"
+MH = "app_pages/Multi_head.py"
 
 
 TOL = {"rtol": 0, "atol": 1e-12}

@@ -1,17 +1,18 @@
-"""attnviz.links.steps.PAGE_STEPS says each page's steps as its own stepper counts them: every
-page is run up to its ``stepper`` call (the stepper is replaced by one that notes its range and
-stops the page), so no page computes anything."""
+"""attnviz.links.steps.PAGE_STEPS (the table of pages' steps) says each page's steps as the
+stepper it draws counts them (most take their row's, ``lesson_steps``; Predict then reveal
+counts its questions, Step by step draws its own bar): every page is run through the shell up
+to its ``stepper`` call (the stepper is replaced by one that notes its range and stops the
+page), so no page computes anything."""
 
 import importlib
 import pkgutil
 import sys
-from pathlib import Path
 
 import streamlit as st
-from streamlit.testing.v1 import AppTest
 
+from attnviz.links.course import PAGES
 from attnviz.links.steps import PAGE_STEPS
-from tests.helpers import ALL_SCRIPTS, ROOT
+from tests.helpers import app
 
 
 def test_the_table_of_steps_is_every_pages_own(monkeypatch):
@@ -32,10 +33,10 @@ def test_the_table_of_steps_is_every_pages_own(monkeypatch):
     for held in list(sys.modules.values()):
         if getattr(held, "stepper", None) is real:
             monkeypatch.setattr(held, "stepper", noting)
-    for script in ALL_SCRIPTS:
-        path = "" if script == "app.py" else Path(script).stem.split("_", 1)[1]
-        at = AppTest.from_file(str(ROOT / script), default_timeout=60)
+    for page in PAGES:
+        path = page.path
+        at = app(f"app_pages/{page.script}" if path else "app.py")
         at.query_params["present"] = "on"
         at.run()
-        assert not at.exception, (script, [e.value for e in at.exception])
+        assert not at.exception, (path, [e.value for e in at.exception])
     assert seen == PAGE_STEPS

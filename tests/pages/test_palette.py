@@ -6,7 +6,7 @@ from attnviz.charts.line_charts import SCALED_COLOUR, UNSCALED_COLOUR
 from attnviz.charts.palette import COLOUR_BLIND, PALETTES
 from tests.helpers import run, run_more, widget_by_key
 
-WHY = "pages/3_Why_scale.py"
+WHY = "app_pages/Why_scale.py"
 SAFE = PALETTES[COLOUR_BLIND]
 
 

@@ -12,7 +12,7 @@ from attnviz.lessons.positions import ROPE_BASE
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, count_calls, heatmap_z, notices, run, run_more
 
-POSITIONS = "pages/5_Positions.py"
+POSITIONS = "app_pages/Positions.py"
 S0 = attnviz.Settings()
 
 

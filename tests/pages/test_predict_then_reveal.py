@@ -12,7 +12,7 @@ from attnviz import lessons
 from attnviz.ui.text import md_escape
 from tests.helpers import SIDEBAR_CASES, chart_specs, count_calls, decode, run, text_of
 
-QUIZ = "pages/9_Predict_then_reveal.py"
+QUIZ = "app_pages/Predict_then_reveal.py"
 S0 = attnviz.Settings()
 ROW_OF_A = {"row_sum", "causal_row", "shift", "low_temperature"}  # first chart: the row on screen
 

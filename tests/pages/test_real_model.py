@@ -36,7 +36,7 @@ from tests.helpers import (
 
 pytestmark = pytest.mark.usefixtures("real_model")  # skipped without the model's files
 
-PAGE = "pages/7_Real_model.py"
+PAGE = "app_pages/Real_model.py"
 MODEL_KEYS = ("model_grid", "model_Q", "model_K", "model_S", "model_S_scaled", "model_A")
 ATOL = 1e-6  # float32 numbers, computed twice in the same process
 GRID_ATOL = 0.5 / 255 + ATOL  # the grid's tiles are sent in steps of 1/255 (colours only)

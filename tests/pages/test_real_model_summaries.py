@@ -15,7 +15,7 @@ from tests.helpers import chart_specs, decode, heatmap_z, run
 
 pytestmark = pytest.mark.usefixtures("real_model")  # skipped without the model's files
 
-PAGE = "pages/7_Real_model.py"
+PAGE = "app_pages/Real_model.py"
 ATOL = 1e-6
 PAIR_CHARTS = {"model_pair_bars"}
 

@@ -4,16 +4,14 @@ import html
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from attnviz.charts.token_lines import lines_note
 from attnviz.ui.inspectors import PICKED
 from attnviz.ui.pages.step_by_step import STEP_TITLES
 from attnviz.ui.text import md_escape
 from tests.helpers import (
-    ROOT,
     STEP,
-    TIMEOUT,
+    app,
     assert_drawn,
     assert_lines_drawn,
     chart_specs,
@@ -178,7 +176,7 @@ def test_inspector_selection_survives_fewer_tokens():
 def test_inspector_takes_a_selection_held_as_its_label():
     # What the browser sends back for a selectbox is the text it shows; after the labels
     # changed, one that is no longer an option reaches the page as that text
-    at = AppTest.from_file(str(ROOT / STEP), default_timeout=TIMEOUT)
+    at = app(STEP)
     at.session_state["attnviz_inspect_i"] = "sat"  # still a token: its row
     at.session_state["attnviz_inspect_j"] = "dog"  # gone: the first row
     at.session_state[PICKED + "cell"] = True  # as it was when the user picked them
@@ -283,7 +281,7 @@ def test_the_view_chosen_for_a_is_kept_across_pages():
     at = run("app.py")
     at.switch_page(STEP)
     at.run().segmented_control(key="A_view").set_value("Token lines").run()
-    at.switch_page("pages/3_Why_scale.py")
+    at.switch_page("app_pages/Why_scale.py")
     at.run()
     at.switch_page(STEP)
     at.run()

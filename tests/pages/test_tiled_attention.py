@@ -18,7 +18,7 @@ from tests.helpers import (
     texts,
 )
 
-TILE = "pages/19_Tiled_attention.py"
+TILE = "app_pages/Tiled_attention.py"
 
 
 TOL = {"rtol": 0, "atol": 1e-12}

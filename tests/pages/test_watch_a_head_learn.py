@@ -14,7 +14,7 @@ from attnviz.tiny_gpt import forward, init_params, next_token_logits, train
 from attnviz.ui.pages import watch_a_head_learn as page
 from tests.helpers import chart_specs, decode, forget_kept, run
 
-PAGE = "pages/8_Watch_a_head_learn.py"
+PAGE = "app_pages/Watch_a_head_learn.py"
 STEPS = 40  # a short run: the page's numbers, not what the model learns, are tested here
 SHORT = {"gpt_steps": str(STEPS)}
 

@@ -19,7 +19,7 @@ from tests.helpers import (
     trace_xy,
 )
 
-WHY = "pages/3_Why_scale.py"
+WHY = "app_pages/Why_scale.py"
 S0 = attnviz.Settings()
 
 

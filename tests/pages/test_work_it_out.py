@@ -14,7 +14,7 @@ from attnviz.links.work_it_out import ExerciseChoice
 from attnviz.ui.pages.work_it_out import ANSWER, SEED
 from tests.helpers import run, texts
 
-PAGE = "pages/13_Work_it_out.py"
+PAGE = "app_pages/Work_it_out.py"
 
 
 def answer(at, blank, text):
@@ -160,7 +160,7 @@ def test_typed_answers_and_hints_survive_a_visit_to_another_page():
     answer(at, ex.blanks[0], "2,5")
     at.button(key=f"ex_hint_{ex.blanks[0].key}").click()
     at.run()
-    at.switch_page("pages/9_Predict_then_reveal.py")
+    at.switch_page("app_pages/Predict_then_reveal.py")
     at.run()
     at.switch_page(PAGE)
     at.run()

@@ -16,7 +16,7 @@ from attnviz.ui.text import WORD_JOINER
 from tests.helpers import STEP, assert_drawn, chart_specs, heatmap_z, outlined, run, run_more
 from tests.reference import attention as reference
 
-OWN = "pages/2_Your_own_numbers.py"
+OWN = "app_pages/Your_own_numbers.py"
 BOX = "attnviz_own_"
 
 

@@ -61,8 +61,9 @@ LINK_NOTE = "attnviz.classroom.link_note"  # why the lecturer link was refused
 
 def read_link():
     """(room code or None, lecturer key or None, whether the address says this browser had
-    joined the room, warnings) from the page's address."""
+    joined the room, warnings) from the page's address; the lecturer's key leaves it."""
     query = {name: st.query_params.get_all(name) for name in PARAMS if name in st.query_params}
+    st.query_params.pop("key", None)  # a secret, spent once read: never kept in the address
     code, key, warnings = read_room(query)
     joined, joined_warnings = read_joined(query)
     return code, key, bool(code) and joined, warnings + joined_warnings

@@ -27,14 +27,14 @@ import streamlit as st
 from attnviz import lessons
 from attnviz.classroom import RoomError
 from attnviz.classroom.credential import LECTURER_COOKIE
-from attnviz.classroom.questions import pushable_problem, question_of, room_settings
+from attnviz.classroom.questions import pushable_problem, question_of
 from attnviz.classroom.room import normal_code
 from attnviz.classroom.rounds import next_step
+from attnviz.links.course import PATHS
 from attnviz.links.deck import read_deck
 from attnviz.links.readers import quoted, raw_value, read_int
 from attnviz.links.shared import settings_query
-from attnviz.serve.classroom import cached_room_questions
-from attnviz.ui.frame import page_paths
+from attnviz.serve.classroom import cached_room_questions, room_settings
 from attnviz.ui.pages.classroom_rounds import take_step
 from attnviz.ui.pages.classroom_shared import (
     KEY,
@@ -61,7 +61,7 @@ def deck_slide():
     """(the slide's question kind or None, warnings) when the address is a deck's Classroom
     slide in projector mode; (False, []) otherwise."""
     query = {name: st.query_params.get_all(name) for name in st.query_params}
-    slides, position, _ = read_deck(query, page_paths())
+    slides, position, _ = read_deck(query, PATHS)
     if not slides or not is_present() or slides[position].page != PAGE_PATH:
         return False, []
     kind, warnings = raw_value(query, "question")

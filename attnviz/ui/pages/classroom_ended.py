@@ -13,9 +13,10 @@ Widget keys: ``cls_reopen``, ``cls_reopen_sidebar``, ``cls_forget``.
 
 import streamlit as st
 
-from attnviz.classroom import RoomError
+from attnviz.classroom import RoomError, screens
 from attnviz.classroom.health import health
 from attnviz.classroom.lifecycle import ended_reason
+from attnviz.classroom.sections import Button
 from attnviz.links.shared import settings_query
 from attnviz.ui.pages.classroom_seat import hold_by_browser
 from attnviz.ui.pages.classroom_shared import (
@@ -25,6 +26,7 @@ from attnviz.ui.pages.classroom_shared import (
     room_store,
     say,
     session_id,
+    tell,
 )
 from attnviz.ui.text import md_escape
 from attnviz.ui.visitor import client_address
@@ -72,27 +74,22 @@ def lecturer_ended(code, key, settings):
     note = st.session_state.pop(NOTE, None)
     if note:
         st.error(md_escape(note), icon="🚫")
-    st.subheader(f"Room {code}")
-    st.info(ended_reason(record, joined=True, in_process=store.in_process), icon="🔚")
-    if record is not None and record.key_matches(key):
-        st.button(
-            "Open a new room with the same example and question",
-            key="cls_reopen",
-            type="primary",
-            on_click=_reopen,
-            args=(code, key),
-        )
-        st.caption("The phones still in this room move to the new one on their own.")
-    else:
-        st.button(
-            "Open a new room with the sidebar's example",
-            key="cls_reopen_sidebar",
-            type="primary",
-            on_click=_open_with,
-            args=(settings_query(settings),),
-        )
-        st.caption("The phones join it with its code, shown on the projector.")
-    st.button("Back to the Classroom page", key="cls_forget", on_click=_forget, args=(code,))
+    reason = ended_reason(record, joined=True, in_process=store.in_process)
+    may_reopen = record is not None and record.key_matches(key)
+    page = screens.lecturer_ended(code, reason, may_reopen)
+    st.subheader(page.title)
+    callbacks = {  # what each of the page's buttons does, with its arguments
+        "reopen": (_reopen, (code, key)),
+        "open": (_open_with, (settings_query(settings),)),
+        "forget": (_forget, (code,)),
+    }
+    for section in page.sections:
+        if isinstance(section, Button):
+            on_click, args = callbacks[section.action]
+            kind = "primary" if section.primary else "secondary"
+            st.button(section.label, key=section.key, type=kind, on_click=on_click, args=args)
+        else:
+            tell(section)
 
 
 def remembered_room_ended(settings, code):

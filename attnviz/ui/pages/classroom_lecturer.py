@@ -9,24 +9,33 @@ chart keys ``cls_lect_dist``, ``cls_lect_proof_<m>``.
 """
 
 import io
+import time
 
 import segno
 import streamlit as st
 
 from attnviz.classroom import RoomError, RoomNotFoundError
-from attnviz.classroom.questions import pushable_problem, room_settings
+from attnviz.classroom.questions import pushable_problem
+from attnviz.classroom.screens import projector
+from attnviz.classroom.sections import Count
 from attnviz.classroom.sketch import is_sketch
 from attnviz.limits import CACHE_QR_CODES, ROOM_IDLE_EMPTY_SECONDS, ROOM_IDLE_SECONDS
 from attnviz.links.classroom import join_query, lecturer_query
 from attnviz.links.loopback import loopback_warning
 from attnviz.links.shared import settings_query
-from attnviz.serve.classroom import cached_room_questions
+from attnviz.serve.classroom import (
+    cached_room_questions,
+    room_question,
+    room_settings,
+    room_sketch,
+    room_summary,
+)
 from attnviz.serve.kept import kept
 from attnviz.serve.store import object_bytes
 from attnviz.ui.address import PUBLIC_URL_VARIABLE, app_address
 from attnviz.ui.pages.classroom_ended import health_panel, lecturer_ended
 from attnviz.ui.pages.classroom_rounds import (
-    ask_args,
+    ROUNDS_KEY,
     lecturer_round,
     look_and_lost,
     reveal_rounds,
@@ -38,16 +47,21 @@ from attnviz.ui.pages.classroom_shared import (
     NOTE,
     POLL_SECONDS,
     ROOM,
+    as_lecturer,
     drawn,
     option_text,
     proof,
     question_text,
-    room_question,
     room_store,
     say,
     session_id,
+    tell,
 )
-from attnviz.ui.pages.classroom_sketch import sketch_board, sketch_menu, sketch_status
+from attnviz.ui.pages.classroom_sketch import (
+    sketch_board,
+    sketch_menu,
+    sketch_status,
+)
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 from attnviz.ui.visitor import client_address
@@ -93,14 +107,28 @@ def open_room(settings, deck=None):
     st.rerun()
 
 
-def change_room(action, *args):
-    """A lecturer's button callback: the store's method ``action`` (its name) on the room with
-    the key and ``args``; a refusal is kept in NOTE for the page to say."""
-    state = st.session_state
-    try:
-        getattr(room_store(), action)(state[ROOM], state[KEY], *args)
-    except RoomError as exc:
-        state[NOTE] = str(exc)
+def _close():
+    as_lecturer(lambda store, code, key: store.close(code, key))
+
+
+def _push_example(query):
+    as_lecturer(lambda store, code, key: store.push_example(code, key, query))
+
+
+def _ask(quiz_seed, kind, n_options, right):
+    """Ask question ``kind`` of set ``quiz_seed`` (its option count, its right option for the
+    report) with the lecturer's choice of rounds as it is when pressed."""
+    rounds = st.session_state.get(ROUNDS_KEY, 1)
+    as_lecturer(
+        lambda store, code, key: store.push_question(
+            code, key, quiz_seed, kind, n_options, rounds, right
+        )
+    )
+
+
+def ask_args(question, quiz_seed):
+    """``_ask``'s arguments for ``question`` of set ``quiz_seed``."""
+    return quiz_seed, question.kind, len(question.options), question.answer_index
 
 
 def _forget():
@@ -157,7 +185,8 @@ def answer_count(code):
 
 
 def lecturer_view(settings):
-    """The lecturer's page for the room in session state; ``settings``: the sidebar's."""
+    """The lecturer's page for the room in session state (what it shows of the room's question
+    decided by classroom.screens.projector); ``settings``: the sidebar's."""
     state, store = st.session_state, room_store()
     try:
         room = store.room(state[ROOM])
@@ -178,40 +207,57 @@ def lecturer_view(settings):
         return
     hand_over(room.code, state[KEY])  # the lecturer's own cookie, where the App serves it
     question = room_question(room)
-    if question is not None and room.phase == "revealed":  # first: one projector screen
-        reveal_rounds(room, question, key="cls_lect")  # the class's answers, every round
+    sketch = room_sketch(room) if is_sketch(room.kind) else None
+    summary = revealed_summary(room, question)
+    screen = projector(room, question, summary, time.time(), sketch)
+    if screen.reveal is not None:  # first: one projector screen
+        reveal_rounds(room, question, screen.reveal, key="cls_lect")  # every round
+    board = screen.sketch
     left, right = st.columns([2, 3])
     with left:
         join_panel(room)
     with right:
-        if is_sketch(room.kind):
-            sketch_status(room)
-        elif question is None:
-            st.info("Choose a question below: the phones show it as soon as it is asked.")
+        if board is not None:
+            sketch_status(room, sketch, board)
+        elif screen.prompt is not None:
+            tell(screen.prompt)
         else:
-            question_text(question, room.question_no)
-            st.markdown("  \n".join(option_text(k, o) for k, o in enumerate(question.options)))
+            question_text(screen.asked)
+            options = screen.options
+            st.markdown("  \n".join(option_text(k, o) for k, o in enumerate(options.options)))
         if question is not None:
-            lecturer_round(room, question, answer_count)  # rounds.py: the steps of a question
+            lecturer_round(screen, answer_count, room.code)  # rounds.py: a question's steps
         rounds_choice()
-        next_button(room, question)
-        question_menu(room, question)
+        next_button(room, question, screen.next_primary)
+        question_menu(room, question, screen.choose_open)
         sketch_menu(room)
-        look_and_lost(room)
-    if is_sketch(room.kind):
-        sketch_board(room)
-    if question is not None and room.phase == "revealed":
+        look_and_lost(room, screen.blank)
+    if board is not None:
+        sketch_board(room, sketch, board)
+    if screen.proof:
         proof(room, question, key="cls_lect_proof")
-    if not is_present() and not (question is not None and room.phase == "answering"):
+    if not is_present() and not isinstance(screen.status, Count):
         health_panel(room.code)  # while answering, answer_count draws it with the count
     st.divider()
     example_controls(room, settings)
     lecturer_link(room)
     left, right = st.columns(2)
     with left:
-        st.button("Close the room", key="cls_close", on_click=change_room, args=("close",))
+        st.button("Close the room", key="cls_close", on_click=_close)
     with right:
         leave_button(room)
+
+
+def revealed_summary(room, question):
+    """The question's numbers at its reveal (serve.classroom.room_summary), else None; the
+    store's refusal is said."""
+    if question is None or room.phase != "revealed":
+        return None
+    try:
+        return room_summary(room.code, room.version)
+    except RoomError as exc:
+        say(exc)
+        return None
 
 
 def example_controls(room, settings):
@@ -228,14 +274,14 @@ def example_controls(room, settings):
         "Push the sidebar's example to the phones",
         key="cls_push",
         disabled=problem is not None or shown == settings,
-        on_click=change_room,
-        args=("push_example", settings_query(settings)),
+        on_click=_push_example,
+        args=(settings_query(settings),),
     )
 
 
-def next_button(room, current):
+def next_button(room, current, primary):
     """Next question: the room's next kind of question on its example (after the last, the
-    first again)."""
+    first again); ``primary`` at a reveal."""
     questions = cached_room_questions(room_settings(room), room.quiz_seed)
     kinds = [q.kind for q in questions]
     if current is None or current.kind not in kinds:
@@ -244,19 +290,20 @@ def next_button(room, current):
     st.button(
         "Next question",
         key="cls_next",
-        type="primary" if room.phase == "revealed" else "secondary",
-        on_click=change_room,
-        args=ask_args(room, following),
+        type="primary" if primary else "secondary",
+        on_click=_ask,
+        args=ask_args(following, room.quiz_seed),
     )
 
 
-def question_menu(room, current):
-    """Choose any question computed on the room's example and ask it, or the next set's."""
+def question_menu(room, current, choose_open):
+    """Choose any question computed on the room's example and ask it, or the next set's
+    (``choose_open``: no question asked yet, the menu open and Ask the thing to do)."""
     questions = cached_room_questions(room_settings(room), room.quiz_seed)
     if not questions:
         st.warning("This example asks no question: push another example.", icon="🤷")
         return
-    with st.expander("Choose a question", expanded=current is None):
+    with st.expander("Choose a question", expanded=choose_open):
         k = st.selectbox(
             "Question",
             range(len(questions)),
@@ -266,9 +313,9 @@ def question_menu(room, current):
         st.button(
             "Ask this question",
             key="cls_ask",
-            type="primary" if current is None else "secondary",
-            on_click=change_room,
-            args=ask_args(room, questions[k]),
+            type="primary" if choose_open else "secondary",
+            on_click=_ask,
+            args=ask_args(questions[k], room.quiz_seed),
         )
         others = cached_room_questions(room_settings(room), room.quiz_seed + 1)
         if others:
@@ -276,6 +323,6 @@ def question_menu(room, current):
             st.button(
                 "Other questions (the next set)",
                 key="cls_other",
-                on_click=change_room,
-                args=ask_args(room, first, room.quiz_seed + 1),
+                on_click=_ask,
+                args=ask_args(first, room.quiz_seed + 1),
             )

@@ -20,9 +20,9 @@ from attnviz.charts.matrix import matrix_heatmap
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.charts.words import figure_text
 from attnviz.classroom import RoomError, StoreUnavailableError
-from attnviz.classroom.questions import letter, question_of, room_settings
+from attnviz.classroom.questions import letter, question_of
 from attnviz.classroom.rounds import question_seed
-from attnviz.serve.classroom import ROOM_STORE, cached_room_questions
+from attnviz.serve.classroom import ROOM_STORE, cached_room_questions, room_settings
 from attnviz.serve.example import cached_example
 from attnviz.serve.finish import kept_chart
 from attnviz.serve.kept import kept
@@ -77,16 +77,33 @@ def say(exc):
         st.error(str(exc), icon="🚫")
 
 
-def room_question(room):
-    """The room's current Question (the twin's in the twin round), or None (none pushed, or
-    its kind not askable here)."""
-    if room.kind is None:
-        return None
-    questions = cached_room_questions(room_settings(room), question_seed(room))
-    question = question_of(questions, room.kind)
-    if question is None or len(question.options) != room.n_options:
-        return None
-    return question
+def as_lecturer(change):
+    """A lecturer's button callback: ``change(store, code, key)`` on the session's room with
+    its key; a refusal is kept in NOTE for the page to say."""
+    state = st.session_state
+    try:
+        change(room_store(), state[ROOM], state[KEY])
+    except RoomError as exc:
+        state[NOTE] = str(exc)
+
+
+def strong(parts):
+    """A sentence's parts (classroom.sections.Say: the odd ones emphasised) as Markdown."""
+    return "".join(f"**{part}**" if k % 2 else part for k, part in enumerate(parts))
+
+
+def tell(said):
+    """Draw a ``Say`` of classroom.sections: text, caption, heading or alert."""
+    text = strong(md_escape(p) for p in said.parts) if said.quotes else strong(said.parts)
+    if said.style == "text":
+        st.markdown(text)
+    elif said.style == "caption":
+        st.caption(text)
+    elif said.style == "heading":
+        st.markdown(f"## {text}")
+    else:
+        alert = {"info": st.info, "success": st.success, "warning": st.warning, "error": st.error}
+        alert[said.style](text, icon=said.icon or None)
 
 
 def option_text(k, option):
@@ -94,9 +111,9 @@ def option_text(k, option):
     return f"**{letter(k)}** · {md_escape(option)}"
 
 
-def question_text(question, number):
-    """The question, numbered, as text."""
-    st.markdown(f"**Question {number}.** {md_escape(question.text)}")
+def question_text(asked):
+    """The question (classroom.sections.Asked), numbered, as text."""
+    st.markdown(f"**Question {asked.number}.** {md_escape(asked.text)}")
 
 
 # A room's charts are the same on every phone: each is made, finished and turned into the dict

@@ -16,22 +16,23 @@ import streamlit as st
 
 from attnviz.charts.sketch import sketches_figure
 from attnviz.classroom import RoomError
-from attnviz.classroom.questions import room_settings
-from attnviz.classroom.sketch import VARIANTS, class_summary, read_kind, sketch_kind
+from attnviz.classroom.sections import SketchAsked, SketchInput, SketchMine
+from attnviz.classroom.sketch import VARIANTS, class_summary, sketch_kind
 from attnviz.lessons import sketch
 from attnviz.limits import MAX_SKETCH_GRID, MAX_SNAPSHOTS
-from attnviz.serve.classroom import cached_sketch_question
+from attnviz.serve.classroom import room_settings, room_sketch
 from attnviz.serve.example import cached_example
 from attnviz.ui.charts import draw
+from attnviz.ui.pages.classroom_rounds import step_buttons
 from attnviz.ui.pages.classroom_shared import (
-    KEY,
     NO_MODEBAR,
     NOTE,
     POLL_SECONDS,
-    ROOM,
+    as_lecturer,
     room_store,
     say,
     session_id,
+    tell,
 )
 from attnviz.ui.sketch import (
     class_result,
@@ -47,32 +48,11 @@ SNAP_NOTE = "attnviz.classroom.snapshot_note"  # a refused pick, said in the sna
 SNAPSHOT_NAMES = "ABC"
 
 
-def room_sketch(room):
-    """The room's SketchQuestion, or None (no sketch asked, or not askable on its example)."""
-    asked = read_kind(room.kind)
-    if asked is None:
-        return None
-    try:
-        q = cached_sketch_question(room_settings(room), *asked)
-    except sketch.SketchError:
-        return None
-    return q if q.n == room.n_options else None
-
-
-def _change(action, *args):
-    """A lecturer's button: the store's ``action`` with the room's key; a refusal in NOTE."""
-    state = st.session_state
-    try:
-        getattr(room_store(), action)(state[ROOM], state[KEY], *args)
-    except RoomError as exc:
-        state[NOTE] = str(exc)
-
-
 def _ask(quiz_seed, n):
     """Ask the row chosen in the menu (read when pressed: the choices as they are then)."""
     state = st.session_state
     kind = sketch_kind(state.get("cls_sk_variant", "plain"), state.get("cls_sk_query", 0))
-    _change("push_question", quiz_seed, kind, n)
+    as_lecturer(lambda store, code, key: store.push_question(code, key, quiz_seed, kind, n))
 
 
 def sketch_menu(room):
@@ -106,22 +86,23 @@ def sketch_count(code):
     st.metric("Sketched", f"{done} of {students}")
 
 
-def question_heading(room, q):
-    """The question, numbered, and what the student is given (the clue)."""
-    st.markdown(f"**Question {room.question_no}.** {md_escape(q.text)}")
+def question_heading(asked, q):
+    """The question (classroom.sections.SketchAsked), numbered, and what the student is given
+    (the clue)."""
+    st.markdown(f"**Question {asked.number}.** {md_escape(asked.text)}")
     st.markdown(clue_line(q))
 
 
-def sketch_status(room):
-    """The lecturer's column: the question, how many sketched, and Reveal."""
-    q = room_sketch(room)
-    if q is None:
-        st.warning("This sketch cannot be asked on the room's example: ask another.", icon="🤷")
+def sketch_status(room, q, board):
+    """The lecturer's column (``board``: classroom.screens.sketch_projector's): the question,
+    how many sketched, and Reveal."""
+    if board.problem is not None:
+        tell(board.problem)
         return
-    question_heading(room, q)
-    if room.phase == "answering":
+    question_heading(board.asked, q)
+    if board.count is not None:
         sketch_count(room.code)
-        st.button("Reveal", key="cls_sk_reveal", type="primary", on_click=_change, args=("reveal",))
+    step_buttons(board.steps)
 
 
 def _snaps(room):
@@ -154,14 +135,13 @@ def _from_grid(room, shown):
     _keep(room, [shown[k - 1] for k in picked[:MAX_SNAPSHOTS]])
 
 
-def sketch_board(room):
+def sketch_board(room, q, board):
     """Under the lecturer's columns: before the truth, the snapshots and how to pick them
     (``snapshot_board``, which follows the sketches as they come); after it, the class's
-    result."""
-    q = room_sketch(room)
-    if q is None:
+    result (``board``: classroom.screens.sketch_projector's)."""
+    if not board.board:
         return
-    if room.phase != "revealed":
+    if board.board == "snapshots":
         snapshot_board(room.code, room.question_no)
         return
     try:
@@ -261,37 +241,12 @@ def _submit(code, levels):
         st.session_state[NOTE] = str(exc)
 
 
-def student_sketch(room):
-    """A phone: sketch and submit (locked once in the store), then after the reveal its own
-    sketch over the true row, its distance and the class's sentence."""
-    q = room_sketch(room)
-    if q is None:
-        st.info("The lecturer's question cannot be shown on this example.", icon="🤷")
-        return
-    question_heading(room, q)
-    store = room_store()
-    try:
-        mine = store.my_sketch(room.code, session_id())
-    except RoomError as exc:
-        say(exc)
-        mine = None
-    if room.phase == "answering":
-        sketch_input(
-            q,
-            f"cls_sk_{room.question_no}",
-            locked=mine,
-            submit=lambda levels: _submit(room.code, levels),
-        )
-        if mine is not None:
-            st.success("Sketch sent. It is locked: the lecturer reveals the true row.", icon="✅")
-        return
-    if mine is None:
-        st.info("You did not sketch this row.", icon="🙈")
-    else:
-        own_result(q, mine, "cls_sk_mine")
-    try:
-        sketches = store.sketches(room.code)
-    except RoomError as exc:
-        say(exc)
-        return
-    st.markdown(md_escape(sketch.sentence(class_summary(q, sketches))))
+def sketch_section(room, q, section):
+    """Draw one of a phone's sketch sections (classroom.sections) for the SketchQuestion ``q``."""
+    if isinstance(section, SketchAsked):
+        question_heading(section, q)
+    elif isinstance(section, SketchInput):
+        key, code = f"cls_sk_{room.question_no}", room.code
+        sketch_input(q, key, locked=section.locked, submit=lambda levels: _submit(code, levels))
+    elif isinstance(section, SketchMine):
+        own_result(q, section.levels, "cls_sk_mine")

@@ -7,24 +7,34 @@ ever drawn. Widget keys: ``cls_join_code``, ``cls_join`` (the join form), ``cls_
 (option k), ``cls_leave``; chart keys ``cls_room_A``, ``cls_dist``, ``cls_proof_<m>``.
 """
 
+import time
+
 import streamlit as st
 
-from attnviz.classroom import RoomError, RoomNotFoundError, StoreUnavailableError
+from attnviz.classroom import RoomError, RoomNotFoundError
 from attnviz.classroom.lifecycle import ENDED, ended_reason
-from attnviz.classroom.questions import letter, room_settings
-from attnviz.classroom.sketch import is_sketch
+from attnviz.classroom.screens import phone_ended
+from attnviz.classroom.sections import (
+    Asked,
+    Button,
+    Discussion,
+    JoinForm,
+    Options,
+    Proof,
+    Reveal,
+    RoomExample,
+    Say,
+    Sure,
+)
 from attnviz.links.classroom import student_query
+from attnviz.serve.classroom import phone_screen, room_settings
 from attnviz.serve.finish import kept_chart
 from attnviz.ui.charts import display, draw
 from attnviz.ui.pages.classroom_rounds import (
     confidence_taps,
-    first_answer_note,
+    discussion_banner,
     im_lost_button,
-    is_peer,
-    look_up,
-    my_rounds_line,
     reveal_rounds,
-    student_waiting,
 )
 from attnviz.ui.pages.classroom_shared import (
     NO_MODEBAR,
@@ -36,12 +46,12 @@ from attnviz.ui.pages.classroom_shared import (
     proof,
     question_text,
     room_a_figure,
-    room_question,
     room_store,
     say,
     session_id,
+    tell,
 )
-from attnviz.ui.pages.classroom_sketch import student_sketch
+from attnviz.ui.pages.classroom_sketch import sketch_section
 from attnviz.ui.text import md_escape
 from attnviz.ui.visitor import client_address
 
@@ -98,8 +108,9 @@ def room_example_view(room):
 
 
 def student_view(code):
-    """Everything a student sees in room ``code``, then the poll that follows it."""
-    store, sid = room_store(), session_id()
+    """Everything a student sees in room ``code`` (classroom.screens.phone), then the poll that
+    follows it."""
+    store = room_store()
     try:
         room = store.room(code)
     except RoomNotFoundError:
@@ -112,78 +123,61 @@ def student_view(code):
         follow(code)  # the store may come back
         return
     drawn(room.version)
-    st.subheader(f"Room {room.code}")
-    if room.closed:
-        st.info("The lecturer has closed this room. Thank you for taking part!", icon="👋")
-        st.button("Join another room", key="cls_leave", on_click=_leave)
-        followed(room.code)  # the lecturer reopened it: go there
-        follow(room.code)
-        return
-    note = st.session_state.pop(NOTE, None)
+    screen, question, refusals = phone_screen(room, session_id(), time.time())
+    st.subheader(screen.title)
+    note = None if room.closed else st.session_state.pop(NOTE, None)
     if note:
         st.warning(md_escape(note), icon="⏳")
-    question = room_question(room)
-    if room.peer.blank:  # the lecturer explains: eyes on the projector (classroom_rounds)
-        look_up()
-    elif is_sketch(room.kind):
-        student_sketch(room)  # no A drawn: it would show the row asked
-    elif question is None:
-        st.info("You are in. The question appears here when the lecturer asks it.", icon="⏳")
-        room_example_view(room)
-    else:
-        try:
-            mine = store.my_answer(room.code, sid)
-        except StoreUnavailableError as exc:
-            say(exc)
-            mine = None
-        question_text(question, room.question_no)
-        if room.phase == "answering":
-            first_answer_note(room, room.code, sid)  # round 2: the student's own first answer
-            options(room, question, mine)
-            confidence_taps(room, mine)
-        elif room.phase == "revealed":
-            revealed(room, question, mine)
-        else:
-            student_waiting(room, mine)  # the round has ended, or the class discusses
-        room_example_view(room)
-    im_lost_button(room)
+    for exc in refusals:
+        say(exc)
+    draw_phone(screen, room, question)
+    if room.closed:
+        followed(room.code)  # the lecturer reopened it: go there
     follow(room.code)
 
 
-def options(room, question, mine):
-    """One full-width button per option; the chosen one highlighted and acknowledged."""
-    for k, option in enumerate(question.options):
+def draw_phone(screen, room, question):
+    """Draw a classroom.sections.Phone's sections in order (its title is the caller's)."""
+    for section in screen.sections:
+        match section:
+            case Say():
+                tell(section)
+            case Asked():
+                question_text(section)
+            case Options():
+                options(room, section)
+            case Sure():
+                confidence_taps(room.code, section)
+            case Discussion():
+                discussion_banner(section)
+            case Reveal():
+                reveal_rounds(room, question, section, key="cls", height=260)
+            case Proof():
+                proof(room, question, key="cls_proof")
+            case RoomExample():
+                room_example_view(room)
+            case JoinForm():
+                join_form()
+            case Button(action="lost"):
+                im_lost_button(room.code, section)
+            case Button(action="leave"):
+                st.button(section.label, key=section.key, on_click=_leave)
+            case _:
+                sketch_section(room, question, section)  # question: the SketchQuestion
+
+
+def options(room, shown):
+    """One full-width button per option (classroom.sections.Options), the chosen one
+    highlighted."""
+    for k, option in enumerate(shown.options):
         st.button(
             option_text(k, option),
             key=f"cls_opt_{k}",
             on_click=_answer,
             args=(room.code, k),
-            type="primary" if k == mine else "secondary",
+            type="primary" if k == shown.chosen else "secondary",
             width="stretch",
         )
-    if mine is None:
-        st.caption("Tap your answer. The class's answers are shown after the reveal.")
-    else:
-        until = "the lecturer ends the round" if is_peer(room) else "the reveal"
-        st.success(f"Your answer: **{letter(mine)}**, you can change it until {until}.", icon="✅")
-
-
-def revealed(room, question, mine):
-    """After the reveal: right or not, the class's distribution, the numbers that prove it."""
-    if mine is None:
-        st.info("You did not answer this one.", icon="🙈")
-    elif mine == question.answer_index:
-        st.success(f"Your answer {letter(mine)} is right.", icon="✅")
-    else:
-        right = letter(question.answer_index)
-        st.warning(f"Your answer was {letter(mine)}; the right answer is {right}.", icon="🤔")
-    try:  # the class's answers: every round, who moved where, confidence (classroom_rounds)
-        if is_peer(room):
-            st.markdown(my_rounds_line(room, room_store().my_answers(room.code, session_id())))
-        reveal_rounds(room, question, key="cls", height=260)
-    except StoreUnavailableError as exc:
-        say(exc)
-    proof(room, question, key="cls_proof")
 
 
 def followed(code):
@@ -208,15 +202,10 @@ def student_ended(code):
     except RoomError as exc:
         say(exc)
         record = None
-    st.subheader(f"Room {code}")
-    st.error(ended_reason(record, joined=True, in_process=store.in_process), icon="🔚")
-    if record is not None:
-        st.caption(
-            "If the lecturer opens a new room from this one, this page moves to it on its own. "
-            "Or join the new room with the code on the projector:"
-        )
+    reason = ended_reason(record, joined=True, in_process=store.in_process)
+    screen = phone_ended(code, reason, record)
+    st.subheader(screen.title)
+    draw_phone(screen, None, None)
+    if screen.follow:
         drawn(ENDED)
         follow(code)
-    else:
-        st.caption("Join the lecturer's new room with the code on the projector:")
-    join_form()

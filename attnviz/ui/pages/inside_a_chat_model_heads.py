@@ -8,6 +8,7 @@ from attnviz.causal_lm.findings import INDUCTION_PROMPT, SCORES, THRESHOLD, head
 from attnviz.causal_lm.llama import rope
 from attnviz.charts.model_grid import head_outline
 from attnviz.lessons.positions import ROPE_BASE
+from attnviz.links.course import CHAT_HEAD_STEPS
 from attnviz.serve.finish import with_shape
 from attnviz.serve.inside_a_chat_model import grid_in_turn, head_in_turn
 from attnviz.ui.charts import dims, draw, show_matrix
@@ -16,13 +17,7 @@ from attnviz.ui.sidebar import is_present, palette
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice, step_header
 
-HEAD_STEPS = (  # section 5's parts: one step each in projector mode
-    "5a. Normalise: x̂ = RMSNorm(x)",
-    "5b. Queries and keys, before and after RoPE",
-    "5c. Values",
-    "5d. Scores, scaled, masked, softmax",
-    "5e. The head's output",
-)
+HEAD_STEPS = CHAT_HEAD_STEPS  # section 5's parts: one step each in projector mode
 
 
 def head_picker(config):

@@ -5,15 +5,14 @@ The table starts from the deck in the page's own link (``deck=``), or from the d
 50-minute lecture (``LECTURE``); a row that names no page or has a bad step is left out, and said.
 """
 
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
 
+from attnviz.links.course import PAGES, PATHS
 from attnviz.links.deck import LECTURE, SLIDE_SEP, parse_deck, read_deck, slide_query
 from attnviz.ui.address import app_address
-from attnviz.ui.frame import lesson_pages, page_paths
 
 TABLE_KEY = "deck_table"
 PAGE_PATH = "Lecture_deck"
@@ -22,13 +21,13 @@ HOME_NAME = "Home"
 
 def _page_names():
     """The pages a slide may open, as their URL paths, in the menu's order (Home first)."""
-    return [HOME_NAME, *(Path(path).stem.split("_", 1)[1] for path, _, _ in lesson_pages())]
+    return [page.path or HOME_NAME for page in PAGES]
 
 
 def starting_slides():
     """(slides, warnings): the deck in this page's link, or the default lecture."""
     query = {name: st.query_params.get_all(name) for name in st.query_params}
-    slides, _, warnings = read_deck(query, page_paths())
+    slides, _, warnings = read_deck(query, PATHS)
     return (slides or LECTURE), warnings
 
 
@@ -109,7 +108,7 @@ def deck_link(text):
     """Read the deck back (saying what was left out) and give its link, whole (the app's
     address, ``ui.address``): the first slide, in projector mode, with the deck and its
     position."""
-    slides, warnings = parse_deck(text, page_paths())
+    slides, warnings = parse_deck(text, PATHS)
     for warning in warnings:
         st.warning(warning, icon="⚠️")
     if not slides:

@@ -14,6 +14,7 @@ from attnviz.files.export import step_numbers
 from attnviz.lessons.summary import summary_rows
 from attnviz.lessons.worked_example import TOKENS, worked_example
 from attnviz.limits import MAX_JSON_NUMBERS
+from attnviz.links.course import BY_PATH
 from attnviz.serve.step_by_step import export_bytes
 from attnviz.ui.charts import show_pipeline
 from attnviz.ui.sidebar import is_present
@@ -75,19 +76,7 @@ def downloads(example):
 
 
 # The page's steps; in projector mode one at a time, the one in the URL's step=
-STEP_TITLES = (
-    "0. By hand: two tokens",
-    "1. Input embedding X",
-    "2. Query (Q)",
-    "3. Key (K)",
-    "4. Value (V)",
-    "5. Attention score S",
-    "6. Scaling",
-    "7. Softmax attention matrix A",
-    "8. Attention output",
-    "9. Complete self-attention formula",
-    "10. Matrix dimensions",
-)
+STEP_TITLES = BY_PATH["Step_by_step"].steps
 
 
 def steps_shown():

@@ -3,13 +3,13 @@
 import streamlit as st
 
 from attnviz.serve.predict_then_reveal import cached_quiz
-from attnviz.ui import page_setup
+from attnviz.ui import lesson
 from attnviz.ui.pages import predict_then_reveal as view
 from attnviz.ui.pages.predict_sketch import sketch_alone
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import first_screen, intro, stepper
 
-example = page_setup("Predict then reveal", icon="❓")
+example = lesson()
 
 seed = view.question_set_ui()
 questions = cached_quiz(example.settings, seed)
@@ -17,10 +17,7 @@ questions = cached_quiz(example.settings, seed)
 steps = (*(f"Question {k}" for k in range(1, len(questions) + 1)), "Sketch a row")
 show = stepper("Predict then reveal", steps)
 if first_screen(show):
-    with intro(
-        "Predict, then reveal",
-        "to predict, by reasoning, what attention does before the numbers show it.",
-    ):
+    with intro():
         st.markdown(
             "Answer each question before you look: predicting first is how the ideas stick. Every "
             "question is about a rule of attention (a shape, what the softmax guarantees, what a "

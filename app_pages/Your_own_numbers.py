@@ -8,9 +8,8 @@ from attnviz.files.own_numbers import EXERCISE_SOURCE
 from attnviz.lessons.summary import attention_formula, scaled_formula
 from attnviz.serve.store import Lookup
 from attnviz.serve.your_own_numbers import own_spread, own_steps, steps_key, unedited
-from attnviz.ui import dims, page_frame, show_matrix, spread
+from attnviz.ui import dims, page_settings, show_matrix, spread
 from attnviz.ui.pages.your_own_numbers import (
-    FIELDS,
     attend_to,
     download_matrices,
     inputs,
@@ -18,7 +17,7 @@ from attnviz.ui.pages.your_own_numbers import (
     sync_url,
 )
 from attnviz.ui.sidebar import is_present
-from attnviz.ui.stepper import first_screen, intro, stepper
+from attnviz.ui.stepper import first_screen, intro, lesson_steps
 from attnviz.ui.steps import (
     dimension_table,
     output_step,
@@ -28,25 +27,11 @@ from attnviz.ui.steps import (
 )
 
 PAGE = "Your own numbers"
-s = page_frame(
-    PAGE,
-    icon="✍️",
-    page_params=(*FIELDS, "edit"),
-    uses=("mask", "scale", "temperature"),
-    note="This page uses only the **mask**, **scaling** and **temperature**: X and the weights "
-    "are yours (the button \"The sidebar's example\" copies the sidebar's X and weights into "
-    "the boxes).",
-)
-
-STEPS = ("1. Your matrices", "2. X", "3. Q, K and V", "4. S, S' and A", "5. The output")
-show = stepper(PAGE, STEPS)  # in projector mode one at a time
+s = page_settings()
+show = lesson_steps()  # in projector mode one at a time
 
 if first_screen(show):  # the title and the goal on the first screen only
-    with intro(
-        "Your own numbers",
-        "check a hand-worked exercise: type your own X and weights and see every step computed "
-        "from them.",
-    ):
+    with intro():
         st.markdown(
             "Working an exercise by hand, or checking a textbook's numbers? Type the embeddings X "
             "and the projections W_Q, W_K, W_V below and every step is computed from them, with "

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from attnviz.ui import page_setup, show_matrix
+from attnviz.ui import lesson, show_matrix
 from attnviz.ui.pages.multi_head import hand_build, head_config, run_heads
 from attnviz.ui.pages.multi_head_views import (
     built_head_notice,
@@ -12,26 +12,15 @@ from attnviz.ui.pages.multi_head_views import (
     open_head,
     why_heads,
 )
-from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
+from attnviz.ui.stepper import after_chart, first_screen, intro, lesson_steps
 
-example = page_setup("Multi-head")
+example = lesson()
 r, labels, s = example.result, example.labels, example.settings
 n, d_model = r.n, r.d_model
-
-STEPS = (
-    "1. Every head, and one built by hand",
-    "2. Why several heads help",
-    "3. Concatenate, then project with W_O",
-    "4. Open one head, step by step",
-)
-show = stepper("Multi-head", STEPS)  # in projector mode one at a time
+show = lesson_steps()  # in projector mode one at a time
 
 if first_screen(show):  # the title and the goal on the first screen only
-    with intro(
-        "Multi-head attention",
-        "why several heads run side by side, and how their outputs are joined by W_O.",
-        random_weights=True,
-    ):
+    with intro(random_weights=True):
         st.markdown(
             "Multi-head attention runs **h** ordinary attention heads side by side, each on its "
             "own slice of W_Q, W_K and W_V, then concatenates their outputs and projects them back "

@@ -5,19 +5,13 @@ import streamlit as st
 
 from attnviz.links.deck import LECTURE
 from attnviz.links.deck_outline import outline
-from attnviz.ui import page_frame
+from attnviz.ui import page_settings
 from attnviz.ui.pages.lecture_deck import deck_editor, deck_link, starting_slides
-from attnviz.ui.stepper import stepper
+from attnviz.ui.stepper import lesson_steps
 from attnviz.ui.text import learning_goal, md_escape
 
-page_frame(
-    "Lecture deck",
-    icon="🎞️",
-    page_params=("deck", "slide"),
-    uses=(),
-    note="This page uses none of the sidebar's settings: each slide carries its own.",
-)
-stepper("Lecture deck", ("The slides and their link",))  # in a deck, the bar with Next and Previous
+page_settings()  # none of them used: each slide carries its own
+lesson_steps()  # in a deck, the bar with Next and Previous
 st.title("Lecture deck")
 learning_goal("how to give a lecture with attnviz: the slides in order, one link, one clicker.")
 st.markdown(

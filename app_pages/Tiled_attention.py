@@ -3,28 +3,17 @@
 import streamlit as st
 
 from attnviz.tiled import ONLINE_SOFTMAX
-from attnviz.ui import page_setup
+from attnviz.ui import lesson
 from attnviz.ui.pages import tiled_attention as view
-from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
+from attnviz.ui.stepper import after_chart, first_screen, intro, lesson_steps
 
-example = page_setup("Tiled attention")
+example = lesson()
 r, labels, s = example.result, example.labels, example.settings
 n = r.n
-
-STEPS = (
-    "1. The online softmax",
-    "2. Step through the blocks",
-    "3. The same output as the full computation",
-    "4. Memory as n grows",
-)
-show = stepper("Tiled attention", STEPS)  # in projector mode one at a time
+show = lesson_steps()  # in projector mode one at a time
 
 if first_screen(show):  # the title and the goal on the first screen only
-    with intro(
-        "Going further: memory-efficient (tiled) attention",
-        "how attention can give exactly softmax(S')V without ever holding the n × n matrix S'.",
-        random_weights=True,
-    ):
+    with intro(random_weights=True):
         core_n, core_bytes = view.largest_core_matrix()
         st.markdown(
             "An optional, more advanced page. The n × n matrix of scores grows like n²: at "

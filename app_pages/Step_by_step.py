@@ -7,7 +7,7 @@ from attnviz import FORMULA
 from attnviz.lessons.summary import attention_formula
 from attnviz.serve.step_by_step import cached_spread, page_steps, unedited
 from attnviz.serve.store import Lookup
-from attnviz.ui import dims, page_setup, show_matrix, spread, steps
+from attnviz.ui import dims, lesson, show_matrix, spread, steps
 from attnviz.ui.frame import is_present
 from attnviz.ui.pages.step_by_step import (
     STEP_TITLES,
@@ -22,7 +22,7 @@ from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import learning_goal, random_weights_note, step_header
 
 PAGE = "Step by step"
-example = page_setup(PAGE, page_params=("step", "edit"))  # step=: projector mode; edit=: X_ic
+example = lesson()
 labels, s = example.labels, example.settings
 found = spread.current_spread(example.result, labels, PAGE, cached_spread(s))  # or None
 r = example.result if found is None else found.after  # every step below, with the edit

@@ -4,20 +4,13 @@ the exercise as a worksheet with its answer key, or one for every student."""
 import streamlit as st
 
 from attnviz.serve.work_it_out import cached_exercise
-from attnviz.ui import page_frame
+from attnviz.ui import page_settings
 from attnviz.ui.pages import work_it_out as ex
-from attnviz.ui.stepper import stepper
+from attnviz.ui.stepper import lesson_steps
 from attnviz.ui.text import learning_goal
 
-page_frame(
-    "Work it out",
-    icon="✏️",
-    page_params=ex.PAGE_PARAMS,
-    uses=(),
-    note="This page uses none of the sidebar's settings: each exercise comes from its own "
-    "level and seed.",
-)
-stepper("Work it out", ("The exercise, its key and the worksheets",))  # a deck's bar
+page_settings()  # none of them used: each exercise comes from its own level and seed
+lesson_steps()  # a deck's bar
 st.title("Work it out")
 learning_goal(
     "to compute a score, a row of softmax weights and a row of the output by hand, and to "

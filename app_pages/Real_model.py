@@ -4,7 +4,7 @@ import streamlit as st
 
 from attnviz import token_labels
 from attnviz.serve.real_model import model_run
-from attnviz.ui import page_frame
+from attnviz.ui import page_settings
 from attnviz.ui.pages.real_model import (
     pretrained_model,
     reading_notes,
@@ -12,33 +12,17 @@ from attnviz.ui.pages.real_model import (
     word_pieces,
 )
 from attnviz.ui.pages.real_model_summaries import (
-    PAIR_PARAMS,
     chosen_head,
     layer_summaries,
     summary_run,
 )
-from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
+from attnviz.ui.stepper import after_chart, first_screen, intro, lesson_steps
 
-settings = page_frame(  # the sidebar's toy example is not needed here
-    "Real model",
-    page_params=PAIR_PARAMS,  # section 6's two sentences
-    uses=("text", "generated", "n"),
-    note="This page uses only the **sentence**: the model's sizes and weights are its own.",
-)
-
-STEPS = (
-    "1. Word pieces",
-    "2–4. One head, step by step",
-    "5. Compare two sentences",
-    "6. Each layer at a glance",
-)
-show = stepper("Real model", STEPS)  # in projector mode one at a time
+settings = page_settings()  # the sidebar's toy example is not needed here
+show = lesson_steps()  # in projector mode one at a time
 
 if first_screen(show):  # the title and the goal on the first screen only
-    with intro(
-        "A real model: all-MiniLM-L6-v2, head by head",
-        "that a trained model runs the very same formula, and what its learned heads attend to.",
-    ):
+    with intro():
         st.markdown(
             "BERT, GPT and every Transformer since compute attention with the formula of the "
             "lessons (the newest add to it, e.g. rotary positions applied to q and k, keys and "

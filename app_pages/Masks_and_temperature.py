@@ -6,24 +6,18 @@ import contextlib
 import streamlit as st
 
 from attnviz.serve import masks_and_temperature as numbers
-from attnviz.ui import page_setup
+from attnviz.ui import lesson
+from attnviz.ui.frame import this_page
 from attnviz.ui.pages import masks_and_temperature as view
-from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
+from attnviz.ui.stepper import after_chart, first_screen, intro, lesson_steps
 
-example = page_setup("Masks and temperature")
+example = lesson()
 s, labels = example.settings, example.labels
-
-STEPS = ("1. Masks: which keys a query may see", "2. Temperature: how sharp each row is")
-show = stepper("Masks and temperature", STEPS)  # in projector mode one at a time
+STEPS = this_page().steps
+show = lesson_steps()  # in projector mode one at a time
 
 if first_screen(show):  # the title, the goal and the formula on the first screen
-    with intro(
-        "Masks and temperature",
-        "how a mask hides keys from a query (−∞ before the softmax) and how a temperature "
-        "sharpens or flattens each row.",
-        random_weights=True,
-        name="masks_intro",
-    ):
+    with intro(random_weights=True, name="masks_intro"):
         st.markdown(
             "Both act on the logits, just before the softmax. A **mask** sets the logit of every "
             "key a query may not see to −∞, so e^−∞ = 0 and that key gets no weight; the softmax "

@@ -3,9 +3,8 @@
 import streamlit as st
 
 from attnviz.serve.watch_a_head_learn import finished_run, report_of
-from attnviz.ui import page_frame
+from attnviz.ui import page_settings
 from attnviz.ui.pages.watch_a_head_learn import (
-    PAGE_PARAMS,
     PRESET_D_K,
     choices,
     task_explanation,
@@ -19,31 +18,13 @@ from attnviz.ui.pages.watch_a_head_learn_views import (
     scaling_comparison,
 )
 from attnviz.ui.sidebar import is_present
-from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
+from attnviz.ui.stepper import after_chart, first_screen, intro, lesson_steps
 
-settings = page_frame(
-    "Watch a head learn",
-    icon="🏋️",
-    page_params=PAGE_PARAMS,
-    note="This page uses only the **seed**: the task and the model's sizes are chosen on the page.",
-    uses=("seed",),
-)
-
-STEPS = (
-    "0. The task, and training",
-    "1. The loss",
-    "2. Every head, checkpoint by checkpoint",
-    "3. Why scale, measured",
-    "4. Generate",
-)
-show = stepper("Watch a head learn", STEPS, first=0)  # in projector mode one at a time
+settings = page_settings()
+show = lesson_steps()  # in projector mode one at a time
 
 if first_screen(show, 0):  # the title and the goal on the first screen only
-    with intro(
-        "Watch a head learn: a tiny GPT, trained here",
-        "how training turns random heads into heads with a rule, such as looking at the previous "
-        "token.",
-    ):
+    with intro():
         st.markdown(
             "Most pages here draw W_Q, W_K and W_V at random or take them from you; the real-model "
             "page shows weights learned elsewhere. Here you watch the learning itself: a tiny GPT "

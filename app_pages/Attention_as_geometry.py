@@ -4,26 +4,15 @@ softmax, and dividing by √d_k undoes the growth of q·k with dimension."""
 import streamlit as st
 
 from attnviz.serve import attention_as_geometry as numbers
-from attnviz.ui import page_frame
+from attnviz.ui import page_settings
 from attnviz.ui.pages import attention_as_geometry as geo
 from attnviz.ui.sidebar import is_present
-from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
+from attnviz.ui.stepper import after_chart, first_screen, intro, lesson_steps
 
-page_frame(
-    "Attention as geometry",
-    icon="🧭",
-    page_params=geo.PAGE_PARAMS,
-    uses=(),
-    note="This page uses none of the sidebar's settings: its queries and keys are its own.",
-)
-STEPS = ("1–3. A query and its keys as arrows", "4. More dimensions: why divide by √d_k")
-show = stepper("Attention as geometry", STEPS)  # in projector mode one at a time
+page_settings()  # none of them used: its queries and keys are its own
+show = lesson_steps()  # in projector mode one at a time
 if first_screen(show):  # the title and the goal on the first screen only
-    with intro(
-        "Attention as geometry",
-        "why a key's weight follows its angle to the query, why a longer query is a colder "
-        "softmax, and why the scores are divided by √d_k.",
-    ):
+    with intro():
         st.info(
             "The keys, values and queries on this page are **chosen by hand, not learned**: two "
             "numbers each (d_k = 2), so that every one of them is an arrow you can see. A trained "

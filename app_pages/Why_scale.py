@@ -4,28 +4,16 @@ measured."""
 import streamlit as st
 
 from attnviz.serve import why_scale as numbers
-from attnviz.ui import page_setup
+from attnviz.ui import lesson
 from attnviz.ui.pages import why_scale as view
-from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
+from attnviz.ui.stepper import after_chart, first_screen, intro, lesson_steps
 
-example = page_setup("Why scale")
+example = lesson()
 s, labels = example.settings, example.labels
-
-STEPS = (
-    "1. The variance of q·k grows like d_k",
-    "2. Large scores saturate the softmax",
-    "3. Scaled and unscaled attention",
-    "4. A saturated softmax stops learning",
-)
-show = stepper("Why scale", STEPS)  # in projector mode one at a time
+show = lesson_steps()  # in projector mode one at a time
 
 if first_screen(show):  # the title and the goal on the first screen only
-    with intro(
-        "Why divide by √d_k?",
-        "why the scores are divided by √d_k: without it, the softmax saturates and stops "
-        "learning as d_k grows.",
-        random_weights=True,
-    ):
+    with intro(random_weights=True):
         st.markdown(
             "The formula divides the scores by √d_k before the softmax. The usual reason given "
             "(the course module's too) is that *large dot products make the softmax unstable*. "

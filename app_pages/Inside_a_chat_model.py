@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attnviz.serve.inside_a_chat_model import chat_turn, display_tokens, prompt_run
-from attnviz.ui import page_frame
+from attnviz.ui import page_settings
 from attnviz.ui.pages.inside_a_chat_model import (
     about_the_model,
     block_picture,
@@ -26,25 +26,12 @@ from attnviz.ui.pages.inside_a_chat_model_heads import (
     head_picker,
     head_steps_section,
 )
-from attnviz.ui.stepper import after_chart, stepper
+from attnviz.ui.stepper import after_chart, lesson_steps
 from attnviz.ui.text import learning_goal
 
-page_frame(
-    "Inside a chat model",
-    icon="💬",
-    page_params=("prompt", "temperature", "top_k", "pick", "generate", "layer", "head"),
-    uses=(),
-    note="This page uses only its own prompt: the model's sizes and weights are its own.",
-)
+page_settings()  # none of them used: the model's sizes and weights are its own
 start_session()
-STEPS = (
-    "1. The prompt, as tokens",
-    "2. The next token",
-    "3. Every head at a glance",
-    "4. Generate, token by token",
-    *HEAD_STEPS,  # 5a to 5e: one head, step by step
-)
-show = stepper("Inside a chat model", STEPS)  # in projector mode one at a time
+show = lesson_steps()  # in projector mode one at a time; 5a to 5e: one head, step by step
 keep_choices()  # a step draws only its own widgets: the others keep their values
 head_steps = [k for k in range(5, 5 + len(HEAD_STEPS)) if show(k)]
 

@@ -5,27 +5,16 @@ import streamlit as st
 
 from attnviz.lessons.positions import ROPE_BASE
 from attnviz.serve import positions as numbers
-from attnviz.ui import page_setup
+from attnviz.ui import lesson
 from attnviz.ui.pages import positions as view
-from attnviz.ui.stepper import after_chart, first_screen, intro, stepper
+from attnviz.ui.stepper import after_chart, first_screen, intro, lesson_steps
 
-example = page_setup("Positions")
+example = lesson()
 s, labels = example.settings, example.labels
-
-STEPS = (
-    "1. Without positions: the same rows, reordered",
-    "2. With sinusoidal positions: the symmetry breaks",
-    "3. Other ways to give positions: learned and rotary",
-)
-show = stepper("Positions", STEPS)  # in projector mode one at a time
+show = lesson_steps()  # in projector mode one at a time
 
 if first_screen(show):  # the title and the goal on the first screen only
-    with intro(
-        "Positions: does attention know word order?",
-        "why attention without positions (and without a causal mask) cannot tell word order, and "
-        "three ways to give it: sinusoidal, learned and rotary positions.",
-        random_weights=True,
-    ):
+    with intro(random_weights=True):
         st.markdown(
             "Self-attention compares every query with every key, and the comparison does not "
             "depend on where the tokens stand. So shuffle the sentence and, without positional "
