@@ -157,21 +157,36 @@ MAX_ROOMS = 200  # rooms open at once in one store (one server, or one Redis); a
 # (ROOM_IDLE_SECONDS below), so it holds no place for long
 MAX_ROOM_STUDENTS = 500  # students who may join one room
 ROOM_LIFETIME_SECONDS = 4 * 3600  # a room, and every key it keeps, ends 4 hours after it opens
-MAX_JOINS_PER_MINUTE = 10  # room codes one browser may try in a minute (guessing is slowed)
-# Room codes that were no room, from one client address in a minute: a lecture hall behind one
-# NAT mistypes a few; a guesser is held to 60 a minute (887 million codes)
+MAX_JOINS_PER_MINUTE = 10  # room codes that were no room one browser may try in a minute
+# Room codes that were no room, from one client network in a minute: a lecture hall behind one
+# NAT mistypes a few; past them the network's misses say so. A right code always joins (a
+# classmate's guesses never lock a class out), so what holds a guesser is the codes' number
+# (887 million) against the rooms open (MAX_ROOMS), and the lecturer's lock
 MAX_CODE_GUESSES_PER_ADDRESS = 60
-MAX_KEY_TRIES_PER_MINUTE = 10  # lecturer links one browser, or one address, may try in a minute
+# Every per-address limit counts a network, not one address (classroom/bounds.network_of): an
+# IPv4 /24 (a department's or a lecture hall's NAT pool), an IPv6 /64 (one household's or one
+# Wi-Fi's prefix: a client can take any address of it)
+IPV4_NETWORK_BITS = 24
+IPV6_NETWORK_BITS = 64
+# New students one network may bring into one room in JOIN_WINDOW_SECONDS: a lecture hall of
+# MAX_ROOM_STUDENTS behind one NAT joins in about 4 minutes, as its phones scan the code over a
+# few minutes anyway; past it the lecturer is told (a script, as a class joins slower), and the
+# network's further joins wait for the window
+JOIN_WINDOW_SECONDS = 60
+MAX_NEW_STUDENTS_PER_NETWORK = 120
+MAX_PASSPHRASE_TRIES_PER_MINUTE = 10  # staff passphrases one network may try in a minute
+MAX_KEY_TRIES_PER_MINUTE = 10  # lecturer links one browser, or one network, may try in a minute
 MAX_ANSWERS_PER_MINUTE = 30  # taps on an answer one browser may make in a minute
 MAX_OPENS_PER_MINUTE = 5  # rooms one browser may open in a minute
-# Rooms opened from one client address in a minute: a department's staff behind one NAT start
+# Rooms opened from one client network in a minute: a department's staff behind one NAT start
 # their lectures at the hour, a few rooms at once and one more after a slip; a script that opens
 # rooms from fresh sessions (196 in 668 s, issue 36) gets 6 a minute, and holds no more than
 # MAX_ROOMS_PER_ADDRESS of them
 MAX_OPENS_PER_ADDRESS = 6
-# Rooms open at once that were opened from one client address: a department teaching parallel
-# sections behind one NAT holds a few (one lecture hall, one room); 10 leaves it room to spare,
-# while one address can hold no more than a twentieth of MAX_ROOMS
+# Rooms open at once that were opened from one client network (a closed room frees its place at
+# once): a department teaching parallel sections behind one NAT holds a few (one lecture hall,
+# one room); 10 leaves it room to spare, while one network holds no more than a twentieth of
+# MAX_ROOMS
 MAX_ROOMS_PER_ADDRESS = 10
 # A room ends sooner than its lifetime when it is idle (no join, answer or change of the
 # lecturer's; a poll is no activity), so a room left open, or opened only to be held, frees its

@@ -93,6 +93,7 @@ class Client:
         for state in widgets:
             msg.rerun_script.widget_states.widgets.append(state)
         self.alerts, self.waited = [], 0.0  # what the page said; when it last said "Waiting"
+        self.texts = []  # its markdown
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         deadline = start + timeout
@@ -108,6 +109,8 @@ class Client:
                     self.buttons[element.button.id.rsplit("-", 1)[-1]] = element.button.id
                 elif what == "alert":
                     self.alerts.append(element.alert.body)
+                elif what == "markdown":
+                    self.texts.append(element.markdown.body)
                 elif what == "progress" and element.progress.text.startswith("Waiting"):
                     self.waited = time.perf_counter() - start
             if kind == "script_finished" and fwd.script_finished in (

@@ -1,6 +1,7 @@
 """Check a deployment of attnviz (deploy/README.md) end to end, through its proxy.
 
     python deploy/check.py https://attnviz.example.org [--insecure] [--timeout 90]
+                           [--passphrase TEXT]
 
 1. ``/api/health`` answers through the proxy, 200 with ``"status": "ok"`` (a replica runs and
    its room store takes changes; its JSON otherwise says what is wrong);
@@ -12,7 +13,9 @@
 5. the room is closed.
 
 It prints each step and ends with OK (exit status 0), or with what failed (exit status 1).
-``--insecure`` accepts a certificate that does not verify (a test certificate). It speaks
+``--insecure`` accepts a certificate that does not verify (a test certificate);
+``--passphrase`` is the staff passphrase when the site asks one (ATTNVIZ_STAFF_PASSPHRASE; by
+default that variable's value in the check's own environment). It speaks
 Streamlit's own protocol over the WebSocket, as a browser tab does (tools/streamlit_client.py):
 no browser is needed on the server.
 """
@@ -20,6 +23,7 @@ no browser is needed on the server.
 import argparse
 import asyncio
 import json
+import os
 import secrets
 import ssl
 import sys
@@ -77,10 +81,20 @@ async def phones_on_two_replicas(base, code, timeout, insecure):
     raise StalledError(f"{MOST_TRIES} phones all reached {replicas}: is there one replica only?")
 
 
-async def check(base, timeout, insecure):
+async def check(base, timeout, insecure, passphrase=""):
     async with Tab(base, "the lecturer", "", timeout, insecure=insecure) as lecturer:
         await lecturer.run_until("the Open-a-room button", widget="cls_open")
-        before = await lecturer.run_until("the room's page", tap="cls_open", widget="cls_ask")
+        strings = None
+        if "cls_passphrase" in lecturer.widgets:  # the site asks for the staff passphrase
+            if not passphrase:
+                raise StalledError(
+                    "the site asks for the staff passphrase to open a room: give it with "
+                    "--passphrase (or ATTNVIZ_STAFF_PASSPHRASE in this shell)"
+                )
+            strings = {"cls_passphrase": passphrase}
+        before = await lecturer.run_until(
+            "the room's page", tap="cls_open", widget="cls_ask", strings=strings
+        )
         code = lecturer.shown(before, "# ")[1][2:].strip()
         await lecturer.run_until("the Reveal button", tap="cls_ask", widget="cls_reveal")
         print(f"2. room {code} opened on {lecturer.replica or 'a replica'}, a question asked")
@@ -108,6 +122,11 @@ def main():
     parser.add_argument("base", help="the address phones open, e.g. https://attnviz.example.org")
     parser.add_argument("--insecure", action="store_true", help="accept any certificate")
     parser.add_argument("--timeout", type=float, default=90.0, help="longest wait (s)")
+    parser.add_argument(
+        "--passphrase",
+        default=os.environ.get("ATTNVIZ_STAFF_PASSPHRASE", ""),
+        help="the staff passphrase, when the site asks one to open a room",
+    )
     args = parser.parse_args()
     base = args.base.rstrip("/")
     context = ssl._create_unverified_context() if args.insecure else None
@@ -121,7 +140,7 @@ def main():
     store = answer["store"]
     print(f"1. {base}/api/health: ok (the room store: {store['kind']}, {store['detail']})")
     try:
-        replicas = asyncio.run(check(base, args.timeout, args.insecure))
+        replicas = asyncio.run(check(base, args.timeout, args.insecure, args.passphrase))
     except (StalledError, OSError) as exc:
         sys.exit(f"FAILED: {exc}")
     print(f"OK: answers from {' and '.join(str(r) for r in replicas)} met in one room")

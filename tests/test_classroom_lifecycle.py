@@ -10,7 +10,7 @@ import pytest
 
 from attnviz import limits
 from attnviz.classroom import MemoryStore, RoomError, RoomNotFoundError, WrongKeyError
-from attnviz.classroom import store as store_module
+from attnviz.classroom import memory_store as store_module
 from attnviz.classroom.lifecycle import ENDED, NEXT, ended_reason
 from attnviz.classroom.redis_store import RedisStore
 from tests import test_classroom_store as contract

@@ -102,7 +102,7 @@ def test_a_refused_write_is_said_on_both_sides_and_loses_nothing(url, refusal, w
             lambda: store.close(room.code, key),
         ]
         attempts += [  # past the rate limit's count, which is refused first: the scripts
-            lambda: store._add_student(room, "newcomer"),
+            lambda: store._add_student(room, "newcomer", 500, "network", 120),
             lambda: store._set_answer(room, "s3", 1),
             lambda: store._set_answer(room, "s1", 2),  # would move a count: refused whole
             lambda: store._set_sketch(sketching, "s1", (1, 5, 0, 0, 0, 0)),

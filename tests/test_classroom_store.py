@@ -23,6 +23,7 @@ from attnviz.classroom import (
     WrongKeyError,
     bounds,
     make_store,
+    memory_store,
     redis_store,
 )
 from attnviz.classroom.redis_store import RedisStore
@@ -172,8 +173,8 @@ def test_a_room_ends_after_its_lifetime(store, clock):
 
 def test_a_full_room_says_so(store):
     room, _ = asked(store)
-    for k in range(limits.MAX_ROOM_STUDENTS):
-        store.join(room.code, f"s{k}")
+    for k in range(limits.MAX_ROOM_STUDENTS):  # 250 networks: no burst from one
+        store.join(room.code, f"s{k}", f"10.0.{k % 250}.{k // 250}")
     store.join(room.code, "s0")  # a student already in may come back
     with pytest.raises(RoomFullError, match=f"full: it has {limits.MAX_ROOM_STUDENTS} students"):
         store.join(room.code, "one-too-many")
@@ -211,26 +212,31 @@ def test_guessing_codes_is_slowed(store, clock):
     for k in range(limits.MAX_JOINS_PER_MINUTE):
         with pytest.raises(RoomNotFoundError):
             store.join("ABCDE" + CODE_ALPHABET[k], "guesser")
-    with pytest.raises(RateLimitedError, match="attempts to join"):
+    with pytest.raises(RateLimitedError, match="no room from this browser: at most 10 a minute"):
         store.join("ABCDEF", "guesser")
     room, _ = asked(store)
     store.join(room.code, "honest")  # another session is not held up
+    store.join(room.code, "guesser")  # and a right code joins, even after the misses
 
 
-def test_guessing_codes_is_slowed_per_address(store, clock):
-    """A guesser with a new browser id on every try is held by its address; a right code from
-    another address, and the same network's first wrong codes, are not."""
+def test_misses_are_counted_per_network_and_a_right_code_always_joins(store, clock):
+    """A guesser with a new browser id on every try is held by its network (its /24): its
+    misses past MAX_CODE_GUESSES_PER_ADDRESS say so; a classmate behind the same NAT with the
+    right code joins, and so does a student already in the room, coming back."""
     clock.now = (clock.now // 60 + 1) * 60
     room, _ = asked(store)
+    store.join(room.code, "in-already", "198.51.100.7")
     for k in range(limits.MAX_CODE_GUESSES_PER_ADDRESS):
         with pytest.raises(RoomNotFoundError):
             code = "ABCD" + CODE_ALPHABET[k // 30] + CODE_ALPHABET[k % 30]
-            store.join(code, f"guesser{k}", "198.51.100.7")
-    with pytest.raises(RateLimitedError, match="from this network"):
-        store.join(room.code, "guesser-next", "198.51.100.7")  # even a right code, now
-    store.join(room.code, "student", "203.0.113.9")
-    clock.now += 60
-    store.join(room.code, "guesser-next", "198.51.100.7")  # a minute later
+            store.join(code, f"guesser{k}", f"198.51.100.{k % 200}")
+    with pytest.raises(RateLimitedError, match="no room from this network: at most 60 a minute"):
+        store.join("ABCDEF", "guesser-next", "198.51.100.250")  # the same /24
+    store.join(room.code, "classmate", "198.51.100.7")  # the right code: in at once
+    store.join(room.code, "in-already", "198.51.100.7")
+    with pytest.raises(RoomNotFoundError):
+        store.join("ABCDEF", "elsewhere", "198.51.101.7")  # another /24: a plain miss
+    assert store.tally(room.code).students == 2
 
 
 def test_one_browser_is_one_vote_and_a_class_behind_one_address_all_count(store, clock):
@@ -274,11 +280,11 @@ def test_the_lecturers_browser_holds_the_room(make_shared, clock):
 
 def test_a_lecturer_link_works_once(store, clock):
     room, key = asked(store)  # opened by the browser "lecturer"
-    fresh = store.take_link(room.code, key, "projector-pc", "192.0.2.1")
+    fresh = store.take_link(room.code, key, "projector-pc", "198.51.100.1")
     assert fresh != key and store.held("projector-pc") == (room.code, fresh)
     assert store.held("lecturer") is None  # the controls moved with the link
     with pytest.raises(WrongKeyError, match="works once"):
-        store.take_link(room.code, key, "someone", "192.0.2.2")  # the spent link
+        store.take_link(room.code, key, "someone", "203.0.113.2")  # the spent link
     with pytest.raises(WrongKeyError):
         store.reveal(room.code, key)
     store.reveal(room.code, fresh)
@@ -292,11 +298,16 @@ def test_a_lecturer_link_works_once(store, clock):
 
 
 def test_rooms_are_bounded(store, clock):
-    """MAX_ROOMS as it is, from as many addresses: the lecturer is told when the next frees."""
+    """MAX_ROOMS open, each with students, from as many networks: the lecturer is told when the
+    next frees; ended rooms make room."""
     for k in range(limits.MAX_ROOMS):
-        store.open(EXAMPLE, f"lecturer{k}", f"10.0.{k // 100}.{k % 100}")
+        room, _ = store.open(EXAMPLE, f"lecturer{k}", f"10.{k // 100}.{k % 100}.1")
+        store.join(room.code, f"s{k}")
     clock.now += 60
-    said = f"{limits.MAX_ROOMS} open rooms, the most it keeps: the next frees in about 14 minutes"
+    said = (
+        f"{limits.MAX_ROOMS} open rooms, the most it keeps, and each has students: the next "
+        "frees in about 59 minutes if it stays idle"
+    )
     with pytest.raises(TooManyRoomsError, match=said):
         store.open(EXAMPLE, "one-more", "192.0.2.1")
     clock.now += limits.ROOM_LIFETIME_SECONDS + 1
@@ -308,18 +319,23 @@ def test_idle_rooms_free_the_cap_and_the_next_to_free_is_said(store, clock, monk
     next room frees, its idle end (only as far as known) beside its lifetime's, certain."""
     monkeypatch.setattr(bounds, "MAX_ROOMS", 4)
     monkeypatch.setattr(redis_store, "MAX_ROOMS", 4)
+    monkeypatch.setattr(memory_store, "MAX_ROOMS", 4)
     first = clock.now
     codes = [store.open(EXAMPLE, f"lecturer{k}", f"192.0.2.{k}")[0].code for k in range(4)]
+    for code in codes:
+        store.join(code, "s1")  # each in use: none ends to make room
     clock.now += 5 * 60
-    store.join(codes[0], "s1")  # someone is in the first: it stays an hour more
+    store.join(codes[0], "s1")  # the first stays an hour more
     said = (
-        r"already has 4 open rooms, the most it keeps: the next frees in about 10 minutes if it "
-        r"stays idle, and in about 4 hours at the latest\. Try again then\."
+        r"already has 4 open rooms, the most it keeps, and each has students: the next frees in "
+        r"about 55 minutes if it stays idle, and in about 4 hours at the latest\. Try again then\."
     )
     with pytest.raises(TooManyRoomsError, match=said):
         store.open(EXAMPLE, "late", "198.51.100.1")
-    clock.now += 10 * 60  # the three that nobody joined end, idle for 15 minutes
+    clock.now += 55 * 60  # the three others end, idle for an hour
     codes[1:] = [store.open(EXAMPLE, f"late{k}", f"198.51.100.{k}")[0].code for k in range(3)]
+    for code in codes[1:]:
+        store.join(code, "s1")
     with pytest.raises(TooManyRoomsError, match="4 open rooms"):
         store.open(EXAMPLE, "later", "198.51.100.9")
     last = first + limits.ROOM_LIFETIME_SECONDS - 5 * 60  # the first room's last 5 minutes
@@ -546,10 +562,9 @@ def test_sketches_end_with_the_room(store, clock):
     clock.now += limits.ROOM_LIFETIME_SECONDS + 1
     with pytest.raises(RoomNotFoundError):
         store.sketches(room.code)
-    if isinstance(store, MemoryStore):  # an ended room's sketches go with the next sketch
-        later, _ = sketched(store)
-        store.answer_sketch(later.code, "s1", (1, 0, 0, 0, 0, 0))
-        assert room.code not in store._sketches
+    if isinstance(store, MemoryStore):  # an ended room's sketches go with the next change
+        sketched(store)
+        assert store._rooms[room.code].sketches == (None, {})  # the ended room's record only
 
 
 def test_replicas_share_the_sketches(make_shared, clock):

@@ -159,11 +159,11 @@ class Tab:
                 ) from None
         return True
 
-    async def run(self, tap=None, ints=None):
+    async def run(self, tap=None, ints=None, strings=None):
         """Send a full run, tapping the button ``tap`` (a widget key) if given, and setting the
-        whole-number widgets ``ints`` ({key: value}, e.g. a number input); the number of texts
-        received before it (for ``shown``)."""
-        for key in [tap] * (tap is not None) + list(ints or {}):
+        whole-number widgets ``ints`` ({key: value}, e.g. a number input) and the text widgets
+        ``strings`` ({key: text}); the number of texts received before it (for ``shown``)."""
+        for key in [tap] * (tap is not None) + list(ints or {}) + list(strings or {}):
             if key not in self.widgets:
                 raise StalledError(f"{self.name} has no widget {key!r}: {self._said()}")
         msg = self._msg()
@@ -173,15 +173,19 @@ class Tab:
         for key, value in (ints or {}).items():
             state = msg.rerun_script.widget_states.widgets.add()
             state.id, state.int_value = self.widgets[key], value
+        for key, value in (strings or {}).items():
+            state = msg.rerun_script.widget_states.widgets.add()
+            state.id, state.string_value = self.widgets[key], value
         before = len(self.texts)
         await self.ws.send(msg.SerializeToString())
         return before
 
-    async def run_until(self, what, tap=None, widget=None, starts=None):
-        """A run (tapping ``tap``), then wait for a widget key starting with ``widget`` or a
-        text starting with ``starts``; the number of texts received before the run. A tap not
-        acknowledged after RETAP_SECONDS is tapped again, as a student would (``retaps``)."""
-        before = await self.run(tap)
+    async def run_until(self, what, tap=None, widget=None, starts=None, strings=None):
+        """A run (tapping ``tap``, with the text widgets ``strings``), then wait for a widget
+        key starting with ``widget`` or a text starting with ``starts``; the number of texts
+        received before the run. A tap not acknowledged after RETAP_SECONDS is tapped again,
+        as a student would (``retaps``)."""
+        before = await self.run(tap, strings=strings)
         if widget is not None:
             done = lambda: any(k.startswith(widget) for k in self.widgets)  # noqa: E731
         else:
@@ -191,6 +195,6 @@ class Tab:
             if await self.until(done, what, within=RETAP_SECONDS):
                 return before
             self.retaps += 1
-            await self.run(tap)
+            await self.run(tap, strings=strings)
         await self.until(done, what)
         return before

@@ -1,7 +1,8 @@
 """The live classroom, without Streamlit: rooms a lecturer opens and students join.
 
     room.py         a Room (code, key digest, pushed example, question, phase, version), errors
-    store.py        RoomStore, the rules over any backend, and MemoryStore (in process)
+    store.py        RoomStore, the rules over any backend (joins.py, lecturers.py, ...)
+    memory_store.py MemoryStore, one record a room in this process (the default)
     redis_store.py  RedisStore, for several replicas (ATTNVIZ_REDIS_URL)
     questions.py    the room's question: the Predict-then-reveal bank on the pushed example
     screens.py      what the projector and a phone show in each phase (sections.py: its parts,
@@ -12,6 +13,8 @@
 
 import os
 
+from attnviz.classroom.lecturers import PASSPHRASE_VARIABLE
+from attnviz.classroom.memory_store import MemoryStore
 from attnviz.classroom.room import (
     CODE_ALPHABET,
     CODE_LENGTH,
@@ -22,6 +25,7 @@ from attnviz.classroom.room import (
     RoomClosedError,
     RoomError,
     RoomFullError,
+    RoomLockedError,
     RoomNotFoundError,
     StoreRefusedError,
     StoreUnavailableError,
@@ -29,30 +33,33 @@ from attnviz.classroom.room import (
     WrongKeyError,
     normal_code,
 )
-from attnviz.classroom.store import MemoryStore, RoomStore, Tally
+from attnviz.classroom.store import RoomStore, Tally
 
 REDIS_URL_VARIABLE = "ATTNVIZ_REDIS_URL"
 
 
 def make_store(environ=None):
     """A RedisStore on ``ATTNVIZ_REDIS_URL`` when it is set (signed with ``ATTNVIZ_SECRET``),
-    else a MemoryStore. A malformed URL, or no secret, raises StoreUnavailableError (the page
-    says so)."""
+    else a MemoryStore; "Open a room" asks for ``ATTNVIZ_STAFF_PASSPHRASE`` when it is set. A
+    malformed URL, or no secret, raises StoreUnavailableError (the page says so)."""
     environ = os.environ if environ is None else environ
     url = environ.get(REDIS_URL_VARIABLE, "").strip()
     if not url:
-        return MemoryStore()
-    from attnviz.classroom.redis_store import RedisStore  # redis is needed only here
+        store = MemoryStore()
+    else:
+        from attnviz.classroom.redis_store import RedisStore  # redis is needed only here
 
-    try:
-        return RedisStore(url, secret=environ.get("ATTNVIZ_SECRET", ""))
-    except StoreUnavailableError:
-        raise  # no secret: its own sentence
-    except ValueError as exc:
-        raise StoreUnavailableError(
-            f"{REDIS_URL_VARIABLE} is not a Redis URL (redis://host:port/db): the classroom "
-            f"cannot start. {LESSONS_UNAFFECTED}"
-        ) from exc
+        try:
+            store = RedisStore(url, secret=environ.get("ATTNVIZ_SECRET", ""))
+        except StoreUnavailableError:
+            raise  # no secret: its own sentence
+        except ValueError as exc:
+            raise StoreUnavailableError(
+                f"{REDIS_URL_VARIABLE} is not a Redis URL (redis://host:port/db): the classroom "
+                f"cannot start. {LESSONS_UNAFFECTED}"
+            ) from exc
+    store.staff_passphrase = environ.get(PASSPHRASE_VARIABLE, "").strip()
+    return store
 
 
 __all__ = [
@@ -66,6 +73,7 @@ __all__ = [
     "RoomClosedError",
     "RoomError",
     "RoomFullError",
+    "RoomLockedError",
     "RoomNotFoundError",
     "RoomStore",
     "StoreRefusedError",

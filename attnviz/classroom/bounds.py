@@ -18,15 +18,24 @@ idleness is computed from those timestamps against the store's clock, never left
     ends(room, active, joined)           when it ends if nothing more happens in it
     check_caps(everyone, owned, now, where)   TooManyRoomsError, in words with when the next
                                          room frees, at MAX_ROOMS or MAX_ROOMS_PER_ADDRESS
-    owner_of(address)                    the name under which an address's rooms are counted
+    oldest_unjoined(rooms)               the room that ends to make room when the store is
+                                         full: nobody joined it, its network holds the most
+    network_of(address)                  the network every per-address limit counts
+    owner_of(address)                    the name under which a network's rooms are counted
+
+A closed room and a room ended early count against no cap: only open rooms do.
 """
 
 import hashlib
+import ipaddress
 import math
+from collections import Counter
 from dataclasses import replace
 
 from attnviz.classroom.room import TooManyRoomsError
 from attnviz.limits import (
+    IPV4_NETWORK_BITS,
+    IPV6_NETWORK_BITS,
     MAX_ROOMS,
     MAX_ROOMS_PER_ADDRESS,
     ROOM_IDLE_EMPTY_SECONDS,
@@ -62,10 +71,40 @@ def as_now(room, active, joined, now):
     return room
 
 
+def network_of(address):
+    """The network of client ``address`` (text) that the per-address limits count: its IPv4
+    /IPV4_NETWORK_BITS or IPv6 /IPV6_NETWORK_BITS ("198.51.100.0/24", "2001:db8:1:2::/64"; an
+    IPv4-mapped IPv6 address as IPv4), so one client cannot count as many by changing the last
+    bits of its address; text that is no address ("this machine") as it is."""
+    text = str(address).strip()
+    try:
+        ip = ipaddress.ip_address(text.split("%")[0])
+    except ValueError:
+        return text[:64]
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.version == 4:
+        return str(ipaddress.IPv4Network((int(ip), IPV4_NETWORK_BITS), strict=False))
+    return str(ipaddress.IPv6Network((int(ip), IPV6_NETWORK_BITS), strict=False))
+
+
 def owner_of(address):
-    """The name under which rooms opened from ``address`` are counted: a digest, so the store
-    keeps no client address for the hours a room lasts."""
-    return hashlib.sha256(str(address).encode("utf-8", "replace")).hexdigest()[:24]
+    """The name under which rooms opened from ``address``'s network are counted: a digest, so
+    the store keeps no client address for the hours a room lasts."""
+    digest = hashlib.sha256(network_of(address).encode("utf-8", "replace"))
+    return digest.hexdigest()[:24]
+
+
+def oldest_unjoined(rooms):
+    """The code of the room that ends first when the store is full: the oldest that nobody has
+    joined, of the network that holds the most open rooms (a flood's, never a lone lecturer's
+    while a flood holds more), from ``rooms`` [(code, when it opened, whether anyone joined,
+    its owner)]; None when every room has students (the lecturer is then refused, told when
+    the next frees)."""
+    rooms = list(rooms)
+    held = Counter(owner for *_, owner in rooms)
+    waiting = [(-held[owner], opened, code) for code, opened, joined, owner in rooms if not joined]
+    return min(waiting)[2] if waiting else None
 
 
 def _in_words(seconds):
@@ -93,17 +132,18 @@ def next_frees(rooms, now):
 
 
 def check_caps(everyone, owned, now, where="This server"):
-    """Raise TooManyRoomsError when the open rooms ``everyone`` number MAX_ROOMS, or those
-    opened from the lecturer's address ``owned`` number MAX_ROOMS_PER_ADDRESS; each a list of
-    (when it ends if idle, when its lifetime ends), which a backend may leave empty when it
-    knows the count to be under its cap. ``where``: the store, in words."""
-    if len(everyone) >= MAX_ROOMS:
-        raise TooManyRoomsError(
-            f"{where} already has {MAX_ROOMS} open rooms, the most it keeps: "
-            f"{next_frees(everyone, now)}. Try again then."
-        )
+    """Raise TooManyRoomsError when the rooms opened from the lecturer's network ``owned``
+    number MAX_ROOMS_PER_ADDRESS, or the open rooms ``everyone`` MAX_ROOMS (a backend first
+    ends the ``oldest_unjoined`` room, and leaves it out); each a list of (when it ends if
+    idle, when its lifetime ends), which a backend may leave empty when it knows the count to
+    be under its cap. ``where``: the store, in words."""
     if len(owned) >= MAX_ROOMS_PER_ADDRESS:
         raise TooManyRoomsError(
             f"{MAX_ROOMS_PER_ADDRESS} rooms opened from your network are open now, the most one "
-            f"network may hold at once: {next_frees(owned, now)}. Try again then."
+            f"network may hold at once: {next_frees(owned, now)}. Close one, or try again then."
+        )
+    if len(everyone) >= MAX_ROOMS:
+        raise TooManyRoomsError(
+            f"{where} already has {MAX_ROOMS} open rooms, the most it keeps, and each has "
+            f"students: {next_frees(everyone, now)}. Try again then."
         )

@@ -1,4 +1,4 @@
-"""Which browser is a room's lecturer, a one-time lecturer link, and the limits on guessing. A
+"""Which browser is a room's lecturer, a one-time lecturer link, and the staff passphrase. A
 mixin of ``store.RoomStore``; no Streamlit.
 
     store.held(browser)                   -> (code, key) of the room this browser's lecturer
@@ -13,42 +13,57 @@ mixin of ``store.RoomStore``; no Streamlit.
                                              its slides to the room
     store.check_key(code, key, address)   -> the room, when ``key`` is its lecturer's (the
                                              credential's hand-over, attnviz/web/lecturer.py)
-    store.check_guesses(address)          before a room code is looked up for a join
+    store.check_passphrase(typed, network) before a room opens, when the store has a
+                                             ``staff_passphrase`` (ATTNVIZ_STAFF_PASSPHRASE)
 
 Who holds a room's controls: where the App's routes are served, the lecturer's own cookie
 (classroom/credential.py: HttpOnly, it names the room and holds its key), and the store keeps
-no key of it. Where they are not (AppTest, a host that runs app.py as a plain script), the
-store's record of what the browser's id (ui/visitor.py) holds, as before the App: ``hold``. A
-browser holds at most one room: the last it opened, reopened or took with the lecturer link.
-A lecturer link, once used, is spent: the history of the browser that opened it, and the
-Referer of its first requests, keep a key that opens nothing. The lecturer's page shows the
-new link. A deck's trust is kept under the key's digest: never the key.
+nothing of it under the browser's id. Where they are not (AppTest, a host that runs app.py as a
+plain script), the store's record of what the browser's id (ui/visitor.py) holds, as before
+the App: ``hold``. A browser holds at most one room: the last it opened, reopened or took with
+the lecturer link. A lecturer link, once used, is spent: the history of the browser that opened
+it, and the Referer of its first requests, keep a key that opens nothing. The lecturer's page
+shows the new link.
+
+No store keeps a lecturer key: a room keeps its digest, what a browser holds keeps a random
+nonce from which only a replica, with the store's secret, makes the key (room.derived_key), and
+a deck's trust is kept under the key's digest. A copy of Redis's data (its append-only file, a
+backup) changes no room.
 """
 
+import hmac
 import json
 
+from attnviz.classroom.bounds import owner_of
 from attnviz.classroom.lifecycle import kept_until
 from attnviz.classroom.room import (
     RateLimitedError,
     RoomError,
     WrongKeyError,
+    derived_key,
     key_digest,
     new_key,
 )
-from attnviz.limits import (
-    MAX_CODE_GUESSES_PER_ADDRESS,
-    MAX_KEY_TRIES_PER_MINUTE,
-)
+from attnviz.limits import MAX_KEY_TRIES_PER_MINUTE, MAX_PASSPHRASE_TRIES_PER_MINUTE
+
+PASSPHRASE_VARIABLE = "ATTNVIZ_STAFF_PASSPHRASE"
 
 
 class Lecturers:
-    """The rules, over a backend's ``_held``, ``_set_held`` (store.RoomStore documents them)
-    and the rate buckets."""
+    """The rules, over a backend's ``_held``, ``_set_held`` (store.RoomStore documents them),
+    its ``_secret`` and the rate buckets."""
 
-    def hold(self, room, key, browser):
-        """Let ``browser`` hold ``room`` (as lecturer, with ``key``) until its record ends:
-        where the App's routes are not served (the module's docstring)."""
-        value = json.dumps({"code": room.code, "key": key})
+    staff_passphrase = ""  # "": anyone may open a room; else "Open a room" asks for it
+
+    def minted_key(self):
+        """(a new lecturer key, the nonce it is made from: room.derived_key)."""
+        nonce = new_key()
+        return derived_key(self._secret, nonce), nonce
+
+    def hold(self, room, nonce, browser):
+        """Let ``browser`` hold ``room`` (as lecturer, with the key of ``nonce``) until its
+        record ends: where the App's routes are not served (the module's docstring)."""
+        value = json.dumps({"code": room.code, "nonce": nonce})
         self._set_held(str(browser), value, kept_until(room))
 
     def _held_record(self, browser):
@@ -58,10 +73,10 @@ class Lecturers:
             return None
         try:
             data = json.loads(text)
-            code, key = str(data["code"]), str(data["key"])
+            code, nonce = str(data["code"]), str(data["nonce"])
         except (ValueError, KeyError, TypeError):
             return None
-        room = self.record(code)  # None once its record is no longer kept
+        room, key = self.record(code), derived_key(self._secret, nonce)  # None once not kept
         return (room, key) if room is not None and room.key_matches(key) else None
 
     def held(self, browser):
@@ -75,25 +90,23 @@ class Lecturers:
 
     def take_link(self, code, key, browser, address, hold=True):
         """A lecturer link (``code``, ``key``) opened in ``browser`` from ``address``: the
-        room's new key (a closed room keeps its key), which ``browser`` holds when ``hold``
-        (else the lecturer's cookie will). Tries are limited per browser and per address; a
-        wrong key raises WrongKeyError."""
-        for who in (f"browser:{browser}", f"address:{address}"):
+        room's new key, which ``browser`` holds when ``hold`` (else the lecturer's cookie
+        will). Tries are limited per browser and per address; a wrong key raises
+        WrongKeyError."""
+        for who in (f"browser:{browser}", f"address:{owner_of(address)}"):
             self.limit(f"key:{who}", MAX_KEY_TRIES_PER_MINUTE, "lecturer links tried")
         room = self.room(code)
         if not room.key_matches(key):
             raise WrongKeyError(
                 f"The link's key is not the lecturer's key of room {room.code} (a lecturer "
-                "link works once: the lecturer's page shows the current one). You can join "
-                "the room as a student."
+                "link works once: the lecturer's page shows the current one). To take part "
+                "as a student, join with the room's code."
             )
-        if not room.closed:
-            fresh = new_key()
-            room = self._change(room.code, key, lambda r: r.changed(key_digest=key_digest(fresh)))
-            key = fresh
+        fresh, nonce = self.minted_key()  # a closed room, too: its link is spent
+        room = self._update(room.code, lambda r: r.changed(key_digest=key_digest(fresh)))
         if hold:
-            self.hold(room, key, browser)
-        return key
+            self.hold(room, nonce, browser)
+        return fresh
 
     def trust_deck(self, code, key, deck):
         """The holder of room ``code``'s lecturer ``key`` confirmed that lecture deck ``deck``
@@ -117,10 +130,11 @@ class Lecturers:
 
     def check_key(self, code, key, address):
         """Room ``code`` (open or closed) when ``key`` is its lecturer's key; else
-        WrongKeyError (or the store's not-found error), counted against ``address``, which is
-        refused (RateLimitedError) after MAX_KEY_TRIES_PER_MINUTE such misses in a minute, for
-        the rest of the minute. Only misses count: a lecturer's own hand-overs never do."""
-        bucket = f"key-miss:{address}"
+        WrongKeyError (or the store's not-found error), counted against the network of
+        ``address``, which is refused (RateLimitedError) after MAX_KEY_TRIES_PER_MINUTE such
+        misses in a minute, for the rest of the minute. Only misses count: a lecturer's own
+        hand-overs never do."""
+        bucket = f"key-miss:{owner_of(address)}"
         if self._peek(bucket) >= MAX_KEY_TRIES_PER_MINUTE:
             raise RateLimitedError(
                 f"Too many wrong lecturer keys from your network: at most "
@@ -136,16 +150,15 @@ class Lecturers:
             raise WrongKeyError(f"That is not the lecturer's key of room {room.code}.")
         return room
 
-    def check_guesses(self, address):
-        """Raise RateLimitedError when ``address`` has tried MAX_CODE_GUESSES_PER_ADDRESS room
-        codes that were no room in this minute (``count_guess`` counts them)."""
-        if self._peek(f"guess:{address}") >= MAX_CODE_GUESSES_PER_ADDRESS:
-            raise RateLimitedError(
-                f"Too many room codes that were no room from this network: at most "
-                f"{MAX_CODE_GUESSES_PER_ADDRESS} a minute. Check the code on the projector, "
-                "wait a minute, then try again."
+    def check_passphrase(self, typed, address):
+        """Nothing when the store asks no staff passphrase, or ``typed`` is it; else
+        WrongKeyError (tries limited per network of ``address``)."""
+        if not self.staff_passphrase:
+            return
+        most, bucket = MAX_PASSPHRASE_TRIES_PER_MINUTE, f"staff:{owner_of(address)}"
+        self.limit(bucket, most, "staff passphrases tried", "your network")
+        if not hmac.compare_digest(key_digest(typed or ""), key_digest(self.staff_passphrase)):
+            raise WrongKeyError(
+                "Opening a room on this server takes the staff passphrase that its "
+                "administrator set, and the passphrase given is not it."
             )
-
-    def count_guess(self, address):
-        """Count a room code from ``address`` that was no room."""
-        self._hit(f"guess:{address}")

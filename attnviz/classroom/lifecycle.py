@@ -32,6 +32,7 @@ from attnviz.classroom.room import (
 )
 from attnviz.limits import (
     ENDED_ROOM_KEEP_SECONDS,
+    MAX_ROOMS,
     PHONE_SEEN_SECONDS,
     ROOM_IDLE_EMPTY_SECONDS,
     ROOM_LIFETIME_SECONDS,
@@ -77,7 +78,9 @@ class Lifecycle:
             )
         if not old.closed and old.expires > self.clock():
             raise RoomError(f"Room {old.code} is still open: close it before reopening it.")
-        room, new_key = self.open(old.settings_query, sid, address, hold=hold)
+        # its lecturer's key stands for the staff passphrase: they opened the room before
+        passphrase = self.staff_passphrase
+        room, new_key = self.open(old.settings_query, sid, address, passphrase, hold=hold)
         if old.kind is not None:
             room = self.push_question(room.code, new_key, old.quiz_seed, old.kind, old.n_options)
         self._set_successor(old, room.code)
@@ -116,6 +119,12 @@ def ended_reason(record, joined, in_process):
     if record is not None:
         if record.closed:
             return f"Room {record.code} has ended: the lecturer closed it."
+        if record.evicted:
+            return (
+                f"Room {record.code} has ended: the server's rooms were all taken ({MAX_ROOMS} "
+                "open), and then a room that nobody has joined ends to make room for another "
+                "lecturer's (the oldest, of the network that holds the most rooms)."
+            )
         if record.idle_minutes:
             idle = f"Room {record.code} has ended: it was idle for {record.idle_minutes} minutes"
             if record.idle_minutes * 60 == ROOM_IDLE_EMPTY_SECONDS:

@@ -196,73 +196,68 @@ def lost_minute(room, now):
 
 
 class MemoryPeer:
-    """The in-process store's primitives for rounds (mixed into MemoryStore: its ``_lock``,
-    ``_rooms``, ``_students`` and ``_answers`` {code: (question_no, {round_no: {sid: a}})})."""
-
-    def _peer_tables(self):
-        """The tables a room keeps here (purged with it): made on first use."""
-        if not hasattr(self, "_confidence"):
-            self._confidence = {}  # code -> (question_no, {round_no: {sid: level}})
-            self._lost_at = {}  # code -> {sid: last counted tap}
-            self._lost_min = {}  # code -> {minute: taps}
-            self._kept = {}  # code -> {question_no: record text}
-        return (self._confidence, self._lost_at, self._lost_min, self._kept)
+    """The in-process store's primitives for rounds (mixed into memory_store.MemoryStore: its
+    ``_lock`` and ``_rooms`` {code: Kept}, whose ``answers``, ``confidence``, ``lost_at``,
+    ``lost_min`` and ``report`` these read and write)."""
 
     def _round_answers(self, room, round_no):
         with self._lock:
-            question_no, by_round = self._answers.get(room.code, (None, {}))
+            kept = self._rooms.get(room.code)
+            question_no, by_round = (None, {}) if kept is None else kept.answers
             return dict(by_round.get(round_no, {})) if question_no == room.question_no else {}
 
     def _set_confidence(self, room, sid, level):
-        confidence = self._peer_tables()[0]
         r = room.peer.round_no
         with self._lock:
-            question_no, by_round = self._answers.get(room.code, (None, {}))
+            kept = self._rooms.get(room.code)
+            if kept is None:
+                return False
+            question_no, by_round = kept.answers
             if question_no != room.question_no or sid not in by_round.get(r, {}):
                 return False
-            number, levels = confidence.get(room.code, (None, {}))
+            number, levels = kept.confidence
             if number != room.question_no:
                 levels = {}
             levels.setdefault(r, {})[sid] = level
-            confidence[room.code] = (room.question_no, levels)
+            kept.confidence = (room.question_no, levels)
             return True
 
     def _confidences(self, room, round_no):
-        confidence = self._peer_tables()[0]
         with self._lock:
-            number, levels = confidence.get(room.code, (None, {}))
+            kept = self._rooms.get(room.code)
+            number, levels = (None, {}) if kept is None else kept.confidence
             return dict(levels.get(round_no, {})) if number == room.question_no else {}
 
     def _lost(self, room, sid, now):
-        _, lost_at, lost_min, _ = self._peer_tables()
         with self._lock:
-            if sid not in self._students.get(room.code, ()):
+            kept = self._rooms.get(room.code)
+            if kept is None or sid not in kept.students:
                 raise NotAnsweringError("Join the room first.")
-            last = lost_at.setdefault(room.code, {}).get(sid)
+            last = kept.lost_at.get(sid)
             if last is not None and now - last < LOST_COOLDOWN_SECONDS:
                 return False
-            lost_at[room.code][sid] = now
-            minutes = lost_min.setdefault(room.code, {})
+            kept.lost_at[sid] = now
             minute = lost_minute(room, now)
-            minutes[minute] = minutes.get(minute, 0) + 1
+            kept.lost_min[minute] = kept.lost_min.get(minute, 0) + 1
             return True
 
     def _lost_since(self, room, since):
-        lost_at = self._peer_tables()[1]
         with self._lock:
-            return sum(1 for t in lost_at.get(room.code, {}).values() if t >= since)
+            kept = self._rooms.get(room.code)
+            return 0 if kept is None else sum(1 for t in kept.lost_at.values() if t >= since)
 
     def _lost_minutes(self, room):
-        lost_min = self._peer_tables()[2]
         with self._lock:
-            return dict(lost_min.get(room.code, {}))
+            kept = self._rooms.get(room.code)
+            return {} if kept is None else dict(kept.lost_min)
 
     def _put_record(self, room, question_no, text):
-        kept = self._peer_tables()[3]
         with self._lock:
-            kept.setdefault(room.code, {})[question_no] = text
+            kept = self._rooms.get(room.code)
+            if kept is not None:
+                kept.report[question_no] = text
 
     def _records(self, room):
-        kept = self._peer_tables()[3]
         with self._lock:
-            return dict(kept.get(room.code, {}))
+            kept = self._rooms.get(room.code)
+            return {} if kept is None else dict(kept.report)

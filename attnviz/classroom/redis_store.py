@@ -16,22 +16,27 @@ after its minute):
     room:{code}:answering          the question and round taking answers ("4.2",
                                    rounds.answer_slot); absent otherwise
     room:{code}:students           a set of session ids
+    room:{code}:joins              a sorted set "network|sid" -> when, of the new students of
+                                   the last JOIN_WINDOW_SECONDS (joins.py; network a digest)
     room:{code}:q{n}r{r}:answers   a hash sid -> option: one answer per student per round
     room:{code}:q{n}r{r}:counts    a hash option -> students (HINCRBY)
     room:{code}:q{n}r{r}:confidence, :lost, :lost_minutes, :report   peer_redis.py
     room:{code}:q{n}:sketches      a hash sid -> "0,5,1,2": "sketch the row" (RedisSketches)
     rooms                          a sorted set code -> when its lifetime ends (to bound the
-                                   rooms; a room found ended by idleness leaves it)
-    owner:{digest}                 the same, of the rooms opened from one client address
+                                   rooms: open ones only; a room closed, or ended early, leaves
+                                   it at once, a room found ended by idleness when next read)
+    owner:{digest}                 the same, of the rooms opened from one client network
                                    (bounds.owner_of: a digest, never the address)
     ping                           the health panel's probe write (``ping``), gone in a minute
     rate:{bucket}:{minute}         hits in that minute (INCR)
-    lecturer:{browser}             the room a browser's lecturer holds, JSON (lecturers.py),
-                                   expiring with the room's record
+    lecturer:{browser}             the room a browser's lecturer holds, JSON with the nonce of
+                                   its key, never the key (lecturers.py), expiring with the
+                                   room's record
 
 An answer and a join are each one Lua script, so they are atomic: a new answer moves its
 student's count from the old option to the new one, and only while the question takes answers;
-a join admits at most MAX_ROOM_STUDENTS; each marks the room active in the same script. The
+a join admits a browser already in the room, else at most ``most`` students and a network's
+burst (joins.py); each marks the room active in the same script. The
 lecturer's changes are WATCH/MULTI transactions on the room's key. Every method raises the
 store's own errors in words, never redis's (redis_errors.py): a lost connection
 StoreUnavailableError, a change Redis refuses (out of memory, read-only) StoreRefusedError. A
@@ -39,20 +44,29 @@ refused change changes nothing: Redis refuses a Lua script at its first write an
 MULTI whole, so what is stored is kept.
 """
 
+import contextlib
 import os
+from dataclasses import replace
 
 import redis
 
-from attnviz.classroom.bounds import as_now, check_caps, lifetime_or_idle_end
+from attnviz.classroom.bounds import as_now, check_caps, lifetime_or_idle_end, oldest_unjoined
 from attnviz.classroom.lifecycle import kept_until
 from attnviz.classroom.peer_redis import RedisPeer, question_keys
 from attnviz.classroom.redis_errors import plain_errors
-from attnviz.classroom.room import Room, StoreUnavailableError, not_found
+from attnviz.classroom.room import Room, RoomNotFoundError, StoreUnavailableError, not_found
 from attnviz.classroom.rounds import answer_slot
 from attnviz.classroom.sealed import SECRET_VARIABLE, seal, secret_problem, unseal
-from attnviz.classroom.sketch_store import SET_SKETCH, SketchAnswers, levels_text, read_levels
+from attnviz.classroom.sketch_redis import RedisSketches
 from attnviz.classroom.store import RATE_WINDOW_SECONDS, RoomStore
-from attnviz.limits import MAX_ROOM_STUDENTS, MAX_ROOMS, PHONE_SEEN_SECONDS
+from attnviz.limits import (
+    JOIN_WINDOW_SECONDS,
+    MAX_ROOM_STUDENTS,
+    MAX_ROOMS,
+    MAX_ROOMS_PER_ADDRESS,
+    PHONE_SEEN_SECONDS,
+    ROOM_LIFETIME_SECONDS,
+)
 
 PREFIX = "attnviz:"
 TIMEOUT_SECONDS = 1.0  # a Redis that does not answer in 1 s is treated as unreachable
@@ -73,49 +87,28 @@ return 1
 #     expires, now, the record's end (lifecycle.kept_until)
 
 JOIN = """
-if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then
-  if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-  redis.call('SADD', KEYS[1], ARGV[1])
-  redis.call('EXPIREAT', KEYS[1], ARGV[3])
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then
+  redis.call('SET', KEYS[2], ARGV[4], 'EXAT', ARGV[5])
+  return 1
 end
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+local prefix, n = ARGV[6] .. '|', 0
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. ARGV[8], '+inf')) do
+  if string.sub(member, 1, #prefix) == prefix then n = n + 1 end
+end
+if n >= tonumber(ARGV[7]) then return -2 end
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('EXPIREAT', KEYS[1], ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', ARGV[8])
+redis.call('ZADD', KEYS[4], ARGV[4], prefix .. ARGV[1])
+redis.call('EXPIREAT', KEYS[4], ARGV[3])
 redis.call('SET', KEYS[2], ARGV[4], 'EXAT', ARGV[5])
 redis.call('SET', KEYS[3], '1', 'EXAT', ARGV[5])
-return 1
-"""  # KEYS: students, active, joined; ARGV: sid, most students, expires, now, the record's end
-
-
-class RedisSketches(SketchAnswers):
-    """Sketches in Redis: a hash per question beside its answers (``sketches_key``), which
-    ``RedisStore._update`` deletes with them when the question changes."""
-
-    def sketches_key(self, code, question_no):
-        return self._key(code, f"q{question_no}", "sketches")
-
-    @plain_errors
-    def _set_sketch(self, room, sid, levels):
-        script = self.__dict__.get("_sketch_script")
-        if script is None:
-            script = self._sketch_script = self.r.register_script(SET_SKETCH)
-        keys = [
-            self._key(room.code, "answering"),
-            self.sketches_key(room.code, room.question_no),
-            self._key(room.code, "students"),
-            self._key(room.code, "active"),
-        ]
-        args = [sid, answer_slot(room), levels_text(levels), int(room.expires) + 1]
-        args += [repr(self.clock()), int(kept_until(room)) + 1]
-        return script(keys=keys, args=args) == 1
-
-    @plain_errors
-    def _sketch_of(self, room, sid):
-        value = self.r.hget(self.sketches_key(room.code, room.question_no), sid)
-        return None if value is None else read_levels(value.decode(), room.n_options)
-
-    @plain_errors
-    def _all_sketches(self, room):
-        stored = self.r.hvals(self.sketches_key(room.code, room.question_no))
-        found = (read_levels(value.decode(), room.n_options) for value in stored)
-        return [levels for levels in found if levels is not None]
+return 2
+"""  # KEYS: students, active, joined, joins; ARGV: sid, most students, expires, now, the
+#     record's end, network, burst, the window's start (joins.py: AGAIN 1, JOINED 2, FULL 0,
+#     BURST -2). Its first write is SADD, which Redis refuses when out of memory: a script
+#     that wrote once runs to its end, so nothing may write before it
 
 
 class RedisStore(RedisPeer, RedisSketches, RoomStore):
@@ -181,8 +174,9 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
 
     @plain_errors
     def _open_ends(self, index, now):
-        """(when it ends if idle, when its lifetime ends) of each open room in the sorted set
-        ``index`` (code -> lifetime's end); the rooms ended by idleness leave it."""
+        """(when it ends if idle, when its lifetime ends, code, whether anyone joined) of each
+        open room in the sorted set ``index`` (code -> lifetime's end); the rooms ended by
+        idleness leave it."""
         listed = self.r.zrangebyscore(index, now, "+inf", withscores=True)
         keys = [k for code, _ in listed for k in self._activity(code.decode())]
         stored = self.r.mget(keys) if keys else []
@@ -190,18 +184,44 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
         for k, (code, lifetime) in enumerate(listed):
             joined = stored[2 * k + 1] is not None
             end = lifetime_or_idle_end(lifetime, _seconds(stored[2 * k]), joined)
-            (found if end > now else ended).append((end, lifetime) if end > now else code)
+            if end > now:
+                found.append((end, lifetime, code.decode(), joined))
+            else:
+                ended.append(code)
         if ended:
             self.r.zrem(index, *ended)
         return found
 
     @plain_errors
-    def _create(self, room, owner):
-        now, rooms, owned = self.clock(), PREFIX + "rooms", f"{PREFIX}owner:{owner}"
+    def _owners(self, codes):
+        """The owner (bounds.owner_of) of each room in ``codes``, "" when unreadable."""
+        stored = self.r.mget([self._key(code) for code in codes]) if codes else []
+        rooms = [self._read_room(c, (v, None, None), 0) for c, v in zip(codes, stored, strict=True)]
+        return [room.owner if room is not None else "" for room in rooms]
+
+    def _evict(self, code, now):
+        """End open room ``code`` now, to make room (bounds.oldest_unjoined)."""
+        with contextlib.suppress(RoomNotFoundError):  # it ended meanwhile: room enough
+            self._update(code, lambda r: replace(r, expires=now, evicted=True))
+
+    @plain_errors
+    def _create(self, room):
+        now, rooms, owned = self.clock(), PREFIX + "rooms", f"{PREFIX}owner:{room.owner}"
         for index in (rooms, owned):
             self.r.zremrangebyscore(index, "-inf", now)
-        everyone = self._open_ends(rooms, now) if self.r.zcard(rooms) >= MAX_ROOMS else []
-        check_caps(everyone, self._open_ends(owned, now), now, "The shared store")
+        mine = self._open_ends(owned, now)
+        live = self._open_ends(rooms, now) if self.r.zcard(rooms) >= MAX_ROOMS else []
+        if len(live) >= MAX_ROOMS and len(mine) < MAX_ROOMS_PER_ADDRESS:
+            owners = self._owners([code for _, _, code, _ in live])
+            found = [
+                (code, end - ROOM_LIFETIME_SECONDS, joined, owner)
+                for (_, end, code, joined), owner in zip(live, owners, strict=True)
+            ]
+            victim = oldest_unjoined(found)
+            if victim is not None:  # the store is full: it ends first
+                self._evict(victim, now)
+                live = [entry for entry in live if entry[2] != victim]
+        check_caps([e[:2] for e in live], [e[:2] for e in mine], now, "The shared store")
         keep = int(kept_until(room)) + 1
         record = self._key(room.code)
         if not self.r.set(record, self._sealed(room), nx=True, exat=keep):
@@ -236,6 +256,9 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
                         pipe.set(answering, answer_slot(new), exat=expires)
                     else:
                         pipe.delete(answering)
+                    if new.closed or new.expires <= now:  # it leaves every cap at once
+                        pipe.zrem(PREFIX + "rooms", code)
+                        pipe.zrem(f"{PREFIX}owner:{new.owner}", code)
                     if new.question_no != room.question_no:  # the last answers are not needed
                         pipe.delete(*question_keys(self, code, room.question_no))
                         pipe.delete(self.sketches_key(code, room.question_no))
@@ -245,10 +268,26 @@ class RedisStore(RedisPeer, RedisSketches, RoomStore):
                     continue
 
     @plain_errors
-    def _add_student(self, room, sid):
+    def _add_student(self, room, sid, most, network, burst):
         keys = [self._key(room.code, "students"), *self._activity(room.code)]
-        args = [sid, MAX_ROOM_STUDENTS, int(room.expires) + 1, repr(self.clock())]
-        return bool(self._join(keys=keys, args=[*args, int(kept_until(room)) + 1]))
+        keys.append(self._key(room.code, "joins"))
+        now = self.clock()
+        args = [sid, min(most, MAX_ROOM_STUDENTS), int(room.expires) + 1, repr(now)]
+        args += [int(kept_until(room)) + 1, network, burst, repr(now - JOIN_WINDOW_SECONDS)]
+        return int(self._join(keys=keys, args=args))
+
+    @plain_errors
+    def _joins(self, room, since):
+        stored = self.r.zrangebyscore(self._key(room.code, "joins"), since, "+inf")
+        return [member.decode("utf-8", "replace").split("|", 1)[0] for member in stored]
+
+    @plain_errors
+    def _keep_students(self, room, sids):
+        key = self._key(room.code, "students")
+        gone = [sid for sid in self.r.smembers(key) if sid.decode("utf-8", "replace") not in sids]
+        if gone:
+            self.r.srem(key, *gone)
+        return len(gone)
 
     @plain_errors
     def _n_students(self, room):

@@ -14,10 +14,15 @@ A room is a small frozen value that any store (``memory``, ``redis_store``) keep
     phase        "answering", "locked", "discussing", "revealed" or "closed"
     peer         the question's rounds (peer.Peer: vote, discuss, revote, twin; rounds.py)
     version      bumped on every change: phones poll it and redraw only when it changed
+    owner        the digest of the network that opened it (bounds.owner_of): its rooms' cap
+    locked       True: the room takes no new student (one already in it comes back)
+    class_size   0, or the most students the lecturer lets in (at most MAX_ROOM_STUDENTS)
+    evicted      True: it ended early to make room for a new one while the store was full
     idle_minutes 0, or the minutes without activity after which the room ended (never stored:
                  a store derives it when it reads the room, bounds.as_now)
 """
 
+import base64
 import hashlib
 import hmac
 import json
@@ -26,6 +31,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from attnviz.classroom.peer import Peer
 from attnviz.limits import (
+    MAX_ROOM_STUDENTS,
     MAX_STORED_CHARS,
     ROOM_IDLE_EMPTY_SECONDS,
     ROOM_IDLE_SECONDS,
@@ -58,6 +64,10 @@ class RoomFullError(RoomError):
 
 class WrongKeyError(RoomError):
     """The lecturer's key does not match the room's."""
+
+
+class RoomLockedError(RoomError):
+    """The lecturer locked the room to new students."""
 
 
 class TooManyRoomsError(RoomError):
@@ -101,6 +111,14 @@ def new_key():
     return secrets.token_urlsafe(KEY_BYTES)
 
 
+def derived_key(secret, nonce):
+    """The lecturer key that ``nonce`` (text) gives with the store's ``secret``: a store keeps
+    the nonce of the room a browser holds (lecturers.py), never the key, and only a replica,
+    which has the secret, can make the key from it. URL-safe text of KEY_BYTES bytes."""
+    mac = hmac.new(str(secret).encode(), f"lecturer-key:{nonce}".encode(), hashlib.sha256)
+    return base64.urlsafe_b64encode(mac.digest()[:KEY_BYTES]).decode("ascii")
+
+
 def key_digest(key):
     """The sha256 hex digest of ``key`` (what a room stores instead of the key)."""
     return hashlib.sha256(str(key).encode("utf-8", "replace")).hexdigest()
@@ -138,6 +156,10 @@ class Room:
     phase: str = "answering"
     version: int = 1
     peer: Peer = field(default_factory=Peer)
+    owner: str = ""
+    locked: bool = False
+    class_size: int = 0
+    evicted: bool = False
     idle_minutes: int = 0
 
     def key_matches(self, key):
@@ -189,6 +211,10 @@ class Room:
                 phase=str(data.get("phase", "answering")),
                 version=int(data.get("version", 1)),
                 peer=Peer.from_data(data.get("peer")),
+                owner=str(data.get("owner", "")),
+                locked=data.get("locked") is True,
+                class_size=min(max(int(data.get("class_size", 0)), 0), MAX_ROOM_STUDENTS),
+                evicted=data.get("evicted") is True,
             )
         except (ValueError, TypeError, KeyError, AttributeError):
             return None
@@ -197,18 +223,19 @@ class Room:
         return room
 
 
-def opened_room(settings_query, now):
-    """(a new Room opened at ``now`` with the example ``settings_query``, its key)."""
-    key = new_key()
+def opened_room(settings_query, now, key, owner=""):
+    """A new Room opened at ``now`` with the example ``settings_query``, lecturer ``key``,
+    by the network whose digest is ``owner``."""
     room = Room(
         code=new_code(),
         key_digest=key_digest(key),
         opened=now,
         expires=now + ROOM_LIFETIME_SECONDS,
         settings=tuple(sorted((str(k), str(v)) for k, v in dict(settings_query).items())),
+        owner=str(owner),
     )
     room.to_json()  # refuses an example too long to store
-    return room, key
+    return room
 
 
 def lasting():

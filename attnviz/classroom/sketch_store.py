@@ -84,31 +84,30 @@ class SketchAnswers:
 
 
 class MemorySketches(SketchAnswers):
-    """Sketches in the MemoryStore's process, under its lock: ``_sketches`` code ->
-    (question_no, {sid: levels}); a room's go when another sketch is stored after it ended."""
+    """Sketches in the MemoryStore's process, under its lock: each room's ``Kept.sketches``
+    (question_no, {sid: levels}) (memory_store.py), dropped when its room ends."""
 
     def _set_sketch(self, room, sid, levels):
         with self._lock:
-            now = self._rooms.get(room.code)
+            kept = self._rooms.get(room.code)
             if (
-                now is None
-                or now.phase != "answering"
-                or now.question_no != room.question_no
-                or sid not in self._students.get(room.code, ())
+                kept is None
+                or kept.room.phase != "answering"
+                or kept.room.question_no != room.question_no
+                or sid not in kept.students
             ):
                 return False
-            for code in [c for c in self._sketches if c not in self._rooms]:
-                del self._sketches[code]  # the room ended (MemoryStore._purge dropped it)
-            question_no, sketches = self._sketches.get(room.code, (None, {}))
+            question_no, sketches = kept.sketches
             if question_no != room.question_no:
                 sketches = {}  # the last question's sketches are no longer needed
             sketches[sid] = tuple(levels)
-            self._sketches[room.code] = (room.question_no, sketches)
-            self._touched(room.code, joined=True)
+            kept.sketches = (room.question_no, sketches)
+            self._touched(kept, joined=True)
             return True
 
     def _question_sketches(self, room):
-        question_no, sketches = self._sketches.get(room.code, (None, {}))
+        kept = self._rooms.get(room.code)
+        question_no, sketches = (None, {}) if kept is None else kept.sketches
         return sketches if question_no == room.question_no else {}
 
     def _sketch_of(self, room, sid):
@@ -118,3 +117,7 @@ class MemorySketches(SketchAnswers):
     def _all_sketches(self, room):
         with self._lock:
             return list(self._question_sketches(room).values())
+
+    def _sketchers(self, room):
+        with self._lock:
+            return set(self._question_sketches(room))

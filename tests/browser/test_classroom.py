@@ -2,7 +2,9 @@
 mode) opens a room; three students on phones (390 × 844, touch) join by its code; the lecturer
 asks a question; each student taps an answer; the lecturer sees how many answered, reveals, and
 the histogram's counts are the answers given, on the projector and on every phone. A student's
-page never offers a lecturer's control, and every tap target is at least 44 px high."""
+page never offers a lecturer's control, and every tap target is at least 44 px high. After the
+reveal the lecturer's panel shows a late phone's join on its own poll, and the L key locks the
+room to the next."""
 
 import numpy as np
 import pytest
@@ -82,6 +84,19 @@ def test_a_lecturer_and_three_phones(browser, server):
         second_tab.wait_for_selector("text=The answer:", timeout=90_000)
         said, mine = second_tab.locator("[data-testid=stMain]").inner_text(), "AB"[CHOSEN[-1]]
         assert f"Your answer {mine} is right" in said or f"Your answer was {mine};" in said
+        # after the reveal nothing of the lecturer's page polls but its panel of who is in the
+        # room: it shows a fourth phone's join on its own; the L key locks the room
+        late = phone()
+        late.goto(f"{server}/Classroom?room={code}")
+        lecturer.wait_for_selector("text=4 in the room", timeout=90_000)
+        wait_for_run(lecturer)
+        lecturer.locator(".st-key-cls_code h1").click()  # no box has the keys
+        lecturer.keyboard.press("l")
+        lecturer.locator(".st-key-cls_lock button", has_text="Unlock").wait_for(timeout=60_000)
+        refused = phone()
+        refused.goto(f"{server}/Classroom?room={code}")
+        refused.wait_for_selector("text=the lecturer has locked it", timeout=90_000)
+        assert error_count(lecturer) == 0
     lecturer.close()
 
 

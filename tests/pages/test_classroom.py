@@ -115,7 +115,11 @@ def test_the_lecturers_link_and_wrong_keys():
     for wrong in (key[:-1] + ("A" if key[-1] != "A" else "B"), "<b>k</b>"):
         thief = run(PAGE, {"room": code, "key": wrong})
         assert "not the lecturer's key" in "\n".join(e.value for e in thief.error)
-        assert not buttons(thief) & LECTURER_KEYS  # joined as a student, no more
+        assert not buttons(thief) & LECTURER_KEYS
+        assert "cls_join" in buttons(thief) and "room" not in thief.query_params
+    spent = run(PAGE, {"room": code, "key": key})  # the link again, spent by ``again``
+    assert "works once" in "\n".join(e.value for e in spent.error)
+    assert room_store().tally(code).students == 0  # a refused link joined nobody
 
 
 def test_a_clear_cache_from_any_browser_keeps_the_rooms():
@@ -218,8 +222,8 @@ def test_a_full_room_and_flooding_answers_are_said_on_the_phone(monkeypatch):
     lecturer = opened()
     code = lecturer.session_state[ROOM]
     store = room_store()
-    for k in range(limits.MAX_ROOM_STUDENTS):  # a full room, through the store
-        store.join(code, f"s{k:015d}")  # ids as a student's address holds them
+    for k in range(limits.MAX_ROOM_STUDENTS):  # a full room, through the store, 250 networks
+        store.join(code, f"s{k:015d}", f"10.0.{k % 250}.1")  # ids as a browser's cookie holds
     late = run(PAGE, {"room": code})
     full = "\n".join(e.value for e in late.error)
     assert f"Room {code} is full: it has {limits.MAX_ROOM_STUDENTS} students" in full

@@ -34,7 +34,7 @@ from attnviz.ui.pages.classroom_deck import (
     slide_intro,
 )
 from attnviz.ui.pages.classroom_ended import DISMISSED, remembered_room_ended
-from attnviz.ui.pages.classroom_lecturer import lecturer_view, open_room
+from attnviz.ui.pages.classroom_lecturer import lecturer_view, open_room, staff_passphrase_box
 from attnviz.ui.pages.classroom_seat import (
     PENDING,
     ask_first,
@@ -189,8 +189,9 @@ def landing(settings, kind=None, deck=None):
         "Predict-then-reveal questions on it; the projector shows how many have answered, "
         "then the class's answers. No names, no accounts."
     )
+    passphrase = staff_passphrase_box()
     if st.button("Open a room", key="cls_open"):
-        open_room(settings, deck)
+        open_room(settings, deck, passphrase)
     st.caption(
         "Lecturer of a room already open? Its controls come back on this page in the browser "
         "that opened it; your lecturer link moves them to another browser."

@@ -6,7 +6,7 @@ the lecturer closed it, or an in-process server restarted), and the lecturer's h
                                    question" (one click: its phones follow), or, when the store
                                    keeps no record of it, one with the sidebar's example
     the lecturer, present=off   -> phones connected now, answers in, where the rooms live
-                                   (redrawn with the lecturer's count while answers come in)
+                                   (redrawn every few seconds: classroom_size.room_watch)
 
 Widget keys: ``cls_reopen``, ``cls_reopen_sidebar``, ``cls_forget``.
 """
@@ -38,7 +38,7 @@ def _reopen(code, key):
     state = st.session_state
     try:
         address, hold = client_address(), hold_by_browser()
-        room, new_key = room_store().reopen(code, key, session_id(), address, hold)
+        room, new_key = room_store().reopen(code, key, session_id(), address, hold=hold)
     except RoomError as exc:
         state[NOTE] = str(exc)
         return
@@ -49,7 +49,7 @@ def _open_with(settings_query):
     state = st.session_state
     try:
         store, address = room_store(), client_address()
-        room, key = store.open(settings_query, session_id(), address, hold_by_browser())
+        room, key = store.open(settings_query, session_id(), address, hold=hold_by_browser())
     except RoomError as exc:
         state[NOTE] = str(exc)
         return
@@ -108,9 +108,9 @@ def remembered_room_ended(settings, code):
 
 
 def health_panel(code):
-    """Phones connected now, answers in, where the rooms live. Not a fragment of its own: while
-    the room answers, the lecturer's count (``answer_count``, one fragment) redraws it; two
-    fragments polling at the same interval raced each other's runs, and the count stalled."""
+    """Phones connected now, answers in, where the rooms live: redrawn by the lecturer's panel's
+    own slow poll (classroom_size.room_watch), in every phase. Two fragments polling at the
+    same interval raced each other's runs, and the count stalled: that poll is slower."""
     try:
         lines = health(room_store(), code).lines()
     except RoomError as exc:

@@ -3,9 +3,10 @@ a QR code of the join link, the lecturer's link; push the sidebar's example, ask
 it, watch how many have answered (not what), Reveal, Next question, Close the room.
 
 Every change goes through the store with the session's lecturer key. Widget keys: ``cls_open``
-(Open a room, on the landing page), ``cls_push``, ``cls_question``, ``cls_ask``, ``cls_reveal``,
-``cls_next``, ``cls_other``, ``cls_close``, ``cls_leave`` (classroom_seat.py), ``cls_forget``;
-chart keys ``cls_lect_dist``, ``cls_lect_proof_<m>``.
+(Open a room, on the landing page), ``cls_passphrase`` (beside it, when the server asks one),
+``cls_push``, ``cls_question``, ``cls_ask``, ``cls_reveal``, ``cls_next``, ``cls_other``,
+``cls_close``, ``cls_leave`` (classroom_seat.py), ``cls_forget``; chart keys ``cls_lect_dist``,
+``cls_lect_proof_<m>``.
 """
 
 import io
@@ -17,7 +18,6 @@ import streamlit as st
 from attnviz.classroom import RoomError, RoomNotFoundError
 from attnviz.classroom.questions import pushable_problem
 from attnviz.classroom.screens import projector
-from attnviz.classroom.sections import Count
 from attnviz.classroom.sketch import is_sketch
 from attnviz.limits import CACHE_QR_CODES, ROOM_IDLE_EMPTY_SECONDS, ROOM_IDLE_SECONDS
 from attnviz.links.classroom import join_query, lecturer_query
@@ -33,7 +33,7 @@ from attnviz.serve.classroom import (
 from attnviz.serve.kept import kept
 from attnviz.serve.store import object_bytes
 from attnviz.ui.address import PUBLIC_URL_VARIABLE, app_address
-from attnviz.ui.pages.classroom_ended import health_panel, lecturer_ended
+from attnviz.ui.pages.classroom_ended import lecturer_ended
 from attnviz.ui.pages.classroom_rounds import (
     ROUNDS_KEY,
     lecturer_round,
@@ -57,6 +57,7 @@ from attnviz.ui.pages.classroom_shared import (
     session_id,
     tell,
 )
+from attnviz.ui.pages.classroom_size import room_size
 from attnviz.ui.pages.classroom_sketch import (
     sketch_board,
     sketch_menu,
@@ -86,18 +87,36 @@ def qr_png(text):
     return buffer.getvalue()
 
 
-def open_room(settings, deck=None):
+def staff_passphrase_box():
+    """The staff passphrase's box, when the server asks one (ATTNVIZ_STAFF_PASSPHRASE): what
+    was typed; else None."""
+    try:
+        asked = bool(room_store().staff_passphrase)
+    except RoomError:
+        return None  # the store is away: "Open a room" says so
+    if not asked:
+        return None
+    return st.text_input(
+        "Staff passphrase (this server asks it to open a room)",
+        type="password",
+        max_chars=200,
+        key="cls_passphrase",
+    )
+
+
+def open_room(settings, deck=None, passphrase=None):
     """Open a room showing ``settings``' example; this browser becomes its lecturer. On a
     deck's slide (``deck``: its link's deck), the deck may push its slides to the room: the
-    lecturer opened it there."""
+    lecturer opened it there. ``passphrase``: what the staff passphrase's box holds."""
     problem = pushable_problem(settings)
     if problem:
         st.error(md_escape(problem), icon="📏")
         return
     try:
         store = room_store()
+        address, hold = client_address(), hold_by_browser()
         query = settings_query(settings)
-        room, key = store.open(query, session_id(), client_address(), hold_by_browser())
+        room, key = store.open(query, session_id(), address, passphrase, hold=hold)
         if deck is not None:
             store.trust_deck(room.code, key, deck)
     except RoomError as exc:
@@ -180,8 +199,6 @@ def answer_count(code):
         say(exc)
         return
     st.metric("Answered", f"{tally.answered} of {tally.students}")
-    if not is_present():
-        health_panel(code)  # in this fragment: one poll for both
 
 
 def lecturer_view(settings):
@@ -236,8 +253,7 @@ def lecturer_view(settings):
         sketch_board(room, sketch, board)
     if screen.proof:
         proof(room, question, key="cls_lect_proof")
-    if not is_present() and not isinstance(screen.status, Count):
-        health_panel(room.code)  # while answering, answer_count draws it with the count
+    room_size(room.code)  # who is joining, Lock; the health panel: their own slow poll
     st.divider()
     example_controls(room, settings)
     lecturer_link(room)
