@@ -80,13 +80,17 @@ def _post(path, body):
 
 def hand_over(code, key):
     """Where the App's routes are served: the cookie for room ``code`` with ``key``, asked for
-    once a session, unless the browser sent it already."""
+    once a session, unless the browser sent it already. Draws one element on every run (the
+    script, or an empty placeholder), so that the page's elements below keep their places: an
+    element that comes and goes shifts them, and an expander below it closes."""
+    slot = st.empty()
     if hold_by_browser() or cookie_seat() == (code, key):
         return
     state = st.session_state
     if state.get(HANDED) != (code, key):
         state[HANDED], state[STALE] = (code, key), True
-        _post(TAKE_PATH, {"room": code, "key": key})
+        with slot:
+            _post(TAKE_PATH, {"room": code, "key": key})
 
 
 def hand_back(code):
