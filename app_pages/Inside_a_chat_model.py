@@ -31,9 +31,10 @@ from attnviz.ui.text import learning_goal
 
 page_settings()  # none of them used: the model's sizes and weights are its own
 start_session()
-show = lesson_steps()  # in projector mode one at a time; 5a to 5e: one head, step by step
+show = lesson_steps()  # in projector mode one at a time; 2a to 2e: one head, step by step
+NEXT, GENERATE, GRID = (2 + len(HEAD_STEPS) + k for k in range(3))  # steps 7, 8 and 9
 keep_choices()  # a step draws only its own widgets: the others keep their values
-head_steps = [k for k in range(5, 5 + len(HEAD_STEPS)) if show(k)]
+head_steps = [k for k in range(2, 2 + len(HEAD_STEPS)) if show(k)]
 
 if show(1):  # the title and the goal on the first screen only (a projector: after its picture)
     with after_chart("title"):
@@ -56,35 +57,40 @@ with chat_turn(model, text):  # a new prompt: the rest of the run in the chat mo
         run = prompt_run(model, text)  # in the heavy queue's turn
     labels = display_tokens(run.tokens)
     if show(1):
-        block_picture(model)  # the decoder's block, whose attention the page opens
+        block_picture(model)  # the decoder's block, whose attention the page opens next
         reading_note(model, run)
         token_strip(run)
 
-    if show(2):
-        st.header("2. The next token")
+    if len(head_steps) > 1:  # every step at once: the section's heading (a projector: the bar's)
+        st.header("2. One head of the block, step by step")
+    if head_steps:  # the head's picker above its steps (on a projector: each step's, after it)
+        with after_chart("head_picker"):
+            layer, head = head_picker(c)
+        head_steps_section(model, run, text, labels, layer, head, [k - 2 for k in head_steps])
+    elif not show(GRID):
+        layer, head = chosen_head()
+
+    if show(NEXT):
+        st.header("3. The next token")
         with after_chart("sampling"):  # on a projector the controls after the bars
             temperature, top_k, pick = sampling_controls()
         next_token_section(model, run, temperature, top_k)
-    elif not show(4):
+    elif not show(GENERATE):
         temperature, top_k, pick = sampling_controls(drawn=False)
 
-    if show(3):
-        st.header("3. Every head at a glance")
-        with after_chart("picker"):  # on a projector the picker after the grid
-            layer, head = head_picker(c)
-        grid_section(model, run, text, layer, head)
-    elif head_steps:  # on a projector: each of the head's steps picks its head
-        layer, head = head_picker(c)
-    elif not show(4):
-        layer, head = chosen_head()
-
-    if show(4):
+    if show(GENERATE):
         st.header("4. Generate, token by token")
-        if not show(2):  # on a projector: what generation uses, on its own step too
-            with st.expander("The sampling (step 2) and the head (step 3)"):
+        if not show(NEXT):  # on a projector: what generation uses, on its own step too
+            with st.expander("The sampling (step 3) and the head (step 2)"):
                 temperature, top_k, pick = sampling_controls()
-                layer, head = head_picker(c)
+                if not show(GRID):
+                    layer, head = head_picker(c)
         generation_section(model, run, text, temperature, top_k, pick, layer, head)
 
-    head_steps_section(model, run, text, labels, layer, head, [k - 5 for k in head_steps])
+    if show(GRID):
+        st.header("5. Every head at a glance")
+        if not head_steps:  # on a projector the picker after the grid
+            with after_chart("picker"):
+                layer, head = head_picker(c)
+        grid_section(model, run, text, layer, head)
     sync_link()

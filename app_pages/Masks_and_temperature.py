@@ -1,8 +1,6 @@
 """How a mask hides keys (−∞ before the softmax) and how a temperature sharpens or flattens each
 row."""
 
-import contextlib
-
 import streamlit as st
 
 from attnviz.serve import masks_and_temperature as numbers
@@ -36,8 +34,8 @@ if first_screen(show):  # the title, the goal and the formula on the first scree
 # 1. Masks ---------------------------------------------------------------------------------------
 if show(1):
     st.header(STEPS[0])
-# on step 2 of a projector after its charts; on step 1 in place (its words after the charts)
-with contextlib.nullcontext() if show(1) else after_chart("mask_mode_picker"):
+# on a projector after the step's charts (step 2 uses it too); in place otherwise
+with after_chart("mask_mode_picker"):
     mode, mask = view.pick_mask(s.mask, labels)  # None: no mask; step 2 uses it too
 if show(1):
     masked, effect = numbers.masked_attention(s, mask)  # and what the mask did to the unmasked rows

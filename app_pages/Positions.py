@@ -74,7 +74,7 @@ if show(2):
 # 3. Learned and rotary positions ---------------------------------------------------------------
 if show(3):
     st.header("3. Other ways to give positions: learned and rotary")
-    st.markdown(
+    after_chart("rotary").markdown(  # on a projector after the formula and its table
         "Sinusoids are one choice. **Learned positions** (BERT, GPT-2 and the Real model page's "
         "MiniLM; the tiny GPT of Watch a head learn too) replace P by a table with one trained row "
         "per position, added to the embeddings in the same way; the model then knows only the "

@@ -37,5 +37,6 @@ if not is_present():
     st.divider()
     view.score(questions, choices)
 if show(len(questions) + 1):
-    st.divider()
+    if not is_present():  # a projector shows the sketch alone
+        st.divider()
     sketch_alone(example)

@@ -59,7 +59,8 @@ if show(1):
     loss_summary(run, report)
 
 if show(2):
-    st.header("2. Every head, checkpoint by checkpoint")
+    if not is_present():  # a projector's bar names the step: the heads and slider need the room
+        st.header("2. Every head, checkpoint by checkpoint")
     after_chart("heads").markdown(
         "Move the slider to go back through training: each panel is one head's attention matrix A "
         "for the same example sequence, with the weights saved at that step."
@@ -80,7 +81,7 @@ if show(3):
 
 if show(4):
     st.header("4. Generate")
-    st.markdown(
+    after_chart("generate").markdown(  # on a projector after the probabilities
         "The trained model predicts a probability for every token of its vocabulary. Temperature "
         "sharpens (below 1) or flattens (above 1) them; top-k keeps only the k most probable. "
         "Sample to append a token drawn from them, and see the next prediction."

@@ -57,7 +57,7 @@ HEAVY_AT_ONCE = max(1, CORES - 1)
 # 0.76-1.10 s with two (docs/performance.md)
 HEAVY_SMALL_AT_ONCE = 1  # short heavy work (at most SMALL_HEAVY_SECONDS: a default training,
 # a class set's PDF, the real model's forward pass) runs in a lane of its own, so it never waits
-# behind a max-size computation (attnviz/fair_queue.py says why lanes and not priorities)
+# behind a max-size computation (attnviz/serve/fair_queue.py says why lanes and not priorities)
 SMALL_HEAVY_SECONDS = 4.0  # every task's default training is at most 3.8 s (training.py's
 # step_seconds); larger work, or work of unknown cost, goes to the large lane
 CHAT_AT_ONCE = 1  # the chat model's computations that run at once (its reading, grid of heads,
@@ -100,7 +100,7 @@ MAX_OWN_URL_CHARS = 2000  # the four matrices go into the page's link only up to
 # 16 times as much at the model's own limit of 512.
 MAX_MODEL_TOKENS = 128  # word pieces, [CLS] and [SEP] included; the rest of the text is cut
 MODEL_RUN_SECONDS = 0.3  # CPU of its forward pass at 128 pieces (265 ms measured, one BLAS
-# thread, docs/performance.md): the heavy queue's small lane (attnviz/fair_queue.py)
+# thread, docs/performance.md): the heavy queue's small lane (attnviz/serve/fair_queue.py)
 
 # Watch a head learn (app_pages/Watch_a_head_learn.py): a tiny GPT trained in the page.
 MAX_GPT_TEXT_CHARS = 2000  # the text task's training text (it also goes into the page's link)
@@ -127,7 +127,7 @@ GEO_ROW_KEYS = 4  # so 2000 random q . k; at d_k = 512 the draw holds about 5 MB
 MAX_CHAT_TOKENS = 64  # tokens of the prompt read; the rest is cut, with a message
 MAX_CHAT_GENERATED = 32  # tokens generated after it, one at a time through the KV cache
 CHAT_RUN_SECONDS = 0.6  # CPU to read a prompt of up to MAX_CHAT_TOKENS (0.55 s measured at 64
-# tokens, one BLAS thread, 2026-12-02): its cost in the heavy queue (attnviz/fair_queue.py)
+# tokens, one BLAS thread, 2026-12-02): its cost in the heavy queue (attnviz/serve/fair_queue.py)
 CHAT_TOKEN_SECONDS = 0.26  # CPU per generated token (2.06 s for 8, measured alike): 32 tokens
 # are about 8 s, in the queue's large lane; up to 15, its small lane
 CHAT_IDLE_SECONDS = 600  # the chat model (and its runs) leave the server's memory after this
@@ -143,7 +143,7 @@ MAX_ANSWER_CHARS = 40  # characters of one typed answer
 MAX_ANSWER_MAGNITUDE = 1_000_000  # a typed |answer| past this is refused (every answer is < 100)
 MAX_CLASS_SET = 60  # worksheets (each its own seed) in one class-set PDF: a class of 60
 PDF_SECONDS = 3.2  # CPU of a class set of 60 at most (0.6 to 3.2 s measured): its cost in the
-# heavy queue's small lane (attnviz/fair_queue.py); a one-sheet PDF a quarter of it
+# heavy queue's small lane (attnviz/serve/fair_queue.py); a one-sheet PDF a quarter of it
 PDF_TIMEOUT_SECONDS = 120  # a PDF's compiler process is ended past this (a class set of 60
 # takes about 3 s of CPU)
 
@@ -155,7 +155,7 @@ MAX_DECK_CHARS = 4000  # the deck= value read from a link (about 60 slides with 
 # students join from their phones. Every stored thing is bounded, in one store or in Redis.
 MAX_ROOMS = 200  # rooms open at once in one store (one server, or one Redis); an idle room ends
 # (ROOM_IDLE_SECONDS below), so it holds no place for long
-MAX_ROOM_STUDENTS = 500  # students who may join one room
+MAX_ROOM_STUDENTS = 1000  # students who may join one room: a lecture hall
 ROOM_LIFETIME_SECONDS = 4 * 3600  # a room, and every key it keeps, ends 4 hours after it opens
 MAX_JOINS_PER_MINUTE = 10  # room codes that were no room one browser may try in a minute
 # Room codes that were no room, from one client network in a minute: a lecture hall behind one
@@ -168,10 +168,10 @@ MAX_CODE_GUESSES_PER_ADDRESS = 60
 # Wi-Fi's prefix: a client can take any address of it)
 IPV4_NETWORK_BITS = 24
 IPV6_NETWORK_BITS = 64
-# New students one network may bring into one room in JOIN_WINDOW_SECONDS: a lecture hall of
-# MAX_ROOM_STUDENTS behind one NAT joins in about 4 minutes, as its phones scan the code over a
-# few minutes anyway; past it the lecturer is told (a script, as a class joins slower), and the
-# network's further joins wait for the window
+# New students one network may bring into one room in JOIN_WINDOW_SECONDS, unless its lecturer
+# set a larger class size (classroom/joins.network_burst: a hall behind one NAT then joins at
+# once); past it the lecturer is told (a script, as a class joins slower), and the network's
+# further joins wait for the window
 JOIN_WINDOW_SECONDS = 60
 MAX_NEW_STUDENTS_PER_NETWORK = 120
 MAX_PASSPHRASE_TRIES_PER_MINUTE = 10  # staff passphrases one network may try in a minute
@@ -222,3 +222,9 @@ MAX_SNAPSHOTS = 3  # anonymous sketches the projector shows side by side before 
 MAX_SKETCH_GRID = 12  # sketches in the lecturer's grid of small multiples to pick from
 STORE_START_SECONDS = 5  # at start, a server waits this long for ATTNVIZ_REDIS_URL's Redis
 HEALTH_STORE_SECONDS = 1.0  # /api/health: a store that has not answered by then is unreachable
+# The light phone page (attnviz/web/phone): a room's API over plain HTTP
+MAX_PHONE_BODY_BYTES = 1024  # a phone's POST (an answer, a sketch of 12 levels) is far smaller
+# A phone's request for the room's state waits this long for a change before it answers "the
+# same": under PHONE_SEEN_SECONDS, so a waiting phone still counts as connected
+PHONE_WAIT_SECONDS = PHONE_SEEN_SECONDS - 1
+PHONE_WATCH_SECONDS = 0.2  # how often a room with waiting phones is read for a new version

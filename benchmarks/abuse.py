@@ -91,6 +91,20 @@ def load():
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
+def scenario_args(parser, scenarios):
+    """The run's arguments: ``parser``'s own, and the two of every abuse benchmark, ``--only``
+    (a comma-separated choice of ``scenarios``, all by default: ``args.only`` a list) and
+    ``--root``. Prints the report's first line: the checkout, when, the cores and their load."""
+    parser.add_argument("--only", default=",".join(scenarios))
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to serve")
+    args = parser.parse_args()
+    args.only = [s for s in args.only.split(",") if s]
+    print(
+        f"{args.root} at {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load {load()}"
+    )
+    return args
+
+
 class Meter:
     """The server's CPU seconds and RSS over a scenario."""
 
@@ -285,7 +299,6 @@ async def run(base, port, args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default=",".join(SCENARIOS))
     parser.add_argument("--rooms", type=int, default=20)
     parser.add_argument("--tabs", type=int, default=7)
     parser.add_argument("--burst", type=int, default=20)
@@ -294,12 +307,7 @@ def main():
         "--finish", type=int, default=0, help="chat: wait up to this many seconds for the burst"
     )
     parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to serve")
-    args = parser.parse_args()
-    args.only = [s for s in args.only.split(",") if s]
-    print(
-        f"{args.root} at {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load {load()}"
-    )
+    args = scenario_args(parser, SCENARIOS)
     with streamlit_server(root=args.root) as url:
         asyncio.run(run(url, server_port(url), args))
 

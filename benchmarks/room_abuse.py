@@ -26,7 +26,6 @@ A benchmark, never a test: every loop has a fixed count, every wait a timeout.
 
 import argparse
 import asyncio
-import os
 import re
 import sys
 import time
@@ -38,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from websockets.asyncio.client import connect  # noqa: E402  (a dependency of Streamlit)
 
-from benchmarks.abuse import Meter, load  # noqa: E402
+from benchmarks.abuse import Meter, scenario_args  # noqa: E402
 from benchmarks.links_memory import Client, trigger  # noqa: E402
 from tools.browser import server_port, streamlit_server  # noqa: E402
 
@@ -308,15 +307,9 @@ async def run(base, port, args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default=",".join([*SERVED, *STORE]))
     parser.add_argument("--joins", type=int, default=500)
     parser.add_argument("--flood", type=int, default=40)
-    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to serve")
-    args = parser.parse_args()
-    args.only = [s for s in args.only.split(",") if s]
-    print(
-        f"{args.root} at {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load {load()}"
-    )
+    args = scenario_args(parser, [*SERVED, *STORE])
     for name in args.only:
         if name in STORE:
             STORE[name](args)

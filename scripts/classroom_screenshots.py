@@ -14,12 +14,12 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from tools.browser import launch_chromium, streamlit_server, wait_for_run
+from tools.classroom_browser import PHONE, open_room, room_link, tap_option
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 OUT = ROOT / "docs" / "screenshots"
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 CHOSEN = [1, 0, 1]
 
 
@@ -27,20 +27,12 @@ def main():
     with streamlit_server() as url, sync_playwright() as p:
         browser = launch_chromium(p)
         lecturer = browser.new_page(viewport={"width": 1280, "height": 720})
-        lecturer.goto(f"{url}/Classroom?present=on")
-        lecturer.locator("button", has_text="Open a room").click(timeout=90_000)
-        code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
-        lecturer.locator("button", has_text="Ask this question").click()
-        lecturer.wait_for_selector("text=Answered", timeout=60_000)
+        code = open_room(lecturer, url, "Answered")
         phone = {**PHONE, "device_scale_factor": 2}
         students = [browser.new_context(**phone).new_page() for _ in CHOSEN]  # a browser each
         for student, k in zip(students, CHOSEN, strict=True):
-            student.goto(f"{url}/Classroom?room={code}")
-            option = student.locator(f".st-key-cls_opt_{k} button")
-            option.wait_for(timeout=90_000)
-            wait_for_run(student)
-            option.tap()
-            student.wait_for_selector("text=you can change it until the reveal", timeout=60_000)
+            student.goto(room_link(url, code))
+            tap_option(student, k, acknowledged="you can change it until the reveal")
         wait_for_run(students[0])
         students[0].screenshot(path=OUT / "Classroom_phone.png", full_page=True)
         lecturer.wait_for_selector(f"[data-testid=stMetricValue] >> text=3 of {len(CHOSEN)}")

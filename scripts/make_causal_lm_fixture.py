@@ -20,16 +20,15 @@ every position the 32 largest logits and 32 at fixed random vocabulary ids; and 
 8 tokens of greedy generation (``generate(do_sample=False)``, through transformers' own KV cache).
 """
 
-import hashlib
 import sys
 from pathlib import Path
 
 import numpy as np
 import torch
-import transformers
 from transformers import AutoTokenizer, LlamaForCausalLM
 
 from attnviz.causal_lm.loading import package_file  # standard library only: no gguf needed
+from scripts.reference_fixture import provenance, write_fixture
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "smollm2_reference.npz"
 PROMPTS = (
@@ -51,13 +50,11 @@ def main():
         folder, gguf_file=name, dtype=torch.float32, attn_implementation="eager"
     )
     model.eval()
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
     vocab = model.config.vocab_size
     rng = np.random.default_rng(0)
     arrays = {
         "prompts": np.array(PROMPTS),
-        "model_sha256": np.array(digest),
-        "versions": np.array(f"torch {torch.__version__}, transformers {transformers.__version__}"),
+        **provenance(path),
     }
     for i, prompt in enumerate(PROMPTS):
         ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
@@ -82,9 +79,7 @@ def main():
         )[0, len(ids) :]
     arrays["generated_0"] = generated.numpy().astype(np.int64)
     print(f"greedy after {PROMPTS[0]!r}: {tokenizer.decode(generated)!r}")
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT, **arrays)
-    print(f"wrote {OUT} ({OUT.stat().st_size / 1024:.0f} KiB)")
+    write_fixture(OUT, arrays)
 
 
 if __name__ == "__main__":

@@ -13,16 +13,15 @@ The tokens come from transformers' pure-Python BERT tokenizer (vocab.txt) when t
 one, an implementation independent of the Rust ``tokenizers`` that attnviz uses.
 """
 
-import hashlib
 import sys
 from pathlib import Path
 
 import numpy as np
 import torch
-import transformers
 from transformers import AutoTokenizer, BertModel
 
 from attnviz.model.pretrained import MODEL_ID, find_model_folder
+from scripts.reference_fixture import provenance, write_fixture
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "minilm_reference.npz"
 SENTENCES = (
@@ -54,11 +53,9 @@ def main():
     tokenizer = reference_tokenizer(folder)
     model = BertModel.from_pretrained(folder, attn_implementation="eager", dtype=torch.float32)
     model.eval()  # no dropout
-    digest = hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
     arrays = {
         "sentences": np.array(SENTENCES),
-        "model_sha256": np.array(digest),
-        "versions": np.array(f"torch {torch.__version__}, transformers {transformers.__version__}"),
+        **provenance(folder / "model.safetensors"),
     }
     for i, sentence in enumerate(SENTENCES):
         ids = tokenizer(sentence)["input_ids"]
@@ -77,9 +74,7 @@ def main():
         arrays[f"attentions_{i}"] = torch.cat(out.attentions).numpy().astype(np.float32)
         arrays[f"hidden_states_{i}"] = torch.cat(out.hidden_states).numpy().astype(np.float32)
         print(f"{len(ids):3d} tokens: {arrays[f'tokens_{i}'].tolist()}")
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT, **arrays)
-    print(f"wrote {OUT} ({OUT.stat().st_size / 1024:.0f} KiB)")
+    write_fixture(OUT, arrays)
 
 
 if __name__ == "__main__":

@@ -16,11 +16,11 @@ from attnviz.classroom.questions import all_questions, question_of
 from attnviz.classroom.rounds import twin_seed_of
 from attnviz.settings import Settings
 from tools.browser import launch_chromium, streamlit_server, wait_for_run
+from tools.classroom_browser import PHONE, lecturer_link, open_room, room_link, step, tap_option
 
 ROOT = Path(__file__).resolve().parent.parent
 
 OUT = ROOT / "docs" / "screenshots"
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 QUESTION = all_questions(Settings(), 0)[0]  # what "Ask this question" asks first
 RIGHT, M = QUESTION.answer_index, len(QUESTION.options)
 FIRST = [(RIGHT + 1) % M, RIGHT, (RIGHT + 1) % M]  # the phones' taps in round 1
@@ -39,83 +39,56 @@ def main():
             page.wait_for_timeout(700)
             page.screenshot(path=OUT / f"{name}.png", full_page=full)
 
-        def step(key="cls_step"):
-            wait_for_run(lecturer)
-            lecturer.locator(f".st-key-{key} button").click()
-            wait_for_run(lecturer)
-
-        lecturer.goto(f"{url}/Classroom?present=on")
-        lecturer.locator("button", has_text="Open a room").click(timeout=90_000)
-        code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
-        lecturer.get_by_text("Vote, discuss, revote").click()
-        wait_for_run(lecturer)
-        lecturer.locator("button", has_text="Ask this question").click()
-        lecturer.wait_for_selector("text=Round 1 of 2", timeout=60_000)
+        code = open_room(lecturer, url, "Round 1 of 2", kind="Vote, discuss, revote")
         students = [browser.new_context(**PHONE).new_page() for _ in FIRST]  # a browser each
         for student, k in zip(students, FIRST, strict=True):
-            student.goto(f"{url}/Classroom?room={code}")
-            option = student.locator(f".st-key-cls_opt_{k} button")
-            option.wait_for(timeout=90_000)
-            wait_for_run(student)
-            option.tap()
-            student.wait_for_selector("text=How sure are you?", timeout=60_000)
+            student.goto(room_link(url, code))
+            tap_option(student, k)
         students[0].locator(".st-key-cls_conf_2 button").tap()
         students[0].wait_for_timeout(1500)
         shoot(students[0], "peer_phone_round1")
         lecturer.wait_for_selector(f"[data-testid=stMetricValue] >> text=3 of {len(FIRST)}")
         shoot(lecturer, "peer_round1")
-        step()  # end round 1
+        step(lecturer)  # end round 1
         lecturer.wait_for_selector("text=has ended", timeout=60_000)
         students[0].wait_for_selector("text=Round 1 has ended", timeout=60_000)
         shoot(lecturer, "peer_locked")
         shoot(students[0], "peer_phone_locked")
         lecturer.get_by_text("2 min").first.click()
-        step()  # discuss
+        step(lecturer)  # discuss
         students[0].wait_for_selector("text=Discuss with your neighbour", timeout=60_000)
         shoot(lecturer, "peer_discuss")
         shoot(students[0], "peer_phone_discuss")
-        step()  # round 2
+        step(lecturer)  # round 2
         for student, k in zip(students, SECOND, strict=True):
             student.wait_for_selector("text=In round 1 you answered", timeout=60_000)
-            wait_for_run(student)
-            student.locator(f".st-key-cls_opt_{k} button").tap()
-            student.wait_for_selector("text=How sure are you?", timeout=60_000)
+            tap_option(student, k)
         students[2].locator(".st-key-cls_conf_2 button").tap()
         shoot(students[0], "peer_phone_round2")
-        step()  # end round 2
-        step("cls_reveal")
+        step(lecturer)  # end round 2
+        step(lecturer, "cls_reveal")
         lecturer.wait_for_selector(".st-key-cls_lect_moves .js-plotly-plot", timeout=60_000)
         shoot(lecturer, "peer_reveal")
         lecturer.locator(".st-key-cls_lect_moves").scroll_into_view_if_needed()
         shoot(lecturer, "peer_reveal_charts")
         students[0].wait_for_selector(".st-key-cls_moves .js-plotly-plot", timeout=60_000)
         shoot(students[0], "peer_phone_reveal", full=True)
-        step("cls_blank")
+        step(lecturer, "cls_blank")
         students[0].wait_for_selector("text=Look at the projector", timeout=60_000)
         shoot(students[0], "peer_phone_look_up")
-        step("cls_blank")
-        step("cls_twin")
+        step(lecturer, "cls_blank")
+        step(lecturer, "cls_twin")
         for student, k in zip(students, TWIN_TAPS, strict=True):
-            option = student.locator(f".st-key-cls_opt_{k} button")
-            option.wait_for(timeout=60_000)
-            wait_for_run(student)
-            option.tap()
-            student.wait_for_selector("text=How sure are you?", timeout=60_000)
-        step("cls_reveal")
+            tap_option(student, k)
+        step(lecturer, "cls_reveal")
         lecturer.wait_for_selector(".st-key-cls_lect_shares .js-plotly-plot", timeout=60_000)
         lecturer.locator(".st-key-cls_lect_shares").scroll_into_view_if_needed()
         shoot(lecturer, "peer_twin_reveal")
         students[0].wait_for_selector("text=the twin:", timeout=60_000)
         shoot(students[0], "peer_phone_twin_reveal", full=True)
         students[1].locator(".st-key-cls_lost button").tap()  # I'm lost
-        lecturer.get_by_text("Lecturer link (keep it off the projector)").click()
-        link = (
-            lecturer.locator("[data-testid=stExpander] [data-testid=stCode] code")
-            .inner_text(timeout=30_000)
-            .strip()
-        )
         laptop = browser.new_page(viewport={"width": 1280, "height": 900})
-        laptop.goto(link)  # the lecturer's own tab, without projector mode
+        laptop.goto(lecturer_link(lecturer))  # the lecturer's own tab, without projector mode
         laptop.locator(".st-key-cls_report_csv").scroll_into_view_if_needed(timeout=90_000)
         laptop.locator("[data-testid=stSidebar] a", has_text="Home").wait_for(timeout=90_000)
         shoot(laptop, "peer_lecturer_laptop")

@@ -293,6 +293,21 @@ def texts(at, kind="markdown"):
     return " ".join(el.value for el in at.get(kind))
 
 
+def drive_download_bars(tqdm_class, total_bytes, done_bytes):
+    """Two bars of ``tqdm_class`` driven as huggingface_hub's snapshot_download drives them:
+    3 files fetched, and ``done_bytes`` of ``total_bytes`` counted (and refreshed) by a worker
+    thread. The bars (files, nbytes)."""
+    import threading
+
+    files = tqdm_class(total=3, desc="Fetching 3 files")
+    nbytes = tqdm_class(total=total_bytes, desc="Downloading bytes", unit="B", unit_scale=True)
+    worker = threading.Thread(target=lambda: (nbytes.update(done_bytes), nbytes.refresh()))
+    worker.start()
+    worker.join()
+    files.update(3)
+    return files, nbytes
+
+
 def set_widget(at, kind, key, value):
     """Set the ``kind`` widget under ``key`` to ``value``, rerun, and check no exception."""
     getattr(at, kind)(key=key).set_value(value)

@@ -1,4 +1,4 @@
-"""The server's store (attnviz/serve/store.py), through ``serve.kept.kept`` and
+"""The server's store (attnviz/serve/store.py), through ``serve.store.kept`` and
 ``serve.slots.Slot``: bounds, one budget, one computation per key."""
 
 import threading
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from attnviz.serve import store as cache
-from attnviz.serve.kept import kept
 from attnviz.serve.slots import Slot
+from attnviz.serve.store import kept
 from tests.helpers import fresh_store
 
 THREADS = 16
@@ -22,6 +22,19 @@ def wait_for_waiters(count):
         if flights and flights[0].waiters >= count:
             return
         threading.Event().wait(0.001)
+
+
+class Held:
+    """A computation in progress, held: ``hold(k)`` records the call in ``calls``, says it
+    has ``started`` and waits for ``release`` (10 s at most), so that others ask meanwhile."""
+
+    def __init__(self):
+        self.calls, self.started, self.release = [], threading.Event(), threading.Event()
+
+    def hold(self, k):
+        self.calls.append(k)
+        self.started.set()
+        self.release.wait(10)
 
 
 @pytest.fixture(autouse=True)
@@ -76,13 +89,11 @@ def test_a_cache_is_bounded_in_mb_too_and_a_pinned_one_is_never_evicted_for_anot
 
 
 def test_a_class_opening_one_key_at_once_computes_it_once():
-    calls, started, release = [], threading.Event(), threading.Event()
+    held = Held()
 
     @kept(entries=4)
     def slow(k):
-        calls.append(k)
-        started.set()
-        release.wait(10)  # every other thread asks while this one computes
+        held.hold(k)  # every other thread asks while this one computes
         return np.full(3, k)
 
     results = [None] * THREADS
@@ -96,23 +107,21 @@ def test_a_class_opening_one_key_at_once_computes_it_once():
     for t in threads:
         t.start()
     waiting.wait()
-    started.wait(10)
+    held.started.wait(10)
     wait_for_waiters(THREADS - 1)  # all the others asked while the first computes
-    release.set()
+    held.release.set()
     for t in threads:
         t.join(10)
-    assert calls == [7]
+    assert held.calls == [7]
     assert all(r is results[0] for r in results) and results[0].tolist() == [7, 7, 7]
 
 
 def test_waiters_of_a_failed_computation_get_its_error_and_nothing_is_kept():
-    calls, started, release = [], threading.Event(), threading.Event()
+    held = Held()
 
     @kept(entries=4)
     def fails(k):
-        calls.append(k)
-        started.set()
-        release.wait(10)
+        held.hold(k)
         raise ValueError(f"no {k}")
 
     errors = []
@@ -125,21 +134,21 @@ def test_waiters_of_a_failed_computation_get_its_error_and_nothing_is_kept():
 
     owner = threading.Thread(target=student)
     owner.start()
-    started.wait(10)
+    held.started.wait(10)
     others = [threading.Thread(target=student) for _ in range(4)]
     for t in others:
         t.start()
     wait_for_waiters(4)
-    release.set()
+    held.release.set()
     for t in [owner, *others]:
         t.join(10)
     assert not any(t.is_alive() for t in [owner, *others])  # no deadlock
     assert errors == ["no 1"] * 5
     assert not cache._FLIGHTS and cache.shared_cache_bytes() == 0  # not kept
-    assert calls == [1]  # the waiters got the owner's error: not computed again each
+    assert held.calls == [1]  # the waiters got the owner's error: not computed again each
     with pytest.raises(ValueError):
         fails(1)  # asked again: computed again
-    assert calls == [1, 1]
+    assert held.calls == [1, 1]
 
 
 def test_a_stopped_owners_waiters_compute_it_themselves():
@@ -148,15 +157,14 @@ def test_a_stopped_owners_waiters_compute_it_themselves():
     class Stop(BaseException):  # as streamlit's StopException: not an Exception
         pass
 
-    calls, started, release = [], threading.Event(), threading.Event()
+    held = Held()
 
     @kept(entries=4)
     def once(k):
-        calls.append(k)
-        if len(calls) == 1:
-            started.set()
-            release.wait(10)
+        if not held.calls:  # the owner's
+            held.hold(k)
             raise Stop
+        held.calls.append(k)
         return k * 2
 
     got = []
@@ -169,14 +177,14 @@ def test_a_stopped_owners_waiters_compute_it_themselves():
 
     first = threading.Thread(target=owner)
     first.start()
-    started.wait(10)
+    held.started.wait(10)
     second = threading.Thread(target=lambda: got.append(once(3)))
     second.start()
     wait_for_waiters(1)
-    release.set()
+    held.release.set()
     first.join(10)
     second.join(10)
-    assert sorted(map(str, got)) == ["6", "stopped"] and calls == [3, 3]
+    assert sorted(map(str, got)) == ["6", "stopped"] and held.calls == [3, 3]
 
 
 def test_arrays_in_flight_count_against_the_budget(monkeypatch):

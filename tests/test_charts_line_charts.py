@@ -95,8 +95,8 @@ def curve():
 def test_saturation_chart_has_four_lines(curve, stat):
     t = traces(saturation_chart(curve, stat))
     expected = {
-        "your sentence, scaled": curve.sentence_scaled,
-        "your sentence, unscaled": curve.sentence_unscaled,
+        "sentence, scaled": curve.sentence_scaled,
+        "sentence, unscaled": curve.sentence_unscaled,
         "random q, k, scaled": curve.random_scaled,
         "random q, k, unscaled": curve.random_unscaled,
     }

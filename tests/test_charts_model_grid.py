@@ -228,3 +228,20 @@ def test_the_queries_are_named_only_where_their_rows_have_room():
     projector = model_grid(A, LABELS, text_px=PRESENT_TEXT_PX)
     assert len(screen.layout.yaxis.tickvals) == 6 * 6
     assert not projector.layout.yaxis.tickvals  # 20 px names in rows of about 10 px
+
+
+def test_a_turned_grid_names_its_many_columns_so_that_their_names_fit():
+    """The chat page's projector grid (review 5): a head a row, 30 blocks a column, each
+    column's name at 20 px given room in the plot's width (not "block 0" over "block 1")."""
+    from attnviz.charts.model_grid import NAME_GAP_PX, PLOT_WIDTH_PX
+
+    A = np.full((9, 30, 3, 3), 1 / 3)  # (heads, blocks, n, n): the chat model's axes swapped
+    fig = model_grid(A, ["a", "b", "c"], text_px=20, row_name="head", col_name="block")
+    named = fig.layout.xaxis.ticktext
+    assert named[0] == "block 0" and all(t.startswith("block ") for t in named)
+    width = 0.6 * len("block 29") * 20 + NAME_GAP_PX
+    stride = int(named[1].split()[1])  # every k-th block named, k tiles apart
+    assert named == tuple(f"block {b}" for b in range(0, 30, stride))
+    assert PLOT_WIDTH_PX / 30 * stride >= width  # at the narrowest plot, a name's room
+    assert [a.text for a in fig.layout.annotations][:2] == ["head 0", "head 1"]
+    assert fig.layout.margin.l >= 0.6 * len("head 8") * 20  # the rows' names are not cut

@@ -1,10 +1,10 @@
-"""Colours that work without colour vision (attnviz/charts/palette.py) and the link's palette."""
+"""Colours that work without colour vision (attnviz/charts/finish.py) and the link's palette."""
 
 import numpy as np
 
 from attnviz.charts import matrix_heatmap
+from attnviz.charts.finish import COLOUR_BLIND, PALETTES, STANDARD, recolour
 from attnviz.charts.line_charts import SCALED_COLOUR, UNSCALED_COLOUR, variance_chart
-from attnviz.charts.palette import COLOUR_BLIND, PALETTES, STANDARD, recolour
 from attnviz.charts.style import MASKED_COLOUR
 from attnviz.lessons import scaling
 from attnviz.links.shared import PALETTE_LINK, read_palette

@@ -6,8 +6,8 @@ from plotly.subplots import make_subplots
 
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.line_charts import variance_chart
-from attnviz.charts.present import PRESENT, SCREEN, contrast_on_white, readable
-from attnviz.charts.style import legend_px, legend_rows, text_px
+from attnviz.charts.present import contrast_on_white, readable
+from attnviz.charts.style import PRESENT, SCREEN, legend_px, legend_rows, text_px
 from attnviz.lessons.scaling import dot_product_variance
 
 

@@ -252,3 +252,17 @@ def test_the_in_process_store_keeps_one_record_a_room(clock):
     clock.now += limits.ROOM_LIFETIME_SECONDS + 1
     store.open(EXAMPLE, "next")  # the ended room keeps only its record
     assert store._rooms[room.code].students == set() and store.record(room.code)
+
+
+def test_a_class_size_lets_a_hall_behind_one_network_join_at_once(store):
+    """A lecturer who sets a class size larger than MAX_NEW_STUDENTS_PER_NETWORK lets that many
+    come from one network in a window (a hall's phones through one NAT), and no more."""
+    room, key = asked(store)
+    size = limits.MAX_NEW_STUDENTS_PER_NETWORK + 30
+    store.set_class_size(room.code, key, size)
+    for k in range(size):
+        store.join(room.code, f"phone{k}", "203.0.113.7")
+    seen = store.recent_joins(room.code, key)
+    assert (seen.students, seen.most, seen.limit, seen.burst) == (size, size, size, True)
+    with pytest.raises(RoomError, match=f"it has {size} students, the class size"):
+        store.join(room.code, "one-more", "198.51.100.7")

@@ -11,6 +11,7 @@ import numpy as np
 from attnviz import limits
 from attnviz.classroom import MemoryStore
 from attnviz.classroom.report import report_csv, report_pdf, report_rows, report_source
+from attnviz.exercises.notation import typst_text
 from attnviz.links.shared import settings_query
 from attnviz.settings import Settings
 
@@ -115,3 +116,22 @@ def test_the_rows_are_bounded():
     minutes = {m: 1 for m in range(limits.MAX_REPORT_ROWS + 5)}
     _, rows = report_rows([record], minutes)
     assert len(rows) == limits.MAX_REPORT_ROWS
+
+
+def test_the_pdf_names_each_question_in_words_not_its_code():
+    """Review 5, I11: the Kind column printed codes such as `sketch:plain:1`."""
+    from attnviz.classroom.report import question_name
+    from attnviz.classroom.sketch import VARIANTS, sketch_kind
+    from attnviz.lessons.predict.make import KIND_NAMES, KINDS
+
+    assert set(KIND_NAMES) == set(KINDS)
+    assert question_name(sketch_kind("plain", 1)) == (
+        f"sketch the row of query 1 ({VARIANTS['plain']})"
+    )
+    store, code, key = a_lesson()
+    records, lost = store.report(code, key)
+    records.append({**records[0], "kind": sketch_kind("causal", 2), "question": 99})
+    source = report_source(records, lost, "Room report")
+    for record in records:
+        assert typst_text(question_name(record["kind"])) in source
+        assert f"[{typst_text(record['kind'])}]" not in source

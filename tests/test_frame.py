@@ -214,8 +214,9 @@ def test_the_menu_is_the_course_in_order_then_the_lecturers_tools():
 def test_projector_mode_is_kept_across_pages_and_in_the_links():
     at = run("app.py", {"present": "on"})
     assert widget_by_key(at, "attnviz_present").value is True
-    # its help names the course's pages that do not step, from their steps (review 4, I3)
-    assert "one step per screen on every page of the course but Work it out," in (
+    # its help names the course's pages that do not step, from their steps (review 4, I3), and
+    # a step is shown one at a time, not said to fit one screen (review 5, I9)
+    assert "one step at a time on every page of the course but Work it out," in (
         widget_by_key(at, "attnviz_present").help
     )
     assert all(query.get("present") == "on" for _, query in menu(at))
@@ -240,7 +241,7 @@ def test_a_heatmaps_datarevision_changes_exactly_when_what_it_draws_does():
     import numpy as np
     import plotly.graph_objects as go
 
-    from attnviz.serve.finish import drawn_once
+    from attnviz.charts.finish import drawn_once
 
     M, labels = np.arange(6.0).reshape(2, 3), ["a", "b"]
 

@@ -1,13 +1,13 @@
-"""The fair heavy queue (attnviz/fair_queue.py, the server's HEAVY in attnviz/serve/gate.py),
+"""The fair heavy queue (attnviz/serve/fair_queue.py, the server's HEAVY in attnviz/serve/gate.py),
 with threads and events: order and concurrency counted, never timed."""
 
 import threading
 
 import pytest
 
-from attnviz.fair_queue import LARGE, SMALL, BusyError, FairGate
 from attnviz.serve import gate as serve_gate
-from attnviz.serve.kept import kept
+from attnviz.serve.fair_queue import LARGE, SMALL, BusyError, FairGate
+from attnviz.serve.store import kept
 from tests.helpers import fresh_store
 
 

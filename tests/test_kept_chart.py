@@ -9,11 +9,11 @@ import pytest
 import streamlit as st
 
 from attnviz import lessons
+from attnviz.charts.finish import COLOUR_BLIND, PALETTES, STANDARD, Display, finished
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.line_charts import variance_chart
-from attnviz.charts.palette import COLOUR_BLIND, PALETTES, STANDARD
-from attnviz.serve.finish import finished, kept_chart
-from attnviz.ui.sidebar import PALETTE_KEY, PRESENT_KEY
+from attnviz.serve.finish import kept_chart
+from attnviz.ui.sidebar import DISPLAY_KEY
 from tests.helpers import forget_kept
 
 MADE = []
@@ -90,8 +90,7 @@ SESSIONS = ((False, STANDARD), (True, COLOUR_BLIND))
 
 def _in_session(present, palette):
     """Make this thread's session state say projector mode ``present`` and ``palette``."""
-    st.session_state[PRESENT_KEY] = present
-    st.session_state[PALETTE_KEY] = palette
+    st.session_state[DISPLAY_KEY] = Display(present, palette)
 
 
 def _each_session_gets_its_own(kept_fn, make):

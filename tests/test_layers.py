@@ -11,7 +11,7 @@ from tests.helpers import ROOT
 LAYERS = (
     ("web", ("attnviz.web",)),  # the App's HTTP side: beside ui/, which never imports it
     ("ui", ("attnviz.ui",)),
-    ("serve", ("attnviz.serve", "attnviz.fair_queue")),
+    ("serve", ("attnviz.serve",)),
     (
         "links, classroom, charts, the package's face",
         ("attnviz.links", "attnviz.classroom", "attnviz.charts", "attnviz"),
@@ -38,7 +38,6 @@ LAYERS = (
                 "masking",
                 "multihead",
                 "tiled",
-                "tiled_result",
                 "results",
                 "checks",
                 "limits",

@@ -1,4 +1,4 @@
-"""A page's heatmaps skip Plotly's validation (``serve.finish.plain_spec`` / ``PlainFigure``): what
+"""A page's heatmaps skip Plotly's validation (``charts.finish.plain_spec`` / ``PlainFigure``): what
 they send must be exactly what the validated ``go.Figure`` sends."""
 
 import json
@@ -8,8 +8,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
+from attnviz.charts.finish import PlainFigure, plain_spec
 from attnviz.charts.matrix import heatmap_spec
-from attnviz.serve.finish import PlainFigure, plain_spec
 
 RNG = np.random.default_rng(0)
 
@@ -51,7 +51,7 @@ def test_a_finished_chart_is_sent_as_it_was_and_encoded_without_plotlys_cleaning
     from plotly.io import _json
 
     from attnviz.charts import matrix_heatmap
-    from attnviz.serve.finish import finished
+    from attnviz.charts.finish import finished
 
     fig = matrix_heatmap(RNG.random((3, 3)), ["<b>x</b>", "y & z", "2"], ["a", "b", "c"])
     expected = json.loads(pio.to_json(fig.to_dict(), validate=False))["data"]

@@ -18,6 +18,7 @@ import pytest
 
 import attnviz
 from attnviz.model import pretrained
+from attnviz.model.bert import head_attention
 from attnviz.model.gelu import erf, gelu
 from tests.helpers import assert_made_from
 
@@ -105,6 +106,9 @@ def test_attention_rows_sum_to_one(traces, i):
 
 
 def test_each_head_is_self_attention_with_the_models_weights(model, traces):
+    """Every head of every layer, as multi_head_attention made it in the trace, is the head
+    recomputed on its own by bert.head_attention (what the Real model page shows): the core's
+    self_attention of the layer's input with column block h of W_Q, W_K, W_V and the biases."""
     trace = traces[0]
     n, d_k = trace.n, model.config.d_k
     for i, layer in enumerate(trace.layers):
@@ -112,20 +116,15 @@ def test_each_head_is_self_attention_with_the_models_weights(model, traces):
         assert len(layer.heads) == 12
         for h, head in enumerate(layer.heads):
             block = slice(h * d_k, (h + 1) * d_k)
-            np.testing.assert_array_equal(head.X, trace.hidden_states[i])
-            np.testing.assert_array_equal(head.W_Q, w.W_Q[:, block])
-            np.testing.assert_array_equal(head.b_K, w.b_K[block])
-            expected = attnviz.self_attention(
-                layer.X,
-                w.W_Q[:, block],
-                w.W_K[:, block],
-                w.W_V[:, block],
-                b_Q=w.b_Q[block],
-                b_K=w.b_K[block],
-                b_V=w.b_V[block],
-            )
-            np.testing.assert_array_equal(head.attention, expected.attention)
-            np.testing.assert_array_equal(head.output, expected.output)
+            alone = head_attention(model.weights, model.config, trace.hidden_states[i], i, h)
+            for made in (head, alone):
+                np.testing.assert_array_equal(made.X, trace.hidden_states[i])
+                for name in ("W_Q", "W_K", "W_V"):
+                    np.testing.assert_array_equal(getattr(made, name), getattr(w, name)[:, block])
+                for name in ("b_Q", "b_K", "b_V"):
+                    np.testing.assert_array_equal(getattr(made, name), getattr(w, name)[block])
+            np.testing.assert_array_equal(head.attention, alone.attention)
+            np.testing.assert_array_equal(head.output, alone.output)
             assert head.Q.shape == head.K.shape == head.V.shape == (n, d_k)
             assert head.scores.shape == head.scaled_scores.shape == (n, n)
 
@@ -352,20 +351,6 @@ def test_a_cut_run_is_the_run_of_the_shorter_text(model):
 def test_max_pieces_must_be_a_sensible_whole_number(model, bad):
     with pytest.raises(attnviz.AttentionInputError, match="max_pieces"):
         model.run("the cat", max_pieces=bad)
-
-
-def test_head_attention_recomputes_one_head_from_the_weights(model, traces):
-    from attnviz.model.bert import head_attention
-
-    trace = traces[2]
-    for layer, head in [(0, 0), (3, 7), (5, 11)]:
-        alone = head_attention(model.weights, model.config, trace.hidden_states[layer], layer, head)
-        kept = trace.layers[layer].heads[head]
-        np.testing.assert_array_equal(alone.attention, kept.attention)
-        np.testing.assert_array_equal(alone.Q, kept.Q)
-        np.testing.assert_array_equal(
-            alone.W_K, model.weights.layers[layer].W_K[:, 32 * head :][:, :32]
-        )
 
 
 def test_weights_with_nan_are_refused_naming_the_file_and_tensor(tmp_path, package_folder):

@@ -4,7 +4,8 @@ them, and the sentences that say why (attnviz.lessons.spread, charts.matrix's ou
 import numpy as np
 import pytest
 
-from attnviz.charts.matrix import matrix_heatmap, outline_path
+from attnviz.charts.matrix import matrix_heatmap
+from attnviz.charts.matrix_layout import outline_path
 from attnviz.checks import AttentionInputError
 from attnviz.core import self_attention
 from attnviz.lessons.spread import (

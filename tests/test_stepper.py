@@ -91,11 +91,12 @@ def first_screen_page():
 def _first_screen_at(present, step=None):
     from streamlit.testing.v1 import AppTest
 
-    from attnviz.ui.sidebar import PRESENT_KEY
+    from attnviz.charts.finish import Display
+    from attnviz.ui.sidebar import DISPLAY_KEY
     from tests.helpers import TIMEOUT
 
     at = AppTest.from_function(first_screen_page, default_timeout=TIMEOUT)
-    at.session_state[PRESENT_KEY] = present
+    at.session_state[DISPLAY_KEY] = Display(present)
     if step is not None:
         at.query_params["step"] = str(step)
     at.run()
@@ -156,3 +157,30 @@ def test_the_default_deck_runs_from_its_first_to_its_last_slide_on_next_alone():
         else:  # one screen
             assert len(steps) == 1, (part, steps)
     assert screens[-1][0] == len(LECTURE) - 1
+
+
+def step_header_page():
+    """One step's header, as the step page draws it."""
+    from attnviz.ui.text import step_header
+
+    step_header("3. Key", "K = XW_K", r"K \in \mathbb{R}^{4 \times 2}", "What K means.")
+
+
+def test_a_steps_formula_and_meaning_go_after_its_chart_on_a_projector_only():
+    """In projector mode the session's Display puts them in a ``step_meaning`` container (the
+    projector's CSS moves it after the chart); on a screen they stay under the header."""
+    from streamlit.testing.v1 import AppTest
+
+    from attnviz.charts.finish import Display
+    from attnviz.ui.sidebar import DISPLAY_KEY
+    from tests.helpers import TIMEOUT
+
+    for present in (False, True):
+        at = AppTest.from_function(step_header_page, default_timeout=TIMEOUT)
+        at.session_state[DISPLAY_KEY] = Display(present)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        header, *rest = at.main.children.values()
+        meaning = [node.key for node in rest if (node.key or "").startswith("step_meaning_")]
+        assert header.value == "3. Key" and len(meaning) == present
+        assert "K = XW_K" in at.latex[0].value and at.markdown[0].value == "What K means."

@@ -13,6 +13,7 @@ from attnviz.exercises import make_exercise
 from attnviz.exercises.latex_typst import to_typst
 from attnviz.exercises.notation import shown, typst_text
 from attnviz.exercises.pdf import (
+    PdfError,
     cheat_sheet_pdf,
     class_seeds,
     class_set_pdf,
@@ -25,6 +26,7 @@ from attnviz.exercises.worksheet import (
     PREAMBLE,
     cheat_sheet_source,
     class_set_source,
+    marking_grid,
     summary_symbol,
 )
 from attnviz.lessons.summary import summary_rows
@@ -64,15 +66,16 @@ def test_the_worksheet_holds_the_exercise_and_the_key_every_answer(level, seed, 
             assert shown(value, 4) in numbers(sheet)
 
 
-def test_a_class_set_is_every_worksheet_then_every_key():
+def test_a_class_set_is_every_worksheet_then_the_marking_grid_then_every_key():
     pdf = class_set_pdf(2, MAX_SEED, 2)  # seeds wrap past the largest
     assert class_seeds(MAX_SEED - 1, 3) == [MAX_SEED - 1, MAX_SEED, 0]
     texts = pages_text(pdf)
-    assert len(texts) == 3  # two sheets, then both keys on one page
+    assert len(texts) == 4  # two sheets, the marking grid, then both keys on one page
     labels = [re.findall(r"Level 2 · seed (\d+)", t) for t in texts]
-    assert labels == [[str(MAX_SEED)], ["0"], [str(MAX_SEED), "0"]]
-    assert [t.count("Answer key") for t in texts] == [0, 0, 2]
-    _, first, second = texts[2].split("Answer key")
+    assert labels == [[str(MAX_SEED)], ["0"], [], [str(MAX_SEED), "0"]]
+    assert f"Marking grid: level 2, seeds {MAX_SEED} to 0" in texts[2]
+    assert [t.count("Answer key") for t in texts] == [0, 0, 0, 2]
+    _, first, second = texts[3].split("Answer key")
     for text, seed in zip((first, second), (MAX_SEED, 0), strict=True):
         for b in make_exercise(2, seed).blanks:
             assert shown(b.expected, 4) in numbers(text)
@@ -81,6 +84,7 @@ def test_a_class_set_is_every_worksheet_then_every_key():
 def test_a_class_set_holds_one_to_the_cap():
     exercises = [make_exercise(1, s) for s in range(MAX_CLASS_SET)]
     assert class_set_source(exercises).count("#sheet-head(") == 2 * MAX_CLASS_SET
+    assert class_set_source(exercises).count("#page(flipped: true") == 1  # the marking grid
     for count in (0, MAX_CLASS_SET + 1):
         with pytest.raises(ValueError, match=f"1 to {MAX_CLASS_SET}"):
             class_set_pdf(1, 0, count)
@@ -170,3 +174,47 @@ def test_a_pdf_is_compiled_in_a_process_that_ends_and_its_errors_are_words():
     assert done.stdout.strip() == "False", done.stderr
     with pytest.raises(PdfError, match="typst could not make the PDF"):
         compile_pdf("#let x = (")
+
+
+def test_the_marking_grid_is_one_page_of_every_seeds_answers_at_the_cap():
+    """A class set of MAX_CLASS_SET at the level with the most items (24) is marked from one
+    page: a row per seed, item k's value in column k, as the key's last number (review 5)."""
+    exercises = [make_exercise(5, s) for s in class_seeds(3, MAX_CLASS_SET)]
+    texts = pages_text(compile_pdf(PREAMBLE + marking_grid(exercises)))
+    assert len(texts) == 1
+    lines = texts[0].splitlines()
+    for ex in exercises:
+        row = next(line for line in lines if line.split()[:1] == [str(ex.seed)])
+        assert row.split()[1:] == [shown(b.expected) for b in ex.blanks], ex.seed
+
+
+def test_no_key_line_wraps_a_long_equation():
+    """Each key line is one line: a working too long for half a line takes a whole one, and one
+    too long for that is shrunk to it, never wrapped (review 5: in the level-2 keys a long
+    equation wrapped and its item number sat between its two lines). typst checks each: the
+    line as set is no taller than the equation set on an unbounded line, and no wider than
+    the text."""
+    workings = {b.working.typst for s in range(7, 37) for b in make_exercise(2, s).blanks}
+    workings |= {b.working.typst for s in range(3) for b in make_exercise(5, s).blanks}
+    checks = "".join(
+        "#context {\n"
+        f"  let eq = $display({w})$\n"
+        "  let drawn = measure(fitted(eq, text-width), width: text-width)\n"
+        "  let free = measure(box(eq), width: 100cm)\n"
+        '  assert(drawn.height <= free.height + 0.01pt, message: "wrapped")\n'
+        '  assert(drawn.width <= text-width.to-absolute() + 0.01pt, message: "too wide")\n'
+        "}\n"
+        for w in sorted(workings)
+    )
+    compile_pdf(PREAMBLE + "#set text(size: 9pt)\n" + checks)  # raises on a failed assert
+    long = max(workings, key=len)  # and the check can fail: an equation wrapped in 3 cm
+    with pytest.raises(PdfError, match="wrapped"):
+        compile_pdf(
+            PREAMBLE
+            + "#context {\n"
+            + f"  let eq = $display({long})$\n"
+            + "  let drawn = measure(box(width: 3cm, eq), width: text-width)\n"
+            + "  let free = measure(box(eq), width: 100cm)\n"
+            + '  assert(drawn.height <= free.height, message: "wrapped")\n'
+            + "}\n"
+        )

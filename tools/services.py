@@ -106,7 +106,8 @@ def main_config(site, folder):
 daemon off;
 pid {folder}/nginx.pid;
 error_log {folder}/error.log warn;
-events {{ worker_connections 1024; }}
+worker_rlimit_nofile 16384;
+events {{ worker_connections 8192; }}  # a hall of light phones: a few connections each
 http {{
   client_body_temp_path {temp}/body;
   proxy_temp_path {temp}/proxy;

@@ -1,7 +1,9 @@
 """Plotly chart builders: arrays and labels in, ``go.Figure`` out. No Streamlit here.
 
 One module per kind of chart; ``matrix`` draws every matrix heatmap of the app, and ``style``
-is their style sheet (colours, families, text sizes, how a label is escaped).
+is their style sheet (colours, families, text sizes, how a label is escaped). ``finish`` turns
+any chart into what a page sends for a display (projector mode, palette): the figure, its
+accessible name and its words.
 """
 
 from attnviz.charts.matrix import (

@@ -17,6 +17,8 @@ from attnviz.charts.style import MAX_LABEL_CHARS, PROBABILITY_COLORSCALE, escape
 
 MAX_GRID_COLUMNS = 4  # heads side by side in one row of the grid (for short sentences)
 MAX_TICKS = 24  # token labels per panel axis: longer sentences label every k-th token
+TICK_GAP_PX = 26  # with a panel's height given: its token labels at least this far apart
+KEY_LABELS_PX = 90  # under each row of panels: the key labels and the axis title
 MAX_TOKENS_WITH_TEXT = 8  # print the weights on the cells when n is at most this
 MAX_CELLS_WITH_LABELS = 4096  # per head: larger matrices hover with indices, not token labels
 
@@ -29,17 +31,17 @@ def grid_columns(n, h):
 def panel_height(n, columns):
     """Height (px) of one row of panels: as tall as a panel is wide (less for a few tokens, 40 px
     a row), within 200 to 520, plus room for the key labels."""
-    return int(min(max(min(40 * n, 1000 // columns), 200), 520)) + 90
+    return int(min(max(min(40 * n, 1000 // columns), 200), 520)) + KEY_LABELS_PX
 
 
-def _ticks(labels):
-    """(tickvals, ticktext): every label, or every k-th when there are more than MAX_TICKS."""
-    step = -(-len(labels) // MAX_TICKS)
+def _ticks(labels, most=MAX_TICKS):
+    """(tickvals, ticktext): every label, or every k-th when there are more than ``most``."""
+    step = -(-len(labels) // most)
     vals = list(range(0, len(labels), step))
     return vals, [escape_label(labels[i], MAX_LABEL_CHARS) for i in vals]
 
 
-def head_grid(attentions, row_labels, col_labels, *, titles=None, columns=None):
+def head_grid(attentions, row_labels, col_labels, *, titles=None, columns=None, panel_px=None):
     """Every head's (n, m) attention matrix in a grid, head 0 top left, read row by row.
 
     Args:
@@ -47,6 +49,8 @@ def head_grid(attentions, row_labels, col_labels, *, titles=None, columns=None):
         row_labels: (n,) the query tokens; col_labels: (m,) the key tokens. Shown as typed.
         titles: (h,) a title per panel (default "head 0" .. "head h-1"); shown as typed.
         columns: panels per row of the grid (at most h; default ``grid_columns(n, h)``).
+        panel_px: each panel's height (default ``panel_height``'s, less its key labels' room);
+            its token labels then every k-th, at least TICK_GAP_PX apart (a projector's text).
 
     Returns:
         go.Figure with one heatmap trace per head, in head order: trace k's ``z`` is head k's
@@ -77,7 +81,9 @@ def head_grid(attentions, row_labels, col_labels, *, titles=None, columns=None):
         raise ValueError(f"give one title per head: {len(titles)} titles for {h} heads")
     columns = grid_columns(n, h) if columns is None else max(1, min(int(columns), h))
     grid_rows = math.ceil(h / columns)
-    height = grid_rows * panel_height(n, columns) + 40
+    row_px = panel_height(n, columns) if panel_px is None else int(panel_px) + KEY_LABELS_PX
+    most = MAX_TICKS if panel_px is None else max(2, int(panel_px) // TICK_GAP_PX)
+    height = grid_rows * row_px + 40
     fig = make_subplots(
         rows=grid_rows,
         cols=columns,
@@ -115,8 +121,8 @@ def head_grid(attentions, row_labels, col_labels, *, titles=None, columns=None):
             trace.textfont = dict(size=10)
         row, col = divmod(k, columns)
         fig.add_trace(trace, row=row + 1, col=col + 1)
-        x_vals, x_text = _ticks(col_labels)
-        y_vals, y_text = _ticks(row_labels)
+        x_vals, x_text = _ticks(col_labels, most)
+        y_vals, y_text = _ticks(row_labels, most)
         fig.update_xaxes(
             tick,
             tickvals=x_vals,

@@ -183,7 +183,7 @@ def saturation_chart(curve, stat="max_weight", *, mark_d_k=None):
     """One row statistic of ``curve`` (a ``lessons.SaturationCurve``) against d_k.
 
     ``stat`` is "max_weight", "normalised_entropy" or "entropy". Four traces, by name:
-    "your sentence, scaled", "your sentence, unscaled", "random q, k, scaled", "random q, k,
+    "sentence, scaled", "sentence, unscaled", "random q, k, scaled", "random q, k,
     unscaled"; green is scaled, red unscaled, solid the sentence, dashed the random data.
     """
     if stat not in SATURATION_STATS:
@@ -192,8 +192,8 @@ def saturation_chart(curve, stat="max_weight", *, mark_d_k=None):
     d = np.asarray(curve.d_k, dtype=float)
     fig = go.Figure()
     lines = [
-        ("your sentence, scaled", curve.sentence_scaled, SCALED_COLOUR, "solid"),
-        ("your sentence, unscaled", curve.sentence_unscaled, UNSCALED_COLOUR, "solid"),
+        ("sentence, scaled", curve.sentence_scaled, SCALED_COLOUR, "solid"),
+        ("sentence, unscaled", curve.sentence_unscaled, UNSCALED_COLOUR, "solid"),
         ("random q, k, scaled", curve.random_scaled, SCALED_COLOUR, "dash"),
         ("random q, k, unscaled", curve.random_unscaled, UNSCALED_COLOUR, "dash"),
     ]

@@ -9,7 +9,7 @@ axis' tick text), never as part of a ``hovertemplate``.
 A matrix larger than a screen can show (more than ``MAX_DRAWN`` rows or columns) is drawn at
 reduced resolution: each drawn cell is the mean of a block of cells, and the title says so.
 Values go to the browser as float32 (Plotly sends numpy arrays as typed binary buffers). The
-title, axes and margins are ``matrix_layout``; colours, families and text sizes ``style``.
+title, axes, margins and outlines are ``matrix_layout``; colours, families, text sizes ``style``.
 """
 
 import math
@@ -17,7 +17,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.matrix_layout import colourbar_label_chars, matrix_layout
+from attnviz.charts.matrix_layout import colourbar_label_chars, matrix_layout, outline_shapes
 from attnviz.charts.style import (
     FAMILIES,
     MASKED_COLOUR,
@@ -28,7 +28,7 @@ from attnviz.charts.style import (
     SCREEN_WIDTH_PX,
     SIGNED_COLORSCALE,
     TEXT_PX,
-    escape_labels,
+    axis_labels,
     widest_px,
 )
 
@@ -74,10 +74,8 @@ def block_mean(M, row_blocks, col_blocks):
     return np.divide(total, count, out=np.full(total.shape, -np.inf), where=count > 0)
 
 
-def _ticks(labels, spans):
-    """Tick texts for the drawn rows: each token's label (cut if long), or a block's range."""
-    if all(stop - start == 1 for start, stop in spans):
-        return escape_labels(labels, MAX_LABEL_CHARS)
+def _ranges(spans):
+    """Tick texts for rows drawn in blocks: each block's range of rows, e.g. "0–3"."""
     return [f"{start}–{stop - 1}" for start, stop in spans]
 
 
@@ -153,7 +151,7 @@ def heatmap_spec(
 
     Returns:
         {"data": traces, "layout": layout}, plain dicts that Plotly has not validated (a page
-        draws them with ``attnviz.serve.finish.PlainFigure``, ``matrix_heatmap`` validates them
+        draws them with ``attnviz.charts.finish.PlainFigure``, ``matrix_heatmap`` validates them
         into a go.Figure); the first trace is the heatmap: ``z`` is ``M`` as float32 (-inf as
         NaN), or its block means when M has more than MAX_DRAWN rows or columns. When selectable, a
         second trace of markers carries the hover text and the clicks.
@@ -173,14 +171,23 @@ def heatmap_spec(
             f"column labels for a {n_rows}x{n_cols} matrix"
         )
     row_spans, col_spans = blocks(n_rows), blocks(n_cols)
-    reduced = len(row_spans) < n_rows or len(col_spans) < n_cols
+    row_blocked, col_blocked = len(row_spans) < n_rows, len(col_spans) < n_cols
+    reduced = row_blocked or col_blocked
+    # every label escaped in one pass: cut for the ticks, whole for a hover that names cells
+    labelled = not reduced and n_rows * n_cols <= MAX_LABELLED_CELLS
+    axes = [(row_labels, row_blocked), (col_labels, col_blocked)]
+    forms = iter(
+        axis_labels([lab for lab, blocked in axes if not blocked], MAX_LABEL_CHARS, labelled)
+    )
+    row_ticks, row_whole = (_ranges(row_spans), None) if row_blocked else next(forms)
+    col_ticks, col_whole = (_ranges(col_spans), None) if col_blocked else next(forms)
     if reduced:
         M = block_mean(M, row_spans, col_spans)
         block = f"{row_spans[0][1]}×{col_spans[0][1]}"
         title = f"{title} (each cell: the mean of a {block} block)"
     selectable = selectable and is_selectable((n_rows, n_cols))
     names = (row_title.split(" ")[0], col_title.split(" ")[0], value_name)
-    customdata, hover = _hover(M, values, hidden, row_labels, col_labels, names, reduced)
+    customdata, hover = _hover(M, values, hidden, (row_whole, col_whole), names, reduced)
     heatmap, bound = _cells(M, kind, value_range, hover, text_px)
     if selectable:
         heatmap["hoverinfo"] = "skip"  # the markers on top carry the hover
@@ -206,7 +213,7 @@ def heatmap_spec(
             )
     layout = matrix_layout(
         M.shape,
-        (_ticks(row_labels, row_spans), _ticks(col_labels, col_spans)),
+        (row_ticks, col_ticks),
         (row_title, col_title),
         title,
         colour_of_family,
@@ -223,16 +230,17 @@ def heatmap_spec(
     return dict(data=traces, layout=layout)
 
 
-def _hover(M, values, hidden, row_labels, col_labels, names, reduced):
-    """(customdata or None, hovertemplate) of the drawn cells ``M``: whole labels and exact
-    values (``values`` for a cell ``hidden`` by a mask, said to be masked) up to
-    MAX_LABELLED_CELLS cells, else the tick labels and the drawn (mean) value."""
+def _hover(M, values, hidden, whole, names, reduced):
+    """(customdata or None, hovertemplate) of the drawn cells ``M``: whole labels (``whole``:
+    the rows' and the columns', escaped) and exact values (``values`` for a cell ``hidden`` by
+    a mask, said to be masked) up to MAX_LABELLED_CELLS cells, else the tick labels and the
+    drawn (mean) value."""
     row_name, col_name, value_name = names
     rows_drawn, cols_drawn = M.shape
     if not reduced and M.size <= MAX_LABELLED_CELLS:  # whole labels and exact values
         customdata = np.empty((rows_drawn, cols_drawn, 3), dtype=object)
-        rows = [f"{label} (row {i})" for i, label in enumerate(escape_labels(row_labels))]
-        cols = [f"{label} (column {j})" for j, label in enumerate(escape_labels(col_labels))]
+        rows = [f"{label} (row {i})" for i, label in enumerate(whole[0])]
+        cols = [f"{label} (column {j})" for j, label in enumerate(whole[1])]
         customdata[:, :, 0] = np.array(rows, dtype=object)[:, None]
         customdata[:, :, 1] = np.array(cols, dtype=object)[None, :]
         customdata[:, :, 2] = [[_format(v, exact=True) for v in row] for row in M.tolist()]
@@ -374,30 +382,6 @@ def legend_entry(name, marker):
         showlegend=True,
         hoverinfo="skip",
     )
-
-
-def outline_path(cells):
-    """An SVG path, in the heatmap's data coordinates, of a rectangle around each run of
-    neighbouring True cells of each row of ``cells`` (rows, cols); "" if there are none."""
-    parts = []
-    for r, row in enumerate(np.asarray(cells, dtype=bool)):
-        edges = np.flatnonzero(np.diff(np.concatenate(([0], row.astype(np.int8), [0]))))
-        for start, stop in zip(edges[::2], edges[1::2], strict=True):
-            top, bottom, left, right = r - 0.5, r + 0.5, start - 0.5, stop - 0.5
-            parts.append(f"M{left},{top}H{right}V{bottom}H{left}Z")
-    return "".join(parts)
-
-
-def outline_shapes(cells, width=OUTLINE_PX):
-    """Plotly shapes that outline ``cells``: a white line under a dark one (``width`` px), so
-    the outline shows on the darkest and the palest colours alike; [] when no cell is True."""
-    path = outline_path(cells)
-    if not path:
-        return []
-    return [
-        dict(type="path", path=path, xref="x", yref="y", line=dict(color=c, width=w))
-        for c, w in (("white", width + 2), (OUTLINE_COLOUR, width))
-    ]
 
 
 def selected_cell(selection):

@@ -1,18 +1,23 @@
-"""The layout of a matrix heatmap: its title, axes and tick labels, and margins and a height
-estimated from the labels so that Plotly never has to grow them. No Streamlit here.
+"""The layout of a matrix heatmap: its title, axes and tick labels, margins and a height
+estimated from the labels so that Plotly never has to grow them, and the shapes that outline
+cells. No Streamlit here.
 """
 
 import functools
 import html
 import math
 
+import numpy as np
+
 from attnviz.charts.style import (
     AXIS_TITLE_COLOUR,
     FONT_FAMILY,
+    OUTLINE_COLOUR,
+    OUTLINE_PX,
     SCREEN_WIDTH_PX,
     TEXT_COLOUR,
     TEXT_PX,
-    escape_label,
+    escape_labels,
     text_px,
     widest_px,
     wrap,
@@ -62,7 +67,7 @@ def thinned(labels, cell_px, size, rotated):
     by 45 degrees needs about 1.5 font sizes between neighbours, a level one its width)."""
     if not labels or cell_px <= 0:
         return list(labels)
-    need = 1.5 * size if rotated else max(text_px(label, size) for label in labels) + 6
+    need = 1.5 * size if rotated else widest_px(labels, size) + 6
     step = max(1, math.ceil(need / cell_px))
     return [label if k % step == 0 else "" for k, label in enumerate(labels)]
 
@@ -117,7 +122,8 @@ def matrix_layout(
         left, right, top, bottom = margins(rotated=rotated)
     col_ticks = thinned(col_ticks, cell_px, tick_font["size"], rotated)  # no smeared labels
     title_size = max(text_px + 4, 16)
-    title = wrap(escape_label(title), title_size, width_px - 10) if title else ""
+    title, col_title, row_title = escape_labels([title, col_title, row_title])
+    title = wrap(title, title_size, width_px - 10) if title else ""
     # a wrapped title's lines, and a gap each: Plotly's lines are taller than 1.3 em
     extra = math.ceil(title.count("<br>") * title_size * 1.7)
     title_px, top = title_px + extra, top + extra
@@ -141,7 +147,7 @@ def matrix_layout(
         margin=dict(l=left, r=right, t=top, b=bottom),
         xaxis=dict(
             tick,
-            title=dict(text=escape_label(col_title), font=axis_title),
+            title=dict(text=col_title, font=axis_title),
             tickvals=list(range(cols_drawn)),
             ticktext=col_ticks,
             side="top",
@@ -149,7 +155,7 @@ def matrix_layout(
         ),
         yaxis=dict(
             tick,
-            title=dict(text=escape_label(row_title), font=axis_title),
+            title=dict(text=row_title, font=axis_title),
             tickvals=list(range(rows_drawn)),
             ticktext=row_ticks,
             autorange="reversed",
@@ -161,3 +167,27 @@ def matrix_layout(
         clickmode="event+select",
         dragmode=False,
     )
+
+
+def outline_path(cells):
+    """An SVG path, in the heatmap's data coordinates, of a rectangle around each run of
+    neighbouring True cells of each row of ``cells`` (rows, cols); "" if there are none."""
+    parts = []
+    for r, row in enumerate(np.asarray(cells, dtype=bool)):
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], row.astype(np.int8), [0]))))
+        for start, stop in zip(edges[::2], edges[1::2], strict=True):
+            top, bottom, left, right = r - 0.5, r + 0.5, start - 0.5, stop - 0.5
+            parts.append(f"M{left},{top}H{right}V{bottom}H{left}Z")
+    return "".join(parts)
+
+
+def outline_shapes(cells, width=OUTLINE_PX):
+    """Plotly shapes that outline ``cells``: a white line under a dark one (``width`` px), so
+    the outline shows on the darkest and the palest colours alike; [] when no cell is True."""
+    path = outline_path(cells)
+    if not path:
+        return []
+    return [
+        dict(type="path", path=path, xref="x", yref="y", line=dict(color=c, width=w))
+        for c, w in (("white", width + 2), (OUTLINE_COLOUR, width))
+    ]

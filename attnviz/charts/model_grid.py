@@ -31,6 +31,8 @@ GRID_LEVELS = 255  # a weight a in [0, 1] is sent as round(a * 255): uint8, one 
 GAP_COLOR = "white"  # the strips between tiles (the plot's background)
 LABEL_ROOM = 1.2  # a layer's or a head's name needs this many font sizes of room
 NAME_PX = 11  # the layers' names, on a screen
+NAME_GAP_PX = 12  # between two columns' names
+PLOT_WIDTH_PX = 1000  # the narrowest plot a wide grid is drawn in (a projector's, less margins)
 
 
 TOKEN_TICK_PX = 9  # the queries' names beside each tile row, on a screen
@@ -98,8 +100,10 @@ def model_grid(
     title="",
     text_px=TEXT_PX,
     row_name="layer",
+    col_name="head",
 ):
-    """A grid of every head's attention matrix: row l is layer l, column h is head h.
+    """A grid of every head's attention matrix: row l is layer l, column h is head h (or, the
+    first two axes of ``attention`` swapped, row h is head h: ``row_name`` and ``col_name``).
 
     Args:
         attention: (n_layers, n_heads, n, n) attention matrices; each row of each sums to 1.
@@ -113,6 +117,8 @@ def model_grid(
             and heads are named every ``label_stride`` of them, so that no two names overlap.
         row_name: what a row is called on the grid and in the hover, as the page calls it
             ("layer"; the chat model's page says "block").
+        col_name: what a column is called ("head"); columns are named every k-th, so that
+            names at ``text_px`` in the page's width (PLOT_WIDTH_PX) do not run together.
 
     Returns:
         go.Figure with two traces: the heatmap of ``tile_grid(attention)`` (uint8 steps of
@@ -133,7 +139,7 @@ def model_grid(
     heads = [(layer, head) for layer in range(n_layers) for head in range(n_heads)]
     hover = []
     for layer, head in heads:
-        lines = [f"{row_name} {layer}, head {head}: click to open"]
+        lines = [f"{row_name} {layer}, {col_name} {head}: click to open"]
         if head_hover is not None:
             lines += list(head_hover[layer][head])
         hover.append("<br>".join(escape_label(line) for line in lines))
@@ -165,6 +171,9 @@ def model_grid(
     top = 70 if title else 40
     # on a projector a name's box is about 1.25 of its size taller than the text: more room
     stride = label_stride(n_layers, NAME_PX if text_px <= TEXT_PX else 1.25 * text_px, top)
+    name_width = 0.6 * len(f"{col_name} {n_heads - 1}") * max(NAME_PX, text_px) + NAME_GAP_PX
+    col_stride = max(stride, math.ceil(name_width * n_heads / PLOT_WIDTH_PX))
+    row_names_px = math.ceil(0.6 * len(f"{row_name} {n_layers - 1}") * max(NAME_PX, text_px)) + 16
     token_px = TOKEN_TICK_PX if text_px <= TEXT_PX else text_px  # the queries' names' size
     named = n <= GRID_MAX_TICKS and row_px(n_layers, top) / step >= token_px
     if named:  # each tile row names its queries; layer names sit further out
@@ -199,13 +208,13 @@ def model_grid(
     fig.update_layout(
         title=dict(text=escape_label(title), x=0, xanchor="left"),
         height=GRID_HEIGHT_PX,
-        margin=dict(l=115 if named else 60, r=10, t=top, b=10),
+        margin=dict(l=115 if named else max(60, row_names_px), r=10, t=top, b=10),
         xaxis=dict(
             range=[-0.5 - gap / 2, Z.shape[1] - 0.5 + gap / 2],
             side="top",
             tickmode="array",
-            tickvals=[head * step + centre for head in range(0, n_heads, stride)],
-            ticktext=[f"head {head}" for head in range(0, n_heads, stride)],
+            tickvals=[head * step + centre for head in range(0, n_heads, col_stride)],
+            ticktext=[f"{col_name} {head}" for head in range(0, n_heads, col_stride)],
             ticks="",
             showgrid=False,
             zeroline=False,

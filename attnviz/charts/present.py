@@ -5,8 +5,8 @@ Every chart builder draws its text at a size it chooses (``TEXT_PX``, 12 px, on 
 axis and colour-bar titles, annotations, slider labels) at least ``style.text_px`` and dark
 enough to read on white, wraps titles that are wider than the chart, and removes the numbers
 printed on heatmap cells that are narrower than those numbers at that size (the hover still
-gives them). The ui layer chooses the style (``PRESENT`` in projector mode) and the width the
-chart is drawn at; the builders stay pure.
+gives them). ``charts.finish`` calls it in projector mode (``style.PRESENT``, for the width
+the chart is drawn at); the builders stay pure.
 
 The widths are measured, not counted: ``style.text_px`` estimates the width of a text at a
 size, and a cell's width is the plot's width over its number of columns.
@@ -14,16 +14,13 @@ size, and a cell's width is the plot's width over its number of columns.
 
 import math
 import re
-from dataclasses import dataclass, replace
 
 import numpy as np
 
 from attnviz.charts.style import (
     AXIS_TITLE_COLOUR,
     MIN_CONTRAST,
-    PRESENT_TEXT_PX,
-    PRESENT_WIDTH_PX,
-    SCREEN_WIDTH_PX,
+    PRESENT,
     TEXT_PX,
     legend_px,
     shown_text,
@@ -32,26 +29,6 @@ from attnviz.charts.style import (
 )
 
 LINE_HEIGHT = 1.3  # a wrapped title's lines, in font sizes
-
-
-@dataclass(frozen=True)
-class TextStyle:
-    """How large a chart's text is drawn and how wide the chart is.
-
-    text_px: the smallest size (px) of any text the chart draws.
-    width_px: the width (px) the chart is drawn at (a column's, for a chart in a column).
-    """
-
-    text_px: int = TEXT_PX
-    width_px: int = SCREEN_WIDTH_PX
-
-    def column(self, fraction):
-        """The same style for a chart drawn in ``fraction`` of the width (a page column)."""
-        return replace(self, width_px=int(self.width_px * fraction))
-
-
-SCREEN = TextStyle()
-PRESENT = TextStyle(PRESENT_TEXT_PX, PRESENT_WIDTH_PX)
 
 
 def _luminance(hex_colour):

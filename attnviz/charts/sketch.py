@@ -16,6 +16,7 @@ from attnviz.limits import SKETCH_LEVELS
 SKETCH_COLOUR = "#0072b2"  # Okabe-Ito blue: what the class (or you) predicted
 TRUE_COLOUR = "#111111"  # the true row: black diamonds
 ROW_PX = 48  # one key's row in the sketch: a tap target of 44 px or more
+BESIDE_ROW_PX = 40  # a row whose weight is beside its label (one line): a projector's mouse
 TAP_MARKER_PX = 40  # the tap markers' size; a tap counts up to TAP_SLACK_PX outside one
 TAP_SLACK_PX = 4
 LABEL_CHARS = 10  # a key's label on a phone (the text alternative has it whole)
@@ -55,10 +56,20 @@ def _left_margin(labels, text_px):
 
 
 def sketch_figure(
-    labels, levels, weights, allowed, *, text_px=TEXT_PX, title="Your sketch", taps=True
+    labels,
+    levels,
+    weights,
+    allowed,
+    *,
+    text_px=TEXT_PX,
+    title="Your sketch",
+    taps=True,
+    beside=False,
 ):
     """The sketch a phone sets: one row per key (``labels`` (n,)), a bar of ``levels`` (n,)
-    ints 0..SKETCH_LEVELS, the key's renormalised weight ``weights`` (n,) under its label.
+    ints 0..SKETCH_LEVELS, the key's renormalised weight ``weights`` (n,) under its label (with
+    ``beside``, after it on the same line, in rows of BESIDE_ROW_PX: a projector's, where two
+    lines of its larger text do not fit a row and a mouse needs no 48-px target).
     With ``taps``, a nearly transparent marker at every (level, key) of an ``allowed`` (n,)
     key takes the taps: TAP_MARKER_PX + 2 * TAP_SLACK_PX = 48 px square each; a masked key is
     grey, fixed at 0, with no marker."""
@@ -92,9 +103,9 @@ def sketch_figure(
     _layout(
         fig,
         title=title,
-        height=ROW_PX * n + text_px * 8,
+        height=(BESIDE_ROW_PX if beside else ROW_PX) * n + text_px * 8,
         text_px=text_px,
-        left=_left_margin(labels, text_px),
+        left=_left_margin(labels, text_px) + (int(text_px * 0.6 * 5) if beside else 0),
     )
     # A tap reaches a marker within TAP_SLACK_PX of its edge: a 44-px target a level and a row,
     # and a tap on a masked key's row (no markers) reaches nothing
@@ -114,7 +125,7 @@ def sketch_figure(
     )
     axis = _keys_axis(labels, text_px, allowed)
     axis["ticktext"] = [
-        f"{tick}<br><b>{w:.2f}</b>" if ok else f"{tick}<br>masked"
+        f"{tick}{' ' if beside else '<br>'}<b>{w:.2f}</b>" if ok else f"{tick}<br>masked"
         for tick, w, ok in zip(axis["ticktext"], weights, allowed, strict=True)
     ]
     fig.update_yaxes(axis)

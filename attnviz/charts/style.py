@@ -9,6 +9,7 @@ import html
 import math
 import re
 import unicodedata
+from dataclasses import dataclass, replace
 
 from attnviz.text import visible, visible_all
 
@@ -22,12 +23,34 @@ PRESENT_TEXT_PX = 20  # the same in projector mode: readable from the back of a 
 # The width (px) the main column gives a chart: on a projector at 1280 x 720, 1280 less
 # Streamlit's padding (80 px each side) with the sidebar collapsed; on a screen, a window 1460 px
 # wide with the sidebar open (300 px); a wider window only widens the cells. A chart in a page
-# column gets its share of it (charts.present.TextStyle.column).
+# column gets its share of it (``TextStyle.column``).
 SCREEN_WIDTH_PX = 1000
 PRESENT_WIDTH_PX = 1120
 # The height (px) a step's first chart may take on a projector at 1280 x 720: 720 less the
 # stepper's bar above it (about 150 px with Streamlit's top padding) and a small gap below
 PRESENT_CHART_HEIGHT_PX = 550
+
+
+@dataclass(frozen=True)
+class TextStyle:
+    """How large a chart's text is drawn and how wide the chart is.
+
+    text_px: the smallest size (px) of any text the chart draws.
+    width_px: the width (px) the chart is drawn at (a column's, for a chart in a column).
+    """
+
+    text_px: int = TEXT_PX
+    width_px: int = SCREEN_WIDTH_PX
+
+    def column(self, fraction):
+        """The same style for a chart drawn in ``fraction`` of the width (a page column)."""
+        return replace(self, width_px=int(self.width_px * fraction))
+
+
+SCREEN = TextStyle()
+PRESENT = TextStyle(PRESENT_TEXT_PX, PRESENT_WIDTH_PX)
+
+
 MIN_CONTRAST = 4.5  # WCAG AA for text: a chart's text paler than this on white is drawn dark
 AXIS_TITLE_COLOUR = "#262730"  # dark on white: axis titles are read, not decoration
 FONT_FAMILY = '"Source Sans", sans-serif'  # Streamlit's body font
@@ -61,6 +84,21 @@ def escape_label(label, max_chars=None):
 def escape_labels(labels, max_chars=None):
     """[``escape_label(label, max_chars)``] for every label of ``labels``."""
     return [_escaped(label, max_chars) for label in visible_all(labels)]
+
+
+def axis_labels(axes, max_chars, whole=True):
+    """For each axis of ``axes`` (lists of labels), (its labels cut to ``max_chars`` for the
+    ticks, its whole labels for the hover or None when not ``whole``), escaped as
+    ``escape_label``: every label of a chart in one pass."""
+    counts = [len(labels) for labels in axes]
+    shown = visible_all([label for labels in axes for label in labels])
+    out, start = [], 0
+    for count in counts:
+        part = shown[start : start + count]
+        start += count
+        cut = [_escaped(label, max_chars) for label in part]
+        out.append((cut, [_escaped(label, None) for label in part] if whole else None))
+    return out
 
 
 def _escaped(label, max_chars):

@@ -14,6 +14,10 @@ from attnviz.charts.style import BOTTOM_LEGEND, MAX_LABEL_CHARS, escape_label
 TARGET_COLOUR = "#555555"
 CHECKPOINT_TITLE_PX = 70  # two lines of title above the grid of heads
 SLIDER_PX = 90  # the checkpoint slider under it
+ONE_ROW_PANEL_PX = 175  # every head in one row (a projector): each panel this tall
+ONE_ROW_TITLE_PX = 115  # three lines of the projector's larger title, and two-line panel titles
+ONE_ROW_TITLE_PAD_PX = 30  # its first line kept inside the figure (a wrapped third line)
+ONE_ROW_SLIDER_PX = 120  # the slider below the rotated key labels at the projector's text size
 LOSS_TICKS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3, 10)  # the log axis, labelled in full
 RUN_COLOURS = {"with scaling": SCALED_COLOUR, "without scaling": UNSCALED_COLOUR}
 
@@ -78,7 +82,9 @@ def loss_chart(curves, *, steps=None, target=None, checkpoints=None, title="Trai
     return fig
 
 
-def checkpoint_figure(attention, labels, steps, frame_titles, head_titles, *, n_heads):
+def checkpoint_figure(
+    attention, labels, steps, frame_titles, head_titles, *, n_heads, one_row=False
+):
     """Every head's attention at every checkpoint, with a slider that moves through them in the
     browser (Plotly frames: no server round trip).
 
@@ -90,6 +96,9 @@ def checkpoint_figure(attention, labels, steps, frame_titles, head_titles, *, n_
         frame_titles: (n_checkpoints,) the figure's title at each checkpoint (may hold "<br>").
             Plain text apart from that line break; escaped here.
         head_titles: (n_checkpoints, n_layers * n_heads) each panel's title at each checkpoint.
+        one_row: every head in one row of ONE_ROW_PANEL_PX panels (default: a layer a row),
+            each panel's title on two lines, room for three lines of title and a projector's
+            larger slider: the heads and the slider on a projector's first screen.
 
     Returns:
         go.Figure showing the last checkpoint, one heatmap trace per head (layer by layer), one
@@ -100,7 +109,16 @@ def checkpoint_figure(attention, labels, steps, frame_titles, head_titles, *, n_
     hidden = ~np.tri(T, dtype=bool)  # key after query: masked, drawn blank
     A = np.where(hidden, np.nan, A).reshape(n_ckpt, n_layers * H, T, T).astype(np.float32)
     last = n_ckpt - 1
-    fig = head_grid(A[last], labels, labels, titles=head_titles[last], columns=n_heads)
+    fig = head_grid(
+        A[last],
+        labels,
+        labels,
+        titles=head_titles[last],
+        columns=n_layers * H if one_row else n_heads,
+        panel_px=ONE_ROW_PANEL_PX if one_row else None,
+    )
+    title_px, slider_px = (ONE_ROW_TITLE_PX, ONE_ROW_SLIDER_PX) if one_row else (
+        CHECKPOINT_TITLE_PX, SLIDER_PX)  # fmt: skip
     for k, trace in enumerate(fig.data):  # head_grid numbers heads 0..; name the layer too
         layer, head = divmod(k, n_heads)
         trace.hovertemplate = trace.hovertemplate.replace(
@@ -110,11 +128,14 @@ def checkpoint_figure(attention, labels, steps, frame_titles, head_titles, *, n_
     base_annotations = [a.to_plotly_json() for a in fig.layout.annotations]
 
     def title(i):
-        return dict(text=_escape_lines(frame_titles[i]), x=0, xanchor="left", y=0.99, yanchor="top")
+        return dict(
+            text=_escape_lines(frame_titles[i]), x=0, xanchor="left", y=0.99, yanchor="top",
+            yref="container", pad=dict(t=ONE_ROW_TITLE_PAD_PX if one_row else 0),
+        )  # fmt: skip
 
     def annotations(i):
         return [
-            a | {"text": escape_label(t)}
+            a | {"text": _escape_lines(t.replace(": ", ":\n", 1) if one_row else t)}
             for a, t in zip(base_annotations, head_titles[i], strict=True)
         ]
 
@@ -142,18 +163,18 @@ def checkpoint_figure(attention, labels, steps, frame_titles, head_titles, *, n_
         )
         for i in range(n_ckpt)
     ]
-    height = fig.layout.height + CHECKPOINT_TITLE_PX + SLIDER_PX
+    height = fig.layout.height + title_px + slider_px
     fig.update_layout(
         title=title(last),
         annotations=annotations(last),
         height=height,
-        margin=dict(l=10, r=10, t=CHECKPOINT_TITLE_PX + 20, b=SLIDER_PX),
+        margin=dict(l=10, r=10, t=title_px + 20, b=slider_px),
         sliders=[
             dict(
                 active=last,
                 steps=slider_steps,
                 currentvalue=dict(prefix="checkpoint at step "),
-                pad=dict(t=50),
+                pad=dict(t=slider_px - 40),
                 x=0,
                 len=1.0,
             )

@@ -12,6 +12,7 @@ ROUND_COLOURS = ("#a6a6a6", "#4d4d4d", "#7570b3")  # round 1 light, round 2 dark
 SHADES = ("light", "dark", "violet")  # the colours' names, in the titles (no legend)
 WRONG_COLOUR = "#b2182b"
 HEIGHT_PX = 300
+SHARE_TOP = 118  # the share axis's top (%): a bar at 100 % has room for its label above it
 
 
 def _layout(fig, title, text_px, height, **axes):
@@ -98,13 +99,14 @@ def transition_chart(letters, moves, right, *, text_px=TEXT_PX, height=HEIGHT_PX
                 showlegend=False,
             )
         )
-        fig.add_annotation(
+        fig.add_annotation(  # above its line's middle, clear of the line's own width
             x=0.5,
             y=(a + b) / 2,
             text=str(n),
             showarrow=False,
             font=dict(size=text_px, color=colour),
-            bgcolor="white",
+            yanchor="bottom",
+            yshift=(2 + 12 * n / most) / 2 + 2,
         )
     ticks = dict(
         tickmode="array",
@@ -169,7 +171,13 @@ def shares_bars(names, shares, *, text_px=TEXT_PX, height=HEIGHT_PX):
         "Right answers",
         text_px,
         height,
-        yaxis=dict(range=[0, 125], fixedrange=True, title="% right", dtick=25),
+        yaxis=dict(  # room above 100 % for a bar's label, but no tick past 100 %
+            range=[0, SHARE_TOP],
+            fixedrange=True,
+            title="% right",
+            tickmode="array",
+            tickvals=[0, 25, 50, 75, 100],
+        ),
         xaxis=dict(fixedrange=True),
         showlegend=False,
     )
@@ -177,33 +185,37 @@ def shares_bars(names, shares, *, text_px=TEXT_PX, height=HEIGHT_PX):
 
 def confidence_bars(levels, table, name, *, text_px=TEXT_PX, height=HEIGHT_PX):
     """How sure the right and the wrong answers of round ``name`` were: for each level of
-    ``levels`` (names), ``table`` [(level, right, wrong)], stacked; the most sure first, wrong
-    at the bottom."""
+    ``levels`` (names), ``table`` [(level, right, wrong)], as stacked horizontal bars (a level's
+    name on one line beside its bar); the most sure on top, wrong on the left."""
     order = sorted(table, key=lambda row: -row[0])
-    names = [levels[level].replace(" ", "<br>") for level, _, _ in order]
+    names = [levels[level] for level, _, _ in order]
     fig = go.Figure()
     for label, column, colour in (("wrong", 2, WRONG_COLOUR), ("right", 1, RIGHT_COLOUR)):
         counts = [int(row[column]) for row in order]
         fig.add_trace(
             go.Bar(
                 name=label,
-                x=names,
-                y=counts,
+                y=names,  # a row per level, its name on one line: names never meet
+                x=counts,
+                orientation="h",
                 text=[f"{c} {label}" if c else "" for c in counts],
                 textposition="inside",
                 insidetextanchor="middle",
                 marker_color=colour,
-                hovertemplate=f"%{{x}}, {label}: %{{y}} students<extra></extra>",
+                hovertemplate=f"%{{y}}, {label}: %{{x}} students<extra></extra>",
             )
         )
     top = max([r + w for _, r, w in table] + [1])
-    return _layout(
+    _layout(
         fig,
         f"How sure? ({name})",
         text_px,
         height,
         barmode="stack",
-        yaxis=dict(range=[0, top * 1.15], fixedrange=True, title="students", dtick=_dtick(top)),
-        xaxis=dict(fixedrange=True),
+        xaxis=dict(range=[0, top * 1.05], fixedrange=True, title="students", dtick=_dtick(top)),
+        yaxis=dict(fixedrange=True, autorange="reversed"),  # the most sure on top
         showlegend=False,
     )
+    widest = max((len(n) for n in names), default=1)
+    fig.update_layout(margin_l=int(0.6 * widest * text_px) + 16)  # the names, whole
+    return fig

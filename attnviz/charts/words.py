@@ -59,14 +59,20 @@ def matrix_rows(M, row_labels, col_labels, *, row_name="row", mask=None, kind="s
     return lines
 
 
-def matrix_text(M, row_labels, col_labels, *, title, row_title, col_title, mask=None, kind):
-    """The whole text alternative of a heatmap: its name, then one line per row."""
+def matrix_words(M, row_labels, col_labels, *, title, row_title, col_title, mask=None, kind):
+    """(accessible name, whole text alternative) of a heatmap of ``M``: its name, then one line
+    per row (``matrix_rows``)."""
     M = np.asarray(M, dtype=float)
     what = "largest weights" if kind == "probability" else "largest entries by size"
     head = matrix_name(title, M.shape, row_title, col_title)
     row_name = row_title.split(" (")[0]
     lines = matrix_rows(M, row_labels, col_labels, row_name=row_name, mask=mask, kind=kind)
-    return "\n".join([head, f"Per row, its {what}:", *lines])
+    return head, "\n".join([head, f"Per row, its {what}:", *lines])
+
+
+def matrix_text(M, row_labels, col_labels, **options):
+    """The whole text alternative of a heatmap (``matrix_words``' second part)."""
+    return matrix_words(M, row_labels, col_labels, **options)[1]
 
 
 def plain(text):

@@ -53,10 +53,18 @@ class Arrivals:
     students: int
     networks: int
     most: int
+    limit: int = MAX_NEW_STUDENTS_PER_NETWORK  # the room's network_burst
 
     @property
     def burst(self):
-        return self.most >= MAX_NEW_STUDENTS_PER_NETWORK
+        return self.most >= self.limit
+
+
+def network_burst(room):
+    """New students one network may bring into ``room`` in JOIN_WINDOW_SECONDS:
+    MAX_NEW_STUDENTS_PER_NETWORK, or the class size its lecturer set when that is larger (a
+    lecture hall whose phones all come through one NAT or one Wi-Fi network joins at once)."""
+    return max(MAX_NEW_STUDENTS_PER_NETWORK, room.class_size or 0)
 
 
 class Joins:
@@ -76,10 +84,11 @@ class Joins:
         if room.closed:
             raise RoomClosedError(f"Room {room.code} is closed: the lecturer has ended it.")
         most = 0 if room.locked else (room.class_size or MAX_ROOM_STUDENTS)
-        said = self._add_student(room, sid, most, network, MAX_NEW_STUDENTS_PER_NETWORK)
+        burst = network_burst(room)
+        said = self._add_student(room, sid, most, network, burst)
         if said == BURST:
             raise RateLimitedError(
-                f"Room {room.code} has taken {MAX_NEW_STUDENTS_PER_NETWORK} new students from "
+                f"Room {room.code} has taken {burst} new students from "
                 f"your network in the last {JOIN_WINDOW_SECONDS} seconds, the most it takes "
                 "from one network: wait a minute, then join again."
             )
@@ -154,4 +163,5 @@ class Joins:
         """The room's Arrivals (the lecturer's view only)."""
         room = self._lecturers(code, key)
         networks = Counter(self._joins(room, self.clock() - JOIN_WINDOW_SECONDS))
-        return Arrivals(sum(networks.values()), len(networks), max(networks.values(), default=0))
+        most = max(networks.values(), default=0)
+        return Arrivals(sum(networks.values()), len(networks), most, network_burst(room))

@@ -57,6 +57,21 @@ class Kept:
         self.answers = self.confidence = self.sketches = (None, {})
         self.lost_at, self.lost_min, self.report = {}, {}, {}
 
+    def of_question(self, table, question_no):
+        """What per-question ``table`` ("answers", "confidence", "sketches") holds for question
+        ``question_no``: a new {} while it holds an earlier question's."""
+        number, values = getattr(self, table)
+        return values if number == question_no else {}
+
+    def takes(self, room, sid):
+        """Whether this room still takes browser ``sid``'s answer to the question of ``room``
+        (the Room as the caller read it): still answering it, and ``sid`` has joined."""
+        return (
+            self.room.phase == "answering"
+            and self.room.question_no == room.question_no
+            and sid in self.students
+        )
+
 
 class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
     """Rooms in this process's memory (module docstring). An ended room's record stays until
@@ -183,15 +198,11 @@ class MemoryStore(MemoryPeer, MemorySketches, RoomStore):
             kept = self._rooms.get(room.code)
             if (
                 kept is None
-                or kept.room.phase != "answering"
-                or kept.room.question_no != room.question_no
+                or not kept.takes(room, sid)
                 or kept.room.peer.round_no != room.peer.round_no
-                or sid not in kept.students
             ):
                 return False
-            question_no, by_round = kept.answers
-            if question_no != room.question_no:
-                by_round = {}  # the last question's answers are no longer needed
+            by_round = kept.of_question("answers", room.question_no)
             by_round.setdefault(room.peer.round_no, {})[sid] = option
             kept.answers = (room.question_no, by_round)
             self._touched(kept, joined=True)

@@ -201,32 +201,29 @@ class MemoryPeer:
     ``lost_min`` and ``report`` these read and write)."""
 
     def _round_answers(self, room, round_no):
+        return self._of_round("answers", room, round_no)
+
+    def _of_round(self, table, room, round_no):
+        """A copy of what per-round ``table`` ("answers", "confidence") holds for round
+        ``round_no`` of ``room``'s question: {sid: value}."""
         with self._lock:
             kept = self._rooms.get(room.code)
-            question_no, by_round = (None, {}) if kept is None else kept.answers
-            return dict(by_round.get(round_no, {})) if question_no == room.question_no else {}
+            by_round = {} if kept is None else kept.of_question(table, room.question_no)
+            return dict(by_round.get(round_no, {}))
 
     def _set_confidence(self, room, sid, level):
         r = room.peer.round_no
         with self._lock:
             kept = self._rooms.get(room.code)
-            if kept is None:
+            if kept is None or sid not in kept.of_question("answers", room.question_no).get(r, {}):
                 return False
-            question_no, by_round = kept.answers
-            if question_no != room.question_no or sid not in by_round.get(r, {}):
-                return False
-            number, levels = kept.confidence
-            if number != room.question_no:
-                levels = {}
+            levels = kept.of_question("confidence", room.question_no)
             levels.setdefault(r, {})[sid] = level
             kept.confidence = (room.question_no, levels)
             return True
 
     def _confidences(self, room, round_no):
-        with self._lock:
-            kept = self._rooms.get(room.code)
-            number, levels = (None, {}) if kept is None else kept.confidence
-            return dict(levels.get(round_no, {})) if number == room.question_no else {}
+        return self._of_round("confidence", room, round_no)
 
     def _lost(self, room, sid, now):
         with self._lock:

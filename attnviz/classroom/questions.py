@@ -9,6 +9,9 @@ from attnviz.limits import MAX_ROOM_DIM, MAX_ROOM_TEXT_CHARS, MAX_ROOM_TOKENS
 from attnviz.settings import compute
 
 OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# Questions whose answer can be read off the room's A (a row's sum, row 0 under the mask, a
+# masked weight, a row's largest weight): a phone shows no A while one of them is asked
+ANSWER_IN_A = frozenset({"row_sum", "causal_row", "masked_weight", "low_temperature"})
 
 
 def pushable_problem(settings):

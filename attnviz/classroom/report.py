@@ -17,7 +17,9 @@ import io
 
 from attnviz.classroom.questions import letter
 from attnviz.classroom.rounds import CONFIDENCE, moves_sentence, percent, sure_but_wrong
+from attnviz.classroom.sketch import VARIANTS, read_kind
 from attnviz.exercises.notation import typst_text
+from attnviz.lessons.predict.make import KIND_NAMES
 from attnviz.limits import MAX_REPORT_ROWS
 
 ROUND_ORDER = ("1", "2", "twin")
@@ -121,8 +123,18 @@ def _share_cell(data, name):
     return f"[#bar({share:.4f}, {SHARE_COLOURS[name]}) {typst_text(percent(share))}]"
 
 
+def question_name(kind):
+    """What a question of ``kind`` asked, in words: "what a row of A sums to", "sketch the row
+    of query 1 (no mask, scaling on, T = 1)"; a kind this code does not know, as stored."""
+    sketch = read_kind(kind)
+    if sketch is not None:
+        variant, query = sketch
+        return f"sketch the row of query {query} ({VARIANTS[variant]})"
+    return KIND_NAMES.get(kind, str(kind))
+
+
 def report_source(records, lost_minutes, title):
-    """The typst source of the one-page summary: per question its kind, the right share of
+    """The typst source of the one-page summary: per question what it asked, the right share of
     each round as bars, who moved where, sure-but-wrong; then "I'm lost" per minute as bars."""
     out = [PREAMBLE, f'#text(size: 14pt, weight: "bold", {typst_text(title)[1:-1]})\n\n']
     out.append(
@@ -150,14 +162,14 @@ def report_source(records, lost_minutes, title):
         )
         cells += [
             f"[{record['question']}]",
-            f"[{typst_text(record['kind'])}]",
+            f"[{typst_text(question_name(record['kind']))}]",
             f"[{shares}]",
             f"[{typst_text(said)}]",
             f"[{typst_text(wrong)}]",
         ]
-    header = ["No.", "Kind", "Right answers", "Who moved where", "Sure, wrong"]
+    header = ["No.", "Question", "Right answers", "Who moved where", "Sure, wrong"]
     out.append(
-        "#table(columns: (auto, auto, 1fr, 1fr, auto), stroke: 0.4pt + luma(180), inset: 4pt,\n"
+        "#table(columns: (auto, 1fr, 1fr, 1fr, auto), stroke: 0.4pt + luma(180), inset: 4pt,\n"
         + ", ".join(f"[*{typst_text(h)}*]" for h in header)
         + (",\n" + ", ".join(cells) if cells else "")
         + ")\n\n"

@@ -83,6 +83,15 @@ class NotAnsweringError(RoomError):
     """An answer came when the room takes none: before the first question, after the reveal."""
 
 
+def answers_closed(what):
+    """The NotAnsweringError for a student's ``what`` ("answers", "sketches") that the backend
+    would not keep: the question moved on since the room was read, or the browser never joined."""
+    return NotAnsweringError(
+        f"The {what} are closed for this question (it was revealed, or the lecturer moved on), "
+        "or you have not joined this room."
+    )
+
+
 class StoreUnavailableError(RoomError):
     """The shared store (Redis) cannot be reached: the classroom cannot work until it is back."""
 

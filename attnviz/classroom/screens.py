@@ -23,7 +23,7 @@ makes their phone's screen, for the Classroom page and for any other client alik
 """
 
 from attnviz.classroom.peer import TWIN
-from attnviz.classroom.questions import letter
+from attnviz.classroom.questions import ANSWER_IN_A, letter
 from attnviz.classroom.rounds import (
     CONFIDENCE,
     ROUND_NAMES,
@@ -251,7 +251,8 @@ def phone(room, question, mine=None, summary=None, now=0.0, problem=None):
             sections += _revealed(room, question, mine, summary, problem)
         else:
             sections += _waiting(room, mine, now)
-        sections.append(RoomExample())
+        if room.phase == "revealed" or question.kind not in ANSWER_IN_A:  # A would answer it
+            sections.append(RoomExample())
     return Phone(title, (*sections, LOST))
 
 

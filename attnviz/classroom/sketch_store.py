@@ -8,10 +8,9 @@ the question takes answers, gone when the question changes or the room ends).
 MAX_ROOM_TOKENS small ints: a room holds at most MAX_ROOM_STUDENTS of them a question.
 """
 
-from attnviz.classroom.room import NotAnsweringError, RoomClosedError, RoomError, check_sid
+from attnviz.classroom.room import NotAnsweringError, RoomError, answers_closed, check_sid
 from attnviz.classroom.sketch import is_sketch
 from attnviz.lessons.sketch import SketchError, check_levels
-from attnviz.limits import MAX_ANSWERS_PER_MINUTE
 
 SET_SKETCH = """
 if redis.call('GET', KEYS[1]) ~= ARGV[2] then return -1 end
@@ -37,7 +36,7 @@ def read_levels(text, n):
 
 
 class SketchAnswers:
-    """The rules of sketch answers (a mixin of RoomStore: it uses ``room``, ``limit``)."""
+    """The rules of sketch answers (a mixin of RoomStore: it uses ``room``, ``_students_room``)."""
 
     def _set_sketch(self, room, sid, levels):  # False unless room.question_no takes answers
         raise NotImplementedError
@@ -52,11 +51,7 @@ class SketchAnswers:
         """Session ``sid``'s sketch of the current "sketch the row" question: ``levels`` (n,)
         ints 0..SKETCH_LEVELS, n the row's keys; a new sketch replaces the last, until the
         reveal. Counted with the option answers against MAX_ANSWERS_PER_MINUTE."""
-        sid = check_sid(sid)
-        self.limit(f"answer:{sid}", MAX_ANSWERS_PER_MINUTE, "answers")
-        room = self.room(code)
-        if room.closed:
-            raise RoomClosedError(f"Room {room.code} is closed: the lecturer has ended it.")
+        sid, room = self._students_room(code, sid)
         if not is_sketch(room.kind) or room.phase != "answering":
             raise NotAnsweringError("There is no row to sketch right now.")
         try:
@@ -66,10 +61,7 @@ class SketchAnswers:
         if not any(levels):
             raise RoomError("Every bar is at 0: raise at least one bar (a row of A sums to 1).")
         if not self._set_sketch(room, sid, levels):
-            raise NotAnsweringError(
-                "The sketches are closed for this question (it was revealed, or the lecturer "
-                "moved on), or you have not joined this room."
-            )
+            raise answers_closed("sketches")
 
     def my_sketch(self, code, sid):
         """Session ``sid``'s sketch (a tuple of levels) of the current question, or None."""
@@ -90,16 +82,9 @@ class MemorySketches(SketchAnswers):
     def _set_sketch(self, room, sid, levels):
         with self._lock:
             kept = self._rooms.get(room.code)
-            if (
-                kept is None
-                or kept.room.phase != "answering"
-                or kept.room.question_no != room.question_no
-                or sid not in kept.students
-            ):
+            if kept is None or not kept.takes(room, sid):
                 return False
-            question_no, sketches = kept.sketches
-            if question_no != room.question_no:
-                sketches = {}  # the last question's sketches are no longer needed
+            sketches = kept.of_question("sketches", room.question_no)
             sketches[sid] = tuple(levels)
             kept.sketches = (room.question_no, sketches)
             self._touched(kept, joined=True)
@@ -107,8 +92,7 @@ class MemorySketches(SketchAnswers):
 
     def _question_sketches(self, room):
         kept = self._rooms.get(room.code)
-        question_no, sketches = (None, {}) if kept is None else kept.sketches
-        return sketches if question_no == room.question_no else {}
+        return {} if kept is None else kept.of_question("sketches", room.question_no)
 
     def _sketch_of(self, room, sid):
         with self._lock:

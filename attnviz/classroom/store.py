@@ -36,6 +36,7 @@ from attnviz.classroom.room import (
     RoomError,
     TooManyRoomsError,
     WrongKeyError,
+    answers_closed,
     check_sid,
     normal_code,
     not_found,
@@ -187,20 +188,23 @@ class RoomStore(PeerRules, Lifecycle, Lecturers, Joins):
     def answer(self, code, sid, option):
         """Session ``sid``'s answer to the current question: ``option`` (int index); a new
         answer replaces the last one, until the reveal."""
-        sid = check_sid(sid)
-        self.limit(f"answer:{sid}", MAX_ANSWERS_PER_MINUTE, "answers")
-        room = self.room(code)
-        if room.closed:
-            raise RoomClosedError(f"Room {room.code} is closed: the lecturer has ended it.")
+        sid, room = self._students_room(code, sid)
         if room.kind is None or is_sketch(room.kind) or room.phase != "answering":
             raise NotAnsweringError(peer_rounds.not_answering(room))
         if not isinstance(option, int) or not 0 <= option < room.n_options:
             raise RoomError(f"An answer is one of the question's {room.n_options} options.")
         if not self._set_answer(room, sid, option):
-            raise NotAnsweringError(
-                "The answers are closed for this question (it was revealed, or the lecturer "
-                "moved on), or you have not joined this room."
-            )
+            raise answers_closed("answers")
+
+    def _students_room(self, code, sid):
+        """(``sid`` checked, room ``code``) for a student's answer or sketch: counted against
+        MAX_ANSWERS_PER_MINUTE, refused in words once the lecturer has ended the room."""
+        sid = check_sid(sid)
+        self.limit(f"answer:{sid}", MAX_ANSWERS_PER_MINUTE, "answers")
+        room = self.room(code)
+        if room.closed:
+            raise RoomClosedError(f"Room {room.code} is closed: the lecturer has ended it.")
+        return sid, room
 
     def my_answer(self, code, sid):
         """Session ``sid``'s answer (option index) to the current question, or None."""

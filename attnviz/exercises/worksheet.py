@@ -9,11 +9,13 @@ by ``notation`` from numbers and fixed symbols, or text passed through ``typst_s
 """
 
 from attnviz.exercises.exercise import exp_table_math
-from attnviz.exercises.notation import typst_text
+from attnviz.exercises.notation import shown, typst_text
 from attnviz.limits import MAX_CLASS_SET
 
 PAGE_URL = "Work_it_out"  # the page's address, printed so that a paper can be checked there
 KEY_ONE_COLUMN = 14  # a key with more blanks is set in two columns, so that it fits a page
+GRID_LARGE_ROWS = 30  # a marking grid of more sheets is set in the smaller of GRID_TEXT_PT
+GRID_TEXT_PT = (8.5, 6.5)
 
 PREAMBLE = r"""
 #set document(title: "attnviz worksheet", author: "attnviz")
@@ -36,12 +38,22 @@ PREAMBLE = r"""
   #text(weight: "bold", str(k) + ".") #h(0.2em) $display(#name) =$ #h(0.2em)
   #box(width: 2.6cm, height: 1.5em, stroke: 0.5pt + luma(60), radius: 2pt, baseline: 30%)
   #h(0.2em) #muted(tol)]
+#let text-width = 21cm - 2 * 1.7cm
+#let fitted(eq, room) = {  // an equation on one line: shrunk to its room, never wrapped
+  let (w, room) = (measure(eq).width, room.to-absolute())
+  if w <= room { box(eq) } else {
+    scale(x: room / w * 100%, y: room / w * 100%, reflow: true, box(eq)) }
+}
 #let keyline(k, working) = block(breakable: false, inset: (y: 0.35em))[
-  #grid(columns: (1.6em, 1fr), column-gutter: 0.6em, align: (right + horizon, left),
-    text(weight: "bold", str(k) + "."), $display(#working)$)]
-#let keyline-compact(k, working) = box(width: 49%, inset: (y: 0.3em))[
-  #grid(columns: (1.6em, 1fr), column-gutter: 0.4em, align: (right + horizon, left),
-    text(weight: "bold", str(k) + "."), $display(#working)$)]
+  #context grid(columns: (1.6em, 1fr), column-gutter: 0.6em, align: (right + horizon, left),
+    text(weight: "bold", str(k) + "."), fitted($display(#working)$, text-width - 2.2em))]
+#let keyline-compact(k, working) = context {  // half a line, or a whole one when it is longer
+  let eq = $display(#working)$
+  let half = (0.49 * text-width - 2em).to-absolute()
+  box(width: if measure(eq).width <= half { 49% } else { 100% }, inset: (y: 0.3em),
+    grid(columns: (1.6em, 1fr), column-gutter: 0.4em, align: (right + horizon, left),
+      text(weight: "bold", str(k) + "."), fitted(eq, text-width - 2em)))
+}
 #let formulas(body) = block(fill: luma(244), inset: 0.7em, radius: 3pt, width: 100%, body)
 """
 
@@ -129,15 +141,43 @@ def keys_source(exercises):
     return f"#[\n#set text(size: 9pt)\n{keys}]\n"
 
 
+def marking_grid(exercises):
+    """One landscape page: a row per sheet (its seed), a column per item, each cell the value
+    to count as right (as a student writes it, the key's last number): the class set marked
+    from one page. Its text shrinks with the rows, so MAX_CLASS_SET sheets still fit."""
+    items = max(len(ex.blanks) for ex in exercises)
+    size = GRID_TEXT_PT[0] if len(exercises) <= GRID_LARGE_ROWS else GRID_TEXT_PT[1]
+    head = ["Seed", *map(str, range(1, items + 1))]
+    cells = [f"[*{typst_text(h)}*]" for h in head]
+    for ex in exercises:
+        values = [shown(b.expected) for b in ex.blanks] + [""] * (items - len(ex.blanks))
+        cells += [f"[*{ex.seed}*]", *(f"[{typst_text(v)}]" if v else "[]" for v in values)]
+    level = exercises[0].level
+    title = f"Marking grid: level {level}, seeds {exercises[0].seed} to {exercises[-1].seed}"
+    note = (
+        "Item k is the worksheet's box k; each cell is the value to count as right, within the "
+        "tolerance printed beside the box. The working is in the keys after this page."
+    )
+    return (
+        f"#page(flipped: true, margin: (x: 1.2cm, y: 1.1cm))[\n#set text(size: {size}pt)\n"
+        f'#text(size: 12pt, weight: "bold", {typst_string(title)})\n\n#muted[{typst_text(note)}]\n'
+        f"#table(columns: (auto,) + (1fr,) * {items}, inset: (x: 3pt, y: 1.6pt), align: right, "
+        f"stroke: 0.3pt + luma(170), fill: (x, y) => if calc.odd(y) {{ luma(245) }}, "
+        + ", ".join(cells)
+        + ")]\n"
+    )
+
+
 def class_set_source(exercises):
-    """Several exercises: every worksheet (each from a new page), then every key at the end,
-    several to a page (``keys_source``). At most MAX_CLASS_SET of them (ValueError beyond)."""
+    """Several exercises: every worksheet (each from a new page), then the marking grid on one
+    page (``marking_grid``), then every key, several to a page (``keys_source``). At most
+    MAX_CLASS_SET of them (ValueError beyond)."""
     if not 1 <= len(exercises) <= MAX_CLASS_SET:
         raise ValueError(
             f"a class set holds 1 to {MAX_CLASS_SET} worksheets (got {len(exercises)})"
         )
     sheets = "#pagebreak()\n".join(worksheet_body(ex) for ex in exercises)
-    return PREAMBLE + sheets + "#pagebreak()\n" + keys_source(exercises)
+    return PREAMBLE + sheets + marking_grid(exercises) + keys_source(exercises)
 
 
 CHEAT_PREAMBLE = r"""

@@ -82,13 +82,13 @@ def classroom_sidebar(query):
 
 
 ONLY_ITS_OWN = "This page uses none of the sidebar's settings: "
-# Inside a chat model's section 5: one step each in projector mode
+# Inside a chat model's section 2, one head of the block: one step each in projector mode
 CHAT_HEAD_STEPS = (
-    "5a. Normalise: x̂ = RMSNorm(x)",
-    "5b. Queries and keys, before and after RoPE",
-    "5c. Values",
-    "5d. Scores, scaled, masked, softmax",
-    "5e. The head's output",
+    "2a. Normalise: x̂ = RMSNorm(x)",
+    "2b. Queries and keys, before and after RoPE",
+    "2c. Values",
+    "2d. Scores, scaled, masked, softmax",
+    "2e. The head's output",
 )
 
 PAGES = (
@@ -248,12 +248,12 @@ PAGES = (
         "Inside a chat model",
         "Inside a chat model: SmolLM2-135M-Instruct predicting, generating, and every head open.",
         icon="💬",
-        steps=(
+        steps=(  # a decoder lecture's order: the block, one head in it, the output, generation
             "1. The prompt, as tokens",
-            "2. The next token",
-            "3. Every head at a glance",
+            *CHAT_HEAD_STEPS,  # 2a to 2e: one head of the block, step by step
+            "3. The next token",
             "4. Generate, token by token",
-            *CHAT_HEAD_STEPS,  # 5a to 5e: one head, step by step
+            "5. Every head at a glance",
         ),
         page_params=("prompt", "temperature", "top_k", "pick", "generate", "layer", "head"),
         uses=(),

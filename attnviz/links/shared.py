@@ -181,7 +181,7 @@ def read_present(query):
     return read_choice(query, "present", _ON_OFF, False)
 
 
-# palette= in the link -> the palette's name (charts.palette.PALETTES)
+# palette= in the link -> the palette's name (charts.finish.PALETTES)
 PALETTE_LINK = {"standard": "standard", "colourblind": "colour-blind safe"}
 
 

@@ -9,6 +9,15 @@ from attnviz.links.course import PAGES
 from attnviz.links.readers import quoted
 
 PAGE_STEPS = {page.path: (page.first_step, page.last_step) for page in PAGES if page.steps}
+# path: (the first step's number, every step's title as the page's bar says it): what the
+# Lecture deck's step column shows
+STEP_TITLES = {page.path: (page.first_step, page.steps) for page in PAGES if page.steps}
+
+
+def step_title(page, step):
+    """The title the bar of ``page`` shows on ``step`` (its own number), or None."""
+    first, titles = STEP_TITLES.get(page, (1, ()))
+    return titles[step - first] if first <= step < first + len(titles) else None
 
 
 def bound_step(page, step, shown):

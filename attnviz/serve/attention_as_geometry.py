@@ -6,7 +6,7 @@ from attnviz.lessons.dot_products import random_pairs
 from attnviz.lessons.geometry import (
     geometry_grid,
 )
-from attnviz.serve.kept import kept
+from attnviz.serve.store import kept
 
 
 @kept(entries=16)

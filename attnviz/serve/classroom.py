@@ -5,6 +5,7 @@ sketch question, the numbers of a reveal, the reveal's finished charts; and a ph
 (``phone_screen``: classroom.screens.phone with what this student gave, read from the store),
 the same for the Classroom page and for a client that takes it as JSON. No Streamlit."""
 
+from attnviz.charts.finish import finished
 from attnviz.classroom import RoomError, StoreUnavailableError, make_store
 from attnviz.classroom.questions import all_questions, pushable_problem, question_of
 from attnviz.classroom.rounds import question_seed
@@ -14,10 +15,8 @@ from attnviz.classroom.sketch import is_sketch, read_kind, sketch_question
 from attnviz.lessons.sketch import SketchError
 from attnviz.limits import CACHE_ROOM_FIGURES
 from attnviz.links.shared import from_query
-from attnviz.serve.finish import finished
-from attnviz.serve.kept import kept
 from attnviz.serve.slots import Slot
-from attnviz.serve.store import object_bytes
+from attnviz.serve.store import kept, object_bytes
 from attnviz.settings import Settings
 
 # size 0: the store is not counted against the cache budget (as when it was a named cache)
@@ -88,7 +87,7 @@ def room_summary(code, version):
 # recoloured, described) once per projector mode and palette for all of them, from small keys
 @kept(*CACHE_ROOM_FIGURES, size=object_bytes)
 def finished_room_chart(make, args, share, present, colours):
-    """``make(*args)``'s (fig, words) finished (``serve.finish.finished``) for projector mode
+    """``make(*args)``'s (fig, words) finished (``charts.finish.finished``) for projector mode
     ``present`` and palette ``colours``."""
     fig, words = make(*args)
     return finished(fig, present, colours, share=share, words=words)

@@ -2,7 +2,7 @@
 visitor, with what it costs while it is computed. No Streamlit."""
 
 from attnviz.limits import CACHE_EXAMPLES, HEAVY_BYTES
-from attnviz.serve.kept import kept
+from attnviz.serve.store import kept
 from attnviz.settings import compute
 
 

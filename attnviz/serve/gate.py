@@ -2,7 +2,7 @@
 
 A heavy computation (a tiny GPT's training, a max-size example, the real model's forward pass,
 the chat model's generation, a class set's PDF) runs through ``HEAVY``, the server's
-``attnviz.fair_queue.FairGate``: a lane of ``limits.HEAVY_AT_ONCE`` slots (one core fewer than
+``serve.fair_queue.FairGate``: a lane of ``limits.HEAVY_AT_ONCE`` slots (one core fewer than
 the server has, at least one) for large work, a lane of ``HEAVY_SMALL_AT_ONCE`` for short work
 (at most ``SMALL_HEAVY_SECONDS``), and a lane of ``CHAT_AT_ONCE`` for the chat model's work
 (``CHAT``: each of its computations holds tens of MB while it runs, so twenty at once took a
@@ -18,7 +18,6 @@ says so and stops the page; ``visitor_with`` who is asking.
 import threading
 from contextlib import contextmanager
 
-from attnviz.fair_queue import LARGE, SMALL, BusyError, FairGate
 from attnviz.limits import (
     CHAT_AT_ONCE,
     HEAVY_AT_ONCE,
@@ -26,6 +25,7 @@ from attnviz.limits import (
     HEAVY_SMALL_AT_ONCE,
     SMALL_HEAVY_SECONDS,
 )
+from attnviz.serve.fair_queue import LARGE, SMALL, BusyError, FairGate
 
 CHAT = "chat"  # the chat model's lane: its reading, its grid of heads, a head, a generation
 

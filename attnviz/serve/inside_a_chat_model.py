@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.charts.finish import finished, text_px
 from attnviz.charts.model_grid import model_grid
 from attnviz.charts.token_bars import probability_bars
 from attnviz.inputs import token_labels
@@ -27,11 +28,9 @@ from attnviz.limits import (
     CHAT_TOKEN_SECONDS,
     MAX_CHAT_TOKENS,
 )
-from attnviz.serve.finish import finished, text_px
 from attnviz.serve.gate import CHAT, gated, turn
-from attnviz.serve.kept import kept
 from attnviz.serve.slots import Slot
-from attnviz.serve.store import cache_report, forget, object_bytes, release_freed_memory
+from attnviz.serve.store import cache_report, forget, kept, object_bytes, release_freed_memory
 
 RUNS_KEPT = 4  # prompts kept per server: each about 12 MB at 64 tokens
 GENERATIONS_KEPT = 8  # generations kept: one per length, so "one more" reuses the last
@@ -222,7 +221,7 @@ def chat_head(_model, text, layer, head):
 @kept(*CACHE_BAR_FIGURES, size=object_bytes)
 def bars_finished(_model, key, ids, probs, title, present, palette):
     """``probability_bars`` of the tokens ``ids`` with probabilities ``probs`` (float64
-    bytes), finished (``serve.finish.finished``) for projector mode ``present`` and
+    bytes), finished (``charts.finish.finished``) for projector mode ``present`` and
     ``palette``, once for every visitor; it reads nothing else."""
     labels = display_tokens(_model.token_texts(list(ids)))
     fig = probability_bars(np.frombuffer(probs), labels, title=title, value_name="p")
@@ -232,10 +231,12 @@ def bars_finished(_model, key, ids, probs, title, present, palette):
 @kept(*CACHE_GRID_FIGURES, size=object_bytes)
 def grid_finished(_model, text, present, palette):
     """The grid of every head of ``text``'s run, no head outlined, finished
-    (``serve.finish.finished``: figure dict, title, alt, words) for projector mode ``present``
+    (``charts.finish.finished``: figure dict, title, alt, words) for projector mode ``present``
     and ``palette``, once for every visitor; it reads nothing else."""
     run = chat_run(_model, text)
-    fig = model_grid(
-        run.attention, [""] * run.n, selected=None, text_px=text_px(present), row_name="block"
-    )  # the page calls a layer a block, as the picker does
+    # the page calls a layer a block, as the picker does; a projector's grid is turned (a head
+    # a row, a block a column), so that 30 blocks of 9 heads fill its width, not a strip
+    names = dict(row_name="head", col_name="block") if present else dict(row_name="block")
+    attention = run.attention.swapaxes(0, 1) if present else run.attention
+    fig = model_grid(attention, [""] * run.n, selected=None, text_px=text_px(present), **names)
     return finished(fig, present, palette, title="Every head")

@@ -13,7 +13,7 @@ from attnviz.lessons import (
     temperature_sweep,
 )
 from attnviz.serve.example import cached_example
-from attnviz.serve.kept import kept
+from attnviz.serve.store import kept
 
 
 def _mask_key(mask):

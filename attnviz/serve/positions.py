@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from attnviz import lessons
 from attnviz.serve.example import cached_example
-from attnviz.serve.kept import kept
+from attnviz.serve.store import kept
 
 
 @kept(entries=16)

@@ -4,7 +4,7 @@ once per (settings, question set). No Streamlit.
 
 from attnviz import lessons
 from attnviz.serve.example import cached_example
-from attnviz.serve.kept import kept
+from attnviz.serve.store import kept
 
 
 @kept(entries=64)

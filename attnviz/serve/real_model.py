@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.charts.finish import finished, text_px
 from attnviz.charts.model_grid import model_grid
 from attnviz.inputs import token_labels
 from attnviz.limits import (
@@ -19,10 +20,8 @@ from attnviz.limits import (
 from attnviz.model.bert import head_attention
 from attnviz.model.head_stats import PATTERNS, HeadStats, head_stats
 from attnviz.model.pretrained import load_pretrained
-from attnviz.serve.finish import finished, text_px
-from attnviz.serve.kept import kept
 from attnviz.serve.slots import Slot
-from attnviz.serve.store import MB, object_bytes, release_freed_memory
+from attnviz.serve.store import MB, kept, object_bytes, release_freed_memory
 
 # The server's one model, loaded on first use (``load_pretrained``'s keywords, e.g. its
 # ``tqdm_class``, reach it through ``MODEL.get``), never evicted to make room for another cache.
@@ -101,7 +100,7 @@ def _hover_lines(stats, layer, head):
 
 @kept(*CACHE_GRID_FIGURES, size=object_bytes)
 def grid_finished(_model, text, present, palette):
-    """The 72-head grid of ``text``, no head outlined, finished (``serve.finish.finished``:
+    """The 72-head grid of ``text``, no head outlined, finished (``charts.finish.finished``:
     figure dict, title, alt, words; up to 3 MB at 128 pieces) for projector mode ``present``
     and ``palette``, once for every visitor; it reads nothing else."""
     run = model_run(_model, text)

@@ -7,7 +7,7 @@ from attnviz.files.export import all_steps_csv_zip, all_steps_json, all_steps_np
 from attnviz.lessons.spread import spread_of_edit
 from attnviz.links.shared import settings_query
 from attnviz.serve.example import cached_example
-from attnviz.serve.kept import kept
+from attnviz.serve.store import kept
 
 
 @kept(entries=16)

@@ -1,13 +1,21 @@
 """The server's store, in one place: what every session shares, under one memory budget.
 
-Everything attnviz keeps for all sessions lives here: the results of ``serve.kept``'s
+Everything attnviz keeps for all sessions lives here: the results of ``kept``
 functions (each page's examples, the real model's sentences, finished charts, the tiny GPT's
 trained runs) and ``serve.slots``' pinned values (the two models, the room store). Each cache
 has its bound in entries and in MB, and ``limits.MAX_CACHE_MB`` bounds them all together, so
 "how much can this server hold" has one answer: ``cache_report``. Sessions keep the keys
 (Settings, an edit, a text), a ``Lookup`` of them where a fragment or a callback needs one,
-never the results. No Streamlit. ``_register``, ``_cached_call``, ``_peek`` and ``_entries``
-are this package's own: the way in is ``serve.kept.kept`` (or a ``serve.slots.Slot``).
+never the results. No Streamlit. The way in is ``kept`` (or a ``serve.slots.Slot``):
+
+    @kept(CACHE_EXAMPLES[0], CACHE_EXAMPLES[1], estimate=example_bytes, heavy=heavy_example)
+    def cached_example(settings): ...
+
+Like ``st.cache_resource`` (one read-only copy for all, never copied per rerun), with three
+differences that a classroom needs: one computation per key however many sessions miss it at
+once; every cache draws on one budget, ``limits.MAX_CACHE_MB`` in all (the results used longest
+ago go first); and it is out of reach of Streamlit's "Clear cache" message, which any browser
+may send and which would empty every cache for every user.
 
 A class that opens one link computes it once: concurrent misses of one key wait for the first
 computation (single flight), whose arrays count against the budget while it runs (its
@@ -295,6 +303,48 @@ def cache_report():
         }
     )
     return rows
+
+
+def kept(entries, mb=None, *, estimate=None, heavy=None, size=result_bytes):
+    """Keep the decorated function's results for its latest ``entries`` distinct positional
+    arguments (and at most ``mb`` MB), for every session.
+
+    The positional arguments are the key: small and hashable (Settings, numbers, text), never
+    arrays, and everything the value depends on. Keyword arguments reach the function but not
+    the key: what it shows its progress in (a page's element), or arrays the key names by their
+    digest; ``on_wait`` (a context manager, e.g. ``st.spinner``) is entered while this caller
+    waits for another's computation of the same key. ``estimate(*key)`` (bytes) counts against
+    the budget while it is computed; ``heavy(*key)`` is what the computation is in a few words
+    when it is heavy (else None): it then waits for a heavy slot (``serve.gate``); ``size``
+    is what a kept value costs (``result_bytes``: its arrays; ``object_bytes``: everything).
+
+    The kept function also has ``peek(*key)`` (the kept value or None, never computing),
+    ``kept()`` ([(key, value)] of every entry now, the latest used last) and ``forget()``.
+    """
+
+    def wrap(fn):
+        name = f"{fn.__module__}.{fn.__qualname__}"
+        _register(name, entries, mb)
+
+        @functools.wraps(fn)
+        def cached(*key, on_wait=None, **context):
+            return _cached_call(
+                name,
+                key,
+                lambda: fn(*key, **context),
+                estimate=0 if estimate is None else estimate(*key),
+                size=size,
+                on_wait=on_wait,
+                heavy=None if heavy is None else heavy(*key),
+            )
+
+        cached.peek = lambda *key: _peek(name, key)
+        cached.kept = lambda: _entries(name)
+        cached.forget = lambda: forget(name)
+        cached.cache_name = name
+        return cached
+
+    return wrap
 
 
 def forget(name):

@@ -6,12 +6,11 @@ bar, through the heavy gate) when ``gpt_run`` misses.
 
 import numpy as np
 
+from attnviz.charts.finish import finished
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.style import PRESENT_CHART_HEIGHT_PX
 from attnviz.limits import CACHE_GPT_RUNS, CACHE_GRID_FIGURES
-from attnviz.serve.finish import finished
-from attnviz.serve.kept import kept
-from attnviz.serve.store import MB, object_bytes
+from attnviz.serve.store import MB, kept, object_bytes
 from attnviz.tiny_gpt import forward, init_params
 from attnviz.tiny_gpt.report import checkpoint_report
 
@@ -55,7 +54,7 @@ def report_of(choice, run, scale=True):
 @kept(*CACHE_GRID_FIGURES, size=object_bytes)
 def random_heads_finished(choice, present, palette):
     """Every head's A (L * H panels of T x T) of ``choice``'s random starting weights on its
-    example, finished (``serve.finish.finished``) for projector mode ``present`` and ``palette``,
+    example, finished (``charts.finish.finished``) for projector mode ``present`` and ``palette``,
     once for every visitor; it reads nothing else."""
     config, task = choice.config(), choice.make_task()
     ids, _ = task.example(choice.seed)

@@ -10,7 +10,7 @@ import numpy as np
 from attnviz import lessons
 from attnviz.lessons import DEFAULT_D_KS, DEFAULT_FACTORS, softmax_gradient_norm
 from attnviz.serve.example import cached_example
-from attnviz.serve.kept import kept
+from attnviz.serve.store import kept
 from attnviz.settings import Settings
 
 

@@ -3,7 +3,7 @@ exponentials given). No Streamlit.
 """
 
 from attnviz.exercises import make_exercise
-from attnviz.serve.kept import kept
+from attnviz.serve.store import kept
 
 
 @kept(entries=64)

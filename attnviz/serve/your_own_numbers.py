@@ -12,7 +12,7 @@ from attnviz.inputs import generated_tokens, token_labels, tokenize
 from attnviz.lessons.spread import spread_of_edit
 from attnviz.links.own_numbers import FIELDS
 from attnviz.masking import causal_mask
-from attnviz.serve.kept import kept
+from attnviz.serve.store import kept
 
 
 def steps_key(texts, settings):

@@ -1,7 +1,12 @@
 """Charts on a page, two ways: ``show_matrix`` draws a matrix as a heatmap (and returns the
-cell clicked in it); ``draw`` puts any other chart on the page, a Plotly figure finished here for
-this session's projector mode and palette, or a chart finished already (``serve.finish``: one
-kept for every visitor, e.g. ``kept_chart``'s).
+cell clicked in it); ``draw`` puts any other chart on the page, a Plotly figure finished for
+this session's display, or a chart finished already (one ``serve.finish.kept_chart`` keeps for
+every visitor).
+
+A chart goes one way: the session's display (projector mode, palette: ``charts.finish
+.Display``, set once a run by the sidebar) is read here and passed down to one pure call in
+``charts.finish`` (``matrix_chart`` or ``finished``), whose (figure dict, heading, name, words)
+this module draws; nothing below reads the session.
 
 No download under each chart: the step page has one export section, and Plotly's toolbar
 saves any chart as a PNG.
@@ -9,15 +14,12 @@ saves any chart as a PNG.
 
 import html
 
-import numpy as np
 import streamlit as st
 
 from attnviz.charts import MAX_SELECTABLE, is_selectable, selected_cell
-from attnviz.charts.matrix import axis_titles, heatmap_spec
+from attnviz.charts.finish import PlainFigure, finished, matrix_chart
 from attnviz.charts.pipeline import pipeline_flow_html, pipeline_svg
-from attnviz.charts.words import matrix_name, matrix_text, plain
-from attnviz.serve.finish import PlainFigure, drawn_once, finished, plain_spec, text_style
-from attnviz.ui.sidebar import is_present, palette
+from attnviz.ui.sidebar import DISPLAY_KEY, SCREEN_DISPLAY
 
 CHART_CONFIG = {"displaylogo": False}
 
@@ -27,12 +29,18 @@ def dims(d, prefix=""):
     return [f"{prefix}{c}" for c in range(d)]
 
 
+def display():
+    """How this session's charts are shown (``charts.finish.Display``, a tuple: projector
+    mode, palette), as the sidebar set it this run: what a finished chart is made for."""
+    return st.session_state.get(DISPLAY_KEY, SCREEN_DISPLAY)
+
+
 def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, **chart_args):
     """Draw ``M`` as a heatmap, in ``share`` of the page's width (a column's: cell numbers are
     printed where they fit the cells' width at this size).
 
     Returns the (row, col) the user just clicked (only on the rerun that the click caused),
-    else None. ``chart_args`` go to ``charts.matrix_heatmap`` (title, row_title, kind, ...).
+    else None. ``chart_args`` go to ``charts.matrix.heatmap_spec`` (title, row_title, kind, ...).
     """
     if selectable and not is_selectable(M.shape):
         st.caption(
@@ -40,39 +48,13 @@ def show_matrix(M, row_labels, col_labels, *, key, selectable=False, share=1.0, 
             "to pick any cell."
         )
         selectable = False
-    style = text_style(is_present(), share)  # in share of the page's width
-    chart_args.setdefault("text_px", style.text_px)
-    chart_args.setdefault("width_px", style.width_px)
-    spec = heatmap_spec(M, row_labels, col_labels, selectable=selectable, **chart_args)
-    drawn_once(spec, np.asarray(M), list(row_labels), list(col_labels), selectable, chart_args)
-    fig = PlainFigure(plain_spec(spec))
+    shown = display()
+    chart = matrix_chart(
+        M, row_labels, col_labels, shown, selectable=selectable, share=share, **chart_args
+    )
     config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"attnviz-{key}"}}
-    row_title, col_title = axis_titles(
-        chart_args.get("family"), chart_args.get("row_title"), chart_args.get("col_title")
-    )
-    title = plain(chart_args.get("title", ""))
-    words = matrix_text(
-        M,
-        row_labels,
-        col_labels,
-        title=title,
-        row_title=row_title,
-        col_title=col_title,
-        mask=chart_args.get("mask"),
-        kind=chart_args.get("kind", "signed"),
-    )
     clicks = dict(on_select="rerun", selection_mode="points") if selectable else {}
-    event = draw(
-        fig,
-        key,
-        share=None,  # sized by heatmap_spec for its share of the page
-        title=title,
-        alt=matrix_name(title, np.shape(M), row_title, col_title),
-        words=words,
-        config=config,
-        theme=None,
-        **clicks,
-    )
+    event = _put(chart, key, shown.present, config=config, theme=None, **clicks)
     if not selectable:
         return None
     cell = selected_cell(event.selection)
@@ -87,30 +69,30 @@ def toolbar(key):
     return dict(CHART_CONFIG, toImageButtonOptions={"filename": f"attnviz-{key}"})
 
 
-def display():
-    """(projector mode, palette) of this session: what a finished chart is made for."""
-    return is_present(), palette()
-
-
 def draw(chart, key, *, share=1.0, title=None, alt=None, words=None, **plotly_args):
     """Put ``chart`` on the page under ``key`` and its text alternative under it; returns what
     ``st.plotly_chart`` returns (the selection state with ``on_select``).
 
-    ``chart`` is a Plotly figure, finished here (``serve.finish.finished``) for this session's
-    projector mode and palette: readable on a projector in ``share`` of the page's width
-    (``share=None`` for a figure already sized, as ``heatmap_spec``'s are), recoloured, named
-    ``alt`` (the figure's title and kind unless given), described by ``words`` (read from its
-    traces unless given), under the heading ``title``. Or ``chart`` is finished already, a
-    (figure dict, heading, accessible name, text alternative) such as ``serve.finish
-    .kept_chart`` keeps for every visitor. The dict is drawn as it is (``PlainFigure``: no
-    second validation); ``plotly_args`` go to ``st.plotly_chart``."""
+    ``chart`` is a Plotly figure, finished here (``charts.finish.finished``) for this session's
+    display: readable on a projector in ``share`` of the page's width (``share=None`` for a
+    figure already sized), recoloured, named ``alt`` (the figure's title and kind unless
+    given), described by ``words`` (read from its traces unless given), under the heading
+    ``title``. Or ``chart`` is finished already, a (figure dict, heading, accessible name, text
+    alternative) such as ``serve.finish.kept_chart`` keeps for every visitor. The dict is drawn
+    as it is (``PlainFigure``: no second validation); ``plotly_args`` go to ``st.plotly_chart``."""
     present, colours = display()
     if not isinstance(chart, tuple):
         chart = finished(chart, present, colours, share=share, title=title, alt=alt, words=words)
-    spec, heading, name, text = chart
+    return _put(chart, key, present, heading=title, **plotly_args)
+
+
+def _put(chart, key, present, heading=None, **plotly_args):
+    """Draw a finished ``chart`` (figure dict, heading, name, words) under ``key``, and its
+    words under it but in projector mode (the room reads the chart itself)."""
+    spec, title, name, text = chart
     event = st.plotly_chart(PlainFigure(spec), key=key, alt=name, **plotly_args)
-    if not present:  # in projector mode the room reads the chart itself
-        chart_words(title or heading or key, text)
+    if not present:
+        chart_words(heading or title or key, text)
     return event
 
 
@@ -152,7 +134,7 @@ def show_pipeline(result, settings, lit=None):
                 r.d_k,
                 r.d_v,
                 **sizes,
-                text_px=PIPELINE_TEXT_PX[is_present()],
+                text_px=PIPELINE_TEXT_PX[display().present],
                 lit=lit,
             ),
             width="stretch",

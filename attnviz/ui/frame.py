@@ -32,14 +32,16 @@ from attnviz.limits import MAX_TOKENS
 from attnviz.links.course import BY_PATH, LECTURERS, PAGES
 from attnviz.links.shared import settings_query
 from attnviz.serve.example import cached_example
-from attnviz.ui.projector import KEPT_PARAMS, page_look, present_wanted
 from attnviz.ui.sidebar import (
+    KEPT_PARAMS,
     PRESENT_CSS,
     SETTINGS_KEY,
     URL_WARNINGS_KEY,
     display_query,
     initial_settings,
     is_present,
+    page_look,
+    present_wanted,
     sidebar_widgets,
     sync_url,
 )

@@ -1,8 +1,11 @@
 """The sidebar's shared settings: their widgets, kept across pages in st.session_state,
-read from and mirrored in the URL, and projector mode (a display setting kept the same way).
+read from and mirrored in the URL; and the display (projector mode, the charts' palette: one
+``charts.finish.Display``, kept the same way and set once a run), with projector mode's
+page-wide look (``PRESENT_CSS`` for the text, ``page_look``: buttons and labels that wrap, the
+stepper's slim bar, formulas shrunk to their column).
 
-``attnviz.ui.frame.shared_settings`` draws them on every page; the pages read ``is_present``
-(projector mode) and ``follow`` (a page's own widget that follows a shared setting).
+``attnviz.ui.frame`` draws them on every page; the pages read ``is_present`` (projector mode),
+``ui.charts`` the Display, and ``follow`` (a page's own widget that follows a shared setting).
 """
 
 import functools
@@ -10,7 +13,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from attnviz.charts.palette import COLOUR_BLIND, STANDARD
+from attnviz.charts.finish import COLOUR_BLIND, STANDARD, Display
 from attnviz.limits import (
     MAX_TEXT_CHARS,
     MAX_TOKENS,
@@ -36,9 +39,11 @@ SETTINGS_KEY = "attnviz.settings"  # the Settings in force, kept across pages
 URL_WARNINGS_KEY = "attnviz.url_warnings"  # (Settings read from the URL, its warnings)
 PAGE_KEY = "attnviz.page"  # the page whose widgets hold the settings now
 WIDGET = "attnviz_"  # widget keys: WIDGET + a Settings field name, e.g. "attnviz_d_k"
-PRESENT_KEY = "attnviz.present"  # projector mode, kept across pages like the settings
+# How pages are shown (projector mode, the charts' palette: a charts.finish.Display), kept
+# across pages like the settings; set once a run, when the sidebar draws its toggles
+DISPLAY_KEY = "attnviz.display"
+SCREEN_DISPLAY = Display()  # a session the sidebar has not run in: a screen, standard colours
 PRESENT_WIDGET = "attnviz_present"
-PALETTE_KEY = "attnviz.palette"  # the charts' palette, kept across pages like projector mode
 PALETTE_WIDGET = "attnviz_palette"
 # Projector mode: body text larger, headers too, captions and downloads out of the way. The
 # charts' own text is sized by the chart builders (charts.style.PRESENT_TEXT_PX).
@@ -53,6 +58,54 @@ PRESENT_CSS = """<style>
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"],
 [data-testid="stDownloadButton"] { display: none; }
 </style>"""
+# Left in the URL on every page: the stepper's step and the lecture deck (attnviz.ui.stepper)
+KEPT_PARAMS = ("step", "deck", "slide")
+PROJECTOR_CSS = """<style>
+/* buttons, toggles and widget labels wrap instead of being cut; boxes and lists grow */
+[data-testid="stMain"] .stMarkdownEllipsis, [data-testid="stMain"] [data-testid="stWidgetLabel"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stMain"] button, [data-testid="stMain"] a.attnviz-slide { height: auto; }
+[data-testid="stMain"] button p, [data-testid="stMain"] [data-testid="stWidgetLabel"] p,
+[data-testid="stMain"] input, [data-testid="stMain"] textarea,
+[data-testid="stMain"] [data-baseweb="select"] div { font-size: 1.3rem !important; }
+[data-testid="stMain"] [data-testid="stExpander"] summary p { font-size: 1.4rem; }
+[data-testid="stMain"] code { font-size: 1.2rem; }
+[data-testid="stMain"] [data-testid="stFileUploaderDropzoneInstructions"] * { font-size: 1.2rem; }
+/* the stepper: one slim bar; a slide on another page is a link drawn as a button */
+.st-key-stepper p { margin: 0; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
+[data-testid="stMainBlockContainer"] h1 { padding-top: 0.25rem; }
+a.attnviz-slide { display: block; text-align: center; padding: 0.25rem 0.75rem;
+  border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem; color: inherit;
+  text-decoration: none; font-size: 1.3rem; }
+/* a step's paragraph after its chart: the chart first on the screen */
+[data-testid="stMain"] div:has(> [class*="st-key-step_meaning"]) { order: 10; }
+</style>"""
+# Every page: a formula wider than its column is shown smaller to fit, not cut at the right
+# (KaTeX draws a display formula on one line).
+FIT_FORMULAS_JS = """<script>
+(() => {
+  if (window.__attnvizFit) return;
+  window.__attnvizFit = true;
+  const fit = () => {
+    for (const block of document.querySelectorAll(".katex-display")) {
+      const k = block.querySelector(":scope > .katex");
+      if (!k) continue;
+      k.style.fontSize = "";  // its own size first (1.5em of the text on a projector)
+      const room = block.clientWidth, need = k.scrollWidth;
+      const size = parseFloat(getComputedStyle(k).fontSize);
+      if (need > room && room > 0) k.style.fontSize = `${Math.floor(size * room / need)}px`;
+    }
+  };
+  let queued = false;
+  new MutationObserver(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; fit(); });
+  }).observe(document.body, {childList: true, subtree: true});
+  window.addEventListener("resize", fit);
+})();
+</script>"""
 
 
 def url_query():
@@ -99,8 +152,7 @@ def initial_settings():
     settings, warnings = from_query(query)
     present, present_warnings = read_present(query)
     palette, palette_warnings = read_palette(query)
-    st.session_state[PRESENT_KEY] = present
-    st.session_state[PALETTE_KEY] = palette
+    st.session_state[DISPLAY_KEY] = Display(present, palette)
     st.session_state[URL_WARNINGS_KEY] = (settings, warnings + present_warnings + palette_warnings)
     return settings
 
@@ -121,14 +173,35 @@ def _one_screen(first, last):
     return last <= first
 
 
+def display():
+    """How this session's pages are shown (``charts.finish.Display``: projector mode, the
+    charts' palette), as the sidebar set it this run."""
+    return st.session_state.get(DISPLAY_KEY, SCREEN_DISPLAY)
+
+
 def is_present():
     """Whether projector mode is on: larger text, one step at a time, fewer controls."""
-    return bool(st.session_state.get(PRESENT_KEY, False))
+    return display().present
 
 
 def palette():
-    """The charts' palette: ``charts.palette.STANDARD`` or ``COLOUR_BLIND``."""
-    return st.session_state.get(PALETTE_KEY, STANDARD)
+    """The charts' palette: ``charts.finish.STANDARD`` or ``COLOUR_BLIND``."""
+    return display().palette
+
+
+def present_wanted():
+    """Projector mode before the sidebar is drawn: the session's, or on its first run the
+    link's (so that the sidebar starts collapsed in projector mode)."""
+    if DISPLAY_KEY in st.session_state:
+        return is_present()
+    return read_present({name: st.query_params.get_all(name) for name in st.query_params})[0]
+
+
+def page_look():
+    """The projector's CSS in projector mode; the formula-fitting script on every page."""
+    if is_present():
+        st.html(PROJECTOR_CSS)
+    st.html(FIT_FORMULAS_JS, unsafe_allow_javascript=True)
 
 
 def display_query():
@@ -176,11 +249,10 @@ def sidebar_widgets(settings, page, note, uses):
         st.toggle(
             "Projector mode",
             key=PRESENT_WIDGET,
-            help="For a lecture: larger text and chart labels, one step per screen on "
+            help="For a lecture: larger text and chart labels, one step at a time on "
             f"{stepped_pages()}, no downloads or captions, only the settings this page uses. "
             "Kept in the link as present=on.",
         )
-        state[PRESENT_KEY] = state[PRESENT_WIDGET]
         st.toggle(
             "Colour-blind-safe colours",
             key=PALETTE_WIDGET,
@@ -189,7 +261,9 @@ def sidebar_widgets(settings, page, note, uses):
             "kind of colour vision, and masked cells darker. Kept in the link as "
             "palette=colourblind.",
         )
-        state[PALETTE_KEY] = COLOUR_BLIND if state[PALETTE_WIDGET] else STANDARD
+        state[DISPLAY_KEY] = Display(
+            bool(state[PRESENT_WIDGET]), COLOUR_BLIND if state[PALETTE_WIDGET] else STANDARD
+        )
         st.header("Settings")
         if note:
             st.caption(note)

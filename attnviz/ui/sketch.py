@@ -90,8 +90,9 @@ def sketch_input(question, key, *, locked=None, submit=None, submit_label="Submi
     shown = [0.0] * q.n if w is None else list(w)
     title = "Your sketch (locked)" if locked is not None else "Your sketch: tap to set each bar"
     fig = sketch_figure(
-        q.labels, levels, shown, allowed, text_px=text_px(), title=title, taps=locked is None
-    )
+        q.labels, levels, shown, allowed, text_px=text_px(), title=title, taps=locked is None,
+        beside=is_present(),
+    )  # fmt: skip
     words = "\n".join(
         f"key {label}: bar {level} of {SKETCH_LEVELS}, weight {x:.2f}"
         + ("" if ok else " (masked: fixed at 0)")

@@ -22,6 +22,8 @@ from attnviz.ui import spread
 from attnviz.ui.attention_view import show_attention
 from attnviz.ui.charts import dims, show_matrix
 from attnviz.ui.inspectors import cell_inspector, output_inspector, projection_inspector
+from attnviz.ui.sidebar import is_present
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import step_header
 
 # (d_sub, what row i is) of each projection L = XW_L
@@ -98,9 +100,9 @@ def score_range(result):
     return float(np.max(np.abs(result.scores))) or 1.0
 
 
-def scores_matrix(result, labels, found=None):
-    """S = QK^T (n, n), clickable (cells an edit changed outlined, with ``found`` its Spread):
-    returns the (i, j) just clicked, else None."""
+def scores_matrix(result, labels, found=None, share=1.0):
+    """S = QK^T (n, n), clickable (cells an edit changed outlined, with ``found`` its Spread),
+    in ``share`` of the page's width: returns the (i, j) just clicked, else None."""
     click = show_matrix(
         result.scores,
         labels,
@@ -112,6 +114,7 @@ def scores_matrix(result, labels, found=None):
         selectable=True,
         value_range=score_range(result),
         outline=spread.outline(found, "scores"),
+        share=share,
     )
     spread.note(found, "scores")
     return click
@@ -124,9 +127,10 @@ def scaled_latex(result):
     return r"S' = S = QK^T \quad (\text{scaling off})"
 
 
-def scaled_scores_matrix(result, labels, found=None):
+def scaled_scores_matrix(result, labels, found=None, share=1.0):
     """S' = S / sqrt(d_k) (n, n) on S's colour range, masked keys grey; clickable: returns the
-    (i, j) just clicked, else None. ``found``: an edit's Spread, or None."""
+    (i, j) just clicked, else None. ``found``: an edit's Spread, or None; ``share`` of the
+    page's width."""
     title = (
         "S' = S / √d_k (on the colour range of S)"
         if result.scale
@@ -135,7 +139,7 @@ def scaled_scores_matrix(result, labels, found=None):
     return spread.step_matrix(
         found, "scaled_scores", result.scaled_scores, labels, labels, key="S_scaled",
         delta_title="S'", mask=result.mask, title=title, family="S", value_name="S'_ij",
-        value_range=score_range(result),
+        value_range=score_range(result), share=share,
     )  # fmt: skip
 
 
@@ -160,11 +164,11 @@ def softmax_notes(settings):
     return notes
 
 
-def softmax_matrices(result, labels, notes, found=None):
+def softmax_matrices(result, labels, notes, found=None, share=1.0):
     """A (n, n) as a heatmap (clickable) or as token lines, under the logits (folded away,
     drawn only when ``notes`` say the softmax sees more than S'), then A's row sums. Returns
     the (i, j) of A just clicked in the heatmap. ``found``: an edit's Spread (the cells of A
-    it changed outlined in the heatmap), or None."""
+    it changed outlined in the heatmap), or None; ``share`` of the page's width."""
     r = result
     if notes:
         with st.expander("The logits that fed the softmax (S' / T, −∞ where masked)"):
@@ -172,7 +176,7 @@ def softmax_matrices(result, labels, notes, found=None):
     click = spread.step_matrix(
         found, "attention", r.attention, labels, labels, key="A", delta_title="A",
         mask=r.mask, draw=show_attention, title=attention_formula(r), family="A",
-        value_name="A_ij", kind="probability",
+        value_name="A_ij", kind="probability", share=share,
     )  # fmt: skip
     sums = r.row_sums
     st.markdown(
@@ -212,12 +216,24 @@ def score_steps(steps, headers, notes=()):
     """
     result, labels, found = steps()
     clicks = []
+    # on a projector, several steps in one are side by side, their headers after them: the
+    # step's point (S' and A) on the first screen with S
+    row = is_present() and len(headers) > 1
+    places = iter(st.columns(len(headers)) if row else ())
+    share = 1 / len(headers) if row else 1.0
     for key, chart in (
-        ("S", lambda: scores_matrix(result, labels, found)),
-        ("S_scaled", lambda: scaled_scores_matrix(result, labels, found)),
-        ("A", lambda: softmax_matrices(result, labels, notes, found)),
+        ("S", lambda: scores_matrix(result, labels, found, share)),
+        ("S_scaled", lambda: scaled_scores_matrix(result, labels, found, share)),
+        ("A", lambda: softmax_matrices(result, labels, notes, found, share)),
     ):
-        if key in headers:
+        if key not in headers:
+            continue
+        if row:
+            with after_chart(f"header_{key}"):
+                draw_header(headers[key])
+            with next(places):
+                clicks.append(chart())
+        else:
             draw_header(headers[key])
             clicks.append(chart())
     cell_inspector(result, labels, next((c for c in clicks if c is not None), None))

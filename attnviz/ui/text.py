@@ -8,6 +8,7 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from attnviz.text import visible
+from attnviz.ui.sidebar import DISPLAY_KEY, SCREEN_DISPLAY
 
 _MD_SPECIALS = str.maketrans({c: "\\" + c for c in string.punctuation})
 WORD_JOINER = "\u2060"  # invisible, zero width: splits what Streamlit would turn into a link
@@ -40,7 +41,7 @@ def step_header(title, formula, shape, meaning):
     (the frame's CSS moves a ``step_meaning`` container to the end), so the chart comes first
     on the screen."""
     st.header(title)
-    if st.session_state.get("attnviz.present"):  # the formula and its meaning after the chart
+    if st.session_state.get(DISPLAY_KEY, SCREEN_DISPLAY).present:  # meaning after the chart
         slug = "".join(c if c.isalnum() else "_" for c in title)
         with st.container(key=f"step_meaning_{slug}"):
             st.latex(rf"{formula} \qquad\qquad {shape}")

@@ -14,11 +14,11 @@ from attnviz.classroom.questions import all_questions, question_of
 from attnviz.classroom.rounds import twin_seed_of
 from attnviz.settings import Settings
 from attnviz.ui.visitor import BROWSER_COOKIE as BROWSER
-from tools.browser import error_count, own_browsers, wait_for_chart, wait_for_run
+from tools.browser import error_count, own_browsers, wait_for_chart
+from tools.classroom_browser import PHONE, lecturer_link, open_room, room_link, step, tap_option
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 MIN_TAP_PX = 44
 QUESTION = all_questions(Settings(), 0)[0]  # what "Ask this question" asks first
 RIGHT, M = QUESTION.answer_index, len(QUESTION.options)
@@ -32,14 +32,6 @@ def ys(page, key, trace=0):
     return page.locator(f".st-key-{key} .js-plotly-plot").evaluate(
         f"gd => Array.from(gd._fullData[{trace}].y)"
     )
-
-
-def tap_option(student, k, acknowledged="How sure are you?"):
-    option = student.locator(f".st-key-cls_opt_{k} button")
-    option.wait_for(timeout=90_000)
-    wait_for_run(student)
-    option.tap()
-    student.wait_for_selector(f"text={acknowledged}", timeout=90_000)
 
 
 def downloaded(page, key):
@@ -61,17 +53,17 @@ def downloaded(page, key):
 def test_vote_discuss_revote_twin_and_the_report(browser, server):
     lecturer = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
     with own_browsers(browser, **PHONE) as phone:  # a phone is a browser: its own student
-        lecturer.goto(f"{server}/Classroom?present=on")
-        lecturer.locator("button", has_text="Open a room").click(timeout=90_000)
-        code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
-        lecturer.get_by_text("Vote, discuss, revote").click()
-        wait_for_run(lecturer)
-        lecturer.locator("button", has_text="Ask this question").click()
-        lecturer.wait_for_selector("text=Round 1 of 2", timeout=60_000)
+        code = open_room(lecturer, server, "Round 1 of 2", kind="Vote, discuss, revote")
         students = [phone() for _ in FIRST]
         for student, k in zip(students, FIRST, strict=True):
-            student.goto(f"{server}/Classroom?room={code}")
+            student.goto(room_link(server, code))
             tap_option(student, k)
+        tops = (
+            students[0]
+            .locator(".st-key-cls_conf button")
+            .evaluate_all("bs => bs.map(b => Math.round(b.getBoundingClientRect().top))")
+        )
+        assert len(tops) == 3 and len(set(tops)) == 1, tops  # one row under the options
         students[0].locator(".st-key-cls_conf_2 button").tap()  # sure, and wrong
         heights = (
             students[0]
@@ -82,21 +74,15 @@ def test_vote_discuss_revote_twin_and_the_report(browser, server):
         )
         assert min(heights) >= MIN_TAP_PX, heights
         assert students[0].evaluate("document.documentElement.scrollWidth") <= 390
-
-        def step(key="cls_step"):
-            wait_for_run(lecturer)
-            lecturer.locator(f".st-key-{key} button").click()
-            wait_for_run(lecturer)
-
         lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
-        step()  # end round 1
+        step(lecturer)  # end round 1
         students[1].wait_for_selector("text=Round 1 has ended", timeout=90_000)
         for page in (lecturer, students[1]):  # nothing of the class's answers yet
             assert page.locator(".js-plotly-plot").count() <= 1  # the phone's A only
         lecturer.get_by_text("1 min").first.click()
-        step()  # discuss, one minute
+        step(lecturer)  # discuss, one minute
         students[1].wait_for_selector("text=Discuss with your neighbour", timeout=90_000)
-        step()  # round 2
+        step(lecturer)  # round 2
         for student, k, again in zip(students, FIRST, SECOND, strict=True):
             student.wait_for_selector(
                 f"text=In round 1 you answered {'ABCDEFGH'[k]}", timeout=90_000
@@ -105,8 +91,8 @@ def test_vote_discuss_revote_twin_and_the_report(browser, server):
         students[2].locator(".st-key-cls_conf_2 button").tap()  # sure in round 2, and wrong
         sure = ".st-key-cls_conf_2 [data-testid=stBaseButton-primary]"  # the tap was taken
         students[2].locator(sure).wait_for(timeout=90_000)
-        step()  # end round 2
-        step("cls_reveal")
+        step(lecturer)  # end round 2
+        step(lecturer, "cls_reveal")
         wait_for_chart(lecturer, "cls_lect_moves", "gd._fullData.length > 0")
         assert ys(lecturer, "cls_lect_rounds", 0) == np.bincount(FIRST, minlength=M).tolist()
         assert ys(lecturer, "cls_lect_rounds", 1) == np.bincount(SECOND, minlength=M).tolist()
@@ -115,20 +101,15 @@ def test_vote_discuss_revote_twin_and_the_report(browser, server):
         assert "1 was sure and wrong in round 2" in text
         for student in students:
             wait_for_chart(student, "cls_moves", "gd._fullData.length > 0", timeout=90_000)
-        step("cls_twin")
+        step(lecturer, "cls_twin")
         for student, k in zip(students, TWIN_TAPS, strict=True):
             tap_option(student, k)
-        step("cls_reveal")
+        step(lecturer, "cls_reveal")
         wait_for_chart(lecturer, "cls_lect_shares", "gd._fullData[0].y.length == 3")
         students[0].wait_for_selector("text=the twin:", timeout=90_000)
-        lecturer.get_by_text("Lecturer link (keep it off the projector)").click()
-        link = (
-            lecturer.locator("[data-testid=stExpander] [data-testid=stCode] code")
-            .inner_text(timeout=30_000)
-            .strip()
-        )
         laptop = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-        laptop.goto(link)  # the lecturer's laptop, not projected: the controls move there
+        # the lecturer's laptop, not projected: the controls move there
+        laptop.goto(lecturer_link(lecturer))
         with open(downloaded(laptop, "cls_report_csv"), encoding="utf-8") as got:
             rows = list(csv.DictReader(io.StringIO(got.read())))
         rounds = {r["round"]: r for r in rows if r["row"] == "round"}

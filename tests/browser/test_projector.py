@@ -1,7 +1,10 @@
 """Projector mode in a browser at 1280 x 720: every page and every step of its stepper fits a
-projector (chart and table text, no downloads, nothing cut, no legend over an axis title, the
-chart on the first screen, the sidebar collapsed, no serious or critical accessibility problem
-on its first step), and a clicker's keys drive the steps and the lecture deck across pages."""
+projector (chart and table text, no downloads, nothing cut or smeared, no legend over an axis
+title, the step's main chart and the second charts that are its point (``NAMED``) whole on the
+first screen, Watch a head learn trained first, the sidebar collapsed, no serious or critical
+accessibility problem on its first step), and a clicker's keys drive the steps and the lecture
+deck across pages. Every wait is on a condition (the run's end, the charts drawn and settled),
+never a fixed sleep."""
 
 import contextlib
 import re
@@ -24,7 +27,7 @@ SCREEN = (1280, 720)  # the projector: the step's first chart lies wholly inside
 # - overlap: two of a chart's texts drawn over each other (smeared ticks, a table's rows, an
 #   axis title under the legend);
 # - first: the step's first chart (or picture), top and bottom.
-MEASURE = r"""SMALLEST => {
+MEASURE = r"""([SMALLEST, NAMED]) => {
   const main = document.querySelector("[data-testid=stMain]");
   const shown = el => { const r = el.getBoundingClientRect(); return r.width > 1 && r.height > 1; };
   const small = [];
@@ -71,11 +74,33 @@ MEASURE = r"""SMALLEST => {
                       r.bottom > box.bottom + 1))
         cut.push(`${el.textContent.slice(0, 40)} (cut at the chart's edge)`);
     }
+    // a legend's entry clipped by the legend's own box ("your sentence, unscalec": review 5)
+    const bg = plot.querySelector(".legend .bg");
+    if (bg && shown(bg)) {
+      const edge = bg.getBoundingClientRect();
+      for (const t of plot.querySelectorAll(".legend .legendtext"))
+        if (shown(t) && t.getBoundingClientRect().right > edge.right + 1)
+          cut.push(`${t.textContent.slice(0, 40)} (cut at its legend's edge)`);
+    }
     // a turned text's box is not its outline: two turned tick labels' boxes meet, their
     // letters do not; those are left out of text over text
     const turned = t => /rotate\((?!0[,)])/.test(t.getAttribute("transform") || "");
     const texts = Array.from(plot.querySelectorAll("svg text")).filter(
       t => shown(t) && t.textContent.trim() && !turned(t));
+    // turned tick labels of one axis smear when their neighbours are closer than about one
+    // and a half font sizes along it (the chat page's 64-column axes: review 5)
+    for (const layer of plot.querySelectorAll(".xaxislayer-above")) {
+      const ticks = Array.from(layer.querySelectorAll("text")).filter(
+        t => shown(t) && t.textContent.trim() && turned(t));
+      const xs = ticks.map(t => t.getBoundingClientRect())
+        .map(r => (r.left + r.right) / 2).sort((a, b) => a - b);
+      const px = ticks.length ? parseFloat(getComputedStyle(ticks[0]).fontSize) : 0;
+      for (let i = 1; i < xs.length; i++)
+        if (xs[i] - xs[i - 1] < 1.2 * px) {
+          overlap.push(`turned ticks ${(xs[i] - xs[i - 1]).toFixed(0)} px apart at ${px} px`);
+          break;
+        }
+    }
     const boxes = texts.map(t => t.getBoundingClientRect());
     const legend = plot.querySelector(".legend");
     if (legend && shown(legend)) {
@@ -97,17 +122,26 @@ MEASURE = r"""SMALLEST => {
   }
   // the step's charts: not those a projector shows after them (a later step's controls)
   const charts = Array.from(main.querySelectorAll(
-    ".js-plotly-plot, [data-testid=stImage] img")).filter(
-      c => shown(c) && !c.closest("[class*=st-key-step_meaning]"));
-  let first = null;
+    ".js-plotly-plot, [data-testid=stImage] img, [data-testid=stTable], " +
+    "[data-testid=stDataFrame]")).filter(
+      c => shown(c) && !c.closest("[class*=st-key-step_meaning]") &&
+        !(c.matches("[data-testid=stDataFrame]") && c.closest("[class*=st-key-]")));  // an editor
+  let first = null;  // the step's main chart: its topmost at least 100 px tall (review 5)
   for (const c of charts) {
     const r = c.getBoundingClientRect();
-    if (!first || r.top < first.top) first = {top: r.top, bottom: r.bottom};
+    if (r.height >= 100 && (!first || r.top < first.top)) first = {top: r.top, bottom: r.bottom};
+  }
+  // the parts a step names as its point (a second chart, the givens): by their key
+  const named = {};
+  for (const key of NAMED) {
+    const el = main.querySelector(`.st-key-${key}`);
+    const r = el && el.getBoundingClientRect();
+    named[key] = r && r.height > 1 ? {top: r.top, bottom: r.bottom} : null;
   }
   const bar = main.querySelector(".st-key-stepper");
   const sidebar = document.querySelector("[data-testid=stSidebar]");
   return {
-    small, canvas, cut, overlap, first, charts: charts.length,
+    small, canvas, cut, overlap, first, named, charts: charts.length,
     downloads: Array.from(document.querySelectorAll("[data-testid=stDownloadButton]"))
       .filter(shown).length,
     sidebarOpen: !!sidebar && sidebar.getAttribute("aria-expanded") === "true",
@@ -131,39 +165,48 @@ def _open(page, url):
 
 
 def _drawn(page):
-    """Wait until every chart of the main area is drawn: Plotly draws after the run, and a chart
-    not drawn yet has no size (the measure would pass over it to a later one). The charts are
-    counted at two polls half a second apart: a step's chart that Streamlit has not put in the
-    page yet is not among them (the measure once found only the picture below it)."""
+    """Wait until every chart of the main area is drawn and laid out: Plotly draws after the
+    run, and a chart not drawn yet has no size (the measure would pass over it to a later one).
+    The charts' count and places are compared at two polls half a second apart: a step's chart
+    that Streamlit has not put in the page yet, or one still moving as the page grows, is not
+    settled (the measure once found only the picture below it)."""
     page.wait_for_function(
         """() => {
           const plots = [...document.querySelectorAll("[data-testid=stMain] .js-plotly-plot")];
-          const same = window.__attnvizPlots === plots.length;
-          window.__attnvizPlots = plots.length;
-          return same && plots.every(p => p.querySelector(".main-svg"));
+          const places = plots.map(p => { const r = p.getBoundingClientRect();
+                                          return `${r.top.toFixed(0)}:${r.height.toFixed(0)}`; })
+            .join(",") + `|${document.querySelector("[data-testid=stMain]").scrollHeight}`;
+          const same = window.__attnvizPlaces === places;
+          window.__attnvizPlaces = places;
+          return same && plots.every(p => p.querySelector(".main-svg") && p._fullLayout);
         }""",
         polling=500,
         timeout=60_000,
     )
-    page.wait_for_timeout(300)
 
 
-def _measure(page):
-    """MEASURE, once the step's first chart is wholly on the first screen or 20 s have passed:
+def _measure(page, named=()):
+    """MEASURE, once the step's main chart is wholly on the first screen or 20 s have passed:
     a chart Streamlit has not yet sent (a busy server, a heavy step) leaves only later ones to
     measure. A chart that stays low fails after the wait."""
-    m = page.evaluate(MEASURE, SMALLEST_PX)
+    m = page.evaluate(MEASURE, [SMALLEST_PX, list(named)])
     if m["first"] is not None and m["first"]["bottom"] > SCREEN[1]:
         with contextlib.suppress(PlaywrightTimeoutError):
             page.wait_for_function(
-                "([measure, smallest, px]) => (eval(measure)(smallest).first?.bottom ?? 0) <= px",
+                "([measure, smallest, px]) => (eval(measure)([smallest, []]).first?.bottom ?? 0) "
+                "<= px",
                 arg=[MEASURE, SMALLEST_PX, SCREEN[1]],
                 polling=500,
                 timeout=20_000,
             )
         _drawn(page)
-        m = page.evaluate(MEASURE, SMALLEST_PX)
+        m = page.evaluate(MEASURE, [SMALLEST_PX, list(named)])
     return m
+
+
+def _share(box):
+    seen = max(0.0, min(box["bottom"], SCREEN[1]) - max(box["top"], 0))
+    return seen / max(box["bottom"] - box["top"], 1)
 
 
 def _problems(where, m):
@@ -182,12 +225,18 @@ def _problems(where, m):
         found.append(f"{where}: the sidebar is open")
     first = m["first"]
     if first is not None and (first["top"] < 0 or first["bottom"] > SCREEN[1]):
-        seen = max(0.0, min(first["bottom"], SCREEN[1]) - max(first["top"], 0))
-        share = seen / (first["bottom"] - first["top"])
         found.append(
-            f"{where}: the first chart spans {first['top']:.0f} to {first['bottom']:.0f} px "
-            f"({share:.0%} of it on the first screen)"
+            f"{where}: the main chart spans {first['top']:.0f} to {first['bottom']:.0f} px "
+            f"({_share(first):.0%} of it on the first screen)"
         )
+    for key, box in m["named"].items():
+        if box is None:
+            found.append(f"{where}: {key} is not drawn")
+        elif box["top"] < 0 or box["bottom"] > SCREEN[1]:
+            found.append(
+                f"{where}: {key} spans {box['top']:.0f} to {box['bottom']:.0f} px "
+                f"({_share(box):.0%} of it on the first screen)"
+            )
     return found
 
 
@@ -202,29 +251,58 @@ def _next_step(page, k):
     _drawn(page)
 
 
+# The step's point beside its main chart, whole on the first screen too (teaching review 5, §1):
+# (page, the bar's step k) -> the keys of the charts (or parts) that must be whole
+NAMED = {
+    ("Your_own_numbers", 4): ("S_scaled", "A"),
+    ("Masks_and_temperature", 1): ("masked_A",),
+    ("Multi_head", 4): ("mh_head_S", "mh_head_A"),
+    ("Watch_a_head_learn", 3): ("gpt_checkpoints",),  # step 2, with its checkpoint slider
+    ("Work_it_out", 1): ("ex_givens",),
+}
+# Pages opened with settings of their own: Watch trains the default deck's task first
+OPENED = {"Watch_a_head_learn": "gpt_task=induction&"}
+
+
+def _train(page):
+    """Watch a head learn, step 0: Train, then wait until the button says it is trained."""
+    page.locator(".st-key-gpt_train button").click()
+    page.wait_for_function(
+        """() => document.querySelector(".st-key-gpt_train button")?.innerText
+                   .includes("Trained")""",
+        timeout=180_000,
+    )
+    wait_for_run(page)
+    _drawn(page)
+
+
 @pytest.mark.parametrize("path", PAGE_PATHS, ids=[p or "Home" for p in PAGE_PATHS])
 def test_every_step_fits_a_projector(browser, server, artifacts, path):
     """The page with present=on at 1280 x 720, and every step of its stepper (Next, then the bar
-    says "Step k+1 of N"), measured from the rendered page: the first chart wholly on the first
-    screen, no text under 18 px, no canvas table, nothing cut, no text over text."""
+    says "Step k+1 of N"), measured from the rendered page: the main chart (and the step's
+    named point) wholly on the first screen, no text under 18 px, no canvas table, nothing cut,
+    no text over text. Each step's first screen is saved (projector-<page>-<k>.png)."""
     context = browser.new_context(viewport={"width": SCREEN[0], "height": SCREEN[1]})
     page = context.new_page()
     name = path or "Home"
     problems = []
     try:
-        _open(page, f"{server}/{path}?present=on")
+        _open(page, f"{server}/{path}?{OPENED.get(path, '')}present=on")
         assert error_count(page) == 0, path
-        m = _measure(page)
+        if path == "Watch_a_head_learn":
+            _train(page)
+        m = _measure(page, NAMED.get((path, 1), ()))
         problems += _problems(f"{name} step 1", m)
         problems += [f"{name}: {p}" for p in accessibility_problems(page)]
+        page.screenshot(path=str(artifacts / f"projector-{name}-1.png"))
         found = STEP_OF.search(m["step"] or "")
         k, n = (int(found[1]), int(found[2])) if found else (1, 1)
         while k < n:
             k += 1
             _next_step(page, k)
-            problems += _problems(f"{name} step {k}", _measure(page))
+            problems += _problems(f"{name} step {k}", _measure(page, NAMED.get((path, k), ())))
             assert error_count(page) == 0, f"{path} step {k}"
-        page.screenshot(path=str(artifacts / f"projector-{name}-last.png"))
+            page.screenshot(path=str(artifacts / f"projector-{name}-{k}.png"))
     finally:
         context.close()
     if path == "Step_by_step":

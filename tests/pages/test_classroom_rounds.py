@@ -53,6 +53,7 @@ def test_vote_discuss_revote_reveal_and_the_twin():
     students[1].run()
     assert "Discuss with your neighbour" in text_of(students[1])
     assert "About 2 minutes" in text_of(students[1])
+    assert text_of(lecturer).count("Discuss with your neighbour") == 1  # said once (review 5)
     assert not any(b.key.startswith("cls_opt_") for b in students[1].button)
     click(lecturer, "cls_step")  # round 2
     for student, k, again in zip(students, first, second, strict=True):
@@ -75,7 +76,7 @@ def test_vote_discuss_revote_reveal_and_the_twin():
     assert sentence.startswith("2 of 3 changed their answer; 1 moved to the right one")
     assert "**1** was sure and wrong in round 2" in text_of(lecturer)
     conf = specs["cls_lect_conf"]["data"]  # sure, fairly sure, guessing; wrong then right
-    assert [list(decode(t["y"])) for t in conf] == [[1, 0, 0], [0, 0, 1]]
+    assert [list(decode(t["x"])) for t in conf] == [[1, 0, 0], [0, 0, 1]]  # bars along x
     for student, k, again in zip(students, first, second, strict=True):
         student.run()
         assert "cls_rounds" in chart_specs(student) and "cls_moves" in chart_specs(student)

@@ -143,19 +143,29 @@ def headers(at):
 
 
 def test_projector_mode_draws_one_step_with_the_widgets_it_needs(lm, prompt_run):
+    """A decoder lecture's order (review 5): the block, one head in it, the next token from the
+    output layer, generation, then every head."""
     from attnviz.ui.pages.inside_a_chat_model_heads import HEAD_STEPS
 
-    at = run(PAGE, {"present": "on", "step": "2"})
-    assert headers(at) == ["2. The next token"] and not at.main.title  # title: step 1
-    assert set(chart_specs(at)) == {"chat_next"}
-    assert "**Inside a chat model · Step 2 of 9: 2. The next token**" in markdown(at)
-    at.slider(key="chat_temperature").set_value(0.7).run()
-    at.button(key="step_next").click().run()  # step 3: the grid and the head picker
-    assert headers(at) == ["3. Every head at a glance"] and set(chart_specs(at)) == {"chat_grid"}
+    at = run(PAGE, {"present": "on", "step": "2"})  # 2a: the head's picker above its step
+    assert headers(at) == [HEAD_STEPS[0]] and not at.main.title  # title: step 1
+    assert "**Inside a chat model · Step 2 of 9: 2a. Normalise" in markdown(at)
     at.selectbox(key="chat_layer").set_value(5).run()
     at.selectbox(key="chat_head").set_value(4).run()
-    at.button(key="step_next").click().run()  # step 4: the temperature and head kept
-    assert at.query_params["step"] in ("4", ["4"])
+    for k, title in enumerate(HEAD_STEPS[1:], start=3):  # one head, one part per step
+        at.button(key="step_next").click().run()
+        assert headers(at) == [title], k
+        assert at.selectbox(key="chat_head").value == 4
+    causal = np.tri(prompt_run.n, dtype=bool)
+    at.button(key="step_back").click().run()  # 2d: the causal A of block 5, head 4
+    z = heatmap_z(chart_specs(at)["chat_a"])
+    np.testing.assert_allclose(z[causal], prompt_run.attention[5, 4][causal], atol=1e-6)
+    at.button(key="step_next").click().run()
+    at.button(key="step_next").click().run()  # step 7: the next token
+    assert headers(at) == ["3. The next token"] and set(chart_specs(at)) == {"chat_next"}
+    at.slider(key="chat_temperature").set_value(0.7).run()
+    at.button(key="step_next").click().run()  # step 8: the temperature and head kept
+    assert at.query_params["step"] in ("8", ["8"])
     assert at.slider(key="chat_temperature").value == 0.7
     assert at.selectbox(key="chat_layer").value == 5
     at.slider(key="chat_generate").set_value(3).run()
@@ -164,17 +174,22 @@ def test_projector_mode_draws_one_step_with_the_widgets_it_needs(lm, prompt_run)
     np.testing.assert_allclose(
         bars(specs["chat_step_row"]), generation.steps[-1].attention[5, 4], atol=1e-6
     )
-    for k, title in enumerate(HEAD_STEPS, start=5):  # one head, one part per step
-        at.button(key="step_next").click().run()
-        assert headers(at) == [title], k
-        assert at.selectbox(key="chat_head").value == 4
-    causal = np.tri(prompt_run.n, dtype=bool)
-    at.button(key="step_back").click().run()  # 5d: the causal A of block 5, head 4
-    z = heatmap_z(chart_specs(at)["chat_a"])
-    np.testing.assert_allclose(z[causal], prompt_run.attention[5, 4][causal], atol=1e-6)
-    assert at.button(key="step_next").disabled is False
+    at.button(key="step_next").click().run()  # step 9: the grid, the head picker after it
+    assert headers(at) == ["5. Every head at a glance"] and set(chart_specs(at)) == {"chat_grid"}
+    assert at.selectbox(key="chat_head").value == 4
+    assert at.button(key="step_next").disabled
     for name, value in (("temperature", "0.7"), ("generate", "3"), ("layer", "5"), ("head", "4")):
         assert at.query_params[name] in (value, [value]), name  # the link holds every choice
+
+
+def test_the_next_token_says_where_its_logits_come_from(lm):
+    """The final RMSNorm, the output layer tied to the embedding, its shape read from the
+    model's config (review 5, I10)."""
+    at = run(PAGE, {"present": "on", "step": "7"})
+    c = lm.config
+    text = markdown(at)
+    assert "final RMSNorm" in text and "tied" in text
+    assert f"{c.d_model} → {c.vocab_size:,}" in text and c.vocab_size == 49_152
 
 
 def test_projector_steps_after_the_first_say_where_an_empty_prompt_is_typed(lm):
@@ -198,7 +213,7 @@ def test_a_new_prompt_runs_the_page_in_one_turn_of_the_chat_lane(lm, monkeypatch
     """A new prompt's page run waits once, in the heavy queue's chat lane (one at a time per
     server: attnviz/serve/gate.py), before it reads the prompt; its reading and generation then
     go on in that turn; what the server keeps is never queued again."""
-    from attnviz.fair_queue import LARGE, SMALL, FairGate
+    from attnviz.serve.fair_queue import LARGE, SMALL, FairGate
     from attnviz.serve.gate import CHAT
 
     admitted = []

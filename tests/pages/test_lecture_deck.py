@@ -3,10 +3,18 @@ deck link said in words."""
 
 from urllib.parse import parse_qs, urlparse
 
-from attnviz.links.deck import LECTURE
+from attnviz.links.course import PATHS
+from attnviz.links.deck import LECTURE, parse_deck
 from attnviz.links.deck_outline import outline
+from attnviz.links.steps import PAGE_STEPS
 from attnviz.ui.address import FALLBACK_ADDRESS, PUBLIC_URL_VARIABLE
-from attnviz.ui.pages.lecture_deck import _table, table_text
+from attnviz.ui.pages.lecture_deck import (
+    EVERY_STEP,
+    _table,
+    step_choices,
+    table_text,
+    typed_page,
+)
 from attnviz.ui.text import md_escape
 from tests.helpers import run
 
@@ -70,6 +78,43 @@ def test_a_row_without_a_page_is_left_out_and_named():
     """A row added with the toolbar's + whose page did not take is not dropped without a word
     (review 4, §3): its number is given back, and the other rows make the deck."""
     table = _table(LECTURE[:2])
-    table.loc[3] = [None, 2, "mask=causal"]
-    table.loc[4] = ["Why_scale", 3.0, " ?d_k=8 "]
-    assert table_text(table) == ("Home;Attention_as_geometry;Why_scale/3?d_k=8", [3])
+    table.loc[3] = [None, None, "mask=causal"]
+    table.loc[4] = ["Why_scale", "Why scale: 3. Scaled and unscaled attention", " ?d_k=8 "]
+    assert table_text(table) == ("Home;Attention_as_geometry;Why_scale/3?d_k=8", [3], [])
+
+
+def test_the_step_column_shows_each_steps_title_as_the_bar_does():
+    """The step cell names the step by its title, not the page's own index (review 5, I1: on
+    Real model, step 3 is "5. Compare two sentences"); the deck read back is the same deck."""
+    choices = step_choices()
+    assert choices["Real model: 5. Compare two sentences"] == ("Real_model", 3)
+    assert choices["Step by step: 6. Scaling"] == ("Step_by_step", 6)
+    assert len(choices) == sum(last - first + 1 for first, last in PAGE_STEPS.values())
+    table = _table(LECTURE)
+    assert set(table["step"]) <= {EVERY_STEP, *choices}  # never "None": a step-less slide's
+    assert table.loc[1, "step"] == EVERY_STEP  # Home, every step
+    text, pageless, elsewhere = table_text(table)
+    assert not pageless and not elsewhere
+    assert parse_deck(text, PATHS)[0] == LECTURE
+
+
+def test_the_page_cell_takes_a_typed_name_in_any_case_and_says_a_step_of_another_page():
+    """Typing "real model" in the page cell gives Real_model (review 5: a list's cell took
+    Predict_then_reveal on Enter); a name no page has is kept for the deck's reader to say;
+    a step of another page is said and left out."""
+    assert typed_page("real model") == typed_page(" Real_Model ") == "Real_model"
+    assert typed_page("home") == "Home" and typed_page("  ") is None
+    assert typed_page("Nowhere") == "Nowhere"
+    table = _table(LECTURE[:1])
+    table.loc[2] = ["why scale", "Real model: 5. Compare two sentences", ""]
+    table.loc[3] = [None, "Real model: 5. Compare two sentences", ""]
+    assert table_text(table) == (
+        "Home;Why_scale;Real_model/3",
+        [],
+        [(2, "Real model: 5. Compare two sentences")],
+    )
+
+
+def test_one_slide_is_said_as_one():
+    at = run(DECK, {"deck": "Why_scale/3"})
+    assert "The link of this slide:" in " ".join(m.value for m in at.markdown)  # review 5, I2

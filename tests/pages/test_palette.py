@@ -2,8 +2,8 @@
 
 import json
 
+from attnviz.charts.finish import COLOUR_BLIND, PALETTES
 from attnviz.charts.line_charts import SCALED_COLOUR, UNSCALED_COLOUR
-from attnviz.charts.palette import COLOUR_BLIND, PALETTES
 from tests.helpers import run, run_more, widget_by_key
 
 WHY = "app_pages/Why_scale.py"

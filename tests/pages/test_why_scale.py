@@ -60,7 +60,7 @@ def test_why_scale_saturation_charts_are_the_curve_for_the_sidebar_settings():
         ("saturation_entropy", "normalised_entropy"),
     ):
         for name, stats in (
-            ("your sentence, unscaled", curve.sentence_unscaled),
+            ("sentence, unscaled", curve.sentence_unscaled),
             ("random q, k, scaled", curve.random_scaled),
         ):
             np.testing.assert_allclose(trace_xy(specs[key], name)[1], getattr(stats, stat))

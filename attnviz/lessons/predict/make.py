@@ -50,6 +50,18 @@ BUILDERS = {
     "shuffle": shuffle,
 }
 KINDS = tuple(BUILDERS)
+KIND_NAMES = {  # kind: what it asks, in a few words (a report's column, never its code)
+    "shape": "the shape of a matrix",
+    "heads_shape": "a shape in multi-head attention",
+    "row_sum": "what a row of A sums to",
+    "shift": "one c added to a row's scores",
+    "causal_row": "row 0 of A under the causal mask",
+    "masked_weight": "a masked key's weight",
+    "scaling_spread": "the spread of S′ against S",
+    "scaling_effect": "scaling turned on or off",
+    "low_temperature": "a row of A as T → 0",
+    "shuffle": "shuffling the tokens",
+}
 # Asked whenever the settings allow them: they are about what the settings just switched on
 SITUATIONAL = ("causal_row", "masked_weight", "shuffle")
 MAX_QUESTIONS = 5

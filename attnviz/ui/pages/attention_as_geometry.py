@@ -17,8 +17,8 @@ import streamlit as st
 
 from attnviz.charts.dot_products import dot_product_histogram
 from attnviz.charts.geometry import geometry_figure
-from attnviz.charts.present import PRESENT, readable
-from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
+from attnviz.charts.present import readable
+from attnviz.charts.style import PRESENT, PRESENT_TEXT_PX, TEXT_PX
 from attnviz.lessons.geometry import (
     DEFAULT_KEYS,
     DEFAULT_VALUES,

@@ -152,7 +152,8 @@ def classroom(settings, link):
         return
     if remembered_room_ended(settings, remembered_lecturer()):
         return  # this browser's lecturer held a room that has ended (e.g. a restart)
-    landing(settings, kind or None, None if kind is False else st.query_params.get("deck", ""))
+    deck = None if kind is False else st.query_params.get("deck", "")
+    landing(settings, kind or None, deck, student=bool(code))
 
 
 def follow_the_slide(settings, kind):
@@ -177,12 +178,16 @@ def follow_the_slide(settings, kind):
     return room
 
 
-def landing(settings, kind=None, deck=None):
+def landing(settings, kind=None, deck=None, student=False):
     """Join a room by its code; or, for a lecturer, open one with the sidebar's example (and,
-    on a deck's slide, say what the slide asks; ``deck``: the slide's deck, or None)."""
+    on a deck's slide, say what the slide asks; ``deck``: the slide's deck, or None).
+    ``student``: the address is a student's join link (a room that could not be joined, e.g.
+    closed since): the code box only, no lecturer's part on a student's phone."""
     slide_intro(settings, kind)
     st.subheader("Join a room")
     join_form()
+    if student:
+        return
     st.subheader("Lecturers: open a room")
     st.markdown(
         "A room shows the sidebar's example on every student's phone and asks them the "

@@ -30,8 +30,8 @@ from attnviz.serve.classroom import (
     room_sketch,
     room_summary,
 )
-from attnviz.serve.kept import kept
-from attnviz.serve.store import object_bytes
+from attnviz.serve.phone import light_page_served
+from attnviz.serve.store import kept, object_bytes
 from attnviz.ui.address import PUBLIC_URL_VARIABLE, app_address
 from attnviz.ui.pages.classroom_ended import lecturer_ended
 from attnviz.ui.pages.classroom_rounds import (
@@ -155,9 +155,30 @@ def _forget():
         st.session_state.pop(name, None)
 
 
+def join_link(code):
+    """The students' link to room ``code``: the light phone page where this server serves it
+    (the App's routes, attnviz/web/phone), else this page."""
+    if light_page_served():
+        return f"{app_address(PAGE_PATH)}/api/phone?room={code}"  # a code is URL-safe
+    return page_link(join_query(code))
+
+
+def phone_view_note():
+    """Which phone view the join link opens, in a sentence."""
+    if light_page_served():
+        return (
+            "Phones open the room's light page (plain HTML and a few requests each, for a "
+            "lecture hall); the QR code and the link point there."
+        )
+    return (
+        "Phones open this Classroom page (this server runs without the app's own routes, so "
+        "there is no light page); each phone is a Streamlit session."
+    )
+
+
 def join_panel(room):
     """The code, big, and the QR code of the join link, for the back row."""
-    join = page_link(join_query(room.code))
+    join = join_link(room.code)
     st.markdown("### Room code")
     st.container(key="cls_code").markdown(f"# {room.code}")  # 6 letters and digits: no markup
     st.image(qr_png(join), width=QR_WIDTH_PX[is_present()])
@@ -165,6 +186,7 @@ def join_panel(room):
     # a code block is plain text: the link copies and opens as it is (Markdown would need
     # md_escape, whose invisible word joiners after ":" break a copied link)
     st.container(key="cls_join_link").code(join, language=None, wrap_lines=True)
+    st.caption(phone_view_note())
     st.caption(
         f"A room ends when idle: {ROOM_IDLE_EMPTY_SECONDS // 60} minutes after it opened or your "
         f"last change while nobody has joined, {ROOM_IDLE_SECONDS // 60} minutes without a "

@@ -12,18 +12,11 @@ Widget keys: ``cls_rounds`` (one vote or two), ``cls_step`` (the next step), ``c
 import streamlit as st
 
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.charts.transitions import (
-    confidence_bars,
-    rounds_bars,
-    shares_bars,
-    transition_chart,
-    transition_words,
-)
 from attnviz.classroom import RoomError
 from attnviz.classroom.peer import MODES
-from attnviz.classroom.questions import letter, question_of
+from attnviz.classroom.questions import question_of
 from attnviz.classroom.report import report_csv, report_pdf
-from attnviz.classroom.rounds import CONFIDENCE, twin_seed_of
+from attnviz.classroom.rounds import twin_seed_of
 from attnviz.classroom.screens import lost_line, lost_said
 from attnviz.classroom.sections import (
     AnswerBars,
@@ -35,6 +28,12 @@ from attnviz.classroom.sections import (
 )
 from attnviz.limits import LOST_WINDOW_SECONDS
 from attnviz.serve.classroom import cached_room_questions, finished_room_chart, room_settings
+from attnviz.serve.room_charts import (
+    confidence_figure,
+    moves_figure,
+    rounds_figure,
+    shares_figure,
+)
 from attnviz.ui.charts import display, draw
 from attnviz.ui.pages.classroom_shared import (
     KEY,
@@ -46,7 +45,6 @@ from attnviz.ui.pages.classroom_shared import (
     session_id,
     strong,
     tell,
-    with_words,
 )
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
@@ -113,7 +111,8 @@ def step_buttons(buttons):
 def lecturer_round(screen, answer_count, code):
     """The lecturer's view of the room's question in its round (``screen``: screens.projector's;
     ``answer_count``: the fragment that shows how many answered). Drawn under the question."""
-    if screen.title:
+    said = isinstance(screen.status, Discussion) and screen.status.title == screen.title
+    if screen.title and not said:  # the discussion's banner says its title once (review 5)
         st.markdown(f"**{screen.title}**")
     if isinstance(screen.status, Count):
         answer_count(code)
@@ -223,7 +222,7 @@ def _confide(code, level):
 def confidence_taps(code, sure):
     """After an answer, an optional tap (classroom.sections.Sure): guessing, fairly sure, sure."""
     st.caption("How sure are you? (optional)")
-    columns = st.columns(len(sure.levels))
+    columns = st.container(key="cls_conf").columns(len(sure.levels))  # one row (TOUCH_CSS)
     for level, (column, name) in enumerate(zip(columns, sure.levels, strict=True)):
         column.button(
             name,
@@ -255,30 +254,6 @@ def im_lost_button(code, button):
 # -- the reveal --------------------------------------------------------------------------------
 def draw_room_chart(make, args, key, share):
     draw(finished_room_chart(make, tuple(args), share, *display()), key, config=NO_MODEBAR)
-
-
-def rounds_figure(settings, quiz_seed, kind, counts1, counts2, right, text_px):
-    """Round 1 and round 2 of question ``kind`` side by side, with words."""
-    question = question_of(cached_room_questions(settings, quiz_seed), kind)
-    letters = [letter(k) for k in range(len(question.options))]
-    both = [("round 1", counts1), ("round 2", counts2)]
-    return with_words(rounds_bars(letters, question.options, both, right, text_px=text_px))
-
-
-def moves_figure(n_options, moves, right, text_px):
-    """Who moved where (``moves`` [(from, to, students)]), with its own words."""
-    letters = [letter(k) for k in range(n_options)]
-    fig = transition_chart(letters, list(moves), right, text_px=text_px)
-    return fig, transition_words(letters, list(moves), right)
-
-
-def shares_figure(labels, shares, text_px):
-    return with_words(shares_bars(list(labels), list(shares), text_px=text_px))
-
-
-def confidence_figure(table, round_name, text_px):
-    bars = confidence_bars(CONFIDENCE, [tuple(row) for row in table], round_name, text_px=text_px)
-    return with_words(bars)
 
 
 def reveal_rounds(room, question, reveal, key, height=300):

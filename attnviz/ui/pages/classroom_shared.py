@@ -9,23 +9,18 @@ page's run drew the poll (``follow``). Widget keys start with ``cls_``.
 
 import time
 
-import pandas as pd
 import streamlit as st
 from streamlit import dataframe_util
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from attnviz.charts.class_answers import answer_bars
-from attnviz.charts.line_charts import vector_bars
-from attnviz.charts.matrix import matrix_heatmap
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
-from attnviz.charts.words import figure_text
 from attnviz.classroom import RoomError, StoreUnavailableError
-from attnviz.classroom.questions import letter, question_of
+from attnviz.classroom.questions import letter
 from attnviz.classroom.rounds import question_seed
-from attnviz.serve.classroom import ROOM_STORE, cached_room_questions, room_settings
-from attnviz.serve.example import cached_example
+from attnviz.serve.classroom import ROOM_STORE, room_settings
 from attnviz.serve.finish import kept_chart
-from attnviz.serve.kept import kept
+from attnviz.serve.room_charts import answers_figure, proof_figure, proof_frame
+from attnviz.serve.store import kept
 from attnviz.ui.charts import display, draw
 from attnviz.ui.projector import data_table
 from attnviz.ui.sidebar import is_present
@@ -40,12 +35,14 @@ IN_PAGE_RUN = "attnviz.classroom.in_page_run"  # set by the page's run until ``f
 PAGE_RUN_ENDED = "attnviz.classroom.page_run_ended"  # when it was (time.monotonic())
 RACE_SECONDS = 0.3  # a poll this soon after the page's run may have raced its end
 POLL_SECONDS = 1.5  # how often a phone (and the lecturer's count) asks for the room's version
-ROOM_A_TEXT_PX = 11  # the room's A on a phone: 12 tokens in 390 px
 NO_MODEBAR = {"displayModeBar": False}  # on a phone the toolbar covers the chart's title
-# Tap targets of at least 44 px (buttons, the code box), one column on a phone
+# Tap targets of at least 44 px (buttons, the code box), one column on a phone; the confidence
+# taps in one row under the options (Streamlit stacks columns under 640 px)
 TOUCH_CSS = """<style>
 [data-testid="stMainBlockContainer"] button { min-height: 48px; }
 [data-testid="stMainBlockContainer"] input { min-height: 44px; }
+.st-key-cls_conf [data-testid="stHorizontalBlock"] { flex-wrap: nowrap; }
+.st-key-cls_conf [data-testid="stColumn"] { min-width: 0 !important; flex: 1 1 0 !important; }
 </style>"""
 
 
@@ -118,43 +115,9 @@ def question_text(asked):
 
 # A room's charts are the same on every phone: each is made, finished and turned into the dict
 # that is sent once per room state for all of them (serve.finish.kept_chart: a reveal asks 120
-# phones at once), keyed by the room's settings, question set and kind. Made again for each
-# phone, finishing and Plotly's to_dict were about half of a phone's reveal run.
-def answers_figure(settings, quiz_seed, kind, counts, text_px, height):
-    """The class's answers ``counts`` to question ``kind`` as bars, the right one green."""
-    question = question_of(cached_room_questions(settings, quiz_seed), kind)
-    letters = [letter(k) for k in range(len(question.options))]
-    return answer_bars(
-        letters, question.options, counts, question.answer_index, text_px=text_px, height=height
-    )
-
-
-def proof_figure(settings, quiz_seed, kind, m):
-    """Row ``m`` of the rows of A that prove question ``kind``'s answer, as a bar chart."""
-    b = question_of(cached_room_questions(settings, quiz_seed), kind).bars[m]
-    return vector_bars(b.values, b.labels, title=b.title, value_name=b.value_name)
-
-
-def room_a_figure(settings):
-    """The attention matrix A of the example of ``settings``, small enough for a phone."""
-    example = cached_example(settings)
-    r = example.result
-    return matrix_heatmap(
-        r.attention,
-        example.labels,
-        example.labels,
-        title="The room's example: A",
-        family="A",
-        kind="probability",
-        value_name="A_ij",
-        mask=r.mask,
-        text_px=ROOM_A_TEXT_PX,
-    )
-
-
-def with_words(fig):
-    """(``fig``, its text alternative) for ``ui.charts.draw``."""
-    return fig, figure_text(fig)
+# phones at once), keyed by the room's settings, question set and kind (serve.room_charts, the
+# figure makers of this page and of the light phone page). Made again for each phone, finishing
+# and Plotly's to_dict were about half of a phone's reveal run.
 
 
 def distribution(room, question, counts, key, height=300):
@@ -185,13 +148,6 @@ def proof(room, question, key):
         data_table(proof_frame(*args))
     else:  # a data grid shows its cells as plain text
         st.dataframe(proof_table(*args))
-
-
-def proof_frame(settings, quiz_seed, kind):
-    """Question ``kind``'s table as a DataFrame."""
-    t = question_of(cached_room_questions(settings, quiz_seed), kind).table
-    index = pd.Index(t.index, name=t.index_name)
-    return pd.DataFrame(list(t.rows), index=index, columns=list(t.columns))
 
 
 @kept(entries=64)

@@ -11,7 +11,7 @@ import time
 
 import streamlit as st
 
-from attnviz.classroom import RoomError, RoomNotFoundError
+from attnviz.classroom import RoomClosedError, RoomError, RoomNotFoundError
 from attnviz.classroom.lifecycle import ENDED, ended_reason
 from attnviz.classroom.screens import phone_ended
 from attnviz.classroom.sections import (
@@ -29,6 +29,7 @@ from attnviz.classroom.sections import (
 from attnviz.links.classroom import student_query
 from attnviz.serve.classroom import phone_screen, room_settings
 from attnviz.serve.finish import kept_chart
+from attnviz.serve.room_charts import room_a_figure
 from attnviz.ui.charts import display, draw
 from attnviz.ui.pages.classroom_rounds import (
     confidence_taps,
@@ -45,7 +46,6 @@ from attnviz.ui.pages.classroom_shared import (
     option_text,
     proof,
     question_text,
-    room_a_figure,
     room_store,
     say,
     session_id,
@@ -62,11 +62,11 @@ def join(code, rejoin=False):
     says this browser was in the room): a room no longer found has ended (student_ended)."""
     try:
         room = room_store().join(code, session_id(), client_address())
-    except RoomNotFoundError as exc:
+    except (RoomNotFoundError, RoomClosedError) as exc:
         if not rejoin:
             say(exc)
             return False
-        st.session_state[ROOM] = code  # student_view says that it ended
+        st.session_state[ROOM] = code  # student_view says that it ended, or was closed
         return True
     except RoomError as exc:
         say(exc)

@@ -197,7 +197,7 @@ def token_strip(run):
     )
 
 
-# 2. The next token -------------------------------------------------------------------------------
+# 3. The next token -------------------------------------------------------------------------------
 
 
 def sampling_controls(drawn=True):
@@ -267,6 +267,18 @@ def next_token_section(model, run, temperature, top_k):
         f"{'kept by top-k' if top_k else 'of the vocabulary'}. These p come from the last "
         "token's row of logits, softmax(logits / T): the same stable row softmax that turns "
         "S′ into A."
+    )
+    st.markdown(logits_sentence(model.config))
+
+
+def logits_sentence(c):
+    """Where the logits come from, with the model's own sizes (its config, not typed here)."""
+    return (
+        f"The logits: after the last of the {c.n_layers} blocks, the stream goes through a final "
+        f"RMSNorm, then the output layer, which is the token embedding E itself (tied: the "
+        f"{c.vocab_size:,} × {c.d_model} matrix that turned tokens into vectors). The last "
+        f"token's normalised row (1 × {c.d_model}) times Eᵀ ({c.d_model} × {c.vocab_size:,}) "
+        f"gives one logit per token of the vocabulary, {c.d_model} → {c.vocab_size:,}."
     )
 
 

@@ -1,15 +1,16 @@
-"""Inside a chat model, sections 3 and 5: every head at a glance, things to find, one head
-step by step (RMSNorm, Q and K before and after RoPE, V, S, S′, the causal A, the output)."""
+"""Inside a chat model, sections 2 and 5: one head of the block step by step (RMSNorm, Q and K
+before and after RoPE, V, S, S′, the causal A, the output); every head at a glance and the
+heads to find."""
 
 import numpy as np
 import streamlit as st
 
 from attnviz.causal_lm.findings import INDUCTION_PROMPT, SCORES, THRESHOLD, head_scores
 from attnviz.causal_lm.llama import rope
+from attnviz.charts.finish import with_shape
 from attnviz.charts.model_grid import head_outline
 from attnviz.lessons.positions import ROPE_BASE
 from attnviz.links.course import CHAT_HEAD_STEPS
-from attnviz.serve.finish import with_shape
 from attnviz.serve.inside_a_chat_model import grid_in_turn, head_in_turn
 from attnviz.ui.charts import dims, draw, show_matrix
 from attnviz.ui.pages.inside_a_chat_model import KEYS
@@ -17,7 +18,7 @@ from attnviz.ui.sidebar import is_present, palette
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice, step_header
 
-HEAD_STEPS = CHAT_HEAD_STEPS  # section 5's parts: one step each in projector mode
+HEAD_STEPS = CHAT_HEAD_STEPS  # section 2's parts: one step each in projector mode
 
 
 def head_picker(config):
@@ -39,22 +40,33 @@ def chosen_head():
 
 
 def grid_section(model, run, text, layer, head):
-    """Section 3: every head's A for ``text``'s run (``run``), ``(layer, head)`` outlined, then
+    """Section 5: every head's A for ``text``'s run (``run``), ``(layer, head)`` outlined, then
     the heads to find."""
     c = model.config
     groups = "; ".join(
         f"query heads {g * c.group_size} to {(g + 1) * c.group_size - 1} share key/value head {g}"
         for g in range(c.n_kv_heads)
     )
+    turned = is_present()  # a projector's grid: a head a row, a block a column
+    where = (
+        "row h is query head h, column l is block l"
+        if turned
+        else "row l is block l, column h is query head h"
+    )
     after_chart("grid").markdown(  # on a projector after the grid
-        f"Every one of the {c.n_layers * c.n_heads} heads' A for this prompt: row l is block l, "
-        f"column h is query head h. {groups.capitalize()} (grouped-query "
+        f"Every one of the {c.n_layers * c.n_heads} heads' A for this prompt: {where}. "
+        f"{groups.capitalize()} (grouped-query "
         f"attention: {c.n_heads} queries, {c.n_kv_heads} keys and values per block). Every A is "
         "zero above its diagonal: the causal mask."
     )
     # 30 tiles high leave no room for the tokens beside each: the hover names each head
-    outline = head_outline(run.attention.shape, (layer, head))  # per head picked, the rest kept
-    finished = with_shape(grid_in_turn(model, text, is_present(), palette()), outline, palette())
+    shape = run.attention.shape
+    outline = (  # per head picked, the rest kept
+        head_outline((shape[1], shape[0], *shape[2:]), (head, layer))
+        if turned
+        else head_outline(shape, (layer, head))
+    )
+    finished = with_shape(grid_in_turn(model, text, turned, palette()), outline, palette())
     draw(finished, "chat_grid", config={"displaylogo": False})
     findings(run)
 
@@ -91,13 +103,11 @@ def findings(run):
 
 
 def head_steps_section(model, run, text, labels, layer, head, parts):
-    """Section 5: the parts of HEAD_STEPS numbered in ``parts`` (0 to 4: every one, or in
+    """Section 2: the parts of HEAD_STEPS numbered in ``parts`` (0 to 4: every one, or in
     projector mode the step's one)."""
     if not parts:
         return
     c = model.config
-    if not is_present():
-        st.header("5. One head, step by step")
     with st.spinner("Recomputing the head…"):
         h = head_in_turn(model, text, layer, head)
     if 0 in parts:
@@ -137,11 +147,15 @@ def _queries_and_keys(h, run, labels, c):
     )
     left, right = st.columns(2)
     with left:
-        show_matrix(h.Q_raw, labels, dims(d), key="chat_qraw", title="x̂ W_Q: before", family="Q")
-        show_matrix(h.Q, labels, dims(d), key="chat_q", title="Q: after RoPE", family="Q")
+        show_matrix(h.Q_raw, labels, dims(d), key="chat_qraw", title="x̂ W_Q: before", family="Q",
+                    share=0.5)  # fmt: skip
+        show_matrix(h.Q, labels, dims(d), key="chat_q", title="Q: after RoPE", family="Q",
+                    share=0.5)  # fmt: skip
     with right:
-        show_matrix(h.K_raw, labels, dims(d), key="chat_kraw", title="x̂ W_K: before", family="K")
-        show_matrix(h.K, labels, dims(d), key="chat_k", title="K: after RoPE", family="K")
+        show_matrix(h.K_raw, labels, dims(d), key="chat_kraw", title="x̂ W_K: before", family="K",
+                    share=0.5)  # fmt: skip
+        show_matrix(h.K, labels, dims(d), key="chat_k", title="K: after RoPE", family="K",
+                    share=0.5)  # fmt: skip
     offset_table(h, labels, c)
 
 
@@ -166,10 +180,10 @@ def _scores(h, run, labels, c):
     left, right = st.columns(2)
     with left:
         show_matrix(h.S, labels, labels, key="chat_s", title="S = QKᵀ", family="S",
-                    value_range=bound)  # fmt: skip
+                    value_range=bound, share=0.5)  # fmt: skip
     with right:
         show_matrix(h.S_scaled, labels, labels, key="chat_s2", family="S", value_range=bound,
-                    title=f"S′ = S / √d_k (= {np.sqrt(d):g})")  # fmt: skip
+                    title=f"S′ = S / √d_k (= {np.sqrt(d):g})", share=0.5)  # fmt: skip
     show_matrix(h.A, labels, labels, key="chat_a", title="A (causal)", family="A",
                 kind="probability", mask=h.mask)  # fmt: skip
     diff = float(np.abs(h.A - run.attention[h.layer, h.head]).max())

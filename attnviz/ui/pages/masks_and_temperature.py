@@ -17,7 +17,7 @@ from attnviz.lessons import (
     build_mask,
 )
 from attnviz.ui.charts import dims, draw, show_matrix, toolbar
-from attnviz.ui.sidebar import follow
+from attnviz.ui.sidebar import follow, is_present
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape, notice
 
@@ -139,11 +139,12 @@ SHOWN_ROWS = 8  # names of at most this many rows with no key
 
 
 def mask_matrices(mask, masked, labels, *, selectable):
-    """The mask, the masked logits, A and the output, two by two. With ``selectable`` a click on
-    a cell of the mask toggles it (the custom mask) and reruns the page."""
+    """The mask, the masked logits, A and the output, two by two (on a projector the mask and A,
+    the step's point, in the first row). With ``selectable`` a click on a cell of the mask
+    toggles it (the custom mask) and reruns the page."""
     n = len(labels)
-    left, right = st.columns(2)
-    with left:
+
+    def mask_cells():
         shown = np.ones((n, n)) if mask is None else mask.astype(float)
         click = show_matrix(
             shown,
@@ -160,7 +161,8 @@ def mask_matrices(mask, masked, labels, *, selectable):
         if click is not None:
             toggle(labels, click)
             st.rerun()
-    with right:
+
+    def logits():
         show_matrix(
             masked.logits,
             labels,
@@ -171,8 +173,8 @@ def mask_matrices(mask, masked, labels, *, selectable):
             title="logits before the softmax (−∞ where blocked)",
             value_name="logit_ij",
         )
-    left, right = st.columns(2)
-    with left:
+
+    def attention():
         show_matrix(
             masked.attention,
             labels,
@@ -185,7 +187,8 @@ def mask_matrices(mask, masked, labels, *, selectable):
             value_name="A_ij",
             kind="probability",
         )
-    with right:
+
+    def output():
         show_matrix(
             masked.output,
             labels,
@@ -196,6 +199,13 @@ def mask_matrices(mask, masked, labels, *, selectable):
             title="Output = AV",
             value_name="Output_ic",
         )
+
+    rows = ((mask_cells, attention), (logits, output)) if is_present() else (
+        (mask_cells, logits), (attention, output))  # fmt: skip
+    for row in rows:
+        for place, chart in zip(st.columns(2), row, strict=True):
+            with place:
+                chart()
 
 
 def mask_notices(mode, effect, labels):

@@ -16,6 +16,7 @@ from attnviz.ui.charts import dims, display, draw, show_matrix
 from attnviz.ui.inspectors import cell_inspector
 from attnviz.ui.pages.multi_head import SEEDED
 from attnviz.ui.projector import data_table
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
 
@@ -198,7 +199,10 @@ def open_head(mh, labels):
         f"W_Q and W_K columns {k * r.d_k} to {(k + 1) * r.d_k - 1}, "
         f"W_V columns {k * r.d_v} to {(k + 1) * r.d_v - 1}."
     )
-    for place, L, M in zip(st.columns(2), "QK", (r.Q, r.K), strict=True):
+    # on a projector S and A (the step's point) come first, Q and K after them
+    first, second = st.container(), st.container()
+    qk_row, sa_row = (second, first) if is_present() else (first, second)
+    for place, L, M in zip(qk_row.columns(2), "QK", (r.Q, r.K), strict=True):
         with place:
             show_matrix(
                 M,
@@ -209,7 +213,7 @@ def open_head(mh, labels):
                 family=L,
                 title=f"{L} of head {k}",
             )
-    left, right = st.columns(2)
+    left, right = sa_row.columns(2)
     with left:
         click_S = show_matrix(
             r.scores,

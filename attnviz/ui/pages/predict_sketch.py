@@ -15,6 +15,7 @@ import streamlit as st
 from attnviz.classroom.sketch import VARIANTS
 from attnviz.limits import MAX_ROOM_TOKENS
 from attnviz.serve.classroom import cached_sketch_question
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.sketch import (
     LEVELS,
     TAPS,
@@ -23,6 +24,7 @@ from attnviz.ui.sketch import (
     own_result,
     sketch_input,
 )
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
 
 CHECKED = "attnviz.sketch.checked."  # + the sketch's key: the levels checked (a tuple of ints)
@@ -48,7 +50,8 @@ def forget_others(key):
 
 def sketch_alone(example):
     """The "Sketch a row" step on the example of the sidebar (``example``: frame's Example)."""
-    st.subheader("Sketch a row of A")
+    if not is_present():  # a projector's bar names the step
+        st.subheader("Sketch a row of A")
     n = len(example.labels)
     if not 2 <= n <= MAX_ROOM_TOKENS:
         st.info(
@@ -58,11 +61,13 @@ def sketch_alone(example):
             icon="📏",
         )
         return
-    st.markdown(
+    # on a projector the question and the sketch first, how to use it and the pickers after
+    pick = after_chart("sketch_pick")
+    pick.markdown(
         "Pick a query and what is asked, then set each key's bar with a tap: how much weight "
         "does the query put on it? Check it to see the true row over your sketch."
     )
-    left, right = st.columns(2)
+    left, right = pick.columns(2)
     query = left.selectbox(
         "Query token", range(n), format_func=lambda i: example.labels[i], key="attnviz_sketch_query"
     )

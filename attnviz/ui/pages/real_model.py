@@ -5,6 +5,7 @@ the grid of heads, the head picker, and one head step by step.
 import numpy as np
 import streamlit as st
 
+from attnviz.charts.finish import with_shape
 from attnviz.charts.model_grid import grid_selected_head, head_outline
 from attnviz.limits import (
     MAX_MODEL_TOKENS,
@@ -12,7 +13,6 @@ from attnviz.limits import (
 )
 from attnviz.model.head_stats import PATTERNS, describe, strongest_pattern
 from attnviz.model.pretrained import MODEL_ID, ModelLoadError
-from attnviz.serve.finish import with_shape
 from attnviz.serve.real_model import MODEL, grid_finished, model_run
 from attnviz.serve.store import clear_shared_caches
 from attnviz.ui.attention_view import show_attention

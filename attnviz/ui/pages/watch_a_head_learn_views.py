@@ -90,6 +90,7 @@ def heads_over_training(report, run):
         report.frame_titles,
         report.head_titles,
         n_heads=n_heads,
+        one_row=is_present(),  # a projector: the heads and the slider on its first screen
     )
     draw(
         fig,
@@ -241,8 +242,9 @@ def generation(choice, run):
     if key not in state:
         state[key] = task.default_prompt(choice.seed)
     what = "characters" if task.name == "text" else "tokens separated by spaces"
-    prompt = st.text_input(f"Prompt ({what})", key=key, max_chars=MAX_GPT_TEXT_CHARS)
-    c1, c2 = st.columns(2)
+    controls = after_chart("generate_controls")  # on a projector after the probabilities
+    prompt = controls.text_input(f"Prompt ({what})", key=key, max_chars=MAX_GPT_TEXT_CHARS)
+    c1, c2 = controls.columns(2)
     temperature = c1.slider(
         "Temperature",
         0.0,

@@ -136,9 +136,10 @@ def show_exercise(ex):
     # side by side (stacked on a phone); on a projector one to a row, so that a matrix keeps
     # its size instead of shrinking to a third of the width
     per_row = 1 if is_present() else max(len(ex.givens), 1)
+    givens = st.container(key="ex_givens")  # what the projector test finds on the first screen
     for start in range(0, len(ex.givens), per_row):
         row = ex.givens[start : start + per_row]
-        for g, column in zip(row, st.columns(per_row), strict=False):
+        for g, column in zip(row, givens.columns(per_row), strict=False):
             column.latex(f"{g.name.latex} = {g.matrix.latex}")
             if g.note:
                 column.caption(md_escape(f"{g.what}: {g.note}."))
@@ -268,7 +269,8 @@ def downloads(choice):
         "formula, its shape (with this exercise's sizes) and what it means.",
     )
     st.markdown(
-        "**A class set**: one worksheet per student, each its own seed, the keys at the end."
+        "**A class set**: one worksheet per student, each its own seed, then a one-page marking "
+        "grid (each seed's answers) and the keys at the end."
     )
     left, right = st.columns([1, 2], vertical_alignment="bottom")
     state = st.session_state

@@ -1,0 +1,60 @@
+"""The Classroom's choreography in Chromium (Playwright pages), written once for the browser
+tests (tests/browser/) and the screenshot scripts (scripts/classroom_screenshots.py,
+peer_screenshots.py): the lecturer's tab opens a room and asks, then steps it on; a phone joins
+and taps an option. What each then checks or shoots stays with it.
+
+    code = open_room(lecturer, url, asked="Round 1 of 2", kind="Vote, discuss, revote")
+    student = phone()                        # a browser of its own (browser.own_browsers)
+    student.goto(room_link(url, code))
+    tap_option(student, 1)                   # B, and the phone says it was taken
+    step(lecturer)                           # the next phase (cls_reveal, cls_twin ...)
+"""
+
+from tools.browser import wait_for_run
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+def open_room(lecturer, url, asked, kind=None):
+    """On the lecturer's tab ``lecturer``: open a room of the app at ``url`` in projector mode,
+    choose the question's ``kind`` (its label, e.g. "Vote, discuss, revote") if given, ask the
+    first question and wait for the text ``asked`` the projector then shows. The room's code."""
+    lecturer.goto(f"{url}/Classroom?present=on")
+    lecturer.locator("button", has_text="Open a room").click(timeout=90_000)
+    code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
+    if kind is not None:
+        lecturer.get_by_text(kind).click()
+        wait_for_run(lecturer)
+    lecturer.locator("button", has_text="Ask this question").click()
+    lecturer.wait_for_selector(f"text={asked}", timeout=60_000)
+    return code
+
+
+def room_link(url, code):
+    """The link a phone opens to join room ``code`` of the app at ``url``."""
+    return f"{url}/Classroom?room={code}"
+
+
+def tap_option(student, k, acknowledged="How sure are you?"):
+    """On the phone ``student``: tap option ``k`` (0 is A) once its run is over, and wait for the
+    text ``acknowledged`` that says the answer was taken."""
+    option = student.locator(f".st-key-cls_opt_{k} button")
+    option.wait_for(timeout=90_000)
+    wait_for_run(student)
+    option.tap()
+    student.wait_for_selector(f"text={acknowledged}", timeout=90_000)
+
+
+def step(lecturer, key="cls_step"):
+    """Press the lecturer's button ``key`` (cls_step: on to the next phase; cls_reveal, cls_twin,
+    cls_blank) once the tab's run is over, and wait for the run it starts."""
+    wait_for_run(lecturer)
+    lecturer.locator(f".st-key-{key} button").click()
+    wait_for_run(lecturer)
+
+
+def lecturer_link(lecturer):
+    """The lecturer's own link, read from its expander on the projector (opened for it)."""
+    lecturer.get_by_text("Lecturer link (keep it off the projector)").click()
+    code = lecturer.locator("[data-testid=stExpander] [data-testid=stCode] code")
+    return code.inner_text(timeout=30_000).strip()
