@@ -6,6 +6,7 @@ import streamlit as st
 from attnviz.links.deck import LECTURE
 from attnviz.links.deck_outline import outline
 from attnviz.ui import page_settings
+from attnviz.ui.lecture_prepare import prepare_panel
 from attnviz.ui.pages.lecture_deck import deck_editor, deck_link, starting_slides
 from attnviz.ui.stepper import lesson_steps
 from attnviz.ui.text import learning_goal, md_escape
@@ -19,8 +20,9 @@ st.markdown(
     "Its link opens the first slide in projector mode. **Next** (→ or Page Down, what a "
     "presenter's clicker sends) goes to the deck's next slide; on a slide without a step it "
     "first goes through every step of that page. **Previous** (← or Page Up) goes back the "
-    "same way. The link holds the whole deck and where you are in it, so a student who opens "
-    "it follows the same lecture at home."
+    "same way, through every screen Next showed (a whole page from its last step). The link "
+    "holds the whole deck and where you are in it, so a student who opens it follows the "
+    "same lecture at home."
 )
 st.markdown(
     f"The table starts from the deck in this page's link, or from a 50-minute lecture of "
@@ -32,4 +34,6 @@ for warning in warnings:
 st.header("The slides")
 text = deck_editor(slides)
 st.header("The link")
-deck_link(text)
+slides = deck_link(text)
+st.header("Prepare the lecture")
+prepare_panel(slides)

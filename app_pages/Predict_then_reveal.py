@@ -15,7 +15,12 @@ seed = view.question_set_ui()
 questions = cached_quiz(example.settings, seed)
 # In projector mode one question at a time: the class answers it, then the lecturer reveals
 steps = (*(f"Question {k}" for k in range(1, len(questions) + 1)), "Sketch a row")
-show = stepper("Predict then reveal", steps)
+# → on a question not answered yet reveals it first (the clicker alone runs the quiz)
+show = stepper(
+    "Predict then reveal",
+    steps,
+    next_action=view.clicker_reveal(len(questions), example.settings, seed),
+)
 if first_screen(show):
     with intro():
         st.markdown(
@@ -30,7 +35,7 @@ choices = []
 for k, question in enumerate(questions, 1):
     if show(k):
         choice = view.answer_ui(k, question, example.settings, seed)  # None until answered
-        view.reveal(k, question, choice)
+        view.reveal(k, question, choice, view.is_revealed(k, example.settings, seed))
         choices.append(choice)
 
 if not is_present():

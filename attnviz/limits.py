@@ -150,6 +150,12 @@ PDF_TIMEOUT_SECONDS = 120  # a PDF's compiler process is ended past this (a clas
 # A lecture deck (attnviz/links/deck.py, app_pages/Lecture_deck.py): slides in one link.
 MAX_DECK_SLIDES = 60  # a 50-minute lecture is about 20
 MAX_DECK_CHARS = 4000  # the deck= value read from a link (about 60 slides with settings)
+# "Prepare the lecture" (attnviz/ui/lecture_prepare.py): the tiny GPT's runs a deck's Watch slides
+# need, trained beforehand and pinned (never evicted) for the lecture, then released
+LECTURE_PIN_SECONDS = 2 * 3600  # a lecture of 50 to 90 minutes, with time before it
+MAX_LECTURE_RUNS = 4  # runs one deck may pin (13 MB each at the largest sizes)
+MAX_PINNED_ENTRIES = 4  # pinned entries on a server at once, every lecture's: half the runs'
+# cache (CACHE_GPT_RUNS) stays free for the other pages
 
 # The classroom (app_pages/Classroom.py, attnviz/classroom/): rooms that a lecturer opens and
 # students join from their phones. Every stored thing is bounded, in one store or in Redis.

@@ -13,7 +13,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from attnviz.classroom.questions import all_questions, question_of
-from attnviz.classroom.rounds import twin_seed_of
+from attnviz.classroom.rounds import twin_of
 from attnviz.settings import Settings
 from tools.browser import launch_chromium, streamlit_server, wait_for_run
 from tools.classroom_browser import PHONE, lecturer_link, open_room, room_link, step, tap_option
@@ -25,7 +25,9 @@ QUESTION = all_questions(Settings(), 0)[0]  # what "Ask this question" asks firs
 RIGHT, M = QUESTION.answer_index, len(QUESTION.options)
 FIRST = [(RIGHT + 1) % M, RIGHT, (RIGHT + 1) % M]  # the phones' taps in round 1
 SECOND = [RIGHT, RIGHT, (RIGHT + 2) % M]  # and in round 2: one moves onto the right answer
-_, TWIN = twin_seed_of(0, lambda s: question_of(all_questions(Settings(), s), QUESTION.kind))
+*_, TWIN = twin_of(
+    0, 0, lambda w, s: question_of(all_questions(Settings(seed=w), s), QUESTION.kind)
+)
 TWIN_TAPS = [TWIN.answer_index, TWIN.answer_index, (TWIN.answer_index + 1) % len(TWIN.options)]
 
 

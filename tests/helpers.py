@@ -112,10 +112,11 @@ def fresh_store(monkeypatch):
     server's own store, pinned models and all, comes back after it."""
     from collections import OrderedDict
 
-    from attnviz.serve import store
+    from attnviz.serve import pins, store
 
     monkeypatch.setattr(store, "_STORE", OrderedDict())
     monkeypatch.setattr(store, "_FLIGHTS", {})
+    monkeypatch.setattr(pins, "_PINS", {})
 
 
 def serve_chat_model(lm):

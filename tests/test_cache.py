@@ -6,6 +6,7 @@ import threading
 import numpy as np
 import pytest
 
+from attnviz.serve import pins
 from attnviz.serve import store as cache
 from attnviz.serve.slots import Slot
 from attnviz.serve.store import kept
@@ -86,6 +87,36 @@ def test_a_cache_is_bounded_in_mb_too_and_a_pinned_one_is_never_evicted_for_anot
     assert slot.peek() is pinned
     total = rows["all, with computations in progress"]
     assert total["MB"] == 1.4 and total["max_MB"] == 2
+
+
+def test_a_pinned_entry_outlives_any_pressure_until_released_or_its_time_ends(monkeypatch):
+    """A lecture's trained run (``pin``) stays whatever the other pages fill the store with,
+    until it is unpinned or its seconds pass; then it goes as any other."""
+    monkeypatch.setattr(cache, "MAX_CACHE_MB", 1)
+    now = [1000.0]
+    monkeypatch.setattr(pins, "now", lambda: now[0])
+    calls = []
+
+    @kept(entries=2)
+    def make(k):
+        calls.append(k)
+        return np.zeros(50_000)  # 0.4 MB: two fit in the 1-MB budget
+
+    make.pin("lecture", seconds=60)
+    make("lecture")
+    for k in range(20):  # 45 minutes of other pages, in entries and in MB
+        make(k)
+    assert make.peek("lecture") is not None and make.pinned_for("lecture") == 60
+    now[0] += 61  # the pin's time is over: the next pressure evicts it
+    make(20)
+    make(21)
+    assert make.peek("lecture") is None and make.pinned_for("lecture") is None
+    make.pin("again", seconds=60)
+    make("again")
+    make.unpin("again")  # released: the next two evict it
+    make(22)
+    make(23)
+    assert make.peek("again") is None
 
 
 def test_a_class_opening_one_key_at_once_computes_it_once():
@@ -239,3 +270,18 @@ def test_the_report_ends_with_the_servers_memory_against_its_budget():
     last = cache.cache_report()[-1]
     assert last["max_MB"] == SERVER_MB == BASE_MB + WORKING_MB + MAX_CACHE_MB
     assert 0 < last["MB"] == pytest.approx(cache.rss_mb(), rel=0.5)
+
+
+def test_pins_are_bounded_on_the_server(monkeypatch):
+    """At most MAX_PINNED_ENTRIES entries pinned at once, every lecture's: the next is refused
+    (its caller says so), a re-pin of one already pinned is not a new one."""
+    from attnviz.limits import MAX_PINNED_ENTRIES
+
+    @kept(entries=MAX_PINNED_ENTRIES + 2)
+    def make(k):
+        return k
+
+    assert all(make.pin(k, seconds=60) for k in range(MAX_PINNED_ENTRIES))
+    assert not make.pin("one more", seconds=60) and make.pin(0, seconds=90)
+    make.unpin(1)
+    assert make.pin("one more", seconds=60)

@@ -47,3 +47,11 @@ def test_the_distances_and_the_small_multiples():
     fig = sketches_figure(LABELS, [[1, 0, 0], [0.5, 0.5, 0]], ["Sketch A", "Sketch B"])
     assert [list(d.x) for d in fig.data] == [[1, 0, 0], [0.5, 0.5, 0]]
     assert [a.text for a in fig.layout.annotations] == ["Sketch A", "Sketch B"]
+
+
+def test_the_sketch_axis_names_the_bars_length_not_a_height():
+    """I7: the bars lie along the x axis: a tap sets a bar's length."""
+    for taps in (True, False):
+        fig = sketch_figure(["a", "b"], (1, 2), (1 / 3, 2 / 3), (True, True), taps=taps)
+        title = fig.layout.xaxis.title.text
+        assert "length" in title and "height" not in title

@@ -13,6 +13,7 @@ from attnviz.classroom import MemoryStore
 from attnviz.classroom.report import report_csv, report_pdf, report_rows, report_source
 from attnviz.exercises.notation import typst_text
 from attnviz.links.shared import settings_query
+from attnviz.serve.classroom import example_settings
 from attnviz.settings import Settings
 
 SIDS = [f"student{k:09d}" for k in range(6)]  # ids as long as a page makes them
@@ -34,6 +35,7 @@ def a_lesson():
     """(store, code, key) after a two-round question with a twin and a one-vote question."""
     clock = Clock()
     store = MemoryStore(clock=clock)
+    store.read_example = example_settings  # as the server's (serve.classroom)
     room, key = store.open(settings_query(Settings()), "lecturer")
     code = room.code
     store.push_question(code, key, 0, "row_sum", 4, rounds=2, right=RIGHT)
@@ -98,6 +100,7 @@ def test_the_pdf_is_one_page_and_typed_text_stays_text():
     store, code, key = a_lesson()
     records, lost = store.report(code, key)
     records[0]["kind"] = '#set page(fill: red) ] "'  # as if a kind could be typed
+    records[1]["text"] = '#set page(fill: red) ] "'  # a question's text holds typed tokens
     source = report_source(records, lost, "Report <b>")
     assert "#set page(fill: red)" not in source.replace('#"#set page(fill: red)', "")
     pdf = report_pdf(records, lost, "Report <b>")
@@ -118,6 +121,46 @@ def test_the_rows_are_bounded():
     assert len(rows) == limits.MAX_REPORT_ROWS
 
 
+SKETCHES = [(5, 1, 3, 0, 5, 0), (1, 1, 1, 1, 1, 1), (0, 0, 0, 5, 0, 0), (3, 0, 5, 0, 3, 0)]
+
+
+def test_a_sketch_question_counts_its_sketches_in_the_report_and_the_health_panel():
+    """W3: four phones sketched, so the report's row and the lecturer's health panel say 4
+    answered, with the class mean, the median distance and how many picked the row's largest
+    key, computed here from the same sketches (lessons.sketch as the oracle); also once the
+    next question has been asked (the kept record)."""
+    from attnviz.classroom.health import health
+    from attnviz.classroom.sketch import class_summary, sketch_kind, sketch_question
+
+    store = MemoryStore(clock=Clock())
+    store.read_example = example_settings
+    room, key = store.open(settings_query(Settings()), "lecturer")
+    code, kind = room.code, sketch_kind("plain", 1)
+    question = sketch_question(Settings(), "plain", 1)
+    store.push_question(code, key, 0, kind, question.n)
+    for sid, levels in zip(SIDS, SKETCHES, strict=False):
+        store.join(code, sid)
+        store.answer_sketch(code, sid, levels)
+    assert health(store, code).answered == len(SKETCHES)
+    expected = class_summary(question, SKETCHES)
+    for moved_on in (False, True):
+        if moved_on:
+            store.reveal(code, key)
+            store.push_question(code, key, 0, "shape", 5, right=0)
+        rows = list(csv.DictReader(io.StringIO(report_csv(*store.report(code, key)))))
+        row = next(r for r in rows if r["kind"] == kind)
+        assert int(row["answered"]) == len(SKETCHES)
+        assert float(row["median_distance"]) == round(float(np.median(expected.distances)), 4)
+        assert int(row["picked_largest"]) == expected.right_largest
+        means = [float(part.rsplit(" ", 1)[1]) for part in row["class_mean"].split("; ")]
+        assert np.allclose(means, expected.mean, atol=1e-4)
+    records, lost = store.report(code, key)
+    source = report_source(records, lost, "Room report")
+    assert f"{len(SKETCHES)} sketched" in source and "sketch:plain" not in source
+    shape = next(r for r in records if r["kind"] == "shape")  # I11: the question, not its code
+    assert shape["text"].startswith("What shape") and typst_text(shape["text"]) in source
+
+
 def test_the_pdf_names_each_question_in_words_not_its_code():
     """Review 5, I11: the Kind column printed codes such as `sketch:plain:1`."""
     from attnviz.classroom.report import question_name
@@ -130,7 +173,8 @@ def test_the_pdf_names_each_question_in_words_not_its_code():
     )
     store, code, key = a_lesson()
     records, lost = store.report(code, key)
-    records.append({**records[0], "kind": sketch_kind("causal", 2), "question": 99})
+    records = [{k: v for k, v in r.items() if k != "text"} for r in records]  # no text kept:
+    records.append({**records[0], "kind": sketch_kind("causal", 2), "question": 99})  # words
     source = report_source(records, lost, "Room report")
     for record in records:
         assert typst_text(question_name(record["kind"])) in source

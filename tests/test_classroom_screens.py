@@ -15,7 +15,7 @@ from attnviz.classroom.rounds import (
     moves_sentence,
     percent,
     transitions,
-    twin_seed_of,
+    twin_of,
 )
 from attnviz.classroom.screens import (
     DISCUSS,
@@ -64,8 +64,8 @@ RIGHT, M = QUESTION.answer_index, len(QUESTION.options)
 SIDS = ("s1", "s2", "s3")
 FIRST = ((RIGHT + 1) % M, RIGHT, (RIGHT + 1) % M)  # round 1: one right
 SECOND = (RIGHT, RIGHT, (RIGHT + 2) % M)  # round 2: one moved onto the right answer
-TWIN_SEED, TWIN = twin_seed_of(
-    0, lambda s: question_of(all_questions(Settings(), s), QUESTION.kind)
+TWIN_EXAMPLE, TWIN_SEED, TWIN = twin_of(  # the twin: fresh numbers on the same sentence
+    0, 0, lambda w, s: question_of(all_questions(Settings(seed=w), s), QUESTION.kind)
 )
 NOW = 1000.0
 
@@ -330,7 +330,7 @@ def test_reveal_now_in_round_one(room):
 def test_the_twin_and_its_reveal(room):
     store, code, key = room
     two_rounds_revealed(store, code, key)
-    store.twin(code, key, TWIN_SEED, len(TWIN.options), TWIN.answer_index)
+    store.twin(code, key, TWIN_SEED, len(TWIN.options), TWIN.answer_index, TWIN_EXAMPLE)
     screen = projector_of(store, code, question=TWIN)
     assert screen.title.startswith("The twin") and screen.asked == Asked(1, TWIN.text)
     assert screen.steps == (Button("Reveal the twin", "reveal", "cls_reveal", primary=True),)

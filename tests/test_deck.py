@@ -88,3 +88,44 @@ def test_a_deck_cut_by_a_typed_ampersand_is_said():
     # a setting's own ; is no deck's rest, nor a trailing one
     query = {"deck": ["Home/2"], "tokens": ["I came; I saw;"], "seed": ["7;"]}
     assert read_deck(query, PAGES)[2] == []
+
+
+def test_a_decks_needs_are_its_watch_runs_models_and_room():
+    """What Prepare the lecture makes ready: the Watch slides' runs (each once, read as the page
+    reads its link: the seed the sidebar's), the models of its Real model and chat slides,
+    and a room when it has a Classroom slide."""
+    from attnviz.links.deck_needs import deck_needs
+    from attnviz.links.tiny_gpt import default_choice
+
+    needs = deck_needs(LECTURE)
+    assert needs.runs == (default_choice("induction"),) and needs.models == ("real",)
+    assert needs.classroom
+    own = (
+        slide("Watch_a_head_learn", 1, gpt_task="sort", gpt_steps="50", seed="3"),
+        slide("Watch_a_head_learn", 2, gpt_task="sort", gpt_steps="50", seed="3"),
+        slide("Inside_a_chat_model", 2),
+        slide("Why_scale", 1),
+    )
+    needs = deck_needs(own)
+    assert [(r.task, r.steps, r.seed) for r in needs.runs] == [("sort", 50, 3)]
+    assert needs.models == ("chat",) and not needs.classroom
+
+
+def test_a_sketch_slide_reads_its_variant_and_its_query_token():
+    from attnviz.links.sketch_slide import slide_query_index, slide_variant
+    from attnviz.settings import Settings
+
+    assert slide_variant(Settings()) == ("plain", [])
+    assert slide_variant(Settings(mask="causal")) == ("causal", [])
+    assert slide_variant(Settings(temperature=0.2))[0] == "cold"
+    assert slide_variant(Settings(scale=False))[0] == "unscaled"
+    variant, warnings = slide_variant(Settings(mask="causal", scale=False))
+    assert variant == "causal" and "one change at a time" in warnings[0]
+    assert "T = 1 or T = 0.2" in slide_variant(Settings(temperature=3.0))[1][0]
+    labels = ["the (1)", "cat", "sat", "on", "the (2)", "mat"]
+    assert slide_query_index(labels, "on") == (3, [])
+    assert slide_query_index(labels, "the (2)") == (4, [])
+    assert slide_query_index(labels, "the") == (0, [])
+    assert slide_query_index(labels, "5") == (5, [])
+    index, warnings = slide_query_index(labels, "dog`*")
+    assert index is None and "`query=dog'*`" in warnings[0]

@@ -1,10 +1,12 @@
 """attnviz.ui.stepper's pure parts: the bar's count, and where the deck's Next goes."""
 
 import re
+from urllib.parse import parse_qs, urlsplit
 
 from attnviz.links.course import PAGES, PATHS
 from attnviz.links.deck import LECTURE, slide
 from attnviz.links.deck_outline import outline
+from attnviz.links.steps import PAGE_STEPS
 from attnviz.ui.pages.step_by_step import STEP_TITLES
 from attnviz.ui.stepper import _deck_move, deck_moves, step_label, url_path
 from tests.helpers import ROOT
@@ -114,6 +116,48 @@ def test_the_first_screen_is_drawn_on_every_run_but_a_projectors_later_steps():
     titles, texts, notes = _first_screen_at(True, step=2)  # a later step: no title, no intro
     assert titles == [] and notes == 0 and "The introduction." not in texts
     assert "Step two." in texts
+
+
+def _walk(slides, screen, backwards):
+    """The screen (slide position, step) that Next (or Previous) reaches from ``screen``, as a
+    browser follows the bar: a step of this page, or another slide's link read back."""
+    position, step = screen
+    page = slides[position].page
+    first, last = PAGE_STEPS.get(page, (1, 1))
+    ahead, behind = deck_moves(slides, position, page, step, first, last)
+    move = behind if backwards else ahead
+    if move.slide is None:
+        return None
+    if move.step is not None:
+        return move.slide, move.step
+    query = parse_qs(urlsplit(move.href).query)
+    there = slides[move.slide]
+    assert query["slide"] == [str(move.slide + 1)]
+    if "step" in query:
+        return move.slide, int(query["step"][0])
+    return move.slide, PAGE_STEPS.get(there.page, (1, 1))[0]
+
+
+def test_previous_shows_nexts_screens_in_reverse():
+    """W1: "Previous goes back the same way": from the deck's last screen, Previous retraces
+    every screen Next showed (a whole-page slide entered at its last step), none skipped."""
+    deck = (
+        *LECTURE,
+        slide("Multi_head"),
+        slide("Multi_head", 2),
+        slide("Multi_head"),
+        slide("Multi_head", mask="causal"),
+        slide("Work_it_out"),
+    )
+    forward = [(0, 1)]
+    while (screen := _walk(deck, forward[-1], backwards=False)) is not None:
+        forward.append(screen)
+    backward = [forward[-1]]
+    while (screen := _walk(deck, backward[-1], backwards=True)) is not None:
+        backward.append(screen)
+    assert backward == forward[::-1]
+    home, geometry = LECTURE.index(slide("Home")), LECTURE.index(slide("Attention_as_geometry"))
+    assert (geometry, 2) in backward and (home, 2) in backward  # the review's skipped two
 
 
 def walk(deck, press="ahead"):

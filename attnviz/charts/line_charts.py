@@ -9,7 +9,7 @@ as trace names and ``customdata``, never inside a hover template.
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.charts.style import BOTTOM_LEGEND, MAX_LABEL_CHARS, escape_label
+from attnviz.charts.style import BOTTOM_LEGEND, MAX_LABEL_CHARS, TEXT_PX, escape_label
 
 SCALED_COLOUR = "#1b7837"  # green: with scaling, S / sqrt(d_k)
 UNSCALED_COLOUR = "#b2182b"  # red: without scaling, S
@@ -337,5 +337,6 @@ def vector_bars(values, labels, *, title="", value_name="value"):
             tickvals=list(range(len(values))),
             ticktext=[escape_label(label, MAX_LABEL_CHARS) for label in labels],
         ),
+        yaxis=dict(tickfont=dict(size=TEXT_PX)),  # named, so that a projector enlarges it too
     )
     return fig

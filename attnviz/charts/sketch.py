@@ -113,11 +113,11 @@ def sketch_figure(
         hovermode="closest", hoverdistance=TAP_SLACK_PX, clickmode="event+select", bargap=0.3
     )
     fig.update_layout(margin_r=text_px)
-    axis_title = "tap a row at the height you want" if taps else "bar height"
+    axis_title = "tap along a row: the bar's length" if taps else "the bar's length"
     fig.update_xaxes(
         range=[-0.5, SKETCH_LEVELS + 0.5],
         tickvals=list(range(SKETCH_LEVELS + 1)),
-        title=dict(text=f"{axis_title} (0 to {SKETCH_LEVELS})", font=dict(size=text_px)),
+        title=dict(text=f"{axis_title}, 0 to {SKETCH_LEVELS}", font=dict(size=text_px)),
         showgrid=True,
         gridcolor="#e6e6e6",
         fixedrange=True,

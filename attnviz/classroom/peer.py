@@ -14,7 +14,9 @@ class Peer:
     """The current question's rounds (module docstring). ``right``: the question's right option
     (-1 when the lecturer's page did not say); ``n_options``: the question's own (the twin's
     may differ: the room's n_options is the round's); ``discuss_until``: when the soft
-    countdown ends (0: no countdown); ``twin_seed`` (-1 before the twin) and ``twin_right``;
+    countdown ends (0: no countdown); ``twin_seed`` (-1 before the twin: the twin's question
+    set) and ``twin_right``; ``twin_example_seed``: the weights' seed of the twin's example (the
+    room's sentence on fresh numbers; -1: the room's own example);
     ``blank``: the phones show "look at the projector"."""
 
     rounds: int = 1
@@ -25,6 +27,7 @@ class Peer:
     discuss_until: float = 0.0
     twin_seed: int = -1
     twin_right: int = -1
+    twin_example_seed: int = -1
     blank: bool = False
 
     def to_data(self):
@@ -45,6 +48,7 @@ class Peer:
                 discuss_until=float(data.get("discuss_until", 0.0)),
                 twin_seed=int(data.get("twin_seed", -1)),
                 twin_right=int(data.get("twin_right", -1)),
+                twin_example_seed=int(data.get("twin_example_seed", -1)),
                 blank=bool(data.get("blank", False)),
             )
         except (TypeError, ValueError):

@@ -17,7 +17,10 @@ Redis's. The same contract tests run against both (tests/test_classroom_rounds_s
 import json
 
 from attnviz.classroom import rounds
+from attnviz.classroom.questions import all_questions, question_of
 from attnviz.classroom.room import NotAnsweringError, RoomError, check_sid
+from attnviz.classroom.sketch import is_sketch
+from attnviz.classroom.sketch import record as sketch_record
 from attnviz.limits import (
     LOST_COOLDOWN_SECONDS,
     LOST_WINDOW_SECONDS,
@@ -33,6 +36,11 @@ ROUND_NUMBERS = tuple(range(1, MAX_ROUNDS_PER_QUESTION + 1))
 class PeerRules:
     """The rules of rounds (mixed into RoomStore, which gives ``room``, ``_change``, ``limit``,
     and ``clock``)."""
+
+    # How a room's stored example (``Room.settings``) reads back as Settings: the link reader
+    # is not this layer's, so the server gives it (serve.classroom); None: a question's record
+    # keeps its counts only (no text, no sketch numbers)
+    read_example = None
 
     # -- what a backend gives ---------------------------------------------------------------
     def _round_answers(self, room, round_no):  # {sid: answer} of round_no of the question
@@ -73,11 +81,14 @@ class PeerRules:
         """Round 2 of the question takes answers."""
         return self._change(code, key, rounds.second_round)
 
-    def twin(self, code, key, twin_seed, n_options, right):
-        """The twin question (the same kind on question set ``twin_seed``), one round."""
+    def twin(self, code, key, twin_seed, n_options, right, example_seed=-1):
+        """The twin question (the same kind on question set ``twin_seed``, on the room's
+        sentence with weights' seed ``example_seed``; -1: the room's example), one round."""
         if not 2 <= int(n_options) <= 64:
             raise RoomError("A question has 2 to 64 options.")
-        return self._change(code, key, lambda r: rounds.twin(r, twin_seed, n_options, right))
+        return self._change(
+            code, key, lambda r: rounds.twin(r, twin_seed, n_options, right, example_seed)
+        )
 
     def blank(self, code, key, on):
         """Blank the phones ("Look at the projector") or show them the room again."""
@@ -161,7 +172,16 @@ class PeerRules:
             if r == 2 and room.peer.rounds != 2:
                 continue
             taken[r] = (self._round_answers(room, r), self._confidences(room, r))
-        return rounds.summary(room, taken)
+        out = rounds.summary(room, taken)
+        if self.read_example is None:  # no reader given: the counts only
+            return out
+        settings = self.read_example(room.settings)
+        if is_sketch(room.kind):  # its answers are sketches: their numbers (W3)
+            out["sketch"] = sketch_record(settings, room.kind, self.sketches(room.code))
+        else:  # the question as the class read it, for the report
+            found = question_of(all_questions(settings, room.quiz_seed), room.kind)
+            out["text"] = None if found is None else found.text
+        return out
 
     def keep_record(self, room):
         """Keep the current question's numbers for the report (before the room moves on)."""

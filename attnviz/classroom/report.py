@@ -9,7 +9,13 @@ taps (``row`` = "im_lost"):
     answered, count_A ... (one per option, as many as the widest question), right_share
     (0 to 1), moves (round 2: "A>B:3 B>B:2", first answer > second: students),
     changed, moved_to_right, sure_right, sure_wrong, fairly_sure_right, fairly_sure_wrong,
-    guessing_right, guessing_wrong, minute (since the room opened), im_lost
+    guessing_right, guessing_wrong, class_mean, true_row, median_distance, picked_largest,
+    minute (since the room opened), im_lost
+
+A sketch question ("sketch the row") has one row: ``answered`` the phones that sketched, no
+option counts, and its own four columns: ``class_mean`` and ``true_row`` ("the (1) 0.2; cat
+0.06; ..."), ``median_distance`` (total variation, 0 to 1) and ``picked_largest`` (the phones whose
+largest weight is on one of the row's largest keys).
 """
 
 import csv
@@ -25,6 +31,41 @@ from attnviz.limits import MAX_REPORT_ROWS
 ROUND_ORDER = ("1", "2", "twin")
 ROUND_LABELS = {"1": "round 1", "2": "round 2", "twin": "twin"}
 LEVEL_NAMES = tuple(name.replace(" ", "_") for name in CONFIDENCE)
+SKETCH_COLUMNS = ("class_mean", "true_row", "median_distance", "picked_largest")
+
+
+def weights_text(labels, weights):
+    """ "the (1) 0.2; cat 0.06": each key's label and weight, keys apart by "; "."""
+    return "; ".join(f"{label} {w:g}" for label, w in zip(labels, weights, strict=True))
+
+
+def sketch_row(record, sketch):
+    """The one CSV row of a sketch question (module docstring)."""
+    return {
+        "row": "round",
+        "question": record["question"],
+        "kind": record["kind"],
+        "seed": record["seed"],
+        "round": "1",
+        "rounds": record["rounds"],
+        "answered": sketch["answered"],
+        "class_mean": weights_text(sketch["labels"], sketch["mean"]) if sketch["answered"] else "",
+        "true_row": weights_text(sketch["labels"], sketch["truth"]),
+        "median_distance": "" if sketch["median_distance"] is None else sketch["median_distance"],
+        "picked_largest": sketch["picked_largest"],
+    }
+
+
+def sketch_sentence(sketch):
+    """The PDF's words for a sketch question: how many sketched, the median distance, how many
+    picked the row's largest key."""
+    n = sketch["answered"]
+    if not n:
+        return "nobody sketched"
+    return (
+        f"{n} sketched; median distance {sketch['median_distance']:g}; "
+        f"{sketch['picked_largest']} of {n} picked the row's largest key"
+    )
 
 
 def _columns(width):
@@ -45,6 +86,7 @@ def _columns(width):
         "changed",
         "moved_to_right",
         *levels,
+        *SKETCH_COLUMNS,
         "minute",
         "im_lost",
     ]
@@ -60,6 +102,9 @@ def report_rows(records, lost_minutes):
     rows = []
     width = 0
     for record in records:
+        if record.get("sketch"):
+            rows.append(sketch_row(record, record["sketch"]))
+            continue
         for name in ROUND_ORDER:
             data = record.get(name)
             if data is None:
@@ -134,8 +179,9 @@ def question_name(kind):
 
 
 def report_source(records, lost_minutes, title):
-    """The typst source of the one-page summary: per question what it asked, the right share of
-    each round as bars, who moved where, sure-but-wrong; then "I'm lost" per minute as bars."""
+    """The typst source of the one-page summary: per question its text (what it asked, when the
+    record has none), the right share of each round as bars, who moved where, sure-but-wrong;
+    then "I'm lost" per minute as bars."""
     out = [PREAMBLE, f'#text(size: 14pt, weight: "bold", {typst_text(title)[1:-1]})\n\n']
     out.append(
         "#muted["
@@ -148,6 +194,16 @@ def report_source(records, lost_minutes, title):
     )
     cells = []
     for record in records[:MAX_REPORT_ROWS]:
+        sketch = record.get("sketch")
+        if sketch:
+            cells += [
+                f"[{record['question']}]",
+                f"[{typst_text(sketch['text'])}]",
+                f"[{typst_text(sketch_sentence(sketch))}]",
+                "[]",
+                "[]",
+            ]
+            continue
         shares = " ".join(
             f"#box[{typst_text(ROUND_LABELS[name])} {_share_cell(record[name], name)[1:-1]}]"
             for name in ROUND_ORDER
@@ -162,14 +218,14 @@ def report_source(records, lost_minutes, title):
         )
         cells += [
             f"[{record['question']}]",
-            f"[{typst_text(question_name(record['kind']))}]",
+            f"[{typst_text(record.get('text') or question_name(record['kind']))}]",
             f"[{shares}]",
             f"[{typst_text(said)}]",
             f"[{typst_text(wrong)}]",
         ]
     header = ["No.", "Question", "Right answers", "Who moved where", "Sure, wrong"]
     out.append(
-        "#table(columns: (auto, 1fr, 1fr, 1fr, auto), stroke: 0.4pt + luma(180), inset: 4pt,\n"
+        "#table(columns: (auto, 1.3fr, 1.2fr, 1fr, auto), stroke: 0.4pt + luma(180), inset: 4pt,\n"
         + ", ".join(f"[*{typst_text(h)}*]" for h in header)
         + (",\n" + ", ".join(cells) if cells else "")
         + ")\n\n"

@@ -1,6 +1,8 @@
 """Peer instruction on one question (Mazur): vote alone, discuss with a neighbour, vote again,
-reveal both rounds and who moved where, then a twin question (the same kind on a new seed)
-answered alone. Pure rules on a Room, no store and no Streamlit.
+reveal both rounds and who moved where, then a twin question answered alone: the same kind,
+asked on fresh numbers (the room's sentence with new random weights, and a new question set),
+whose right option differs from the question's wherever the kind allows (``twin_of``).
+Pure rules on a Room, no store and no Streamlit.
 
 A question's round state is ``Peer``, one field of the Room (``room.peer``); the room's
 ``phase`` says what the round does now:
@@ -22,9 +24,24 @@ from dataclasses import replace
 
 from attnviz.classroom.peer import MODES, TWIN, Peer
 from attnviz.classroom.room import RoomError
-from attnviz.limits import DISCUSS_CHOICES_SECONDS, MAX_QUESTIONS_PER_ROOM
+from attnviz.limits import DISCUSS_CHOICES_SECONDS, MAX_QUESTIONS_PER_ROOM, MAX_SEED
 
-TWIN_TRIES = 20  # question sets tried for a twin (each asks a kind on new random choices)
+TWIN_TRIES = 20  # fresh examples tried for a twin (each a new weights' seed and question set)
+# The kinds whose right option is a rule of attention, the same text on every example: their
+# twin asks the rule again on fresh numbers (another example, often another row), but its right
+# option cannot differ from the question's. Each with the reason, as docs/peer_instruction.md
+# says it.
+SAME_ANSWER_KINDS = {
+    "row_sum": "a row of A sums to 1 on every example",
+    "shift": "adding c to a row of scores leaves its row of A unchanged on every example",
+    "causal_row": "under the causal mask, row 0 of A is [1, 0, …, 0] on every example",
+    "masked_weight": "a masked weight is exactly 0 and its row rescaled on every example",
+    "scaling_spread": "std(S') = std(S) / √d_k on every example",
+    "scaling_effect": "turning scaling off raises the largest weight of every row that can "
+    "change; only a row that cannot (d_k = 1, one allowed key) stays the same",
+    "low_temperature": "as T → 0 every row becomes one-hot at its largest logit",
+    "shuffle": "shuffled tokens without positions give the same rows, moved, on every example",
+}
 ROUND_NAMES = {1: "round 1", 2: "round 2", TWIN: "the twin"}
 CONFIDENCE = ("guessing", "fairly sure", "sure")  # a student's optional tap after an answer
 
@@ -123,29 +140,46 @@ def revealed(room):
     return room.changed(phase="revealed")
 
 
-def twin(room, twin_seed, n_options, right):
-    """The twin question: the same kind on question set ``twin_seed``, answered alone."""
+def twin(room, twin_seed, n_options, right, example_seed=-1):
+    """The twin question: the same kind on question set ``twin_seed``, on the room's sentence
+    with weights' seed ``example_seed`` (-1: the room's own example), answered alone."""
     peer = room.peer
     if room.phase != "revealed" or peer.round_no == TWIN:
         raise RoundError(f"A twin question comes after a question's reveal: {_where(room)}.")
-    new = replace(peer, round_no=TWIN, twin_seed=int(twin_seed), twin_right=int(right))
+    if not -1 <= int(example_seed) <= MAX_SEED:
+        raise RoundError(f"A twin's example seed is 0 to {MAX_SEED}.")
+    new = replace(
+        peer,
+        round_no=TWIN,
+        twin_seed=int(twin_seed),
+        twin_right=int(right),
+        twin_example_seed=int(example_seed),
+    )
     if not peer.n_options:
         new = replace(new, n_options=room.n_options)
     return room.changed(phase="answering", n_options=int(n_options), peer=new)
 
 
-def twin_seed_of(quiz_seed, question_in, tries=TWIN_TRIES):
-    """(the question set after ``quiz_seed`` whose question of the room's kind differs from
-    set ``quiz_seed``'s, that question), or None; ``question_in(seed)`` gives a set's question
-    of that kind or None. A set that asks the same question is skipped, so the twin is new."""
-    first = question_in(quiz_seed)
-    for seed in range(quiz_seed + 1, quiz_seed + 1 + tries):
-        found = question_in(seed)
-        if found is not None and (
-            first is None or (found.text, found.options) != (first.text, first.options)
-        ):
-            return seed, found
-    return None
+def twin_of(example_seed, quiz_seed, question_in, tries=TWIN_TRIES):
+    """(the twin's weights' seed, its question set, its question) for the question of set
+    ``quiz_seed`` on the example of weights' seed ``example_seed``, or None.
+
+    ``question_in(example_seed, quiz_seed)`` gives the question of the room's kind on the room's
+    sentence with that weights' seed, in that set, or None. The twin is on fresh numbers: try k
+    (1 to ``tries``) asks on weights' seed ``example_seed + k`` and set ``quiz_seed + k``. The
+    first whose right option (its text) differs from the question's is the twin; when none does
+    (the kinds of SAME_ANSWER_KINDS never can), the first that asks on them at all."""
+    first = question_in(example_seed, quiz_seed)
+    fallback = None
+    for k in range(1, tries + 1):
+        seeds = ((example_seed + k) % (MAX_SEED + 1), quiz_seed + k)
+        found = question_in(*seeds)
+        if found is None:
+            continue
+        if first is None or found.answer != first.answer:
+            return (*seeds, found)
+        fallback = fallback or (*seeds, found)
+    return fallback
 
 
 def blanked(room, on):
@@ -239,6 +273,7 @@ def summary(room, rounds):
         out["moves"] = transitions(rounds[1][0], rounds[2][0])
     if peer.twin_seed >= 0:
         out["twin_seed"], out["twin_right"] = peer.twin_seed, peer.twin_right
+        out["twin_example_seed"] = peer.twin_example_seed
     return out
 
 

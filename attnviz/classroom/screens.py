@@ -124,7 +124,7 @@ def round_title(room):
     """ "Round 1 of 2: vote alone" and the like."""
     peer = room.peer
     if peer.round_no == TWIN:
-        return "The twin: the same kind of question on new numbers, answered alone"
+        return "The twin: the same kind of question on new numbers (new weights), answered alone"
     if room.phase == "discussing":
         return DISCUSS
     if room.phase == "revealed":  # round 1's after "Reveal now"

@@ -13,6 +13,8 @@ the phones' answers as levels (``lessons.sketch``). No Streamlit.
 
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from attnviz.lessons import sketch as numbers
 from attnviz.lessons.predict.question import Bars, bars
 from attnviz.lessons.sketch import SketchError
@@ -142,3 +144,29 @@ def report(question, sketches):
     distance the phones in it."""
     keys, bins = numbers.report_tables(class_summary(question, sketches))
     return (numbers.KEY_COLUMNS, keys), (numbers.BIN_COLUMNS, bins)
+
+
+def record(settings, kind, sketches):
+    """The numbers of sketch question ``kind`` on the example of ``settings`` for the room's
+    report (plain values, no student id), or None when ``kind`` is not an askable sketch:
+    "text", "answered" (the phones that sketched), "labels", "mean" (the class's mean per
+    key), "truth" (the row), "median_distance" (None without a sketch) and "picked_largest"
+    (the phones whose largest weight is on one of the row's largest keys)."""
+    asked = read_kind(kind)
+    if asked is None:
+        return None
+    try:
+        question = sketch_question(settings, *asked)
+    except SketchError:
+        return None
+    s = class_summary(question, sketches)
+    median = round(float(np.median(s.distances)), 4) if s.phones else None
+    return {
+        "text": question.text,
+        "answered": s.phones,
+        "labels": list(question.labels),
+        "mean": [round(float(v), 4) for v in s.mean],
+        "truth": [round(float(v), 4) for v in s.truth],
+        "median_distance": median,
+        "picked_largest": s.right_largest,
+    }

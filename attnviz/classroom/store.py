@@ -55,7 +55,8 @@ RATE_WINDOW_SECONDS = 60
 @dataclass(frozen=True)
 class Tally:
     """How the class has answered the current question's round: ``counts`` (n_options,) students per
-    option, ``answered`` their sum, ``students`` how many have joined the room."""
+    option, ``answered`` their sum (a sketch question: the phones that sketched), ``students``
+    how many have joined the room."""
 
     counts: tuple
     answered: int
@@ -215,7 +216,8 @@ class RoomStore(PeerRules, Lifecycle, Lecturers, Joins):
         """The current question's Tally."""
         room = self.room(code)
         counts = tuple(self._counts(room)) if room.kind is not None else ()
-        return Tally(counts, sum(counts), self._n_students(room))
+        answered = len(self._all_sketches(room)) if is_sketch(room.kind) else sum(counts)
+        return Tally(counts, answered, self._n_students(room))
 
     def _change(self, code, key, change):
         """Apply ``change`` (Room -> Room) with the lecturer's ``key``; the new Room."""

@@ -132,6 +132,9 @@ def summary(rows, truth, labels):
     )
 
 
+SNAPSHOT_KINDS = ("closest", "farthest", "most common shape")  # ``snapshots``' picks, in order
+
+
 def snapshots(rows, truth):
     """{"closest": k, "farthest": k, "most common shape": k}: the sketch (index into ``rows``
     (m, n)) nearest the truth (n,), the farthest, and the one nearest the others (least mean

@@ -313,7 +313,7 @@ PAGES = (
         section=LECTURERS,
         icon="🙋",
         # key=: the lecturer's link, which the page reads and takes out of the address
-        page_params=("room", "joined", "question", "rounds", "key"),
+        page_params=("room", "joined", "question", "rounds", "query", "key"),
         sidebar=classroom_sidebar,
     ),
 )

@@ -5,8 +5,11 @@ sketch question, the numbers of a reveal, the reveal's finished charts; and a ph
 (``phone_screen``: classroom.screens.phone with what this student gave, read from the store),
 the same for the Classroom page and for a client that takes it as JSON. No Streamlit."""
 
+from dataclasses import replace
+
 from attnviz.charts.finish import finished
 from attnviz.classroom import RoomError, StoreUnavailableError, make_store
+from attnviz.classroom.peer import TWIN
 from attnviz.classroom.questions import all_questions, pushable_problem, question_of
 from attnviz.classroom.rounds import question_seed
 from attnviz.classroom.screens import is_peer, phone, sketch_phone
@@ -19,8 +22,17 @@ from attnviz.serve.slots import Slot
 from attnviz.serve.store import kept, object_bytes
 from attnviz.settings import Settings
 
+
+def _made_store():
+    """The server's RoomStore, reading a room's example back as this module does (its report
+    computes each question's text and a sketch's numbers on it)."""
+    store = make_store()
+    store.read_example = example_settings
+    return store
+
+
 # size 0: the store is not counted against the cache budget (as when it was a named cache)
-ROOM_STORE = Slot("attnviz.classroom.store", make_store, size=lambda _: 0)
+ROOM_STORE = Slot("attnviz.classroom.store", _made_store, size=lambda _: 0)
 
 
 @kept(64, size=object_bytes)
@@ -40,12 +52,21 @@ def room_settings(room):
     return example_settings(room.settings)
 
 
+def question_settings(room):
+    """The Settings the room's round asks on: in the twin, the room's sentence on the twin's
+    fresh numbers (its weights' seed, rounds.twin_of), else the room's example."""
+    settings = room_settings(room)
+    if room.peer.round_no == TWIN and room.peer.twin_example_seed >= 0:
+        return replace(settings, seed=room.peer.twin_example_seed)
+    return settings
+
+
 def room_question(room):
     """The room's current Question (the twin's in the twin round), or None (none pushed, a
     sketch, or its kind not askable here)."""
     if room.kind is None:
         return None
-    questions = cached_room_questions(room_settings(room), question_seed(room))
+    questions = cached_room_questions(question_settings(room), question_seed(room))
     question = question_of(questions, room.kind)
     if question is None or len(question.options) != room.n_options:
         return None

@@ -54,6 +54,14 @@ CHAT_MODEL = Slot("attnviz.chat_model", _load, CACHE_CHAT_MODEL[1])
 # The model leaves memory when unused ------------------------------------------------------------
 
 _LAST_USE = [time.monotonic()]  # when a page last asked for the model
+_KEPT_UNTIL = [0.0]  # a prepared lecture keeps the model until then (``keep_for``)
+
+
+def keep_for(seconds):
+    """Keep the model loaded for ``seconds`` from now even when unused (a prepared lecture's
+    chat slides come late); 0 lets it go when idle again."""
+    _KEPT_UNTIL[0] = time.monotonic() + seconds if seconds else 0.0
+    _idle_watch()
 
 
 def note_use():
@@ -65,9 +73,12 @@ def note_use():
 
 def release_if_idle(now=None):
     """Drop the model and every run of it from the server's memory when no page has asked for
-    it in CHAT_IDLE_SECONDS (the next visitor loads it again); True if it was dropped."""
+    it in CHAT_IDLE_SECONDS and no prepared lecture keeps it (``keep_for``; the next visitor
+    loads it again); True if it was dropped."""
     now = time.monotonic() if now is None else now
-    if now - _LAST_USE[0] < CHAT_IDLE_SECONDS or CHAT_MODEL.peek() is None:
+    if now < _KEPT_UNTIL[0] or now - _LAST_USE[0] < CHAT_IDLE_SECONDS:
+        return False
+    if CHAT_MODEL.peek() is None:
         return False
     held = [row["cache"] for row in cache_report()]  # every cache keyed on the model too
     CHAT_MODEL.forget()

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnviz.limits import BASE_MB, MAX_CACHE_MB, SERVER_MB, WORKING_MB
+from attnviz.serve import pins
 from attnviz.serve.gate import gated
 
 MB = 1e6
@@ -195,7 +196,9 @@ def _entries(name):
 def _evict(keep=None):
     """Drop entries past their cache's bounds, then the oldest until what is kept and what is
     in flight fit the budget (never ``keep``, the entry just made, nor a pinned cache's to
-    make room for another's); True if any went. Called with the lock held."""
+    make room for another's, nor a pinned entry: ``serve.pins``); True if any went. Called with the
+    lock held."""
+    now = pins.now()
     dropped = False
     by_cache = {}
     for full, (_, nbytes) in _STORE.items():
@@ -206,7 +209,7 @@ def _evict(keep=None):
         for full, nbytes in entries:  # the oldest first
             if count <= bounds.max_entries and held <= bounds.max_bytes:
                 break
-            if full != keep:
+            if full != keep and not pins.held(full, now):
                 del _STORE[full]
                 count, held, dropped = count - 1, held - nbytes, True
     budget = MAX_CACHE_MB * MB
@@ -215,7 +218,7 @@ def _evict(keep=None):
     for full in list(_STORE):
         if total <= budget:
             break
-        if full == keep or _CACHES[full[0]].pinned:
+        if full == keep or _CACHES[full[0]].pinned or pins.held(full, now):
             continue
         total -= _STORE.pop(full)[1]
         dropped = True
@@ -319,7 +322,10 @@ def kept(entries, mb=None, *, estimate=None, heavy=None, size=result_bytes):
     is what a kept value costs (``result_bytes``: its arrays; ``object_bytes``: everything).
 
     The kept function also has ``peek(*key)`` (the kept value or None, never computing),
-    ``kept()`` ([(key, value)] of every entry now, the latest used last) and ``forget()``.
+    ``kept()`` ([(key, value)] of every entry now, the latest used last), ``forget()``, and
+    ``pin(*key, seconds=...)`` / ``unpin(*key)`` / ``pinned_for(*key)``: an entry kept from
+    eviction for ``seconds`` (a lecture's runs; False when the server's pins are all taken,
+    ``limits.MAX_PINNED_ENTRIES``; the seconds left, or None).
     """
 
     def wrap(fn):
@@ -341,6 +347,9 @@ def kept(entries, mb=None, *, estimate=None, heavy=None, size=result_bytes):
         cached.peek = lambda *key: _peek(name, key)
         cached.kept = lambda: _entries(name)
         cached.forget = lambda: forget(name)
+        cached.pin = lambda *key, seconds: pins.pin(name, key, seconds)
+        cached.unpin = lambda *key: pins.unpin(name, key)
+        cached.pinned_for = lambda *key: pins.pinned_for(name, key)
         cached.cache_name = name
         return cached
 
@@ -355,9 +364,10 @@ def forget(name):
 
 
 def clear_shared_caches():
-    """Empty every cache (tests: as if the server had just started)."""
+    """Empty every cache and drop every pin (tests: as if the server had just started)."""
     with _LOCK:
         _STORE.clear()
+    pins.clear()
 
 
 @dataclass(frozen=True)

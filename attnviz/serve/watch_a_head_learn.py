@@ -9,10 +9,17 @@ import numpy as np
 from attnviz.charts.finish import finished
 from attnviz.charts.head_grid import head_grid
 from attnviz.charts.style import PRESENT_CHART_HEIGHT_PX
-from attnviz.limits import CACHE_GPT_RUNS, CACHE_GRID_FIGURES
+from attnviz.limits import (
+    CACHE_GPT_RUNS,
+    CACHE_GRID_FIGURES,
+    MAX_GPT_QUEUE_SECONDS,
+    MAX_GPT_TRAIN_SECONDS,
+)
+from attnviz.serve.gate import HEAVY
 from attnviz.serve.store import MB, kept, object_bytes
 from attnviz.tiny_gpt import forward, init_params
 from attnviz.tiny_gpt.report import checkpoint_report
+from attnviz.tiny_gpt.training import TrainingTooSlowError, step_seconds
 
 RUN_BYTES = 13 * MB  # one run at the largest sizes while it trains: its checkpoints, Adam's state
 
@@ -22,6 +29,30 @@ def gpt_run(choice, scale, *, train):
     """The run of ``choice`` trained with (``scale``) or without scaling, kept for every
     visitor: ``train()`` makes it on a miss (a second visitor meanwhile waits for that run)."""
     return train()
+
+
+def training_refusal(choice, scale=True):
+    """(why training ``choice`` is refused before it starts, or None; its estimated seconds).
+
+    Refused when its steps would take more than MAX_GPT_TRAIN_SECONDS for its sizes (an
+    estimate from the sizes, ``step_seconds``: the same link is refused or accepted whatever
+    the load), or when the work every visitor has queued in its lane of the heavy queue would
+    keep that lane busy more than MAX_GPT_QUEUE_SECONDS with it."""
+    per_step = step_seconds(choice.config(scale))
+    seconds = choice.steps * per_step
+    if seconds > MAX_GPT_TRAIN_SECONDS:
+        slow = TrainingTooSlowError(
+            seconds, choice.steps, 1 / per_step, MAX_GPT_TRAIN_SECONDS, "for this model's sizes"
+        )
+        return str(slow), seconds
+    queued = HEAVY.queued_cost(HEAVY.lane_for(seconds))  # what runs before it, in its lane
+    if queued + seconds > MAX_GPT_QUEUE_SECONDS:
+        return (
+            f"the server has about {queued:.0f} s of heavy work queued for other visitors, and "
+            f"this run would add {seconds:.0f} s (the server takes at most "
+            f"{MAX_GPT_QUEUE_SECONDS} s in all). Try again in a minute, or with fewer steps."
+        ), seconds
+    return None, seconds
 
 
 def finished_run(choice, scale=True):

@@ -27,7 +27,9 @@ import streamlit as st
 from attnviz.links.course import PATHS
 from attnviz.links.deck import read_deck, slide_query
 from attnviz.links.readers import read_int
+from attnviz.links.steps import PAGE_STEPS
 from attnviz.ui.frame import this_page
+from attnviz.ui.lecture_prepare import prepare_panel
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import learning_goal, random_weights_note
 
@@ -82,20 +84,30 @@ def step_label(k, titles, first):
     return f"Step {k - first + 1} of {step_count(titles)}: {titles[k - first]}"
 
 
-def _href(slides, position):
+def _href(slides, position, step=None):
+    """The link of slide ``position``; ``step``, when given, the step it opens on (a slide
+    without a step entered from behind opens on its last)."""
     page = slides[position].page
-    return f"./{page}?{urlencode(slide_query(slides, position))}"
+    query = slide_query(slides, position)
+    if step is not None:
+        query["step"] = str(step)
+    return f"./{page}?{urlencode(query)}"
 
 
 def _deck_move(slides, position, delta, page_path, params):
-    """Where the deck's next (delta 1) or previous (-1) slide is, from ``position``."""
+    """Where the deck's next (delta 1) or previous (-1) slide is, from ``position``. Going
+    back, a slide without a step (the whole page) is entered at its last step, as Next left
+    it: Previous retraces Next's screens."""
     target = position + delta
     if not 0 <= target < len(slides):
         return Move()
     there = slides[target]
-    if there.page == page_path and dict(there.params) == params and there.step is not None:
-        return Move(step=there.step, slide=target)
-    return Move(href=_href(slides, target), slide=target)
+    step = there.step
+    if step is None and delta < 0 and there.page in PAGE_STEPS:
+        step = PAGE_STEPS[there.page][1]
+    if there.page == page_path and dict(there.params) == params and step is not None:
+        return Move(step=step, slide=target)
+    return Move(href=_href(slides, target, None if step == there.step else step), slide=target)
 
 
 def deck_moves(slides, position, page_path, step, first, last):
@@ -105,7 +117,8 @@ def deck_moves(slides, position, page_path, step, first, last):
     A slide that names its step is that one screen: Next and Previous go to the deck's next and
     previous slides. A slide without a step is the whole page: Next goes through the page's
     steps first (``step`` + 1 up to ``last``), then on to the next slide, and Previous back
-    through them to ``first`` before the previous slide."""
+    through them to ``first`` before the previous slide, which it enters at its last step
+    when that slide is a whole page too: Previous shows Next's screens in reverse."""
     params = dict(slides[position].params)
     ahead = _deck_move(slides, position, 1, page_path, params)
     behind = _deck_move(slides, position, -1, page_path, params)
@@ -163,7 +176,8 @@ def stepper(page, titles, *, first=1, next_action=None):
     session), under a slim bar with Previous, "Step k of N" and Next. A step number the link
     gets wrong is said and replaced by the nearest one. ``next_action``, (label, callback,
     args), makes Next (and the clicker's →) a button that does that instead of moving on: the
-    Classroom's Reveal before the deck's next slide.
+    Classroom's Reveal before the deck's next slide; it may be a function of the step shown
+    that gives one or None (Predict then reveal: Reveal on a question not revealed yet).
     """
     last = first + step_count(titles) - 1
     query = st.query_params.to_dict()
@@ -179,6 +193,8 @@ def stepper(page, titles, *, first=1, next_action=None):
             st.warning(warning, icon="⚠️")
     k = min(max(state[key], first), last)
     st.query_params["step"] = str(k)
+    if callable(next_action):
+        next_action = next_action(k)
     here = url_path(page)
     if slides and slides[position].page != here:  # the link's slide is another page's
         slides = ()
@@ -199,6 +215,8 @@ def stepper(page, titles, *, first=1, next_action=None):
         else:
             label, callback, args = next_action
             forward.button(label, key=NEXT_KEY, on_click=callback, args=args, width="stretch")
+    if slides and position == 0 and k == first:  # the deck's first screen: made ready first
+        prepare_panel(slides, compact=True)
     return lambda step: step == k
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from attnviz.classroom.questions import all_questions, question_of
-from attnviz.classroom.rounds import twin_seed_of
+from attnviz.classroom.rounds import twin_of
 from attnviz.settings import Settings
 from attnviz.ui.visitor import BROWSER_COOKIE as BROWSER
 from tools.browser import error_count, own_browsers, wait_for_chart
@@ -24,7 +24,9 @@ QUESTION = all_questions(Settings(), 0)[0]  # what "Ask this question" asks firs
 RIGHT, M = QUESTION.answer_index, len(QUESTION.options)
 FIRST = [(RIGHT + 1) % M, RIGHT, (RIGHT + 1) % M]
 SECOND = [RIGHT, RIGHT, (RIGHT + 2) % M]
-_, TWIN = twin_seed_of(0, lambda s: question_of(all_questions(Settings(), s), QUESTION.kind))
+*_, TWIN = twin_of(
+    0, 0, lambda w, s: question_of(all_questions(Settings(seed=w), s), QUESTION.kind)
+)
 TWIN_TAPS = [TWIN.answer_index, (TWIN.answer_index + 1) % len(TWIN.options), TWIN.answer_index]
 
 

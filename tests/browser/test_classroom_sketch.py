@@ -1,6 +1,7 @@
 """Sketch the row in a browser: a lecturer (1280 × 720, projector mode) asks the row of A for
 query "on" under the causal mask; three phones (390 × 844, touch) sketch three different rows
-with taps and submit; the lecturer shows two snapshots (closest, farthest), then reveals. The
+with taps and submit; the lecturer shows two snapshots (closest, farthest: picked in the
+lecturer-only panel), then reveals. The
 class's mean, the true row and the distances are read back from the drawn charts and checked
 against the sketches tapped and the core's A. A tap on a masked key's row changes nothing; every
 tap target is at least 44 px; no phone scrolls sideways. Screenshots in test-artifacts/."""
@@ -158,6 +159,9 @@ def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifact
             main_button(student, "Submit").tap()
             student.wait_for_selector("text=Sketch sent. It is locked", timeout=60_000)
         lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
+        # the picks are for the lecturer only: folded away on the projector
+        assert not main_button(lecturer, "Closest").is_visible()
+        lecturer.get_by_text("For the lecturer only: the sketches to show").click()
         main_button(lecturer, "Closest").click(timeout=90_000)
         wait_for_traces(lecturer, "cls_sk_snaps", 1)
         main_button(lecturer, "Farthest").click()
@@ -167,7 +171,7 @@ def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifact
         shown = [trace_x(lecturer, "cls_sk_snaps", t) for t in (0, 1)]
         np.testing.assert_allclose(shown[0], weights[np.argmin(distances)], atol=1e-12)
         np.testing.assert_allclose(shown[1], weights[np.argmax(distances)], atol=1e-12)
-        lecturer.locator(".st-key-cls_sk_snaps").scroll_into_view_if_needed()
+        lecturer.locator(".st-key-cls_sk_snaps:not([data-retained])").scroll_into_view_if_needed()
         lecturer.screenshot(path=artifacts / "Classroom_sketch_snapshots.png")
         main_button(lecturer, "Reveal").click()
         wait_for_traces(lecturer, "cls_sk_mean", 2)
@@ -175,7 +179,7 @@ def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifact
         np.testing.assert_allclose(trace_x(lecturer, "cls_sk_mean", 1), TRUTH, atol=1e-12)
         drawn = sorted(trace_x(lecturer, "cls_sk_dist", 1))
         np.testing.assert_allclose(drawn, sorted(distances), atol=1e-12)
-        lecturer.locator(".st-key-cls_sk_mean").scroll_into_view_if_needed()
+        lecturer.locator(".st-key-cls_sk_mean:not([data-retained])").scroll_into_view_if_needed()
         lecturer.screenshot(path=artifacts / "Classroom_sketch_reveal.png")
         for student, w, d in zip(students, weights, distances, strict=True):
             wait_for_traces(student, "cls_sk_mine", 2, timeout=90_000)

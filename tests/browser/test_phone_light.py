@@ -4,6 +4,7 @@ phone (390 × 844, touch) on the light page, with two more phones as plain HTTP 
 a "vote, discuss, revote" question, its twin and a sketch; axe-core clean on each phone screen,
 a crafted cross-origin POST refused, and the example's tokens (markup) shown as text."""
 
+from dataclasses import replace
 from urllib.parse import quote
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 import requests
 
 from attnviz.classroom.questions import all_questions, question_of
-from attnviz.classroom.rounds import twin_seed_of
+from attnviz.classroom.rounds import twin_of
 from attnviz.settings import Settings
 from tools.browser import accessibility_problems, own_browsers, wait_for_chart, wait_for_run
 
@@ -25,7 +26,11 @@ QUESTION = all_questions(EXAMPLE, 0)[0]  # what "Ask this question" asks first
 RIGHT, M = QUESTION.answer_index, len(QUESTION.options)
 FIRST = [(RIGHT + 1) % M, RIGHT, (RIGHT + 1) % M]  # the Chromium phone, then the HTTP ones
 SECOND = [RIGHT, RIGHT, (RIGHT + 2) % M]
-_, TWIN = twin_seed_of(0, lambda s: question_of(all_questions(EXAMPLE, s), QUESTION.kind))
+*_, TWIN = twin_of(  # the twin: the example's sentence on fresh numbers
+    EXAMPLE.seed,
+    0,
+    lambda w, s: question_of(all_questions(replace(EXAMPLE, seed=w), s), QUESTION.kind),
+)
 LETTERS = "ABCDEFGH"
 
 

@@ -240,6 +240,22 @@ def _problems(where, m):
     return found
 
 
+def _reveal(page):
+    """On a Predict question not revealed yet, Next is "Reveal": press it, wait for
+    the revealed screen; True if it was there."""
+    button = page.locator(".st-key-step_next button")
+    if not button.count() or not button.inner_text().startswith("Reveal"):
+        return False
+    button.click()
+    page.wait_for_function(
+        "() => document.querySelector('.st-key-step_next')?.innerText.includes('Next')",
+        timeout=60_000,
+    )
+    wait_for_run(page)
+    _drawn(page)
+    return True
+
+
 def _next_step(page, k):
     page.locator(".st-key-step_next button").click()
     page.wait_for_function(
@@ -298,6 +314,8 @@ def test_every_step_fits_a_projector(browser, server, artifacts, path):
         found = STEP_OF.search(m["step"] or "")
         k, n = (int(found[1]), int(found[2])) if found else (1, 1)
         while k < n:
+            if _reveal(page):  # the revealed answer and its proof, measured too
+                problems += _problems(f"{name} step {k} revealed", _measure(page))
             k += 1
             _next_step(page, k)
             problems += _problems(f"{name} step {k}", _measure(page, NAMED.get((path, k), ())))

@@ -258,3 +258,16 @@ def test_the_page_run_marks_its_end_for_the_poll():
     student = run(PAGE, {"room": code})
     assert PAGE_RUN_ENDED in student.session_state  # the poll drawn by the page's run
     assert IN_PAGE_RUN not in student.session_state
+
+
+def test_the_landing_and_the_projectors_lecturer_panel_say_what_there_is():
+    """I8: the landing names both ways of voting and the sketch; I4: the projector's
+    lecturer-only panel sends the report to another tab of this browser, not the lecturer
+    link (which would move the controls)."""
+    landing = text_of(run(PAGE))
+    assert "one vote or two (vote, discuss, revote), or to sketch a row of A" in landing
+    lecturer = run(PAGE, {"present": "on"})
+    lecturer.button(key="cls_open").click().run()
+    said = text_of(lecturer)
+    assert "opened in another tab of this browser without projector mode" in said
+    assert "downloads from the lecturer link" not in said

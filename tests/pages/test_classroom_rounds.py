@@ -8,7 +8,7 @@ import pytest
 
 from attnviz.classroom.questions import all_questions, letter, question_of
 from attnviz.classroom.rounds import moves_sentence, transitions
-from attnviz.serve.classroom import room_settings
+from attnviz.serve.classroom import question_settings, room_settings
 from attnviz.ui.pages.classroom_shared import ROOM, room_store
 from attnviz.ui.text import md_escape
 from tests.helpers import chart_specs, decode, run, text_of
@@ -84,7 +84,9 @@ def test_vote_discuss_revote_reveal_and_the_twin():
         assert f"round 1: **{mark(k)}** · round 2: **{mark(again)}**" in text_of(student)
     click(lecturer, "cls_twin")
     twin_room = room_store().room(code)
-    twin = question_of(all_questions(room_settings(room), twin_room.peer.twin_seed), room.kind)
+    twin_on = question_settings(twin_room)  # the twin's fresh numbers: the same sentence
+    assert twin_on.text == room_settings(room).text and twin_on.seed != room_settings(room).seed
+    twin = question_of(all_questions(twin_on, twin_room.peer.twin_seed), room.kind)
     assert twin_room.peer.twin_seed != room.quiz_seed and twin.kind == room.kind
     for student in students:
         student.run()

@@ -106,3 +106,40 @@ def test_snapshots_from_the_grid_and_their_limit():
     assert len(chart_specs(lecturer)["cls_sk_snaps"]["data"]) == 3
     click(lecturer, "cls_sk_clear")
     assert "cls_sk_snaps" not in chart_specs(lecturer)
+
+
+def test_a_sketch_slide_runs_on_the_clicker_with_the_picks_for_the_lecturer_only(monkeypatch):
+    """A deck's ``question=sketch&query=on&mask=causal`` slide asks that sketch on arrival;
+    → shows the three snapshots (closest, farthest, most common: each sketch once), → again
+    reveals, with the class's result drawn before the room's columns; → then leaves for the
+    next slide. The picks sit in the lecturer-only panel, and a repeated pick is said."""
+    from tests.helpers import as_browser
+    from tests.pages.test_classroom_deck import next_link
+
+    deck = "Home;Classroom?question=sketch&query=on&mask=causal;Why_scale/1"
+    query = {"deck": deck, "slide": "2", "present": "on", "question": "sketch", "query": "on"}
+    as_browser(monkeypatch, "lecturer-sketches")
+    lecturer = run(PAGE, query | {"mask": "causal"})
+    click(lecturer, "cls_open")  # opened on the slide: the deck may ask there
+    code = lecturer.session_state[ROOM]
+    assert room_store().room(code).kind == "sketch:causal:3"
+    monkeypatch.undo()
+    for k, levels in enumerate(SKETCHES):
+        room_store().join(code, f"phone{k:012d}")
+        room_store().answer_sketch(code, f"phone{k:012d}", levels)
+    as_browser(monkeypatch, "lecturer-sketches")
+    lecturer.run()
+    assert lecturer.button(key="step_next").label == "Show sketches ▶"
+    picks = [e for e in lecturer.expander if "For the lecturer only: the sketches" in e.label]
+    assert picks and "cls_sk_pick_closest" in {b.key for b in picks[0].button}
+    click(lecturer, "step_next")
+    shown = chart_specs(lecturer)["cls_sk_snaps"]["data"]
+    assert len(shown) == len(set(SKETCHES))  # two phones: closest and farthest, no repeat
+    click(lecturer, "cls_sk_pick_most_common_shape")  # already shown: said, not added
+    assert "is the same sketch as Sketch" in said(lecturer)
+    assert lecturer.button(key="step_next").label == "Reveal ▶"
+    click(lecturer, "step_next")
+    assert room_store().room(code).phase == "revealed"
+    charts = list(chart_specs(lecturer))
+    assert charts[0] == "cls_sk_mean"  # the first chart of the page: the top of the screen
+    assert any(h.startswith("./Why_scale?") and "slide=3" in h for h in next_link(lecturer))

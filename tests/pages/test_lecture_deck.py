@@ -1,6 +1,7 @@
 """The Lecture deck page: the default lecture's link, a deck from the link to edit, and a bad
 deck link said in words."""
 
+import json
 from urllib.parse import parse_qs, urlparse
 
 from attnviz.links.course import PATHS
@@ -81,6 +82,58 @@ def test_a_row_without_a_page_is_left_out_and_named():
     table.loc[3] = [None, None, "mask=causal"]
     table.loc[4] = ["Why_scale", "Why scale: 3. Scaled and unscaled attention", " ?d_k=8 "]
     assert table_text(table) == ("Home;Attention_as_geometry;Why_scale/3?d_k=8", [3], [])
+
+
+def test_prepare_trains_and_pins_the_watch_run_opens_the_room_and_lets_the_deck_ask(
+    monkeypatch, empty_rooms
+):
+    """One click readies the deck: its Watch run trained and pinned, the lecturer's room
+    opened and trusting the deck, so the Classroom slide asks on arrival with no other click;
+    End the lecture lets the run go."""
+    from attnviz.links.course import PATHS
+    from attnviz.links.deck import deck_text, parse_deck
+    from attnviz.links.deck_needs import slide_run
+    from attnviz.serve.watch_a_head_learn import gpt_run
+    from attnviz.ui.pages.classroom_shared import room_store
+    from tests.helpers import as_browser, fresh_store
+
+    fresh_store(monkeypatch)  # no run kept yet, and the pins of this test only
+    as_browser(monkeypatch, "lecturer-prepares")
+    deck = "Watch_a_head_learn/0?gpt_task=previous&gpt_steps=20;Classroom?question=row_sum"
+    slides, _ = parse_deck(deck, PATHS)
+    choice = slide_run(slides[0])
+    first = {"deck": deck, "slide": "1", "present": "on"}  # the deck's first slide offers it
+    watch = "app_pages/Watch_a_head_learn.py"
+    assert run(watch, first).button(key="deck_prepare").label == "🎓 Lecturer: prepare the lecture"
+    at = run(DECK, {"deck": deck})
+    said = " ".join(c.value for c in at.caption)
+    assert "train the previous run" in said and "open your room" in said
+    at.button(key="deck_prepare").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert gpt_run.peek(choice, True) is not None and gpt_run.pinned_for(choice, True) > 0
+    code, _ = room_store().held("lecturer-prepares")
+    assert room_store().trusts_deck("lecturer-prepares", deck_text(slides))
+    assert at.button(key="deck_prepare").disabled  # nothing left to do
+    assert "deck_prepare" not in {b.key for b in run(watch, first).button}  # ready: not offered
+    assert any(f"Room {code} is yours" in m.value for m in at.markdown)
+    query = {"deck": deck, "slide": "2", "present": "on", "question": "row_sum"}
+    slide = run("app_pages/Classroom.py", query)  # the deck's slide: a new session, same browser
+    assert not any(b.key == "cls_trust_deck" for b in slide.button)
+    room = room_store().room(code)
+    assert (room.kind, room.phase) == ("row_sum", "answering")  # asked on arrival
+    at.button(key="deck_end").click().run()
+    assert gpt_run.pinned_for(choice, True) is None
+
+
+def test_one_slides_link_and_the_classroom_settings_help_say_what_is_true():
+    """I2: one slide's link is "the link of this slide"; I3: the settings' help says that a
+    Classroom slide asks on arrival once the deck may ask in the room."""
+    at = run(DECK, {"deck": "Why_scale/1"})
+    assert "The link of this slide:" in [m.value for m in at.markdown]
+    columns = json.loads(at.dataframe[0].proto.columns)  # the table editor's columns
+    assert "asks your room that question on arrival, once Prepare the lecture" in " ".join(
+        columns["settings"]["help"].split()
+    )
 
 
 def test_the_step_column_shows_each_steps_title_as_the_bar_does():

@@ -244,3 +244,20 @@ def test_the_mask_is_said_and_all_zero_cannot_be_checked():
     at.run()
     assert at.button(key=f"{key}_submit").disabled
     assert "raise at least one bar" in at.warning[0].value
+
+
+def test_the_clicker_reveals_a_question_then_moves_to_the_next():
+    """In projector mode → on a question not answered yet reveals its answer and its proof
+    chart (the class answered aloud), then → moves to the next question: no mouse."""
+    questions = quiz_of(S0, 0)
+    at = run(QUIZ, {"present": "on", "step": "1"})
+    assert at.button(key="step_next").label == "Reveal ▶"
+    assert not [c for c in chart_specs(at) if c.startswith("quiz_row_1_")]
+    at.button(key="step_next").click().run()
+    assert f"The answer: **{md_escape(questions[0].answer)}**." in [s.value for s in at.success]
+    if questions[0].bars:
+        assert "quiz_row_1_0" in chart_specs(at)
+    assert at.button(key="step_next").label == "Next ▶"
+    at.button(key="step_next").click().run()
+    assert at.query_params["step"] == "2"
+    assert at.button(key="step_next").label == "Reveal ▶"

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from attnviz.links.tiny_gpt import RunChoice, default_choice
+from attnviz.serve import watch_a_head_learn as serve
 from attnviz.tiny_gpt import forward, init_params, next_token_logits, train
 from attnviz.ui.pages import watch_a_head_learn as page
 from tests.helpers import chart_specs, decode, forget_kept, run
@@ -161,7 +162,7 @@ def test_a_class_opening_the_same_link_finds_the_run_trained(monkeypatch):
 
 
 def test_a_run_over_the_time_limit_is_refused_with_how_to_shrink_it(monkeypatch):
-    monkeypatch.setattr(page, "MAX_GPT_TRAIN_SECONDS", 1e-4)
+    monkeypatch.setattr(serve, "MAX_GPT_TRAIN_SECONDS", 1e-4)
     at = click(run(PAGE), "gpt_train")
     refused = at.error[0].value
     assert "Training refused" in refused and "steps or fewer" in refused
@@ -199,7 +200,7 @@ def test_the_training_budget_counts_every_visitors_trainings(monkeypatch):
     from attnviz.limits import SMALL_HEAVY_SECONDS
 
     # the budget of the short runs' lane, shrunk so that one other visitor's job fills it
-    budget = "attnviz.ui.pages.watch_a_head_learn.MAX_GPT_QUEUE_SECONDS"
+    budget = "attnviz.serve.watch_a_head_learn.MAX_GPT_QUEUE_SECONDS"
     monkeypatch.setattr(budget, SMALL_HEAVY_SECONDS)
     with heavy_job_running("another visitor", cost=SMALL_HEAVY_SECONDS):  # in the same lane
         at = click(run(PAGE, SHORT), "gpt_train")

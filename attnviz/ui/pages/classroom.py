@@ -191,8 +191,9 @@ def landing(settings, kind=None, deck=None, student=False):
     st.subheader("Lecturers: open a room")
     st.markdown(
         "A room shows the sidebar's example on every student's phone and asks them the "
-        "Predict-then-reveal questions on it; the projector shows how many have answered, "
-        "then the class's answers. No names, no accounts."
+        "Predict-then-reveal questions on it, with one vote or two (vote, discuss, revote), or "
+        "to sketch a row of A; the projector shows how many have answered, then the class's "
+        "answers. No names, no accounts."
     )
     passphrase = staff_passphrase_box()
     if st.button("Open a room", key="cls_open"):

@@ -30,11 +30,14 @@ from attnviz.classroom.credential import LECTURER_COOKIE
 from attnviz.classroom.questions import pushable_problem, question_of
 from attnviz.classroom.room import normal_code
 from attnviz.classroom.rounds import next_step
+from attnviz.classroom.sketch import sketch_kind
 from attnviz.links.course import PATHS
 from attnviz.links.deck import read_deck
 from attnviz.links.readers import quoted, raw_value, read_int
 from attnviz.links.shared import settings_query
+from attnviz.links.sketch_slide import SLIDE_KIND, slide_query_index, slide_variant
 from attnviz.serve.classroom import cached_room_questions, room_settings
+from attnviz.serve.example import cached_example
 from attnviz.ui.pages.classroom_rounds import take_step
 from attnviz.ui.pages.classroom_shared import (
     KEY,
@@ -42,6 +45,7 @@ from attnviz.ui.pages.classroom_shared import (
     ROOM,
     room_store,
 )
+from attnviz.ui.pages.classroom_sketch import show_sketches, sketch_step
 from attnviz.ui.sidebar import is_present
 from attnviz.ui.stepper import stepper
 from attnviz.ui.text import md_escape
@@ -66,10 +70,10 @@ def deck_slide():
         return False, []
     kind, warnings = raw_value(query, "question")
     warnings += slide_rounds()[1]
-    if kind is not None and kind not in lessons.KINDS:
+    if kind is not None and kind not in (*lessons.KINDS, SLIDE_KIND):
         warnings.append(
             f"`question={quoted(kind)}` in the slide is not a question of attnviz: one of "
-            f"{', '.join(lessons.KINDS)}. The slide asks none."
+            f"{', '.join((*lessons.KINDS, SLIDE_KIND))}. The slide asks none."
         )
         kind = None
     return kind, warnings
@@ -137,6 +141,8 @@ def ask_slide(room, settings, kind):
         return f"This slide's example cannot go to the phones: {md_escape(problem)}"
     if room_settings(room) != settings:
         room = store.push_example(room.code, key, settings_query(settings))
+    if kind == SLIDE_KIND:
+        return ask_sketch(room, settings)
     if kind is None or room.kind == kind:
         return None
     question = question_of(cached_room_questions(settings, room.quiz_seed), kind)
@@ -150,12 +156,32 @@ def ask_slide(room, settings, kind):
     return None
 
 
+def ask_sketch(room, settings):
+    """A slide's ``question=sketch&query=<token>``: the room's sketch of that query's row, under
+    the variant the slide's settings ask (classroom.sketch.slide_variant). Returns what the
+    lecturer should know (a sentence), or None."""
+    variant, warnings = slide_variant(settings)
+    labels = cached_example(settings).labels
+    query, said = slide_query_index(labels, st.query_params.get("query", ""))
+    warnings += said
+    if query is not None and room.kind != (kind := sketch_kind(variant, query)):
+        room_store().push_question(
+            room.code, st.session_state[KEY], room.quiz_seed, kind, len(labels)
+        )
+    return " ".join(warnings) or None
+
+
 def slide_bar(room=None):
     """The deck's bar (Previous, where in the deck, Next): the clicker's keys move on. For the
     lecturer of ``room`` while its question has a step left, Next takes that step first
     (rounds.next_step: a lecturer with a clicker in hand then needs no mouse)."""
     step = None if room is None else next_step(room)
-    if step is not None:
+    if room is not None and sketch_step(room) is not None:
+        step = sketch_step(room)
+        name, label = step
+        title = (f"The class's question: Next (→) is {label}",)
+        stepper("Classroom", title, next_action=(f"{label} ▶", show_sketches, (room,)))
+    elif step is not None:
         name, label = step
         title = (f"The class's question: Next (→) is {label}",)
         stepper("Classroom", title, next_action=(f"{label} ▶", take_step, (name,)))

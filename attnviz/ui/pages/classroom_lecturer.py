@@ -61,6 +61,7 @@ from attnviz.ui.pages.classroom_size import room_size
 from attnviz.ui.pages.classroom_sketch import (
     sketch_board,
     sketch_menu,
+    sketch_picks,
     sketch_status,
 )
 from attnviz.ui.sidebar import is_present
@@ -252,6 +253,8 @@ def lecturer_view(settings):
     if screen.reveal is not None:  # first: one projector screen
         reveal_rounds(room, question, screen.reveal, key="cls_lect")  # every round
     board = screen.sketch
+    if board is not None:  # first too: the snapshots, then the class's result
+        sketch_board(room, sketch, board)
     left, right = st.columns([2, 3])
     with left:
         join_panel(room)
@@ -270,9 +273,8 @@ def lecturer_view(settings):
         next_button(room, question, screen.next_primary)
         question_menu(room, question, screen.choose_open)
         sketch_menu(room)
+        sketch_picks(room)
         look_and_lost(room, screen.blank)
-    if board is not None:
-        sketch_board(room, sketch, board)
     if screen.proof:
         proof(room, question, key="cls_lect_proof")
     room_size(room.code)  # who is joining, Lock; the health panel: their own slow poll

@@ -9,6 +9,8 @@ Widget keys: ``cls_rounds`` (one vote or two), ``cls_step`` (the next step), ``c
 ``cls_lost``; chart keys ``{key}_rounds``, ``{key}_moves``, ``{key}_shares``, ``{key}_conf``.
 """
 
+from dataclasses import replace
+
 import streamlit as st
 
 from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
@@ -16,7 +18,7 @@ from attnviz.classroom import RoomError
 from attnviz.classroom.peer import MODES
 from attnviz.classroom.questions import question_of
 from attnviz.classroom.report import report_csv, report_pdf
-from attnviz.classroom.rounds import twin_seed_of
+from attnviz.classroom.rounds import twin_of
 from attnviz.classroom.screens import lost_line, lost_said
 from attnviz.classroom.sections import (
     AnswerBars,
@@ -70,15 +72,19 @@ def rounds_choice(default=1):
 
 def twin_args(room):
     """store.twin's arguments: the question set of the twin of the room's question, its
-    option count and right option; RoomError when no other set asks this kind."""
+    option count, its right option and its example's weights' seed (rounds.twin_of: fresh
+    numbers on the room's sentence); RoomError when no fresh example asks this kind."""
     settings = room_settings(room)
-    found = twin_seed_of(
-        room.quiz_seed, lambda s: question_of(cached_room_questions(settings, s), room.kind)
-    )
+
+    def question_in(example_seed, quiz_seed):
+        fresh = replace(settings, seed=example_seed)
+        return question_of(cached_room_questions(fresh, quiz_seed), room.kind)
+
+    found = twin_of(settings.seed, room.quiz_seed, question_in)
     if found is None:
-        raise RoomError("No twin question of this kind could be made on this example.")
-    seed, question = found
-    return seed, len(question.options), question.answer_index
+        raise RoomError("No twin question of this kind could be made on this sentence.")
+    example_seed, seed, question = found
+    return seed, len(question.options), question.answer_index, example_seed
 
 
 def step_args(room, name):
@@ -143,8 +149,9 @@ def look_and_lost(room, blank):
     with st.expander("For the lecturer only (not for the projector)"):
         lost_panel(room.code)
         st.markdown(
-            "The room's report (CSV and PDF) downloads from the lecturer link opened without "
-            "projector mode: the projector shows no downloads."
+            "The room's report (CSV and PDF) downloads from this page opened in another tab of "
+            "this browser without projector mode (the projector shows no downloads; the lecturer "
+            "link would move the controls to the browser that opens it)."
         )
 
 

@@ -17,7 +17,7 @@ from attnviz.charts.style import PRESENT_TEXT_PX, TEXT_PX
 from attnviz.classroom import RoomError, StoreUnavailableError
 from attnviz.classroom.questions import letter
 from attnviz.classroom.rounds import question_seed
-from attnviz.serve.classroom import ROOM_STORE, room_settings
+from attnviz.serve.classroom import ROOM_STORE, question_settings
 from attnviz.serve.finish import kept_chart
 from attnviz.serve.room_charts import answers_figure, proof_figure, proof_frame
 from attnviz.serve.store import kept
@@ -123,7 +123,14 @@ def question_text(asked):
 def distribution(room, question, counts, key, height=300):
     """The class's answers to ``question`` (the room's) as bars (chart key ``key``)."""
     text_px = PRESENT_TEXT_PX if is_present() else TEXT_PX
-    args = (room_settings(room), question_seed(room), question.kind, tuple(counts), text_px, height)
+    args = (
+        question_settings(room),
+        question_seed(room),
+        question.kind,
+        tuple(counts),
+        text_px,
+        height,
+    )
     draw(
         kept_chart(answers_figure, args, *display(), share=None, title="The class's answers"),
         key,
@@ -139,11 +146,11 @@ def proof(room, question, key):
     st.markdown(f"The answer: {option_text(q.answer_index, q.answer)}")
     st.markdown(f"**Why:** {md_escape(q.explanation)}")
     for m in range(len(q.bars)):
-        args = (room_settings(room), question_seed(room), q.kind, m)
+        args = (question_settings(room), question_seed(room), q.kind, m)
         draw(kept_chart(proof_figure, args, *display()), f"{key}_{m}", config=NO_MODEBAR)
     if q.table is None:
         return
-    args = (room_settings(room), question_seed(room), q.kind)
+    args = (question_settings(room), question_seed(room), q.kind)
     if is_present():  # the projector: a static table in the page's larger text
         data_table(proof_frame(*args))
     else:  # a data grid shows its cells as plain text

@@ -4,8 +4,10 @@ projector shows up to MAX_SNAPSHOTS anonymous sketches before the truth, then th
 class's mean per key with its spread, the true row over it, the sentence and the histogram of
 distances; each phone then sees its own sketch over the true row and its distance.
 
-Hooks: ``sketch_menu``, ``sketch_status`` and ``sketch_board`` in the lecturer's view,
-``student_sketch`` in the student's. Session state: SNAPS, the lecturer's chosen sketches
+Hooks: ``sketch_board`` (first: the projector's top), ``sketch_status``, ``sketch_picks`` (the
+lecturer-only picks) and ``sketch_menu`` in the lecturer's view; ``sketch_step`` and
+``show_sketches`` for a deck's clicker (→: the snapshots, then the reveal); ``sketch_section``
+in the student's. Session state: SNAPS, the lecturer's chosen sketches
 (levels: small ints) for the room's question number. Widget keys ``cls_sk_query``,
 ``cls_sk_variant``, ``cls_sk_ask``, ``cls_sk_pick_<how>``, ``cls_sk_grid``, ``cls_sk_clear``,
 ``cls_sk_reveal``; the phone's sketch under ``cls_sk_<question number>``; chart keys
@@ -34,6 +36,7 @@ from attnviz.ui.pages.classroom_shared import (
     session_id,
     tell,
 )
+from attnviz.ui.sidebar import is_present
 from attnviz.ui.sketch import (
     class_result,
     clue_line,
@@ -45,6 +48,7 @@ from attnviz.ui.text import md_escape
 
 SNAPS = "attnviz.classroom.snapshots"  # (code, question_no, (levels, ...)) of the lecturer
 SNAP_NOTE = "attnviz.classroom.snapshot_note"  # a refused pick, said in the snapshot board
+SHOWN = "attnviz.classroom.snapshots_shown"  # (code, question_no) whose snapshots → showed
 SNAPSHOT_NAMES = "ABC"
 
 
@@ -117,10 +121,26 @@ def _keep(room, snaps):
     st.session_state[SNAPS] = (room.code, room.question_no, tuple(snaps)[:MAX_SNAPSHOTS])
 
 
-def _pick(room, levels):
-    """Add ``levels`` to the snapshots (a button's callback), at most MAX_SNAPSHOTS."""
-    snaps = _snaps(room)
+def _pick(room, how):
+    """Add the sketch that ``how`` picks ("closest", "farthest", "most common shape": read from
+    the sketches in the store now) to the snapshots (a button's callback), at most
+    MAX_SNAPSHOTS; a pick that is a sketch already shown is said, not added."""
+    try:
+        sketches = room_store().sketches(room.code)
+    except RoomError as exc:
+        st.session_state[SNAP_NOTE] = str(exc)
+        return
+    q = room_sketch(room)
+    chosen = sketch.snapshots(sketch.class_rows(sketches, q.allowed), q.truth) if q else {}
+    if how not in chosen:
+        st.session_state[SNAP_NOTE] = "No phone has sketched yet: nothing to show."
+        return
+    levels, snaps = sketches[chosen[how]], _snaps(room)
     if levels in snaps:
+        name = SNAPSHOT_NAMES[snaps.index(levels)]
+        st.session_state[SNAP_NOTE] = (
+            f"{how.capitalize()} is the same sketch as Sketch {name}, already shown: nothing added."
+        )
         return
     if len(snaps) >= MAX_SNAPSHOTS:
         st.session_state[SNAP_NOTE] = (
@@ -130,14 +150,37 @@ def _pick(room, levels):
     _keep(room, (*snaps, levels))
 
 
+def sketch_step(room):
+    """The clicker's next step on a sketch question being answered: ("show", label) while the
+    snapshots are not shown yet, ("reveal", label) after; None otherwise."""
+    if room_sketch(room) is None or room.phase != "answering":
+        return None
+    if st.session_state.get(SHOWN) != (room.code, room.question_no):
+        return "show", "Show sketches"
+    return "reveal", "Reveal"
+
+
+def show_sketches(room):
+    """The clicker's → on a sketch question: first the snapshots (closest, farthest, most
+    common shape, each sketch once), then the reveal."""
+    state = st.session_state
+    if sketch_step(room) == ("reveal", "Reveal"):
+        as_lecturer(lambda store, code, key: store.reveal(code, key))
+        return
+    state[SHOWN] = (room.code, room.question_no)
+    for how in sketch.SNAPSHOT_KINDS:
+        _pick(room, how)
+        state.pop(SNAP_NOTE, None)  # a repeat is said when the lecturer picks, not here
+
+
 def _from_grid(room, shown):
     picked = st.session_state.get("cls_sk_grid") or []
     _keep(room, [shown[k - 1] for k in picked[:MAX_SNAPSHOTS]])
 
 
 def sketch_board(room, q, board):
-    """Under the lecturer's columns: before the truth, the snapshots and how to pick them
-    (``snapshot_board``, which follows the sketches as they come); after it, the class's
+    """At the top of the lecturer's page (the projector's first screen): before the truth, the
+    snapshots picked (``snapshot_board``, redrawn as they are picked); after it, the class's
     result (``board``: classroom.screens.sketch_projector's)."""
     if not board.board:
         return
@@ -154,22 +197,17 @@ def sketch_board(room, q, board):
 
 @st.fragment(run_every=POLL_SECONDS)
 def snapshot_board(code, question_no):
-    """The snapshots before the truth, redrawn every POLL_SECONDS as sketches come in (and at
-    once when the lecturer picks one): the picking controls, then the chosen sketches side by
-    side. Draws nothing once question ``question_no`` of room ``code`` is no longer asked."""
+    """The snapshots before the truth, redrawn every POLL_SECONDS (a pick in the lecturer's
+    panel shows at the next): the chosen sketches side by side. Draws nothing once question
+    ``question_no`` of room ``code`` is no longer asked."""
     try:
         room = room_store().room(code)
-        sketches = room_store().sketches(code)
     except RoomError as exc:
         say(exc)
         return
     q = room_sketch(room)
     if q is None or room.question_no != question_no or room.phase != "answering":
         return
-    snapshot_controls(room, q, sketches)
-    note = st.session_state.pop(SNAP_NOTE, None)
-    if note:
-        st.warning(note, icon="🖼️")
     snaps = _snaps(room)
     if not snaps:
         return
@@ -191,31 +229,71 @@ def snapshot_board(code, question_no):
     draw(fig, "cls_sk_snaps", share=None, words=words, config=NO_MODEBAR, theme=None)
 
 
-def snapshot_controls(room, q, sketches):
+def sketch_picks(room):
+    """The lecturer's picks of the snapshots, while the class sketches: in projector mode
+    folded away under "For the lecturer only" (the class does not see which is which), in the
+    lecturer's own tab as they are."""
+    if room_sketch(room) is None or room.phase != "answering":
+        return
+    if is_present():
+        with st.expander("For the lecturer only: the sketches to show (not for the projector)"):
+            picks_panel(room.code, room.question_no)
+    else:
+        picks_panel(room.code, room.question_no)
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def picks_panel(code, question_no):
+    """The picks, redrawn every POLL_SECONDS as sketches come in (a pick shows on the
+    projector's snapshot board at its next poll); nothing once question ``question_no`` of
+    room ``code`` is no longer being sketched."""
+    try:
+        room = room_store().room(code)
+    except RoomError as exc:
+        say(exc)
+        return
+    q = room_sketch(room)
+    if q is None or room.question_no != question_no or room.phase != "answering":
+        return
+    snapshot_controls(room, q)
+
+
+def snapshot_controls(room, q):
     """Pick up to MAX_SNAPSHOTS anonymous sketches: closest, farthest, most common shape, or
-    from a grid of small multiples."""
+    from a grid of small multiples (in a tab without projector mode); a refused or repeated
+    pick said."""
+    note = st.session_state.pop(SNAP_NOTE, None)
+    if note:
+        st.warning(note, icon="🖼️")
+    try:
+        sketches = room_store().sketches(room.code)
+    except RoomError as exc:
+        say(exc)
+        return
     if not sketches:
         st.caption("No sketch yet: the snapshots can be picked once phones have sketched.")
         return
-    rows = sketch.class_rows(sketches, q.allowed)
-    chosen = sketch.snapshots(rows, q.truth)
     st.markdown(
         f"**Show sketches before the truth** (anonymous, at most {MAX_SNAPSHOTS}): closest "
         "to the true row, farthest from it, or the most common shape (the sketch nearest the "
-        "others). The projector does not say which is which."
+        "others). The projector names them Sketch A, B, C in the order picked, not how. A "
+        "clicker's → shows all three, then reveals."
     )
-    columns = st.columns(len(chosen) + 1)
-    for column, (how, k) in zip(columns, chosen.items(), strict=False):
+    columns = st.columns(len(sketch.SNAPSHOT_KINDS) + 1)
+    for column, how in zip(columns, sketch.SNAPSHOT_KINDS, strict=False):
         column.button(
             how.capitalize(),
             key=f"cls_sk_pick_{how.replace(' ', '_')}",
             on_click=_pick,
-            args=(room, sketches[k]),
+            args=(room, how),
             width="stretch",
         )
     columns[-1].button(
         "Clear", key="cls_sk_clear", on_click=_keep, args=(room, ()), width="stretch"
     )
+    if is_present():  # already in the lecturer-only panel: no grid of every sketch there
+        st.caption("The grid of every sketch is in a tab of this page without projector mode.")
+        return
     with st.expander(f"Pick from the sketches (the first {MAX_SKETCH_GRID})"):
         shown = sketches[:MAX_SKETCH_GRID]
         names = [f"#{k}" for k in range(1, len(shown) + 1)]

@@ -27,7 +27,7 @@ from attnviz.classroom.sections import (
     Sure,
 )
 from attnviz.links.classroom import student_query
-from attnviz.serve.classroom import phone_screen, room_settings
+from attnviz.serve.classroom import phone_screen, question_settings
 from attnviz.serve.finish import kept_chart
 from attnviz.serve.room_charts import room_a_figure
 from attnviz.ui.charts import display, draw
@@ -103,7 +103,7 @@ def _leave():
 
 def room_example_view(room):
     """The room's attention matrix A, small enough for a phone (no toolbar)."""
-    chart = kept_chart(room_a_figure, (room_settings(room),), *display(), share=None)
+    chart = kept_chart(room_a_figure, (question_settings(room),), *display(), share=None)
     draw(chart, "cls_room_A", config=NO_MODEBAR, theme=None)  # finished once for every phone
 
 

@@ -115,7 +115,9 @@ def deck_editor(slides):
                 "settings",
                 help="Its own link parameters, as in a link: e.g. edit=1,0,5 or "
                 "mask=causal&d_k=8 (empty: the defaults); on a Classroom slide, question=row_sum "
-                "asks your room that question.",
+                "asks your room that question on arrival, once Prepare the lecture (or the "
+                "slide's own Send button) has let this deck ask there; question=sketch&"
+                "query=cat asks the sketch of that query's row.",
             ),
         },
     )
@@ -166,12 +168,12 @@ def table_text(table):
 def deck_link(text):
     """Read the deck back (saying what was left out) and give its link, whole (the app's
     address, ``ui.address``): the first slide, in projector mode, with the deck and its
-    position."""
+    position. Returns the slides read (() when none)."""
     slides, warnings = parse_deck(text, PATHS)
     for warning in warnings:
         st.warning(warning, icon="⚠️")
     if not slides:
-        return None
+        return ()
     query = slide_query(slides, 0)
     link = f"{app_address(PAGE_PATH)}/{slides[0].page}?{urlencode(query)}"  # whole: to hand out
     st.markdown(
@@ -181,4 +183,4 @@ def deck_link(text):
     )
     st.code(link, language=None, wrap_lines=True)
     st.link_button("▶ Start the lecture", link, type="primary")
-    return link
+    return slides

@@ -16,9 +16,12 @@ import streamlit as st
 from attnviz.charts.line_charts import vector_bars
 from attnviz.ui.charts import draw, toolbar
 from attnviz.ui.projector import data_table
+from attnviz.ui.sidebar import is_present
+from attnviz.ui.stepper import after_chart
 from attnviz.ui.text import md_escape
 
 SEED = "attnviz_lesson_quiz_seed"  # the session's question set: 0, 1, 2 ...
+REVEALED = "attnviz_lesson_revealed"  # (tag, question numbers) the clicker's → revealed
 MAX_RADIO_OPTIONS = 12  # more options than this go in a selectbox
 
 
@@ -27,21 +30,62 @@ def _new_questions():
 
 
 def question_set_ui():
-    """The "New questions" button and which set is shown; returns the set's seed (int)."""
+    """The "New questions" button and which set is shown (in projector mode after the step's
+    chart: the question and its proof come first); returns the set's seed (int)."""
     seed = st.session_state.setdefault(SEED, 0)
-    c1, c2 = st.columns([1, 3], vertical_alignment="center")
-    c1.button("🎲 New questions", on_click=_new_questions, key="attnviz_lesson_new_quiz")
-    c2.caption(f"Question set {seed}, for the settings in the sidebar.")
+    with after_chart("question_set"):
+        c1, c2 = st.columns([1, 3], vertical_alignment="center")
+        c1.button("🎲 New questions", on_click=_new_questions, key="attnviz_lesson_new_quiz")
+        c2.caption(f"Question set {seed}, for the settings in the sidebar.")
     return seed
+
+
+def _tag(settings, seed):
+    return hashlib.sha256(repr((settings, seed)).encode()).hexdigest()[:12]
+
+
+def _answer_key(k, settings, seed):
+    return f"attnviz_quiz_{_tag(settings, seed)}_{k}"
+
+
+def is_revealed(k, settings, seed):
+    """Whether question ``k`` shows its answer: answered, or revealed by the clicker's →."""
+    kept = st.session_state.get(REVEALED)
+    by_clicker = kept is not None and kept[0] == _tag(settings, seed) and k in kept[1]
+    return by_clicker or st.session_state.get(_answer_key(k, settings, seed)) is not None
+
+
+def _reveal(k, settings, seed):
+    tag, kept = _tag(settings, seed), st.session_state.get(REVEALED)
+    shown = kept[1] if kept is not None and kept[0] == tag else ()
+    st.session_state[REVEALED] = (tag, (*shown, k))
+
+
+def clicker_reveal(n_questions, settings, seed):
+    """The stepper's ``next_action`` for the page in projector mode: on question k (1 to
+    ``n_questions``) not revealed yet, → reveals it (the class answered aloud or on paper);
+    on a revealed one, or the sketch, → moves on."""
+
+    def action(k):
+        if k > n_questions or is_revealed(k, settings, seed):
+            return None
+        return ("Reveal ▶", _reveal, (k, settings, seed))
+
+    return action
 
 
 def answer_ui(k, question, settings, seed):
     """Question ``k`` and its answer widget: a radio, or a selectbox when there are more than
-    MAX_RADIO_OPTIONS options. Returns the option chosen, or None before an answer."""
-    st.subheader(f"Question {k}")
+    MAX_RADIO_OPTIONS options. Returns the option chosen, or None before an answer. In
+    projector mode the bar names the question (no heading), and a question revealed by the
+    clicker gives its options on one line, so that its proof fits the first screen."""
+    if not is_present():
+        st.subheader(f"Question {k}")
     st.markdown(md_escape(question.text))
-    tag = hashlib.sha256(repr((settings, seed)).encode()).hexdigest()[:12]
-    key = f"attnviz_quiz_{tag}_{k}"
+    key = _answer_key(k, settings, seed)
+    if is_present() and is_revealed(k, settings, seed) and st.session_state.get(key) is None:
+        st.markdown("The options: " + " · ".join(md_escape(o) for o in question.options) + ".")
+        return None
     if len(question.options) <= MAX_RADIO_OPTIONS:
         return st.radio("Your answer", question.options, index=None, format_func=md_escape, key=key)
     return st.selectbox(
@@ -54,21 +98,26 @@ def answer_ui(k, question, settings, seed):
     )
 
 
-def reveal(k, question, choice):
-    """Once ``choice`` is made: right or not, why, then what the question computed: its rows of
-    A side by side as bars (chart keys ``quiz_row_<k>_<m>``) and its table."""
+def reveal(k, question, choice, revealed=False):
+    """Once ``choice`` is made (or the clicker ``revealed`` it): right or not (the answer),
+    then what the question computed: its rows of A side by side as bars (chart keys
+    ``quiz_row_<k>_<m>``) and its table, and why (after the chart in projector mode)."""
     q = question
-    if choice is None:
-        st.caption("Pick an answer to see the truth.")
+    if choice is None and not revealed:
+        st.caption(
+            "Pick an answer to see the truth"
+            + (" (or press → to reveal it)." if is_present() else ".")
+        )
         return
-    if choice == q.answer:
+    if choice is None:
+        st.success(f"The answer: **{md_escape(q.answer)}**.", icon="💡")
+    elif choice == q.answer:
         st.success(f"Right: **{md_escape(q.answer)}**.", icon="✅")
     else:
         st.warning(
             f"Not quite: you said {md_escape(choice)}; the answer is **{md_escape(q.answer)}**.",
             icon="🤔",
         )
-    st.markdown(f"**Why:** {md_escape(q.explanation)}")
     if q.bars:
         for m, (column, bars) in enumerate(zip(st.columns(len(q.bars)), q.bars, strict=True)):
             with column:
@@ -80,6 +129,8 @@ def reveal(k, question, choice):
         t = q.table
         index = pd.Index(t.index, name=t.index_name)
         data_table(pd.DataFrame(list(t.rows), index=index, columns=list(t.columns)))
+    with after_chart(f"quiz_why_{k}"):
+        st.markdown(f"**Why:** {md_escape(q.explanation)}")
 
 
 def score(questions, choices):

@@ -22,7 +22,6 @@ from attnviz.charts.training import loss_chart
 from attnviz.checks import AttentionInputError
 from attnviz.limits import (
     GPT_D_MODELS,
-    MAX_GPT_QUEUE_SECONDS,
     MAX_GPT_STEPS,
     MAX_GPT_TEXT_CHARS,
     MAX_GPT_TRAIN_SECONDS,
@@ -34,12 +33,12 @@ from attnviz.links.tiny_gpt import (
     RunChoice,
     choice_from_query,
 )
-from attnviz.serve.gate import HEAVY, gated
-from attnviz.serve.watch_a_head_learn import finished_run, gpt_run
+from attnviz.serve.gate import gated
+from attnviz.serve.watch_a_head_learn import finished_run, gpt_run, training_refusal
 from attnviz.tiny_gpt import train
 from attnviz.tiny_gpt.config import MAX_HEADS_PER_LAYER, MAX_LAYERS
 from attnviz.tiny_gpt.tasks import NURSERY_RHYME, TASKS
-from attnviz.tiny_gpt.training import BATCH_SIZE, TrainingTooSlowError, step_seconds
+from attnviz.tiny_gpt.training import BATCH_SIZE, TrainingTooSlowError
 from attnviz.ui.charts import CHART_CONFIG, draw
 from attnviz.ui.sidebar import url_query, write_page_params
 from attnviz.ui.text import md_escape
@@ -231,27 +230,11 @@ def _refuse(message):
 
 def _train_in_turn(choice, scale, area):
     """Train ``choice`` once a heavy slot is free (``attnviz.serve.gate``: one training or other
-    heavy computation per core; the rest wait their turn with a progress bar).
-
-    Refused before it starts when its steps would take more than MAX_GPT_TRAIN_SECONDS for its
-    sizes (an estimate from the sizes, ``step_seconds``: the same link is refused or accepted
-    whatever the load), or when the work every visitor has queued in its lane of the heavy
-    queue would keep that lane busy more than MAX_GPT_QUEUE_SECONDS with it."""
-    per_step = step_seconds(choice.config(scale))
-    seconds = choice.steps * per_step
-    if seconds > MAX_GPT_TRAIN_SECONDS:
-        _refuse(
-            TrainingTooSlowError(
-                seconds, choice.steps, 1 / per_step, MAX_GPT_TRAIN_SECONDS, "for this model's sizes"
-            )
-        )
-    queued = HEAVY.queued_cost(HEAVY.lane_for(seconds))  # what runs before it, in its lane
-    if queued + seconds > MAX_GPT_QUEUE_SECONDS:
-        _refuse(
-            f"the server has about {queued:.0f} s of heavy work queued for other visitors, and "
-            f"this run would add {seconds:.0f} s (the server takes at most "
-            f"{MAX_GPT_QUEUE_SECONDS} s in all). Try again in a minute, or with fewer steps."
-        )
+    heavy computation per core; the rest wait their turn with a progress bar), unless it is
+    refused before it starts (``serve.watch_a_head_learn.training_refusal``)."""
+    refusal, seconds = training_refusal(choice, scale)
+    if refusal is not None:
+        _refuse(refusal)
     return gated(
         lambda: _train_with_progress(choice, scale, area), "a tiny GPT's training", cost=seconds
     )
