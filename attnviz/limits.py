@@ -60,6 +60,10 @@ HEAVY_SMALL_AT_ONCE = 1  # short heavy work (at most SMALL_HEAVY_SECONDS: a defa
 # behind a max-size computation (attnviz/serve/fair_queue.py says why lanes and not priorities)
 SMALL_HEAVY_SECONDS = 4.0  # every task's default training is at most 3.8 s (training.py's
 # step_seconds); larger work, or work of unknown cost, goes to the large lane
+CHAT_AT_ONCE = 1  # the chat model's computations that run at once (its reading, grid of heads,
+# one head, a generation: attnviz/serve/gate.py's lane CHAT). Twenty largest links at once took
+# a server to 1,025 MB with its reading and generation in the small and large lanes and its grid
+# of heads in no queue (docs/performance.md)
 HEAVY_PER_VISITOR = 1  # heavy computations one visitor may have queued or running, in all
 HEAVY_BYTES = 16_000_000  # an example whose arrays may take this much is heavy: n = 512 with
 # d_model = 512 (29 MB), not n = 512 with d_model = 8 (11 MB, about 0.3 s)

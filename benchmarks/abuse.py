@@ -13,13 +13,17 @@ with the server's CPU seconds and RSS and the machine's load:
   attacker's training alone.
 * ``chat``: the chat model loaded, then ``--burst`` distinct largest links of Inside a chat
   model at once (a 64-token prompt, 32 generated tokens); an innocent student's change on Step
-  by step meanwhile, p50 / p95 / max, against the same change alone.
+  by step meanwhile, p50 / p95 / max, against the same change alone; with ``--finish S`` the
+  burst's links then stay until each has drawn its page (at most S seconds), the innocent
+  student changing d_k all along (its p50 / p95 over the whole burst), and the server's
+  high-water RSS covers all of it.
 * ``memory``: ``--rounds`` rounds of distinct max-size links of every heavy page, each in a new
   session (both models loaded); RSS after each page against ``limits.SERVER_MB``.
 
 A benchmark, never a test: every loop has a fixed count, every wait a timeout.
 
     python benchmarks/abuse.py [--only rooms,training,chat,memory] [--rounds 4] [--burst 20]
+        [--finish 900]
 """
 
 import argparse
@@ -42,6 +46,7 @@ from benchmarks.links_memory import query as heavy_query  # noqa: E402
 from benchmarks.student import proc_cpu_s  # noqa: E402
 from tools.browser import server_pid, server_port, server_rss_mb, streamlit_server  # noqa: E402
 
+CHAT_BURST_MB = 800  # what README.md and deploy/README.md ask for a server in long use
 FLOOD_ADDRESS = "203.0.113.66"  # documentation addresses (RFC 5737)
 LECTURER_ADDRESS = "198.51.100.7"
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while", "cats")
@@ -229,12 +234,28 @@ async def chat(base, port, args):
     during = await innocent_changes(base, args.changes, None)
     print(f"chat: the same during {args.burst} largest chat links at once: {summary(during)}")
     print(f"chat: {len(finished)} of the burst's links had finished by then", flush=True)
+    if args.finish:  # the burst's links stay until each has drawn its page (the issue's run)
+        done = asyncio.Event()  # the innocent student goes on changing d_k until then
+        changes = asyncio.ensure_future(innocent_changes(base, 100_000, done))
+        await asyncio.wait(burst, timeout=args.finish)
+        done.set()
+        whole = await changes
+        print(f"chat: {len(finished)} of {args.burst} finished within {args.finish} s", flush=True)
+        print(f"chat: the innocent change over the whole burst: {summary(whole)}", flush=True)
+        during = whole
     for task in burst:  # the attacker leaves: the queue drops what still waits
         task.cancel()
     await asyncio.gather(*burst, return_exceptions=True)
     stop.set()
     await watcher
     print(f"chat: {meter.line()}", flush=True)
+    ratio = np.percentile(during, 95) / np.percentile(alone, 95) if during and alone else np.nan
+    verdict = "under" if meter.peak < CHAT_BURST_MB else "OVER"
+    print(
+        f"chat: the innocent p95 {ratio:.1f}x its p95 alone (goal: within 2x); high-water "
+        f"{meter.peak:.0f} MB, {verdict} the {CHAT_BURST_MB} MB a replica is given (deploy/)",
+        flush=True,
+    )
 
 
 def memory_query(page, k):
@@ -282,6 +303,9 @@ def main():
     parser.add_argument("--tabs", type=int, default=7)
     parser.add_argument("--burst", type=int, default=20)
     parser.add_argument("--changes", type=int, default=30)
+    parser.add_argument(
+        "--finish", type=int, default=0, help="chat: wait up to this many seconds for the burst"
+    )
     parser.add_argument("--rounds", type=int, default=4)
     args = scenario_args(parser, SCENARIOS)
     with streamlit_server(root=args.root) as url:

@@ -3,7 +3,8 @@
     python deploy/check.py https://attnviz.example.org [--insecure] [--timeout 90]
                            [--passphrase TEXT]
 
-1. ``/_stcore/health`` answers "ok" through the proxy;
+1. ``/api/health`` answers through the proxy, 200 with ``"status": "ok"`` (a replica runs and
+   its room store takes changes; its JSON otherwise says what is wrong);
 2. a lecturer opens a Classroom room and asks its first question;
 3. two phones join it, each sent by nginx to a different replica (a random ``attnviz_replica``
    cookie each, until two replicas have answered: nginx names the replica in the
@@ -21,10 +22,12 @@ no browser is needed on the server.
 
 import argparse
 import asyncio
+import json
 import os
 import secrets
 import ssl
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -36,8 +39,26 @@ MOST_TRIES = 24  # cookies tried to reach two replicas (two replicas: 1 in 2**23
 
 
 def health(base, context):
-    with urllib.request.urlopen(f"{base}/_stcore/health", timeout=10, context=context) as r:
-        return r.status, r.read().decode()
+    """(HTTP status, the JSON of /api/health, or None when the answer is no JSON)."""
+    try:
+        with urllib.request.urlopen(f"{base}/api/health", timeout=10, context=context) as r:
+            status, body = r.status, r.read()
+    except urllib.error.HTTPError as exc:  # 503: the store is away; its JSON says how
+        status, body = exc.code, exc.read()
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, None
+
+
+def health_problem(status, answer):
+    """Why /api/health's answer is not a running replica with a working store, or None."""
+    if not isinstance(answer, dict):
+        return f"answered {status} without JSON: is this attnviz's App (streamlit run app.py)?"
+    store = answer.get("store") or {}
+    if status != 200 or answer.get("status") != "ok":
+        return f"answered {status}: {answer.get('status')}: {store.get('detail', '')}"
+    return None
 
 
 async def phones_on_two_replicas(base, code, timeout, insecure):
@@ -110,12 +131,14 @@ def main():
     base = args.base.rstrip("/")
     context = ssl._create_unverified_context() if args.insecure else None
     try:
-        status, body = health(base, context)
+        status, answer = health(base, context)
     except OSError as exc:
-        sys.exit(f"FAILED: {base}/_stcore/health cannot be reached: {exc}")
-    if (status, body) != (200, "ok"):
-        sys.exit(f"FAILED: {base}/_stcore/health answered {status} {body!r}, not 200 'ok'")
-    print(f"1. {base}/_stcore/health: ok")
+        sys.exit(f"FAILED: {base}/api/health cannot be reached: {exc}")
+    problem = health_problem(status, answer)
+    if problem:
+        sys.exit(f"FAILED: {base}/api/health {problem}")
+    store = answer["store"]
+    print(f"1. {base}/api/health: ok (the room store: {store['kind']}, {store['detail']})")
     try:
         replicas = asyncio.run(check(base, args.timeout, args.insecure, args.passphrase))
     except (StalledError, OSError) as exc:

@@ -297,20 +297,6 @@ def test_a_lecturer_link_works_once(store, clock):
     assert store.held("projector-pc") == (room.code, fresh)
 
 
-def test_a_deck_pushes_once_its_lecturer_trusts_it(store):
-    store.open(EXAMPLE, "laptop")
-    deck = "Home|Classroom?question=row_sum"
-    assert not store.trusts_deck("laptop", deck)
-    store.trust_deck("laptop", deck)
-    assert store.trusts_deck("laptop", deck)
-    assert not store.trusts_deck("laptop", deck + "&tokens=VISIT+evil")  # another deck
-    assert not store.trusts_deck("a-phone", deck)  # another browser
-    store.trust_deck("a-phone", deck)  # a browser that holds no room trusts nothing
-    assert not store.trusts_deck("a-phone", deck)
-    store.open(EXAMPLE, "laptop")
-    assert not store.trusts_deck("laptop", deck)  # a new room asks again
-
-
 def test_rooms_are_bounded(store, clock):
     """MAX_ROOMS open, each with students, from as many networks: the lecturer is told when the
     next frees; ended rooms make room."""

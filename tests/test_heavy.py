@@ -24,12 +24,12 @@ class Jobs:
         self.gate, self.started, self.threads, self.releases = gate, [], [], {}
         self.errors = []
 
-    def start(self, name, visitor, cost=None, on_wait=None):
+    def start(self, name, visitor, cost=None, on_wait=None, lane=None):
         self.releases[name] = threading.Event()
 
         def work():
             try:
-                with self.gate.admit(visitor, cost=cost, what=name, on_wait=on_wait):
+                with self.gate.admit(visitor, cost=cost, what=name, on_wait=on_wait, lane=lane):
                     self.started.append(name)
                     self.releases[name].wait(10)
             except BaseException as exc:
@@ -138,6 +138,23 @@ def test_at_most_a_lanes_slots_run_at_once_and_nesting_never_deadlocks():
     with gate.admit("a"), gate.admit("a"):  # a heavy computation inside another, one thread
         assert gate.running == 1
     assert gate.running == 0 and gate.queued_cost() == 0
+
+
+def test_a_lane_named_by_the_work_holds_its_own_slots_whatever_the_cost():
+    """The chat model's lane (serve/gate.py CHAT): short or long, its jobs run one at a time,
+    and neither waits for the other lanes nor makes them wait."""
+    gate = FairGate({LARGE: 1, SMALL: 1, "chat": 1})
+    jobs = Jobs(gate)
+    jobs.start("generation", "a", cost=30, lane="chat")
+    jobs.start("reading", "b", cost=0.5, lane="chat")  # short: still the chat lane
+    jobs.start("training", "c", cost=30)
+    jobs.start("pdf", "d", cost=1)
+    until(lambda: sorted(jobs.started) == ["generation", "pdf", "training"])
+    assert gate.waiting("chat") == ["b"] and gate.lanes["chat"].running == 1
+    jobs.finish("generation")
+    until(lambda: "reading" in jobs.started)
+    jobs.join()
+    assert gate.lanes["chat"].peak == 1 and not jobs.errors
 
 
 def test_heavy_shared_cache_misses_go_through_the_gate(monkeypatch):

@@ -7,6 +7,7 @@ nginx, each started on a free port in a temporary folder and stopped afterwards.
         ...                                          # password), its files in d: restartable
     with nginx_proxy(["127.0.0.1:8601", "127.0.0.1:8602"]) as url:   # "http://127.0.0.1:PORT"
         ...
+    nginx_recipe_config(folder, ports)   # the whole recipe as shipped, its files in folder
 
 nginx's configuration is deploy/nginx.conf's blocks, with the ports and paths of the test and
 plain http (``nginx_config``), so the test runs the recipe that is shipped; redis-server can run
@@ -89,17 +90,17 @@ def _cut(text, name, replacement=""):
     return text[:start] + replacement + text[end + len(f"# {name}-end") :]
 
 
-def nginx_config(upstreams, port, folder):
-    """deploy/nginx.conf's http blocks, for the ``upstreams`` ("host:port") behind ``port``,
-    wrapped in a configuration that runs in ``folder`` as this user: plain http on loopback
-    (no redirect, no certificate), its logs in ``folder``."""
-    recipe = DEPLOY_CONF.read_text()
-    servers = "".join(f"    server {u};\n" for u in upstreams)
-    recipe = _cut(recipe, "upstream-servers", "# replicas\n" + servers)
-    recipe = _cut(_cut(recipe, "http-redirect"), "tls")
-    recipe = recipe.replace("listen 443 ssl default_server;", f"listen 127.0.0.1:{port};")
-    recipe = recipe.replace("listen [::]:443 ssl default_server;", "")
-    recipe = recipe.replace("/var/log/nginx/", f"{folder}/")
+def recipe_paths(text, folder):
+    """deploy/nginx.conf's ``text`` with its files in ``folder``: the logs, the certificate
+    (``folder``/ssl/) and certbot's webroot (``folder``/acme)."""
+    text = text.replace("/var/log/nginx/", f"{folder}/")
+    text = text.replace("/etc/ssl/attnviz/", f"{folder}/ssl/")
+    return text.replace("/var/www/attnviz-acme", f"{folder}/acme")
+
+
+def main_config(site, folder):
+    """An nginx.conf that runs ``site`` (server blocks and what they need) in ``folder``, in the
+    foreground, as this user."""
     temp = f"{folder}/temp"
     return f"""
 daemon off;
@@ -113,9 +114,38 @@ http {{
   fastcgi_temp_path {temp}/fastcgi;
   uwsgi_temp_path {temp}/uwsgi;
   scgi_temp_path {temp}/scgi;
-{recipe}
+{site}
 }}
 """
+
+
+def nginx_config(upstreams, port, folder):
+    """deploy/nginx.conf's http blocks, for the ``upstreams`` ("host:port") behind ``port``,
+    wrapped in a configuration that runs in ``folder`` as this user: plain http on loopback
+    (no redirect, no certificate), its logs in ``folder``."""
+    recipe = DEPLOY_CONF.read_text()
+    servers = "".join(f"    server {u};\n" for u in upstreams)
+    recipe = _cut(recipe, "upstream-servers", "# replicas\n" + servers)
+    recipe = _cut(_cut(recipe, "http-redirect"), "tls")
+    recipe = recipe.replace("listen 443 ssl default_server;", f"listen 127.0.0.1:{port};")
+    recipe = recipe.replace("listen [::]:443 ssl default_server;", "")
+    return main_config(recipe_paths(recipe, folder), folder)
+
+
+def nginx_recipe_config(folder, ports=None):
+    """deploy/nginx.conf whole, as shipped (port 80's challenge and redirect, https with its
+    certificate), its files in ``folder`` (``recipe_paths``); with ``ports`` (http, https) it
+    listens there on loopback instead of 80 and 443, and its upstream is a port nobody
+    answers on (``nginx -t`` binds no port: the shipped ports are kept for it)."""
+    recipe = recipe_paths(DEPLOY_CONF.read_text(), folder)
+    if ports is not None:
+        http, https = ports
+        recipe = _cut(recipe, "upstream-servers", f"    server 127.0.0.1:{free_port()};\n")
+        recipe = recipe.replace("listen 80 default_server;", f"listen 127.0.0.1:{http};")
+        recipe = recipe.replace("listen 443 ssl default_server;", f"listen 127.0.0.1:{https} ssl;")
+        recipe = recipe.replace("listen [::]:80 default_server;", "")
+        recipe = recipe.replace("listen [::]:443 ssl default_server;", "")
+    return main_config(recipe, folder)
 
 
 _nginx_folders = {}  # the URL of a running nginx_proxy -> its folder (config, logs, pid)

@@ -4,23 +4,31 @@ mixin of ``store.RoomStore``; no Streamlit.
     store.held(browser)                   -> (code, key) of the room this browser's lecturer
                                              holds (open, closed or ended, while its record is
                                              kept and the key is still the room's), or None
-    store.take_link(code, key, browser, address) -> the room's new key: a lecturer link used
-                                             once; its key is then no key, and ``browser``
-                                             holds the room
-    store.trust_deck(browser, deck) / store.trusts_deck(browser, deck)   a lecture deck the
-                                             lecturer confirmed may push its slides to the room
+    store.let_go(browser)                 the browser holds no room any more
+    store.take_link(code, key, browser, address, hold=True) -> the room's new key: a lecturer
+                                             link used once; its key is then no key, and (with
+                                             ``hold``) ``browser`` holds the room
+    store.trust_deck(code, key, deck) / store.trusts_deck(code, key, deck)   a lecture deck
+                                             the holder of the room's key confirmed may push
+                                             its slides to the room
+    store.check_key(code, key, address)   -> the room, when ``key`` is its lecturer's (the
+                                             credential's hand-over, attnviz/web/lecturer.py)
     store.check_passphrase(typed, network) before a room opens, when the store has a
                                              ``staff_passphrase`` (ATTNVIZ_STAFF_PASSPHRASE)
 
-A browser (ui/visitor.py: a random id in its cookie) holds at most one room: the last it opened,
-reopened or took with the lecturer link. A reload, a deck's next slide or a reconnect to another
-replica finds the room by the browser's id, so no key needs to stay in an address or a cookie.
-A lecturer link, once used, is spent: the history of the browser that opened it, and the Referer
-of its first requests, keep a key that opens nothing. The lecturer's page shows the new link.
+Who holds a room's controls: where the App's routes are served, the lecturer's own cookie
+(classroom/credential.py: HttpOnly, it names the room and holds its key), and the store keeps
+nothing of it under the browser's id. Where they are not (AppTest, a host that runs app.py as a
+plain script), the store's record of what the browser's id (ui/visitor.py) holds, as before
+the App: ``hold``. A browser holds at most one room: the last it opened, reopened or took with
+the lecturer link. A lecturer link, once used, is spent: the history of the browser that opened
+it, and the Referer of its first requests, keep a key that opens nothing. The lecturer's page
+shows the new link.
 
-No store keeps a lecturer key: a room keeps its digest, and what a browser holds keeps a random
-nonce from which only a replica, with the store's secret, makes the key (room.derived_key). A
-copy of Redis's data (its append-only file, a backup) changes no room.
+No store keeps a lecturer key: a room keeps its digest, what a browser holds keeps a random
+nonce from which only a replica, with the store's secret, makes the key (room.derived_key), and
+a deck's trust is kept under the key's digest. A copy of Redis's data (its append-only file, a
+backup) changes no room.
 """
 
 import hmac
@@ -28,7 +36,14 @@ import json
 
 from attnviz.classroom.bounds import owner_of
 from attnviz.classroom.lifecycle import kept_until
-from attnviz.classroom.room import WrongKeyError, derived_key, key_digest, new_key
+from attnviz.classroom.room import (
+    RateLimitedError,
+    RoomError,
+    WrongKeyError,
+    derived_key,
+    key_digest,
+    new_key,
+)
 from attnviz.limits import MAX_KEY_TRIES_PER_MINUTE, MAX_PASSPHRASE_TRIES_PER_MINUTE
 
 PASSPHRASE_VARIABLE = "ATTNVIZ_STAFF_PASSPHRASE"
@@ -45,35 +60,39 @@ class Lecturers:
         nonce = new_key()
         return derived_key(self._secret, nonce), nonce
 
-    def hold(self, room, nonce, browser, deck=""):
+    def hold(self, room, nonce, browser):
         """Let ``browser`` hold ``room`` (as lecturer, with the key of ``nonce``) until its
-        record ends."""
-        value = json.dumps({"code": room.code, "nonce": nonce, "deck": deck})
+        record ends: where the App's routes are not served (the module's docstring)."""
+        value = json.dumps({"code": room.code, "nonce": nonce})
         self._set_held(str(browser), value, kept_until(room))
 
     def _held_record(self, browser):
-        """(room, key, deck, nonce) of what ``browser`` holds, the key still the room's; or
-        None."""
+        """(room, key) of what ``browser`` holds, the key still the room's; or None."""
         text = self._held(str(browser))
         if text is None:
             return None
         try:
             data = json.loads(text)
-            code, nonce, deck = str(data["code"]), str(data["nonce"]), str(data.get("deck", ""))
+            code, nonce = str(data["code"]), str(data["nonce"])
         except (ValueError, KeyError, TypeError):
             return None
         room, key = self.record(code), derived_key(self._secret, nonce)  # None once not kept
-        return (room, key, deck, nonce) if room is not None and room.key_matches(key) else None
+        return (room, key) if room is not None and room.key_matches(key) else None
 
     def held(self, browser):
         """(code, key) of the room ``browser``'s lecturer holds, or None."""
         found = self._held_record(browser)
         return None if found is None else (found[0].code, found[1])
 
-    def take_link(self, code, key, browser, address):
+    def let_go(self, browser):
+        """``browser`` holds no room from now on (its lecturer left the computer)."""
+        self._set_held(str(browser), "{}", self.clock())
+
+    def take_link(self, code, key, browser, address, hold=True):
         """A lecturer link (``code``, ``key``) opened in ``browser`` from ``address``: the
-        room's new key, which ``browser`` now holds (a closed room keeps its key). Tries are
-        limited per browser and per address; a wrong key raises WrongKeyError."""
+        room's new key, which ``browser`` holds when ``hold`` (else the lecturer's cookie
+        will). Tries are limited per browser and per address; a wrong key raises
+        WrongKeyError."""
         for who in (f"browser:{browser}", f"address:{owner_of(address)}"):
             self.limit(f"key:{who}", MAX_KEY_TRIES_PER_MINUTE, "lecturer links tried")
         room = self.room(code)
@@ -85,20 +104,51 @@ class Lecturers:
             )
         fresh, nonce = self.minted_key()  # a closed room, too: its link is spent
         room = self._update(room.code, lambda r: r.changed(key_digest=key_digest(fresh)))
-        self.hold(room, nonce, browser)
+        if hold:
+            self.hold(room, nonce, browser)
         return fresh
 
-    def trust_deck(self, browser, deck):
-        """The lecturer of ``browser`` confirmed that lecture deck ``deck`` (its link's text)
-        may push its slides to the room held."""
-        found = self._held_record(browser)
-        if found is not None:
-            self.hold(found[0], found[3], browser, deck=key_digest(deck))
+    def trust_deck(self, code, key, deck):
+        """The holder of room ``code``'s lecturer ``key`` confirmed that lecture deck ``deck``
+        (its link's text) may push its slides to the room (nothing when the key is not the
+        room's). Kept under the key's digest until the room's record ends."""
+        room = self.record(code)
+        if room is not None and room.key_matches(key):
+            value = json.dumps({"code": room.code, "deck": key_digest(deck)})
+            self._set_held(f"deck:{key_digest(key)}", value, kept_until(room))
 
-    def trusts_deck(self, browser, deck):
-        """Whether ``deck`` is the deck the lecturer of ``browser`` confirmed for its room."""
-        found = self._held_record(browser)
-        return found is not None and found[2] == key_digest(deck)
+    def trusts_deck(self, code, key, deck):
+        """Whether ``deck`` is the deck the holder of room ``code``'s ``key`` confirmed."""
+        room = self.record(code)
+        if room is None or not room.key_matches(key):
+            return False
+        try:
+            data = json.loads(self._held(f"deck:{key_digest(key)}") or "{}")
+        except ValueError:
+            return False
+        return data.get("code") == room.code and data.get("deck") == key_digest(deck)
+
+    def check_key(self, code, key, address):
+        """Room ``code`` (open or closed) when ``key`` is its lecturer's key; else
+        WrongKeyError (or the store's not-found error), counted against the network of
+        ``address``, which is refused (RateLimitedError) after MAX_KEY_TRIES_PER_MINUTE such
+        misses in a minute, for the rest of the minute. Only misses count: a lecturer's own
+        hand-overs never do."""
+        bucket = f"key-miss:{owner_of(address)}"
+        if self._peek(bucket) >= MAX_KEY_TRIES_PER_MINUTE:
+            raise RateLimitedError(
+                f"Too many wrong lecturer keys from your network: at most "
+                f"{MAX_KEY_TRIES_PER_MINUTE} a minute. Wait a minute, then try again."
+            )
+        try:
+            room = self.room(code)
+        except RoomError:
+            self._hit(bucket)
+            raise
+        if not room.key_matches(key):
+            self._hit(bucket)
+            raise WrongKeyError(f"That is not the lecturer's key of room {room.code}.")
+        return room
 
     def check_passphrase(self, typed, address):
         """Nothing when the store asks no staff passphrase, or ``typed`` is it; else

@@ -5,7 +5,7 @@ them there and tells who is connected now. A mixin of ``store.RoomStore``; no St
     store.record(code)           -> the Room as last stored, open or ended (kept
                                     ENDED_ROOM_KEEP_SECONDS after it ends), or None
     store.successor(code)        -> the code of the room its lecturer reopened from it, or None
-    store.reopen(code, key, sid, address) -> (new room, new key): the same example and
+    store.reopen(code, key, sid, address, hold) -> (new room, new key): the same example and
                                     question, asked again; the ended room then names it as its
                                     successor (an open as any other: limited per address)
     store.poll(code, sid)        -> the room's version (and ``sid`` counts as connected,
@@ -63,11 +63,11 @@ class Lifecycle:
         normal = normal_code(code)
         return None if normal is None else self._successor(normal)
 
-    def reopen(self, code, key, sid, address="unknown"):
+    def reopen(self, code, key, sid, address="unknown", hold=True):
         """(a new room with the example and question of the ended or closed room ``code``, its
         key) for the holder of ``code``'s lecturer ``key`` (browser ``sid`` at client
-        ``address``); the phones still polling ``code`` follow it. A room still open is refused
-        (close it first)."""
+        ``address``, who holds it when ``hold``: ``open``); the phones still polling ``code``
+        follow it. A room still open is refused (close it first)."""
         old = self.record(code)
         if old is None:
             raise not_found(normal_code(code) or str(code)[:8])
@@ -79,7 +79,8 @@ class Lifecycle:
         if not old.closed and old.expires > self.clock():
             raise RoomError(f"Room {old.code} is still open: close it before reopening it.")
         # its lecturer's key stands for the staff passphrase: they opened the room before
-        room, new_key = self.open(old.settings_query, sid, address, self.staff_passphrase)
+        passphrase = self.staff_passphrase
+        room, new_key = self.open(old.settings_query, sid, address, passphrase, hold=hold)
         if old.kind is not None:
             room = self.push_question(room.code, new_key, old.quiz_seed, old.kind, old.n_options)
         self._set_successor(old, room.code)

@@ -152,11 +152,12 @@ class RoomStore(PeerRules, Lifecycle, Lecturers, Joins):
                 "again."
             )
 
-    def open(self, settings_query, sid, address="unknown", passphrase=None):
+    def open(self, settings_query, sid, address="unknown", passphrase=None, hold=True):
         """(a new room showing the example ``settings_query``, the lecturer's key); browser
-        ``sid`` holds it. The staff ``passphrase``, when the store asks one (lecturers.py).
-        Opens are limited per browser and per client network (bounds.network_of), and the
-        rooms open at once per store and per network (bounds.check_caps), said in words."""
+        ``sid`` holds it when ``hold`` (lecturers.py: where the App's routes are not served).
+        The staff ``passphrase``, when the store asks one (lecturers.py). Opens are limited per
+        browser and per client network (bounds.network_of), and the rooms open at once per
+        store and per network (bounds.check_caps), said in words."""
         self.check_passphrase(passphrase, address)
         network = owner_of(address)
         self.limit(f"open:{check_sid(sid)}", MAX_OPENS_PER_MINUTE, "rooms opened")
@@ -165,7 +166,8 @@ class RoomStore(PeerRules, Lifecycle, Lecturers, Joins):
             key, nonce = self.minted_key()
             room = opened_room(settings_query, self.clock(), key, network)
             if self._create(room):
-                self.hold(room, nonce, sid)
+                if hold:
+                    self.hold(room, nonce, sid)
                 return room, key
         raise TooManyRoomsError("No free room code was found: try again.")  # pragma: no cover
 

@@ -4,11 +4,12 @@ lane of its own for short work. No Streamlit (attnviz/ui/heavy.py draws the wait
 Heavy work (a tiny GPT's training, a max-size example, a model's forward pass, the chat
 model's generation, a class set's PDF) runs only when a slot of its *lane* is free:
 
-* **Two lanes, not priorities.** Work whose estimated cost is at most ``small_seconds`` (a
+* **Lanes, not priorities.** Work whose estimated cost is at most ``small_seconds`` (a
   default training, a PDF, the real model's forward pass) goes to the small lane; the rest
-  (max-size examples, long trainings and generations) to the large one. Each lane has slots of
-  its own. Priorities alone would not do: a running computation cannot be paused (a Python
-  thread is not preemptible), so short work that jumped the queue would still wait for the
+  (max-size examples, long trainings) to the large one. Each lane has slots of its own. Work
+  may name a lane of its own instead (``admit(lane=...)``: the chat model's, serve/gate.py).
+  Priorities alone would not do: a running computation cannot be paused (a Python thread is
+  not preemptible), so short work that jumped the queue would still wait for the
   max-size computation already running. With a lane of its own, short work waits at most
   behind other short work; the price is that one short and one long computation may run at
   once, for the few seconds the short one takes.
@@ -111,8 +112,9 @@ class FairGate:
             self._changed.notify_all()
 
     @contextmanager
-    def admit(self, visitor, *, cost=None, what="a large computation", on_wait=None):
-        """Hold a slot of ``cost``'s lane (``lane_for``) for the ``with`` block.
+    def admit(self, visitor, *, cost=None, what="a large computation", on_wait=None, lane=None):
+        """Hold a slot of ``lane`` (a lane's name; None: ``cost``'s lane, ``lane_for``) for the
+        ``with`` block.
 
         Raises ``BusyError`` at once if ``visitor`` has ``per_visitor`` jobs already. While it
         waits, ``on_wait(ahead, first)`` is called (outside the lock) when the number of jobs
@@ -126,8 +128,9 @@ class FairGate:
             finally:
                 self._held.depth -= 1
             return
-        lane = self.lanes[self.lane_for(cost)]
-        ticket = Ticket(visitor, self.lane_for(cost), what, cost or 0.0)
+        name = self.lane_for(cost) if lane is None else lane
+        lane = self.lanes[name]
+        ticket = Ticket(visitor, name, what, cost or 0.0)
         with self._changed:
             mine = [t.what for t in self._tickets if t.visitor == visitor]
             if len(mine) >= self.per_visitor:

@@ -1,11 +1,13 @@
 """Inside a chat model's server side: SmolLM2 (a pinned ``Slot``, loaded once per server), a
 prompt's run (``ChatRun``), its generations and heads, kept per choice for every visitor, and
 the charts every visitor shares, finished once; the model and its runs leave memory after
-CHAT_IDLE_SECONDS unused (``release_if_idle``). A prompt's reading and a generation not kept
-yet are computed in the visitor's turn of the heavy queue (``prompt_run``,
-``generation_in_turn``). No Streamlit.
+CHAT_IDLE_SECONDS unused (``release_if_idle``). A prompt's reading, a generation, a head and
+the grid of heads not kept yet are computed in the visitor's turn of the heavy queue's chat
+lane, one at a time per server (``prompt_run``, ``generation_in_turn``, ``head_in_turn``,
+``grid_in_turn``). No Streamlit.
 """
 
+import contextlib
 import functools
 import threading
 import time
@@ -26,7 +28,7 @@ from attnviz.limits import (
     CHAT_TOKEN_SECONDS,
     MAX_CHAT_TOKENS,
 )
-from attnviz.serve.gate import gated
+from attnviz.serve.gate import CHAT, gated, turn
 from attnviz.serve.slots import Slot
 from attnviz.serve.store import cache_report, forget, kept, object_bytes, release_freed_memory
 
@@ -161,28 +163,61 @@ def chat_generation(_model, text, temperature, top_k, pick, steps):
     return _model.extend(before, 1, temperature=temperature, top_k=top_k or None, rule=pick, seed=0)
 
 
+def chat_turn(model, text):
+    """A context manager for the rest of the chat page's run: in the chat lane's turn when
+    ``text``'s reading is not kept yet (a new prompt), else at once. Every computation of the
+    run inside it (the reading, the grid, a head, the generation) then goes on without waiting
+    again, and a burst of new prompts waits before any of it: a session that read its prompt
+    and then waited for its generation held its run (about 12 MB) and its figures all along,
+    and twenty such took a server to 940 MB with the chat lane alone (docs/performance.md)."""
+    if chat_run.peek(model, text) is not None:
+        return contextlib.nullcontext()
+    return turn("the chat model", CHAT_RUN_SECONDS, lane=CHAT)
+
+
 def prompt_run(model, text):
-    """``chat_run(model, text)``: kept, at once; else computed in the heavy queue's turn
-    (``serve.gate``), so that a burst of distinct links reads a few prompts at a time. The
+    """``chat_run(model, text)``: kept, at once; else computed in the heavy queue's chat lane
+    (``serve.gate.CHAT``), so that a burst of distinct links reads one prompt at a time. The
     queue is entered before the cache's computation starts, so that a computation in progress
     always holds a slot and another slot's holder never waits for a queued one."""
     run = chat_run.peek(model, text)
     if run is not None:
         return run
-    return gated(lambda: chat_run(model, text), "the chat model's reading", CHAT_RUN_SECONDS)
+    what = "the chat model's reading"
+    return gated(lambda: chat_run(model, text), what, CHAT_RUN_SECONDS, lane=CHAT)
 
 
 def generation_in_turn(model, text, temperature, top_k, pick, steps):
-    """``chat_generation(...)``, as ``prompt_run``: the tokens still to generate (past the
-    longest kept generation of these choices) times CHAT_TOKEN_SECONDS is its cost, so a
-    short one (or "one more") goes to the queue's small lane."""
+    """``chat_generation(...)``, as ``prompt_run`` (the chat lane): the tokens still to
+    generate (past the longest kept generation of these choices) times CHAT_TOKEN_SECONDS is
+    its cost, which the waiting notice does not need but the queue keeps."""
     args = (model, text, temperature, top_k, pick)
     done = next((k for k in range(steps, 0, -1) if chat_generation.peek(*args, k) is not None), 0)
     if done == steps:
         return chat_generation.peek(*args, steps)
     cost = CHAT_RUN_SECONDS * (chat_run.peek(model, text) is None)
     cost += (steps - done) * CHAT_TOKEN_SECONDS
-    return gated(lambda: chat_generation(*args, steps), "the chat model's generation", cost)
+    what = "the chat model's generation"
+    return gated(lambda: chat_generation(*args, steps), what, cost, lane=CHAT)
+
+
+def head_in_turn(model, text, layer, head):
+    """``chat_head(...)``: kept, at once; else computed in the heavy queue's chat lane."""
+    found = chat_head.peek(model, text, layer, head)
+    if found is not None:
+        return found
+    return gated(lambda: chat_head(model, text, layer, head), "one head's steps", lane=CHAT)
+
+
+def grid_in_turn(model, text, present, palette):
+    """``grid_finished(...)``: kept, at once; else built in the heavy queue's chat lane (the
+    figure of 270 heads holds tens of MB while it is built: twenty built at once were most of
+    a burst's memory)."""
+    found = grid_finished.peek(model, text, present, palette)
+    if found is not None:
+        return found
+    build = lambda: grid_finished(model, text, present, palette)  # noqa: E731
+    return gated(build, "the grid of every head", lane=CHAT)
 
 
 @kept(entries=HEADS_KEPT)

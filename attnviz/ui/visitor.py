@@ -3,12 +3,13 @@
     browser_id()      a random id kept in this browser's cookie BROWSER_COOKIE (16 URL-safe
                       characters, 96 random bits). Every tab of a browser, a reload, a deck's
                       next slide and a reconnect to another replica send it, so the Classroom
-                      counts one browser as one student and knows its lecturer again. A link
-                      never carries it: a pasted link makes whoever opens it a student of its
-                      own.
-    client_address()  the client's address: the TCP peer's, or, when the peer is this machine
-                      (nginx in front, as deploy/ sets it up), the X-Forwarded-For that nginx
-                      writes; "this machine" when both are loopback (a lecturer's own laptop).
+                      counts one browser as one student. A link never carries it: a pasted link
+                      makes whoever opens it a student of its own.
+    client_address()  the client's address: the TCP peer's, or, when the peer is the proxy
+                      that ATTNVIZ_TRUSTED_PROXIES names (loopback by default: nginx in front,
+                      as deploy/ sets it up), the X-Forwarded-For entry that it writes; "this
+                      machine" when that is loopback (a lecturer's own laptop). The App's HTTP
+                      routes use the same function (``attnviz.serve.proxy``).
     visitor_key()     the key of per-visitor limits on heavy work: the browser's id.
 
 Served as ``streamlit run app.py`` serves it (the App in app.py), the server sets the cookie
@@ -18,9 +19,10 @@ host that ignores it) there is no such cookie at first: a session then has an id
 and ``keep_browser_cookie`` writes it to the browser by a script on the Classroom page (not
 HttpOnly then; SameSite=Lax, Secure over https), as before the App.
 
-The cookie holds no secret of a room: a lecturer's room is found by the browser id in the store
-(``RoomStore.held``), which knows it only after the lecturer opened the room or used the
-lecturer link in this browser.
+The cookie holds no secret of a room and no controls: under the App the lecturer's controls are
+a cookie of their own (classroom/credential.py); without it, the store's record of what the
+browser's id holds (``RoomStore.held``), which it knows only after the lecturer opened the room
+or used the lecturer link in this browser.
 """
 
 import json
@@ -28,10 +30,10 @@ import json
 import streamlit as st
 
 from attnviz.links.classroom import BROWSER_COOKIE, COOKIE_DAYS, SID_PATTERN, new_sid
+from attnviz.serve import proxy
 
 MINTED_ID = "attnviz.visitor.browser"  # a session's id while its browser has no cookie yet
 _WRITTEN = "attnviz.visitor.written"  # the script that writes the cookie was drawn
-LOOPBACK = {None, "", "127.0.0.1", "::1"}
 
 
 def _cookie_id():
@@ -66,10 +68,7 @@ def keep_browser_cookie():
 def client_address():
     """The client's address (text): see the module's docstring."""
     peer = _text(st.context.ip_address)  # None for a loopback peer
-    if peer not in LOOPBACK:
-        return peer
-    forwarded = _text(st.context.headers.get("X-Forwarded-For")).split(",")[-1].strip()
-    return forwarded if forwarded not in LOOPBACK else "this machine"
+    return proxy.client_address(peer, _text(st.context.headers.get("X-Forwarded-For")))
 
 
 def _text(value):

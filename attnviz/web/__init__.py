@@ -2,9 +2,10 @@
 routes (Starlette; no Streamlit script code runs here).
 
     middleware()   BrowserCookie: the browser's id cookie, HttpOnly, set on the first response
-    routes()       GET /api/health (the process, the room store, the caches, RSS), and the
-                   routes of the modules beside this one: the phone's light page and the
-                   room's API (phone/)
+    routes()       GET /api/health (the process, the room store, the caches, RSS), POST
+                   /api/lecturer and /api/lecturer/leave (the lecturer's own cookie,
+                   lecturer.py), and the routes of the modules beside this one: the phone's
+                   light page and the room's API (phone/)
     lifespan(app)  makes the room store at start and asks it once: a bad ATTNVIZ_REDIS_URL stops
                    the server with one sentence instead of being found by the first student
 
@@ -17,7 +18,7 @@ from contextlib import asynccontextmanager
 from starlette.middleware import Middleware
 
 from attnviz.serve.phone import mark_light_page_served
-from attnviz.web import health, phone
+from attnviz.web import health, lecturer, phone
 from attnviz.web.cookies import BrowserCookie
 
 
@@ -28,7 +29,7 @@ def middleware():
 
 def routes():
     """Every route the App adds (all under /api/: Streamlit's own paths stay Streamlit's)."""
-    return [*health.ROUTES, *phone.ROUTES]
+    return [*health.ROUTES, *lecturer.ROUTES, *phone.ROUTES]
 
 
 @asynccontextmanager
@@ -36,5 +37,6 @@ async def lifespan(_app):
     """Make the room store before the first request; stop the server with the store's sentence
     when ATTNVIZ_REDIS_URL is unusable (malformed, no secret, or no Redis answering there)."""
     health.open_store()
+    lecturer.serve()  # the Classroom page hands the lecturer's credential to its route
     mark_light_page_served()  # the lecturer's join link now points at /api/phone
     yield

@@ -2,9 +2,12 @@
 lecturer on one replica opens a room and asks a question, students on the other replica answer
 (one of them through nginx, over its WebSocket upgrade), and the lecturer sees the counts; the
 lecturer's link opened on the other replica finds the room in Redis; an upload on Your own
-numbers works through nginx (sticky: it reaches the replica that holds the session)."""
+numbers works through nginx (sticky: it reaches the replica that holds the session); and
+deploy/check.py, as deploy/README.md runs it, passes against the cluster."""
 
 import contextlib
+import subprocess
+import sys
 import tempfile
 from urllib.parse import parse_qs, urlsplit
 
@@ -13,6 +16,7 @@ import pytest
 import attnviz
 from attnviz.files.export import all_steps_npz
 from tools.browser import (
+    ROOT,
     chart_data,
     error_count,
     own_browsers,
@@ -180,3 +184,18 @@ def test_a_lecturer_link_works_once_and_no_referer_carries_it(browser, cluster):
         lecturer.wait_for_selector("text=Join a room", timeout=90_000)
         assert lecturer.locator(".st-key-cls_close button").count() == 0
         assert all(error_count(page) == 0 for page in (lecturer, laptop))
+
+
+def test_the_recipes_check_passes_through_nginx(cluster):
+    """deploy/check.py, as deploy/README.md's step 6 runs it, against the cluster's nginx:
+    /api/health says the room store (Redis) is ok, a room is answered from both replicas and
+    the count read back."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "deploy" / "check.py"), cluster[2], "--timeout", "120"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "/api/health: ok (the room store: redis," in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("OK: answers from 127.0.0.1:")

@@ -209,25 +209,27 @@ def test_on_a_projector_the_token_table_is_a_static_table_of_escaped_text(lm):
     assert "\\<" in cells["token"].iloc[0]  # the markup is text
 
 
-def test_reading_and_generating_wait_their_turn_in_the_heavy_queue(lm, monkeypatch):
-    """Each computed once, through the fair queue (serve/fair_queue.py), in its small lane at
-    these sizes; what the server keeps is never queued again."""
+def test_a_new_prompt_runs_the_page_in_one_turn_of_the_chat_lane(lm, monkeypatch):
+    """A new prompt's page run waits once, in the heavy queue's chat lane (one at a time per
+    server: attnviz/serve/gate.py), before it reads the prompt; its reading and generation then
+    go on in that turn; what the server keeps is never queued again."""
     from attnviz.serve.fair_queue import LARGE, SMALL, FairGate
+    from attnviz.serve.gate import CHAT
 
     admitted = []
 
     class Recording(FairGate):
-        def admit(self, visitor, *, cost=None, what="", on_wait=None):
-            admitted.append((what, self.lane_for(cost)))
-            return super().admit(visitor, cost=cost, what=what, on_wait=on_wait)
+        def admit(self, visitor, *, cost=None, what="", on_wait=None, lane=None):
+            nested = getattr(self._held, "depth", 0) > 0  # in a turn already: goes on at once
+            admitted.append((what, lane, nested))
+            return super().admit(visitor, cost=cost, what=what, on_wait=on_wait, lane=lane)
 
-    monkeypatch.setattr("attnviz.serve.gate.HEAVY", Recording({LARGE: 1, SMALL: 1}))
+    monkeypatch.setattr("attnviz.serve.gate.HEAVY", Recording({LARGE: 1, SMALL: 1, CHAT: 1}))
     query = {"prompt": "A prompt read once, in turn", "generate": "3"}
     run(PAGE, query)
-    assert admitted == [
-        ("the chat model's reading", SMALL),
-        ("the chat model's generation", SMALL),
-    ]
+    assert [a for a in admitted if not a[2]] == [("the chat model", CHAT, False)]
+    inside = [what for what, lane, nested in admitted if nested and lane == CHAT]
+    assert "the chat model's reading" in inside and "the chat model's generation" in inside
     before = len(admitted)
     run(PAGE, query)  # another visitor, the same link: kept, never queued
     assert len(admitted) == before

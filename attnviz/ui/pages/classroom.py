@@ -1,9 +1,12 @@
 """The Classroom page: who this session is in the room, and what it is shown.
 
     a lecturer's link (room=CODE&key=…)  -> the link is spent (the room gets a new key) and
-                                            this browser holds the room (classroom/lecturers.py);
+                                            this browser holds the room (classroom_seat.py);
                                             the code and key leave the address (a projected
-                                            address bar shows neither); the lecturer's view
+                                            address bar shows neither); the lecturer's view.
+                                            While this browser holds another open room, the
+                                            lecturer is asked first; a refused or spent link
+                                            says why and joins nobody
     a browser holding a room             -> the lecturer's view (classroom_lecturer), after a
                                             reload, on a deck's next slide, or reconnected to
                                             another replica alike, unless the address joins
@@ -32,6 +35,14 @@ from attnviz.ui.pages.classroom_deck import (
 )
 from attnviz.ui.pages.classroom_ended import DISMISSED, remembered_room_ended
 from attnviz.ui.pages.classroom_lecturer import lecturer_view, open_room, staff_passphrase_box
+from attnviz.ui.pages.classroom_seat import (
+    PENDING,
+    ask_first,
+    held_open_room,
+    hold_by_browser,
+    left_now,
+    seat,
+)
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
@@ -44,6 +55,8 @@ from attnviz.ui.pages.classroom_shared import (
 from attnviz.ui.pages.classroom_student import join, join_form, student_view
 from attnviz.ui.text import md_escape
 from attnviz.ui.visitor import client_address, keep_browser_cookie
+
+LINK_NOTE = "attnviz.classroom.link_note"  # why the lecturer link was refused
 
 
 def read_link():
@@ -58,25 +71,41 @@ def read_link():
 
 def take_key(code, key):
     """A lecturer's link: this browser holds the room from now on, and the link is spent; or
-    the page says why not, and the link joins nobody (a spent or wrong link is no join link:
-    its opener types the code to join). Whether the controls were taken."""
+    the page says why not, and the link joins nobody. While this browser holds another open
+    room, the lecturer is asked first (classroom_seat.ask_first)."""
     st.query_params.pop("room", None)  # a reload of this tab is no student of the room
     try:
-        st.session_state[KEY] = room_store().take_link(code, key, session_id(), client_address())
+        held = held_open_room(code)
+    except RoomError:
+        held = None  # the store is away: take_link says so
+    if held is not None:
+        st.session_state[PENDING] = (code, key)
+        return
+    take_link(code, key)
+
+
+def take_link(code, key):
+    """Spend the lecturer link (``code``, ``key``): this session holds the room (by the
+    lecturer's cookie, or the browser's id where the App is not served); a refusal is said."""
+    state = st.session_state
+    try:
+        address = client_address()
+        state[KEY] = room_store().take_link(code, key, session_id(), address, hold_by_browser())
     except RoomError as exc:
-        say(exc)
-        return False
-    st.session_state[ROOM] = code
-    return True
+        state[LINK_NOTE] = exc
+        return
+    state[ROOM] = code
 
 
 def take_held(code):
-    """This browser's held room (classroom/lecturers.py) into the session, unless the address
+    """This browser's held room (classroom_seat.seat) into the session, unless the address
     (``code``) joins another room or the lecturer left it; a key the session holds that the
-    room no longer has (its link was used in another browser) leaves the session."""
+    room no longer has (its link was used in another browser) leaves the session. Where the
+    lecturer's cookie holds the room, a session that holds one already keeps it (the cookie it
+    sent may be older than what it took since)."""
     state, store = st.session_state, room_store()
     try:
-        held = store.held(session_id())
+        held = None if state.get(KEY) and not hold_by_browser() else seat()
         record = store.record(state[ROOM]) if state.get(KEY) and state.get(ROOM) else None
     except RoomError:
         return  # the store is away: the pages say so where they use it
@@ -97,12 +126,19 @@ def classroom(settings, link):
         st.warning(warning, icon="⚠️")
     state = st.session_state
     if code and key:
-        if not take_key(code, key):
-            code = None  # the landing page's code box, or the room this tab is in
+        take_held(None)  # the room this browser holds, if any: take_key may ask about it
+        take_key(code, key)
+        code = None  # a lecturer link joins nobody, taken or not
     else:
         take_held(code)
+    refused = state.pop(LINK_NOTE, None)
+    if refused is not None:
+        say(refused)
+    ask_first(take_link)
+    left_now()
     if state.get(KEY) and state.get(ROOM):
-        remember(state[ROOM])  # told after a restart of an in-process server
+        if hold_by_browser():
+            remember(state[ROOM])  # told after a restart of an in-process server
         if kind is not False:
             slide_bar(follow_the_slide(settings, kind))
         lecturer_view(settings)

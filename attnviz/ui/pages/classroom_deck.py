@@ -14,9 +14,10 @@
     no room yet                                 -> the landing page says what the slide asks
 
 The deck moves from slide to slide by links, each a new session: the lecturer's room is the
-one the browser holds (classroom/lecturers.py, by the browser's id). A slide pushes to the room
-only once its lecturer has confirmed the deck (``trust_deck``, one click on its first Classroom
-slide): a deck link made elsewhere and opened in the lecturer's browser pushes nothing unasked.
+one the browser holds (classroom_seat.py: the lecturer's cookie, or the browser's id). A slide
+pushes to the room only once its lecturer has confirmed the deck (``trust_deck``, one click on
+its first Classroom slide): a deck link made elsewhere and opened in the lecturer's browser
+pushes nothing unasked.
 """
 
 import json
@@ -25,6 +26,7 @@ import streamlit as st
 
 from attnviz import lessons
 from attnviz.classroom import RoomError
+from attnviz.classroom.credential import LECTURER_COOKIE
 from attnviz.classroom.questions import pushable_problem, question_of
 from attnviz.classroom.room import normal_code
 from attnviz.classroom.rounds import next_step
@@ -40,8 +42,8 @@ from attnviz.ui.pages.classroom_rounds import take_step
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
+    ROOM,
     room_store,
-    session_id,
 )
 from attnviz.ui.pages.classroom_sketch import show_sketches, sketch_step
 from attnviz.ui.sidebar import is_present
@@ -49,7 +51,6 @@ from attnviz.ui.stepper import stepper
 from attnviz.ui.text import md_escape
 
 PAGE_PATH = "Classroom"
-LECTURER_COOKIE = "attnviz_lecturer"  # the code (no key) of the room this browser's lecturer held
 ARRIVED = "attnviz.classroom.deck_arrived"  # the slide whose question this session has asked
 SLIDE_TITLE = ("The class's question",)  # the deck bar's one step on this page
 
@@ -79,14 +80,16 @@ def deck_slide():
 
 
 def remembered_lecturer():
-    """The code in this browser's LECTURER_COOKIE, or None."""
-    code = str(st.context.cookies.get(LECTURER_COOKIE) or "")
+    """The code in this browser's LECTURER_COOKIE (the code alone, or the lecturer's
+    credential: classroom/credential.py), or None."""
+    code = str(st.context.cookies.get(LECTURER_COOKIE) or "").split(".", 1)[0]
     return code if normal_code(code) == code else None
 
 
 def remember(code):
-    """Keep the code of the lecturer's room in this browser session (a cookie, no secret in
-    it), so that a restarted in-process server, which lost the room, can say so."""
+    """Where the App's routes are not served: keep the code of the lecturer's room in this
+    browser session (a cookie, no secret in it), so that a restarted in-process server, which
+    lost the room, can say so. (Where they are, the lecturer's own cookie names it.)"""
     if remembered_lecturer() == code:
         return
     cookie = json.dumps(f"{LECTURER_COOKIE}={code}; path=/; SameSite=Strict")
@@ -94,8 +97,9 @@ def remember(code):
 
 
 def _trust(deck):
+    state = st.session_state
     try:
-        room_store().trust_deck(session_id(), deck)
+        room_store().trust_deck(state[ROOM], state[KEY], deck)
     except RoomError as exc:
         st.session_state[NOTE] = str(exc)
 
@@ -104,7 +108,7 @@ def deck_trusted(room):
     """Whether this browser's lecturer confirmed that this deck may push its slides to
     ``room``; if not, the button that confirms it, and what confirming does."""
     deck = st.query_params.get("deck", "")
-    if room_store().trusts_deck(session_id(), deck):
+    if room_store().trusts_deck(room.code, st.session_state[KEY], deck):
         return True
     st.warning(
         f"This lecture deck has not pushed to room {room.code} yet. Its Classroom slides put "

@@ -18,6 +18,7 @@ from attnviz.classroom.health import health
 from attnviz.classroom.lifecycle import ended_reason
 from attnviz.classroom.sections import Button
 from attnviz.links.shared import settings_query
+from attnviz.ui.pages.classroom_seat import hold_by_browser
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
@@ -36,7 +37,8 @@ DISMISSED = "attnviz.classroom.dismissed"  # the ended room this session's lectu
 def _reopen(code, key):
     state = st.session_state
     try:
-        room, new_key = room_store().reopen(code, key, session_id(), client_address())
+        address, hold = client_address(), hold_by_browser()
+        room, new_key = room_store().reopen(code, key, session_id(), address, hold=hold)
     except RoomError as exc:
         state[NOTE] = str(exc)
         return
@@ -46,7 +48,8 @@ def _reopen(code, key):
 def _open_with(settings_query):
     state = st.session_state
     try:
-        room, key = room_store().open(settings_query, session_id(), client_address())
+        store, address = room_store(), client_address()
+        room, key = store.open(settings_query, session_id(), address, hold=hold_by_browser())
     except RoomError as exc:
         state[NOTE] = str(exc)
         return

@@ -4,8 +4,8 @@ it, watch how many have answered (not what), Reveal, Next question, Close the ro
 
 Every change goes through the store with the session's lecturer key. Widget keys: ``cls_open``
 (Open a room, on the landing page), ``cls_passphrase`` (beside it, when the server asks one),
-``cls_push``, ``cls_question``, ``cls_ask``, ``cls_reveal``,
-``cls_next``, ``cls_other``, ``cls_close``, ``cls_forget``; chart keys ``cls_lect_dist``,
+``cls_push``, ``cls_question``, ``cls_ask``, ``cls_reveal``, ``cls_next``, ``cls_other``,
+``cls_close``, ``cls_leave`` (classroom_seat.py), ``cls_forget``; chart keys ``cls_lect_dist``,
 ``cls_lect_proof_<m>``.
 """
 
@@ -41,6 +41,7 @@ from attnviz.ui.pages.classroom_rounds import (
     reveal_rounds,
     rounds_choice,
 )
+from attnviz.ui.pages.classroom_seat import hand_back, hand_over, hold_by_browser, leave_button
 from attnviz.ui.pages.classroom_shared import (
     KEY,
     NOTE,
@@ -114,10 +115,11 @@ def open_room(settings, deck=None, passphrase=None):
         return
     try:
         store = room_store()
-        address = client_address()
-        room, key = store.open(settings_query(settings), session_id(), address, passphrase)
+        address, hold = client_address(), hold_by_browser()
+        query = settings_query(settings)
+        room, key = store.open(query, session_id(), address, passphrase, hold=hold)
         if deck is not None:
-            store.trust_deck(session_id(), deck)
+            store.trust_deck(room.code, key, deck)
     except RoomError as exc:
         say(exc)
         return
@@ -240,8 +242,10 @@ def lecturer_view(settings):
     if note:
         st.error(md_escape(note), icon="🚫")
     if room.closed:
+        hand_back(room.code)  # the lecturer's cookie ends with the room
         lecturer_ended(room.code, state[KEY], settings)
         return
+    hand_over(room.code, state[KEY])  # the lecturer's own cookie, where the App serves it
     question = room_question(room)
     sketch = room_sketch(room) if is_sketch(room.kind) else None
     summary = revealed_summary(room, question)
@@ -277,7 +281,11 @@ def lecturer_view(settings):
     st.divider()
     example_controls(room, settings)
     lecturer_link(room)
-    st.button("Close the room", key="cls_close", on_click=_close)
+    left, right = st.columns(2)
+    with left:
+        st.button("Close the room", key="cls_close", on_click=_close)
+    with right:
+        leave_button(room)
 
 
 def revealed_summary(room, question):

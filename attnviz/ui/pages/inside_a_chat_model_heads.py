@@ -11,7 +11,7 @@ from attnviz.charts.finish import with_shape
 from attnviz.charts.model_grid import head_outline
 from attnviz.lessons.positions import ROPE_BASE
 from attnviz.links.course import CHAT_HEAD_STEPS
-from attnviz.serve.inside_a_chat_model import chat_head, grid_finished
+from attnviz.serve.inside_a_chat_model import grid_in_turn, head_in_turn
 from attnviz.ui.charts import dims, draw, show_matrix
 from attnviz.ui.pages.inside_a_chat_model import KEYS
 from attnviz.ui.sidebar import is_present, palette
@@ -66,7 +66,7 @@ def grid_section(model, run, text, layer, head):
         if turned
         else head_outline(shape, (layer, head))
     )
-    finished = with_shape(grid_finished(model, text, turned, palette()), outline, palette())
+    finished = with_shape(grid_in_turn(model, text, turned, palette()), outline, palette())
     draw(finished, "chat_grid", config={"displaylogo": False})
     findings(run)
 
@@ -109,7 +109,7 @@ def head_steps_section(model, run, text, labels, layer, head, parts):
         return
     c = model.config
     with st.spinner("Recomputing the head…"):
-        h = chat_head(model, text, layer, head)
+        h = head_in_turn(model, text, layer, head)
     if 0 in parts:
         after_chart("head_intro").markdown(
             f"Block {layer}, query head {head}, which reads key/value head {h.group}. Each step "
