@@ -1,7 +1,8 @@
 """Faults during a lecture, with real processes: deploy/redis.conf's redis-server, two replicas
-and deploy/nginx.conf's nginx (tools/services.py). A room is opened through nginx, phones on
-both replicas answer (their join link copied from the lecturer's page), then in turn: kill -9
-of the lecturer's replica, Redis restarted, nginx reloaded, a replica restarted. After each,
+and deploy/nginx.conf's nginx (tools/services.py). A room is opened through nginx (its join link,
+copied from the lecturer's page, is the light page's), Streamlit phones on both replicas answer
+(the room's Classroom page), then in turn: kill -9 of the lecturer's replica, Redis restarted,
+nginx reloaded, a replica restarted. After each,
 the room and its counts are the same (read in a new tab of the lecturer's browser), every phone
 shows its own answer, and a new answer still counts. In-process (one server, no Redis): a
 restart says the room ended, on the phone and on the lecturer's page.
@@ -179,9 +180,10 @@ def test_a_room_survives_every_fault(browser, cluster):
     lecturer = tab_on(browser, cluster, a, f"{cluster.proxy}/Classroom")
     code = open_room(lecturer)
     join = lecturer.locator(".st-key-cls_join_link code").inner_text().strip()
-    assert join == f"{cluster.proxy}/Classroom?room={code}"  # plain text: no invisible mark
+    assert join == f"{cluster.proxy}/api/phone?room={code}"  # plain text: no invisible mark
     assert join.isascii() and join.isprintable()
-    phones = [tab_on(browser, cluster, port, join) for port in (a, a, b, b)]  # the copied link
+    streamlit_phone = f"{cluster.proxy}/Classroom?room={code}"  # the light page: its own test
+    phones = [tab_on(browser, cluster, port, streamlit_phone) for port in (a, a, b, b)]
     letters = "ABAB"
     for k, phone in enumerate(phones):
         answer(phone, k % 2, letters[k])
