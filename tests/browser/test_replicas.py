@@ -121,7 +121,8 @@ def test_a_two_round_question_across_replicas(browser, cluster):
         lecturer.goto(f"{a}/Classroom")
         button(lecturer, "Open a room").click(timeout=90_000)
         code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
-        lecturer.get_by_role("radio", name="Vote, discuss, revote").check()  # waits till checked
+        lecturer.get_by_text("Vote, discuss, revote").click()  # the next run asks two rounds
+        wait_for_run(lecturer)
         button(lecturer, "Ask this question").click()
         lecturer.wait_for_selector("text=Round 1 of 2", timeout=60_000)
         phones = [phone_page() for _ in first]
