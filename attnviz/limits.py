@@ -205,6 +205,8 @@ MAX_ROOM_TOKENS = 12  # its tokens: the phones draw A, n x n, in one column of 3
 MAX_ROOM_DIM = 64  # d_model, d_k and d_v of a pushed example
 CACHE_ROOM_FIGURES = (48, 24)  # a room's peer-instruction charts, finished once for all its
 # phones (a few hundred KB each)
+CACHE_ROOM_ANSWERS = (16, 8)  # a room state's closed rounds, {round: {browser: answer}}, read
+# once for all its phones (serve.classroom.closed_answers): 0.09 MB a round of 1,000 students
 CACHE_QR_CODES = (32, 1)  # the rooms' QR codes as PNG, under 1 KB each
 MAX_STORED_CHARS = 4000  # one stored room's state, as JSON; a room beyond it is refused
 # Peer instruction (attnviz/classroom/rounds.py): vote, discuss, revote, then a twin question.

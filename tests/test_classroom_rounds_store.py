@@ -88,6 +88,37 @@ def test_vote_discuss_revote_reveal_and_the_twin(store, clock):
     assert store.my_answers(code, "s4") == {1: 2, 2: 0, TWIN: 0}
 
 
+def closed_agree(store, code, open_round):
+    """store.closed_answers(code) holds every student's my_answers but round ``open_round``'s
+    (the one taking answers, None: none): the rounds no student can change any more."""
+    closed = store.closed_answers(code)
+    for sid in SIDS:
+        mine = {r: a for r, a in store.my_answers(code, sid).items() if r != open_round}
+        assert {r: answers[sid] for r, answers in closed.items() if sid in answers} == mine
+    return closed
+
+
+def test_closed_answers_are_the_rounds_that_take_none(store):
+    room, key = two_rounds(store)
+    code = room.code
+    for sid, k in zip(SIDS, FIRST, strict=True):
+        store.answer(code, sid, k)
+    assert closed_agree(store, code, 1) == {}  # round 1 still takes answers
+    store.end_round(code, key)
+    assert closed_agree(store, code, None) == {1: dict(zip(SIDS, FIRST, strict=True))}
+    store.second_round(code, key)
+    store.answer(code, "s1", 2)
+    assert set(closed_agree(store, code, 2)) == {1}
+    store.end_round(code, key)
+    store.reveal(code, key)
+    assert closed_agree(store, code, None)[2] == {"s1": 2}
+    store.twin(code, key, 5, 4, 0)
+    store.answer(code, "s3", 3)
+    assert set(closed_agree(store, code, TWIN)) == {1, 2}
+    store.reveal(code, key)
+    assert closed_agree(store, code, None)[TWIN] == {"s3": 3}
+
+
 def test_a_reload_finds_the_round_on_any_replica(make_shared, clock):
     first = make_shared(clock)
     room, key = two_rounds(first)

@@ -16,7 +16,8 @@ from attnviz.classroom import MemoryStore
 from attnviz.classroom.questions import ANSWER_IN_A, all_questions
 from attnviz.classroom.redis_store import RedisStore
 from attnviz.classroom.screens import reveal
-from attnviz.classroom.screens_phone import CLOSED
+from attnviz.classroom.screens_phone import CLOSED, own_says, plain
+from attnviz.classroom.sections import Mine
 from attnviz.classroom.sketch import class_summary, sketch_kind, sketch_question
 from attnviz.lessons import sketch
 from attnviz.limits import MAX_PHONE_BODY_BYTES
@@ -180,6 +181,37 @@ def test_two_rounds_and_the_twin_as_the_streamlit_phone_says_them(store):
     assert shared["proof"]["answer"].startswith(f"The answer: {letter} · ")
     store.twin(room.code, key, room.quiz_seed + 1, len(q.options), q.answer_index)
     assert state(phones[2], room.code)["shared"]["question"]["round_title"].startswith("The twin")
+
+
+def test_a_reveal_reads_the_class_answers_once_for_every_phone(store, monkeypatch):
+    room, key = opened(store)
+    phones = joined(room.code, 4)
+    sids = [p.cookies.get(BROWSER_COOKIE) for p in phones]
+    q = ask(store, room, key, rounds=2)
+    url = f"/api/rooms/{room.code}/answer"
+    for k, p in enumerate(phones[:3]):  # the fourth never answers
+        p.post(url, json={"option": k % len(q.options)}, headers=ORIGIN)
+    store.end_round(room.code, key)
+    store.second_round(room.code, key)
+    for k, p in enumerate(phones[:2]):  # round 2 takes answers: each phone sees its own at once
+        for option in (k, q.answer_index):
+            p.post(url, json={"option": option}, headers=ORIGIN)
+            assert state(p, room.code)["mine"]["answer"] == option
+    store.end_round(room.code, key)
+    room = store.reveal(room.code, key)
+    reads = []
+    primitive = type(store)._round_answers
+    monkeypatch.setattr(
+        type(store), "_round_answers", lambda s, *a: reads.append(a[1]) or primitive(s, *a)
+    )
+    mine = [state(p, room.code)["mine"] for p in phones]
+    assert reads.count(1) <= 2  # once for the phones, once for the class's numbers
+    monkeypatch.setattr(type(store), "_round_answers", primitive)
+    for sid, own in zip(sids, mine, strict=True):  # the store's own answers, read per phone
+        answers = store.my_answers(room.code, sid)
+        expected = own_says(room, q, Mine(answers.get(2), tuple(answers.items())))
+        assert own["answer"] == answers.get(2)
+        assert own["lines"] == [plain(say) for say in expected]
 
 
 def test_the_long_poll_answers_at_the_change_or_says_the_same(store, monkeypatch):

@@ -81,6 +81,13 @@ class RedisPeer:
     def _confidences(self, room, round_no):
         return self._guarded(lambda: _int_map(self.r.hgetall(self._confidence_key(room, round_no))))
 
+    def _confidence_of(self, room, round_no, sid):  # one field, not the round's every level
+        value = self._guarded(lambda: self.r.hget(self._confidence_key(room, round_no), sid))
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            return None
+
     def _lost(self, room, sid, now):
         keys = [self._key(room.code, p) for p in ("lost", "lost_minutes", "students")]
         args = [sid, now, LOST_COOLDOWN_SECONDS, lost_minute(room, now), self._expires(room)]

@@ -8,6 +8,7 @@ Redis's. The same contract tests run against both (tests/test_classroom_rounds_s
     store.end_round / discuss / second_round / twin / blank(code, key, ...)   the lecturer
     store.step(code, key, name)             the next step by name (rounds.next_step: a clicker)
     store.my_answers(code, sid)             {round_no: answer} of the current question
+    store.closed_answers(code)              {round_no: {sid: answer}} of its closed rounds
     store.confide(code, sid, level), store.my_confidence(code, sid)
     store.im_lost(code, sid), store.lost_count(code, key)
     store.rounds_summary(code)              the current question's numbers (rounds.summary)
@@ -51,6 +52,9 @@ class PeerRules:
 
     def _confidences(self, room, round_no):  # {sid: level}
         raise NotImplementedError
+
+    def _confidence_of(self, room, round_no, sid):  # sid's level in round_no, or None
+        return self._confidences(room, round_no).get(sid)
 
     def _lost(self, room, sid, now):  # count the tap unless sid's last is in the cooldown
         raise NotImplementedError
@@ -121,6 +125,18 @@ class PeerRules:
                 found[r] = answer
         return found
 
+    def closed_answers(self, code, room=None):
+        """{round_no: {sid: answer}} of the current question's rounds that take no more
+        answers: every round before the current one, and the current one unless it is
+        answering. No student can change them until the room's version changes (a round
+        opens and closes with a change of the lecturer's), so a server reads them once per
+        room version for all its phones (serve.classroom.closed_answers)."""
+        room = room or self.room(code)
+        if room.kind is None or is_sketch(room.kind):
+            return {}
+        last = room.peer.round_no - (room.phase == "answering")
+        return {r: self._round_answers(room, r) for r in ROUND_NUMBERS[:last]}
+
     def confide(self, code, sid, level):
         """Session ``sid``'s confidence in its answer of this round: ``level`` an index of
         rounds.CONFIDENCE; until the round's answers are revealed, a new tap replaces it."""
@@ -137,7 +153,7 @@ class PeerRules:
     def my_confidence(self, code, sid):
         """Session ``sid``'s confidence tap of the current round, or None."""
         room = self.room(code)
-        return self._confidences(room, room.peer.round_no).get(check_sid(sid))
+        return self._confidence_of(room, room.peer.round_no, check_sid(sid))
 
     def im_lost(self, code, sid):
         """Session ``sid`` taps "I'm lost": counted once per LOST_COOLDOWN_SECONDS. True when

@@ -1,23 +1,26 @@
 """The Classroom's server side: the server's one RoomStore (Redis when ATTNVIZ_REDIS_URL is
 set, else in process), a pinned ``Slot`` made on first use, and what every phone of a room
 shares, computed once: the room's example read from its link text, the questions on it, a
-sketch question, the numbers of a reveal, the reveal's finished charts; and a phone's screen
+sketch question, the numbers of a reveal, the reveal's finished charts, the answers of the
+rounds that take no more (``closed_answers``: a phone's own are then a lookup); and a phone's screen
 (``phone_screen``: classroom.screens_phone.phone with what this student gave, read from the store),
 the same for the Classroom page and for a client that takes it as JSON. No Streamlit."""
 
+import sys
 from dataclasses import replace
 
 from attnviz.charts.finish import finished
 from attnviz.classroom import RoomError, StoreUnavailableError, make_store
 from attnviz.classroom.peer import TWIN
 from attnviz.classroom.questions import all_questions, pushable_problem, question_of
+from attnviz.classroom.room import check_sid
 from attnviz.classroom.rounds import question_seed
 from attnviz.classroom.screens import is_peer
 from attnviz.classroom.screens_phone import phone, sketch_phone
 from attnviz.classroom.sections import Mine, Say
 from attnviz.classroom.sketch import is_sketch, read_kind, sketch_question
 from attnviz.lessons.sketch import SketchError
-from attnviz.limits import CACHE_ROOM_FIGURES
+from attnviz.limits import CACHE_ROOM_ANSWERS, CACHE_ROOM_FIGURES
 from attnviz.links.shared import from_query
 from attnviz.serve.slots import Slot
 from attnviz.serve.store import kept, object_bytes
@@ -105,6 +108,48 @@ def room_summary(code, version):
     return ROOM_STORE.get().rounds_summary(code)
 
 
+class MovedOnError(RoomError):
+    """The room changed while its closed rounds were read: what was read may be a later
+    state's (a new question's empty rounds), so it is not kept."""
+
+
+def answers_bytes(closed):
+    """Bytes of ``closed`` ({round: {sid: answer}}): its maps and their keys (object_bytes
+    does not reach a map's text keys; the answers are small ints, shared)."""
+    return sum(sys.getsizeof(a) + sum(map(sys.getsizeof, a)) for a in closed.values())
+
+
+@kept(*CACHE_ROOM_ANSWERS, size=answers_bytes)
+def closed_answers(room):
+    """``store.closed_answers`` of ``room`` (a Room as read, its version in it): {round_no:
+    {sid: answer}} of the rounds that take no more answers, read once per room state for every
+    phone (at a reveal 1,000 phones ask at once; each phone's own part is then a lookup, not
+    a read of every answer of every round). MovedOnError when the room's version changed
+    while they were read."""
+    store = ROOM_STORE.get()
+    answers = store.closed_answers(room.code, room)
+    if store.version(room.code) != room.version:  # versions only grow: unchanged throughout
+        raise MovedOnError(f"Room {room.code} changed while it was read.")
+    return answers
+
+
+def own_answers(store, room, sid):
+    """``store.my_answers(room.code, sid)`` for ``room`` as read: the closed rounds' from
+    ``closed_answers`` (kept per room state), the round taking answers (if one is) read from
+    ``store``, as the student may have just changed it."""
+    sid = check_sid(sid)
+    try:
+        closed = closed_answers(room)
+    except MovedOnError:
+        return store.my_answers(room.code, sid)
+    found = {r: answers[sid] for r, answers in closed.items() if sid in answers}
+    if room.kind is not None and room.phase == "answering" and not is_sketch(room.kind):
+        mine = store.my_answer(room.code, sid)
+        if mine is not None:
+            found[room.peer.round_no] = mine
+    return found
+
+
 # The reveal's charts are the same on every phone: each is made and finished (made readable,
 # recoloured, described) once per projector mode and palette for all of them, from small keys
 @kept(*CACHE_ROOM_FIGURES, size=object_bytes)
@@ -145,7 +190,7 @@ def phone_part(store, room, question, sid):
     answers, confidence, summary, problem = (), None, None, None
     if phase == "answering" and room.peer.round_no == 2:  # the student's own first answer
         try:
-            answers = tuple(store.my_answers(code, sid).items())
+            answers = tuple(own_answers(store, room, sid).items())
         except RoomError:
             answers = None  # the note is left out
     if phase == "answering" and mine is not None:
@@ -157,7 +202,7 @@ def phone_part(store, room, question, sid):
         try:
             answers = None
             if is_peer(room):
-                answers = tuple(store.my_answers(code, sid).items())
+                answers = tuple(own_answers(store, room, sid).items())
             summary = room_summary(code, room.version)
         except StoreUnavailableError as exc:
             problem = Say("warning", (str(exc),), "📡")

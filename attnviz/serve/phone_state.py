@@ -18,7 +18,7 @@ from attnviz.classroom.screens_phone import (
 )
 from attnviz.classroom.sections import Mine
 from attnviz.lessons import sketch
-from attnviz.serve.classroom import room_question, room_sketch
+from attnviz.serve.classroom import own_answers, room_question, room_sketch
 from attnviz.serve.phone import light_screen, shared_bytes
 
 
@@ -30,7 +30,7 @@ def own_part(store, room, sid):
         return _own_sketch(store, room, sid)
     if screen != "question":
         return {}
-    answers = store.my_answers(room.code, sid)  # every round's: one read, the round's among them
+    answers = own_answers(store, room, sid)  # the closed rounds' kept: at a reveal, no read
     mine = answers.get(room.peer.round_no)
     question = room_question(room)
     own = {"answer": mine, "lines": []}
