@@ -58,7 +58,7 @@ from attnviz.classroom.sketch import class_summary, sketch_kind, sketch_question
 from attnviz.lessons.sketch import sentence as sketch_sentence
 from attnviz.limits import DISCUSS_CHOICES_SECONDS
 from attnviz.links.shared import settings_query
-from attnviz.serve.classroom import ROOM_STORE, phone_screen
+from attnviz.serve.classroom import ROOM_STORE, closed_answers, own_answers, phone_screen
 from attnviz.settings import Settings
 
 QUESTION = all_questions(Settings(), 0)[0]  # what "Ask this question" asks first
@@ -491,6 +491,29 @@ def test_phone_screen_reads_each_students_part_from_the_servers_store():
     store.blank(code, key, True)
     screen, question, _ = phone_screen(store.room(code), "s1", NOW)
     assert question is None and screen.sections[0].parts == ("👀 Look at the projector",)
+
+
+@pytest.mark.usefixtures("empty_rooms")
+def test_answers_read_while_the_room_moves_on_are_not_kept(monkeypatch):
+    store = ROOM_STORE.get()
+    opened, key = store.open(settings_query(Settings()), "lecturer")
+    for sid in SIDS:
+        store.join(opened.code, sid)
+    two_rounds_revealed(store, opened.code, key)
+    revealed = store.room(opened.code)
+    assert own_answers(store, revealed, "s1") == store.my_answers(opened.code, "s1") != {}
+    real = type(store).closed_answers
+
+    def then_a_new_question(self, code, room=None):
+        read = real(self, code, room)
+        store.push_question(code, key, 0, QUESTION.kind, len(QUESTION.options))
+        return read
+
+    monkeypatch.setattr(type(store), "closed_answers", then_a_new_question)
+    closed_answers.forget()
+    # the phone's read of the room is the reveal's; the store's answers now the new question's
+    assert own_answers(store, revealed, "s1") == store.my_answers(opened.code, "s1") == {}
+    assert closed_answers.peek(revealed) is None
 
 
 @pytest.mark.usefixtures("empty_rooms")
