@@ -39,9 +39,11 @@ from attnviz.serve.watch_a_head_learn import gpt_run, training_refusal
 from attnviz.settings import Settings
 from attnviz.tiny_gpt import train
 from attnviz.tiny_gpt.training import TrainingTooSlowError
+from attnviz.ui.pages.classroom_seat import hand_over, hold_by_browser, seat
+from attnviz.ui.pages.classroom_shared import KEY, ROOM, session_id
 from attnviz.ui.progress import progress_tqdm
 from attnviz.ui.text import md_escape
-from attnviz.ui.visitor import browser_id, client_address
+from attnviz.ui.visitor import client_address
 
 PREPARE_KEY = "deck_prepare"
 END_KEY = "deck_end"
@@ -68,18 +70,30 @@ def _runs(needs):
     return needs.runs[:MAX_LECTURE_RUNS]
 
 
+def _held(store):
+    """(the open Room this browser's lecturer holds, its key), or None: the room of this
+    session's controls, else the one its lecturer cookie (or, without the App, its browser id)
+    names (``classroom_seat.seat``). Raises the store's RoomError."""
+    state = st.session_state
+    found = (state[ROOM], state[KEY]) if state.get(ROOM) and state.get(KEY) else seat()
+    if found is None:
+        return None
+    room = store.room(found[0])
+    return None if room.closed or not room.key_matches(found[1]) else (room, found[1])
+
+
 def _room_ready(store, deck):
     """The room this browser's lecturer holds, open and trusting ``deck``; else None."""
     if store is None:
         return None
     try:
-        held = store.held(browser_id())
-        room = None if held is None else store.room(held[0])
+        held = _held(store)
     except RoomError:  # none, or the store unreachable: said when Prepare opens one
         return None
-    if room is None:
+    if held is None:
         return None
-    return room if not room.closed and store.trusts_deck(browser_id(), deck) else None
+    room, key = held
+    return room if store.trusts_deck(room.code, key, deck) else None
 
 
 def needs_left(slides):
@@ -165,17 +179,18 @@ def _store():
 
 def _room(deck):
     """The lecturer's room (held by this browser, else a new one on the default example),
-    trusting ``deck``: (its code, None) or (None, why not)."""
-    sid = browser_id()
+    trusting ``deck``: (its code, None) or (None, why not). A new room's controls are this
+    session's, as after "Open a room" (the Classroom page hands its cookie over)."""
     try:
         store = ROOM_STORE.get()
-        room = _room_ready(store, deck)
-        if room is None:
-            held = store.held(sid)
-            room = store.room(held[0]) if held is not None else None
-            if room is None or room.closed:
-                room, _ = store.open(settings_query(Settings()), sid, client_address())
-        store.trust_deck(sid, deck)
+        held = _held(store)
+        if held is None:
+            query, hold = settings_query(Settings()), hold_by_browser()
+            room, key = store.open(query, session_id(), client_address(), hold=hold)
+            st.session_state[ROOM], st.session_state[KEY] = room.code, key
+        else:
+            room, key = held
+        store.trust_deck(room.code, key, deck)
     except RoomError as exc:
         return None, str(exc)
     return room.code, None
@@ -257,6 +272,9 @@ def prepare_panel(slides, compact=False):
         st.rerun()  # drawn again from the server's state: what is ready now
     for sentence in st.session_state.get(SAID, ()):
         st.markdown(md_escape(sentence))
+    state = st.session_state
+    if state.get(ROOM) and state.get(KEY):  # under the App: the lecturer's cookie for the room
+        hand_over(state[ROOM], state[KEY])  # Prepare opened, so every slide's page knows it
     if not compact and (needs.runs or "chat" in needs.models):
         st.button(
             "End the lecture: let its runs go",

@@ -111,8 +111,8 @@ def test_prepare_trains_and_pins_the_watch_run_opens_the_room_and_lets_the_deck_
     at.button(key="deck_prepare").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert gpt_run.peek(choice, True) is not None and gpt_run.pinned_for(choice, True) > 0
-    code, _ = room_store().held("lecturer-prepares")
-    assert room_store().trusts_deck("lecturer-prepares", deck_text(slides))
+    code, key = room_store().held("lecturer-prepares")  # without the App: held by the browser
+    assert room_store().trusts_deck(code, key, deck_text(slides))
     assert at.button(key="deck_prepare").disabled  # nothing left to do
     assert "deck_prepare" not in {b.key for b in run(watch, first).button}  # ready: not offered
     assert any(f"Room {code} is yours" in m.value for m in at.markdown)
