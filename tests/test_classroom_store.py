@@ -468,7 +468,7 @@ def test_a_room_written_to_redis_by_another_party_is_refused(real_redis, clock):
         make_store(env)
 
 
-def test_redis_unreachable_and_lost_mid_class_say_so():
+def test_redis_unreachable_and_lost_mid_class_say_so(needs_redis):
     port = free_port()
     gone = RedisStore(f"redis://127.0.0.1:{port}/0")
     with pytest.raises(StoreUnavailableError, match="cannot be reached"):
