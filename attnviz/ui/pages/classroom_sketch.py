@@ -200,13 +200,8 @@ def snapshot_board(code, question_no):
     """The snapshots before the truth, redrawn every POLL_SECONDS (a pick in the lecturer's
     panel shows at the next): the chosen sketches side by side. Draws nothing once question
     ``question_no`` of room ``code`` is no longer asked."""
-    try:
-        room = room_store().room(code)
-    except RoomError as exc:
-        say(exc)
-        return
-    q = room_sketch(room)
-    if q is None or room.question_no != question_no or room.phase != "answering":
+    room, q = _being_sketched(code, question_no)
+    if q is None:
         return
     snaps = _snaps(room)
     if not snaps:
@@ -247,15 +242,23 @@ def picks_panel(code, question_no):
     """The picks, redrawn every POLL_SECONDS as sketches come in (a pick shows on the
     projector's snapshot board at its next poll); nothing once question ``question_no`` of
     room ``code`` is no longer being sketched."""
+    room, q = _being_sketched(code, question_no)
+    if q is not None:
+        snapshot_controls(room, q)
+
+
+def _being_sketched(code, question_no):
+    """(the Room ``code``, its SketchQuestion) while question ``question_no`` is being
+    sketched; (None, None) otherwise (a store that cannot answer is said)."""
     try:
         room = room_store().room(code)
     except RoomError as exc:
         say(exc)
-        return
+        return None, None
     q = room_sketch(room)
     if q is None or room.question_no != question_no or room.phase != "answering":
-        return
-    snapshot_controls(room, q)
+        return None, None
+    return room, q
 
 
 def snapshot_controls(room, q):
