@@ -1,16 +1,21 @@
 """The Classroom's choreography in Chromium (Playwright pages), written once for the browser
 tests (tests/browser/) and the screenshot scripts (scripts/classroom_screenshots.py,
 peer_screenshots.py): the lecturer's tab opens a room and asks, then steps it on; a phone joins
-and taps an option. What each then checks or shoots stays with it.
+and taps an option. What each then checks or shoots stays with it. A phone may also be a
+protocol client (tools/streamlit_client.SyncTab, no browser): ``tab_in_room`` opens its link,
+``tab_tap_option`` and ``tabs_said`` are its taps and waits.
 
     code = open_room(lecturer, url, asked="Round 1 of 2", kind="Vote, discuss, revote")
     student = phone()                        # a browser of its own (browser.own_browsers)
     student.goto(room_link(url, code))
     tap_option(student, 1)                   # B, and the phone says it was taken
     step(lecturer)                           # the next phase (cls_reveal, cls_twin ...)
+    tab = tab_in_room(stack, url, code, "phone 2", timeout=90)   # a protocol phone, no browser
+    tab_tap_option(tab, 1)                   # B, and the phone says it was taken
 """
 
 from tools.browser import wait_for_run
+from tools.streamlit_client import SyncTab
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
@@ -58,3 +63,27 @@ def lecturer_link(lecturer):
     lecturer.get_by_text("Lecturer link (keep it off the projector)").click()
     code = lecturer.locator("[data-testid=stExpander] [data-testid=stCode] code")
     return code.inner_text(timeout=30_000).strip()
+
+
+def tab_in_room(stack, url, code, name, timeout, cookie=None):
+    """A protocol phone ``name`` that has opened the link of room ``code`` of the app at ``url``
+    (its first run sent), with ``cookie`` (a browser's: ``streamlit_client.first_visit``) or
+    none (a browser of its own); closed with the ExitStack ``stack``."""
+    tab = stack.enter_context(SyncTab(url, name, f"room={code}", timeout, cookie))
+    tab.run()
+    return tab
+
+
+def tab_tap_option(tab, k, since=0, acknowledged="How sure are you?"):
+    """On the protocol phone ``tab`` (a SyncTab): once a question to answer has come after its
+    ``since``-th text, tap option ``k`` (0 is A) and wait for a text starting ``acknowledged``;
+    the number of texts before the tap (for ``tab.said``)."""
+    tab.until(lambda: tab.shown(since, "Tap your answer"), "a question to answer")
+    return tab.run_until("the answer taken", tap=f"cls_opt_{k}", starts=acknowledged)
+
+
+def tabs_said(tabs, words, since):
+    """Wait until each protocol phone ``tabs[j]`` has been sent a text containing ``words``
+    after its ``since[j]``-th."""
+    for tab, before in zip(tabs, since, strict=True):
+        tab.until(lambda t=tab, b=before: t.said(words, b), repr(words))

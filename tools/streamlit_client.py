@@ -14,13 +14,21 @@ rerun of each polling fragment at the interval its ``auto_rerun`` asks.
 ``cookie`` (sent with the WebSocket's upgrade) picks a replica behind deploy/nginx.conf;
 ``source`` binds the client to a source address (a loopback alias 127.0.0.x); ``replica`` is
 the X-Attnviz-Replica header nginx answered with (which replica holds the session).
+
+``SyncTab`` is a Tab for synchronous code (the Playwright tests): the same calls without
+``await``, its event loop in a thread of its own; ``first_visit`` gives the cookies a browser's
+first page load is given (its browser id), for a Tab to send as that browser's.
 """
 
 import asyncio
 import ssl
+import threading
 import time
+import urllib.request
+from http.cookies import SimpleCookie
 
 import websockets
+from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -49,10 +57,12 @@ class Tab:
         self.page_hash = ""  # the page's script hash, from navigation (as the browser keeps it)
         self.widgets = {}  # user key -> widget id, every widget drawn so far
         self.charts = {}  # user key -> the Plotly figure (JSON text) last drawn under it
+        self.button_types = {}  # user key -> a button's type as last drawn ("primary" ...)
         self.texts = []  # (perf_counter, text) of every markdown and alert received, in order
         self.polls = 0  # fragment runs finished
         self.retaps = 0  # taps repeated: the first was not acknowledged in RETAP_SECONDS
-        self.exceptions = []
+        self.exceptions = []  # "type: message" of every exception drawn
+        self.errors = []  # the text of every error box (st.error) drawn
         self.fragments = {}  # fragment id -> interval (s), from auto_rerun
         self._changed = asyncio.Event()  # set when a text or a widget arrives
 
@@ -114,6 +124,8 @@ class Tab:
             self.exceptions.append(f"{element.exception.type}: {element.exception.message}")
         elif kind in ("markdown", "alert"):
             self.texts.append((time.perf_counter(), getattr(element, kind).body))
+            if kind == "alert" and element.alert.format == Alert.ERROR:
+                self.errors.append(element.alert.body)
             self._changed.set()
         elif kind == "metric":  # "Answered" 3 of 3, as a text "Answered: 3 of 3"
             text = f"{element.metric.label}: {element.metric.body}"
@@ -122,6 +134,8 @@ class Tab:
         elif kind == "plotly_chart" and "-" in element.plotly_chart.id:
             self.charts[element.plotly_chart.id.rsplit("-", 1)[-1]] = element.plotly_chart.spec
             self._changed.set()
+        if kind == "button" and "-" in element.button.id:
+            self.button_types[element.button.id.rsplit("-", 1)[-1]] = element.button.type
         widget_id = getattr(getattr(element, kind), "id", "")
         if isinstance(widget_id, str) and widget_id.startswith("$$ID-"):
             self.widgets[widget_id.rsplit("-", 1)[-1]] = widget_id
@@ -138,6 +152,10 @@ class Tab:
         """(perf_counter, text) of the first text received after the ``since``-th that starts
         with ``starts``, or None."""
         return next((t for t in self.texts[since:] if t[1].startswith(starts)), None)
+
+    def said(self, words, since=0):
+        """The first text received after the ``since``-th that contains ``words``, or None."""
+        return next((t for _, t in self.texts[since:] if words in t), None)
 
     def _said(self):
         last = [t.splitlines()[0][:50] for _, t in self.texts[-5:] if t.strip()]
@@ -198,3 +216,69 @@ class Tab:
             await self.run(tap, strings=strings)
         await self.until(done, what)
         return before
+
+
+class SyncTab:
+    """A Tab driven from synchronous code: its event loop runs in a daemon thread, and each call
+    waits for its coroutine there. As a context manager it always closes the WebSocket and the
+    loop.
+
+        with SyncTab(url, "phone 2", f"room={code}", timeout=90) as phone:
+            phone.run_until("the question", starts="Tap your answer")
+            phone.until(lambda: "cls_dist" in phone.charts, "the class's histogram")
+    """
+
+    def __init__(self, *args, **kwargs):
+        self.tab = Tab(*args, **kwargs)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    def _call(self, coroutine):
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    def __enter__(self):
+        self.thread.start()
+        try:
+            self._call(self.tab.__aenter__())
+        except BaseException:
+            self._stop()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            self._call(self._close())
+        finally:
+            self._stop()
+
+    async def _close(self):
+        await self.tab.__aexit__()
+        await asyncio.gather(self.tab.reader, self.tab.poller, return_exceptions=True)
+
+    def _stop(self):
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
+
+    def run(self, tap=None, ints=None, strings=None):
+        return self._call(self.tab.run(tap, ints, strings))
+
+    def run_until(self, what, tap=None, widget=None, starts=None, strings=None):
+        return self._call(self.tab.run_until(what, tap, widget, starts, strings))
+
+    def until(self, done, what, within=None):
+        return self._call(self.tab.until(done, what, within))
+
+    def __getattr__(self, name):  # the Tab's state and reads: charts, texts, shown, said ...
+        return getattr(self.tab, name)
+
+
+def first_visit(url):
+    """The cookies a browser's first page load of the app at ``url`` is given (``Set-Cookie``:
+    its browser id, nginx's replica), as the Cookie header its later requests send."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(url, timeout=60) as response:
+        jar = SimpleCookie()
+        for header in response.headers.get_all("Set-Cookie") or ():
+            jar.load(header)
+    return "; ".join(f"{name}={morsel.value}" for name, morsel in jar.items())
