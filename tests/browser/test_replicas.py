@@ -25,9 +25,12 @@ from tools.browser import (
     wait_for_rows,
     wait_for_run,
 )
+from tools.classroom_browser import tab_in_room, tab_tap_option, tabs_said
 from tools.services import nginx_proxy, redis_server
 
 pytestmark = [pytest.mark.replicas, pytest.mark.browser]
+
+TIMEOUT = 90  # s: a protocol phone's longest wait on a loaded machine; never a result
 
 
 @pytest.fixture(scope="module")
@@ -47,30 +50,28 @@ def button(page, text):
     return page.locator("[data-testid=stMain] button", has_text=text)
 
 
-def join_and_answer(page, url, code, k):
-    page.goto(f"{url}/Classroom?room={code}")
-    option = page.locator(f".st-key-cls_opt_{k} button")
-    option.click(timeout=90_000)
-    page.wait_for_selector("text=you can change it until the reveal", timeout=60_000)
-
-
 def test_two_replicas_behind_nginx_share_a_room(browser, cluster, tmp_path):
     a, b, proxy = cluster
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    phones = contextlib.ExitStack()
     try:
-        phone = phones.enter_context(own_browsers(browser, viewport={"width": 1280, "height": 900}))
         lecturer = context.new_page()
         lecturer.goto(f"{a}/Classroom")
         button(lecturer, "Open a room").click(timeout=90_000)
         code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
         button(lecturer, "Ask this question").click()
         lecturer.wait_for_selector("text=Answered", timeout=60_000)
-        students = [phone() for _ in range(3)]  # each its own browser: a student each
-        join_and_answer(students[0], b, code, 0)
-        join_and_answer(students[1], b, code, 1)
-        join_and_answer(students[2], proxy, code, 1)  # through nginx's WebSocket upgrade
-        lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
+        with contextlib.ExitStack() as stack:  # each its own session, no cookie: a student each
+            phones = [
+                tab_in_room(stack, url, code, f"phone {n} on {url}", TIMEOUT)
+                for n, url in enumerate((b, b, proxy), start=1)  # the last through nginx
+            ]
+            for phone, k in zip(phones, (0, 1, 1), strict=True):
+                before = tab_tap_option(phone, k, acknowledged="Your answer: ")
+                assert phone.said("you can change it until the reveal", before), phone.texts
+            assert phones[-1].replica is not None  # nginx's WebSocket upgrade named a replica
+            lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
+            for phone in phones:
+                assert not phone.exceptions and not phone.errors, phone.exceptions + phone.errors
         link = lecturer.locator("[data-testid=stExpander] [data-testid=stCode] code")
         link = link.text_content()  # the lecturer link, folded away
         other = context.new_page()  # on replica B: the room is found in Redis, not in A
@@ -82,7 +83,7 @@ def test_two_replicas_behind_nginx_share_a_room(browser, cluster, tmp_path):
         )
         assert counts[:2] == [1, 2] and sum(counts) == 3
         assert error_count(lecturer) == 0 and error_count(other) == 0
-        for page in [lecturer, *students, other]:
+        for page in [lecturer, other]:
             page.close()  # their polls would compete with the upload's page for the CPU
 
         example = attnviz.compute(attnviz.Settings(text="to be or not", d_model=5, d_k=3))
@@ -103,7 +104,6 @@ def test_two_replicas_behind_nginx_share_a_room(browser, cluster, tmp_path):
         assert error_count(upload) == 0
     finally:
         context.close()
-        phones.close()
 
 
 def test_a_two_round_question_across_replicas(browser, cluster):
@@ -112,11 +112,7 @@ def test_a_two_round_question_across_replicas(browser, cluster):
     a, b, _ = cluster
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     first, second = [0, 1, 1], [1, 1, 2]
-    own = contextlib.ExitStack()
     try:
-        phone_page = own.enter_context(
-            own_browsers(browser, viewport={"width": 1280, "height": 900})
-        )
         lecturer = context.new_page()
         lecturer.goto(f"{a}/Classroom")
         button(lecturer, "Open a room").click(timeout=90_000)
@@ -125,37 +121,39 @@ def test_a_two_round_question_across_replicas(browser, cluster):
         wait_for_run(lecturer)
         button(lecturer, "Ask this question").click()
         lecturer.wait_for_selector("text=Round 1 of 2", timeout=60_000)
-        phones = [phone_page() for _ in first]
-        for phone, k in zip(phones, first, strict=True):
-            phone.goto(f"{b}/Classroom?room={code}")
-            phone.locator(f".st-key-cls_opt_{k} button").click(timeout=90_000)
-            phone.wait_for_selector("text=until the lecturer ends the round", timeout=60_000)
-        lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
-        for label, seen in (
-            ("End round 1", "Round 1 has ended"),
-            ("Discuss with your neighbour", "Discuss with your neighbour"),
-            ("Round 2", "In round 1 you answered"),
-        ):
-            button(lecturer, label).click(timeout=60_000)
+        with contextlib.ExitStack() as stack:
+            phones = [tab_in_room(stack, b, code, f"phone {n}", TIMEOUT) for n in (1, 2, 3)]
+            until_ends = "until the lecturer ends the round"
+            for phone, k in zip(phones, first, strict=True):
+                before = tab_tap_option(phone, k, acknowledged="Your answer: ")
+                assert phone.said(until_ends, before), phone.texts[before:]
+            lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
+            for label, seen in (
+                ("End round 1", "Round 1 has ended"),
+                ("Discuss with your neighbour", "Discuss with your neighbour"),
+                ("Round 2", "In round 1 you answered"),
+            ):
+                since = [len(phone.texts) for phone in phones]
+                button(lecturer, label).click(timeout=60_000)
+                tabs_said(phones, seen, since)
+            for phone, k, round_2 in zip(phones, second, since, strict=True):
+                before = tab_tap_option(phone, k, round_2, acknowledged="Your answer: ")
+                assert phone.said(until_ends, before), phone.texts[before:]
+            lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
+            button(lecturer, "End round 2").click(timeout=60_000)
+            lecturer.locator(".st-key-cls_reveal button").click(timeout=60_000)
+            lecturer.wait_for_selector(".st-key-cls_lect_rounds .js-plotly-plot", timeout=60_000)
+            rounds = lecturer.locator(".st-key-cls_lect_rounds .js-plotly-plot").evaluate(
+                "gd => gd._fullData.map(t => Array.from(t.y))"
+            )
+            assert [r[:3] for r in rounds] == [[1, 2, 0], [0, 2, 1]]
             for phone in phones:
-                phone.wait_for_selector(f"text={seen}", timeout=90_000)
-        for phone, k in zip(phones, second, strict=True):
-            phone.locator(f".st-key-cls_opt_{k} button").click(timeout=90_000)
-            phone.wait_for_selector("text=until the lecturer ends the round", timeout=60_000)
-        lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
-        button(lecturer, "End round 2").click(timeout=60_000)
-        lecturer.locator(".st-key-cls_reveal button").click(timeout=60_000)
-        lecturer.wait_for_selector(".st-key-cls_lect_rounds .js-plotly-plot", timeout=60_000)
-        rounds = lecturer.locator(".st-key-cls_lect_rounds .js-plotly-plot").evaluate(
-            "gd => gd._fullData.map(t => Array.from(t.y))"
-        )
-        assert [r[:3] for r in rounds] == [[1, 2, 0], [0, 2, 1]]
-        for phone in phones:
-            phone.wait_for_selector(".st-key-cls_moves .js-plotly-plot", timeout=90_000)
-        assert error_count(lecturer) == 0 and all(error_count(p) == 0 for p in phones)
+                phone.until(lambda p=phone: "cls_moves" in p.charts, "who moved where")
+            assert error_count(lecturer) == 0
+            for phone in phones:
+                assert not phone.exceptions and not phone.errors, phone.exceptions + phone.errors
     finally:
         context.close()
-        own.close()
 
 
 def test_a_lecturer_link_works_once_and_no_referer_carries_it(browser, cluster):
