@@ -136,8 +136,9 @@ def test_a_two_round_question_across_replicas(browser, cluster):
                 since = [len(phone.texts) for phone in phones]
                 button(lecturer, label).click(timeout=60_000)
                 tabs_said(phones, seen, since)
-            for phone, k, round_2 in zip(phones, second, since, strict=True):
-                before = tab_tap_option(phone, k, round_2, acknowledged="Your answer: ")
+            for phone, k, again, round_2 in zip(phones, first, second, since, strict=True):
+                assert phone.said(f"In round 1 you answered **{'ABC'[k]}**", round_2)  # its own
+                before = tab_tap_option(phone, again, round_2, acknowledged="Your answer: ")
                 assert phone.said(until_ends, before), phone.texts[before:]
             lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
             button(lecturer, "End round 2").click(timeout=60_000)
