@@ -121,9 +121,10 @@ def free_port():
 
 
 @contextlib.contextmanager
-def streamlit_server(timeout=90, root=ROOT, port=None):
+def streamlit_server(timeout=90, root=ROOT, port=None, env=None):
     """Start `streamlit run app.py` of the checkout ``root`` on loopback ``port`` (or a free
-    one); yield its base URL; stop it."""
+    one), with the environment variables ``env`` ({name: value}) added to this process's;
+    yield its base URL; stop it."""
     port = port or free_port()
     log = (ARTIFACTS / f"streamlit-{port}.log").open("w") if ARTIFACTS.is_dir() else None
     proc = subprocess.Popen(
@@ -147,7 +148,7 @@ def streamlit_server(timeout=90, root=ROOT, port=None):
         cwd=root,
         stdout=log or subprocess.DEVNULL,
         stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
     )
     url = f"http://127.0.0.1:{port}"
     try:

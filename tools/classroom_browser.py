@@ -28,7 +28,7 @@ def open_room(lecturer, url, asked, kind=None):
     lecturer.locator("button", has_text="Open a room").click(timeout=90_000)
     code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
     if kind is not None:
-        lecturer.get_by_text(kind).click()
+        lecturer.get_by_text(kind, exact=True).click()  # not a sentence naming it
         wait_for_run(lecturer)
     lecturer.locator("button", has_text="Ask this question").click()
     lecturer.wait_for_selector(f"text={asked}", timeout=60_000)

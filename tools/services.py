@@ -8,6 +8,8 @@ nginx, each started on a free port in a temporary folder and stopped afterwards.
     with nginx_proxy(["127.0.0.1:8601", "127.0.0.1:8602"]) as url:   # "http://127.0.0.1:PORT"
         ...
     nginx_recipe_config(folder, ports)   # the whole recipe as shipped, its files in folder
+    with replicas_cluster() as cluster:    # Redis, two replicas of the app, nginx before them
+        a, b, proxy = cluster.urls
 
 nginx's configuration is deploy/nginx.conf's blocks, with the ports and paths of the test and
 plain http (``nginx_config``), so the test runs the recipe that is shipped; redis-server can run
@@ -24,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools.browser import ROOT, free_port, stop
+from tools.browser import ROOT, free_port, stop, streamlit_server
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -183,3 +185,56 @@ def nginx_access_log(url):
     """The text of the access log of the nginx_proxy at ``url`` (the recipe's format)."""
     path = Path(_nginx_folders[url], "attnviz.access.log")
     return path.read_text() if path.exists() else ""
+
+
+class Cluster:
+    """deploy/'s processes on loopback: redis-server with deploy/redis.conf (``redis_url``), two
+    replicas of the app on ``ports`` and nginx with deploy/nginx.conf before them (``proxy``),
+    each stopped and started again by name, as systemd's Restart=always would (the fault tests).
+    The replicas get the Redis and, as the join link's address, nginx's URL."""
+
+    def __init__(self, folder):
+        self.folder, self.redis_port = folder, free_port()
+        self.ports, self.proxy_port = (free_port(), free_port()), free_port()
+        self.proxy = f"http://127.0.0.1:{self.proxy_port}"
+        self.redis_url = None
+        self.stacks = {}
+
+    @property
+    def urls(self):
+        """(replica A's URL, replica B's URL, nginx's URL)."""
+        return (*(f"http://127.0.0.1:{port}" for port in self.ports), self.proxy)
+
+    def start(self, name, manager):
+        self.stacks[name] = contextlib.ExitStack()
+        return self.stacks[name].enter_context(manager)
+
+    def stop(self, name):
+        self.stacks.pop(name).close()
+
+    def start_redis(self):
+        self.redis_url = self.start("redis", redis_server(self.redis_port, True, self.folder))
+
+    def start_replica(self, port):
+        env = {"ATTNVIZ_REDIS_URL": self.redis_url, "ATTNVIZ_PUBLIC_URL": self.proxy}
+        self.start(port, streamlit_server(port=port, env=env))
+
+    def close(self):
+        for name in list(self.stacks)[::-1]:
+            self.stop(name)
+
+
+@contextlib.contextmanager
+def replicas_cluster():
+    """A whole ``Cluster``, started; yield it; stop every process it still runs."""
+    with tempfile.TemporaryDirectory(prefix="attnviz-cluster-") as folder:
+        cluster = Cluster(folder)
+        try:
+            cluster.start_redis()
+            for port in cluster.ports:
+                cluster.start_replica(port)
+            upstreams = [f"127.0.0.1:{port}" for port in cluster.ports]
+            cluster.start("nginx", nginx_proxy(upstreams, cluster.proxy_port))
+            yield cluster
+        finally:
+            cluster.close()

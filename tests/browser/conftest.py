@@ -1,10 +1,12 @@
 """Fixtures of the browser tests: one Chromium and one `streamlit run` server for the tests of
 this folder, and a fresh page (its own browser context, so its own Streamlit session) for each
-test. Package scope: Playwright is stopped before any test elsewhere starts its own."""
+test; the cluster of Redis, two replicas and nginx for the two files that use it. Package scope:
+Playwright is stopped before any test elsewhere starts its own."""
 
 import pytest
 
 from tools.browser import ARTIFACTS, launch_chromium, streamlit_server
+from tools.services import replicas_cluster
 
 
 @pytest.fixture(scope="session")
@@ -28,6 +30,15 @@ def browser(artifacts):
 def server(artifacts):
     with streamlit_server() as url:
         yield url
+
+
+@pytest.fixture(scope="package")
+def cluster(artifacts, needs_redis, needs_nginx):
+    """One ``tools.services.Cluster`` for test_faults.py and test_replicas.py, which
+    plugin.py's scheduler hands to one worker together: each test opens a room of its own, and
+    a test that stops a process starts it again before it ends."""
+    with replicas_cluster() as cluster:
+        yield cluster
 
 
 @pytest.fixture(scope="package")

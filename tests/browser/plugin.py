@@ -7,6 +7,9 @@
   ``python -m pytest`` works on a machine with no Chromium.
 * Under CI (the ``CI`` environment variable set, and not to false or 0), a missing Chromium fails
   every browser test instead: CI never passes because its browser tests dropped out.
+* Under ``--dist loadfile`` (tests/run.sh's browser tier), the files that share the cluster of
+  Redis, two replicas and nginx (conftest.py's ``cluster``) go to one worker as one unit, so the
+  cluster starts once, not once on each worker that draws one of them.
 """
 
 import os
@@ -14,6 +17,8 @@ import os
 import pytest
 
 from tools.browser import ChromiumNotFoundError, find_chromium
+
+CLUSTER_FILES = ("tests/browser/test_faults.py", "tests/browser/test_replicas.py")
 
 
 def in_ci():
@@ -51,3 +56,18 @@ def pytest_runtest_setup(item):
         message = f"CI={os.environ['CI']}: browser tests must run here, but {reason}"
         pytest.fail(message, pytrace=False)
     pytest.skip(reason)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's file-by-file scheduling, with CLUSTER_FILES as one unit of work."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ClusterTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid):
+            scope = super()._split_scope(nodeid)
+            return CLUSTER_FILES[0] if scope in CLUSTER_FILES else scope
+
+    return ClusterTogether(config, log)

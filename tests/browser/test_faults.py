@@ -19,7 +19,6 @@ import contextlib
 import os
 import secrets
 import signal
-import tempfile
 import urllib.request
 
 import pytest
@@ -31,57 +30,13 @@ from attnviz.links.shared import settings_query
 from attnviz.serve.classroom import room_settings
 from attnviz.settings import Settings
 from tools.browser import free_port, server_pid, streamlit_server
-from tools.services import nginx_access_log, nginx_proxy, redis_server, reload_nginx
+from tools.services import nginx_access_log, reload_nginx
 
 pytestmark = [pytest.mark.replicas, pytest.mark.browser]
 
 WAIT = 180_000  # ms: a reconnect after a fault, on a machine loaded by others (load 16)
 OPTIONS = "[data-testid=stMain] .st-key-cls_opt_{k} button"
 LETTERS = "ABCDEFGH"
-
-
-class Cluster:
-    """Redis, two replicas (ports ``ports``) and nginx (``proxy``), each restartable."""
-
-    def __init__(self, folder):
-        self.folder, self.redis_port = folder, free_port()
-        self.ports, self.proxy_port = (free_port(), free_port()), free_port()
-        self.proxy = f"http://127.0.0.1:{self.proxy_port}"
-        self.stacks = {}
-
-    def start(self, name, manager):
-        self.stacks[name] = contextlib.ExitStack()
-        return self.stacks[name].enter_context(manager)
-
-    def stop(self, name):
-        self.stacks.pop(name).close()
-
-    def start_redis(self):
-        return self.start("redis", redis_server(self.redis_port, True, self.folder))
-
-    def start_replica(self, port):
-        self.start(port, streamlit_server(port=port))
-
-    def close(self):
-        for name in list(self.stacks)[::-1]:
-            self.stop(name)
-
-
-@pytest.fixture(scope="module")
-def cluster(needs_redis, needs_nginx):
-    """One cluster for this file's tests: each test that stops a process starts it again (as
-    systemd's Restart=always would) before it ends, and opens a room of its own."""
-    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as env:
-        c = Cluster(folder)
-        try:
-            env.setenv("ATTNVIZ_REDIS_URL", c.start_redis())
-            env.setenv("ATTNVIZ_PUBLIC_URL", c.proxy)  # the join link is nginx's address
-            for port in c.ports:
-                c.start_replica(port)
-            c.start("nginx", nginx_proxy([f"127.0.0.1:{p}" for p in c.ports], c.proxy_port))
-            yield c
-        finally:
-            c.close()
 
 
 def replica_of(cluster, cookie):
@@ -191,7 +146,7 @@ def test_a_room_survives_every_fault(browser, cluster):
         lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=4 of 4", timeout=WAIT)
     except Exception:
         lecturer.screenshot(path="test-artifacts/fault-lecturer-before.png", full_page=True)
-        print(RedisStore(os.environ["ATTNVIZ_REDIS_URL"]).tally(code))
+        print(RedisStore(cluster.redis_url).tally(code))
         raise
     given = list(letters)
 
@@ -204,7 +159,7 @@ def test_a_room_survives_every_fault(browser, cluster):
         answer(phones[changer], "AB".index(new), new)  # a new answer still counts
         given[changer] = new
         count_in_lecturers_browser(lecturer, cluster, "4 of 4")
-        counts = RedisStore(os.environ["ATTNVIZ_REDIS_URL"]).tally(code).counts
+        counts = RedisStore(cluster.redis_url).tally(code).counts
         assert counts[:2] == (given.count("A"), given.count("B")), fault
 
     for page in phones:
@@ -300,7 +255,7 @@ class LightPhone:
 
 def test_light_phones_keep_their_answers_when_a_replica_is_killed_in_round_2(cluster):
     a, b = cluster.ports
-    store = RedisStore(os.environ["ATTNVIZ_REDIS_URL"])
+    store = RedisStore(cluster.redis_url)
     query = settings_query(Settings(text="the cat sat on the mat"))
     room, key = store.open(query, "L" * 16, "10.0.0.1")
     q = all_questions(room_settings(room), room.quiz_seed)[0]

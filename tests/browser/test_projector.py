@@ -19,6 +19,7 @@ pytestmark = pytest.mark.browser
 
 SMALLEST_PX = 18
 SCREEN = (1280, 720)  # the projector: the step's first chart lies wholly inside it
+QUIET_MS = 150  # ms: charts drawn and still for this long (checked every frame) are settled
 # Measured from the rendered page (the lecturer's measure, teaching review 4 section 2):
 # - small: visible text under SMALLEST px, DOM text (KaTeX at its base size: a formula that
 #   shrinks to fit its column counts at the size it is drawn) and the charts' SVG text;
@@ -167,20 +168,26 @@ def _open(page, url):
 def _drawn(page):
     """Wait until every chart of the main area is drawn and laid out: Plotly draws after the
     run, and a chart not drawn yet has no size (the measure would pass over it to a later one).
-    The charts' count and places are compared at two polls half a second apart: a step's chart
-    that Streamlit has not put in the page yet, or one still moving as the page grows, is not
-    settled (the measure once found only the picture below it)."""
+    Checked at every animation frame: each chart drawn, and the charts' places and the page's
+    height unchanged for QUIET_MS (a step's chart that Streamlit has not put in the page yet,
+    or one still moving as the page grows, is not settled: the measure once found only the
+    picture below it)."""
     page.wait_for_function(
-        """() => {
+        """quiet => {
           const plots = [...document.querySelectorAll("[data-testid=stMain] .js-plotly-plot")];
           const places = plots.map(p => { const r = p.getBoundingClientRect();
                                           return `${r.top.toFixed(0)}:${r.height.toFixed(0)}`; })
             .join(",") + `|${document.querySelector("[data-testid=stMain]").scrollHeight}`;
-          const same = window.__attnvizPlaces === places;
-          window.__attnvizPlaces = places;
-          return same && plots.every(p => p.querySelector(".main-svg") && p._fullLayout);
+          const drawn = plots.every(p => p.querySelector(".main-svg") && p._fullLayout);
+          if (!drawn || window.__attnvizPlaces !== places) {
+            window.__attnvizPlaces = places;
+            window.__attnvizSince = performance.now();
+            return false;
+          }
+          return performance.now() - window.__attnvizSince >= quiet;
         }""",
-        polling=500,
+        arg=QUIET_MS,
+        polling="raf",
         timeout=60_000,
     )
 
@@ -292,14 +299,22 @@ def _train(page):
     _drawn(page)
 
 
+@pytest.fixture(scope="module")
+def projector(browser):
+    """One browser at 1280 x 720 for this file: its pages (a Streamlit session each) share the
+    HTTP and code caches, so Streamlit's and Plotly's scripts are parsed once, not per page."""
+    context = browser.new_context(viewport={"width": SCREEN[0], "height": SCREEN[1]})
+    yield context
+    context.close()
+
+
 @pytest.mark.parametrize("path", PAGE_PATHS, ids=[p or "Home" for p in PAGE_PATHS])
-def test_every_step_fits_a_projector(browser, server, artifacts, path):
+def test_every_step_fits_a_projector(projector, server, artifacts, path):
     """The page with present=on at 1280 x 720, and every step of its stepper (Next, then the bar
     says "Step k+1 of N"), measured from the rendered page: the main chart (and the step's
     named point) wholly on the first screen, no text under 18 px, no canvas table, nothing cut,
     no text over text. Each step's first screen is saved (projector-<page>-<k>.png)."""
-    context = browser.new_context(viewport={"width": SCREEN[0], "height": SCREEN[1]})
-    page = context.new_page()
+    page = projector.new_page()
     name = path or "Home"
     problems = []
     try:
@@ -322,7 +337,7 @@ def test_every_step_fits_a_projector(browser, server, artifacts, path):
             assert error_count(page) == 0, f"{path} step {k}"
             page.screenshot(path=str(artifacts / f"projector-{name}-{k}.png"))
     finally:
-        context.close()
+        page.close()
     if path == "Step_by_step":
         assert n == 11  # steps 0 to 10
     assert not problems, "\n".join(problems)
@@ -332,9 +347,8 @@ def _bar(page):
     return page.locator(".st-key-stepper").inner_text()
 
 
-def test_the_clickers_keys_move_the_steps_and_follow_the_deck_across_pages(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
+def test_the_clickers_keys_move_the_steps_and_follow_the_deck_across_pages(projector, server):
+    page = projector.new_page()
     try:
         # The lecture deck's slide 10: Step by step, step 7; slide 11 is step 8, then the edit
         _open(page, f"{server}/Step_by_step?present=on&deck=lecture&slide=10&step=7")
@@ -362,4 +376,4 @@ def test_the_clickers_keys_move_the_steps_and_follow_the_deck_across_pages(brows
         assert "edit" not in page.url
         assert error_count(page) == 0
     finally:
-        context.close()
+        page.close()

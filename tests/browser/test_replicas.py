@@ -8,7 +8,6 @@ deploy/check.py, as deploy/README.md runs it, passes against the cluster."""
 import contextlib
 import subprocess
 import sys
-import tempfile
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -20,30 +19,15 @@ from tools.browser import (
     chart_data,
     error_count,
     own_browsers,
-    streamlit_server,
     wait_for_app,
     wait_for_rows,
     wait_for_run,
 )
 from tools.classroom_browser import tab_in_room, tab_tap_option, tabs_said
-from tools.services import nginx_proxy, redis_server
 
 pytestmark = [pytest.mark.replicas, pytest.mark.browser]
 
 TIMEOUT = 90  # s: a protocol phone's longest wait on a loaded machine; never a result
-
-
-@pytest.fixture(scope="module")
-def cluster(needs_redis, needs_nginx):
-    """(replica A's URL, replica B's URL, nginx's URL), all on loopback, one Redis."""
-    with contextlib.ExitStack() as stack, pytest.MonkeyPatch.context() as env:
-        folder = stack.enter_context(tempfile.TemporaryDirectory())
-        redis = redis_server(recipe=True, folder=folder)  # deploy/redis.conf, a password
-        env.setenv("ATTNVIZ_REDIS_URL", stack.enter_context(redis))
-        a = stack.enter_context(streamlit_server())
-        b = stack.enter_context(streamlit_server())
-        proxy = stack.enter_context(nginx_proxy([u.split("//", 1)[1] for u in (a, b)]))
-        yield a, b, proxy
 
 
 def button(page, text):
@@ -51,7 +35,7 @@ def button(page, text):
 
 
 def test_two_replicas_behind_nginx_share_a_room(browser, cluster, tmp_path):
-    a, b, proxy = cluster
+    a, b, proxy = cluster.urls
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         lecturer = context.new_page()
@@ -109,7 +93,7 @@ def test_two_replicas_behind_nginx_share_a_room(browser, cluster, tmp_path):
 def test_a_two_round_question_across_replicas(browser, cluster):
     """Peer instruction with the lecturer on replica A and the phones on replica B: each step
     reaches them through Redis, each phone keeps its first answer, the reveal's counts agree."""
-    a, b, _ = cluster
+    a, b, _ = cluster.urls
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     first, second = [0, 1, 1], [1, 1, 2]
     try:
@@ -117,7 +101,7 @@ def test_a_two_round_question_across_replicas(browser, cluster):
         lecturer.goto(f"{a}/Classroom")
         button(lecturer, "Open a room").click(timeout=90_000)
         code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
-        lecturer.get_by_text("Vote, discuss, revote").click()  # the next run asks two rounds
+        lecturer.get_by_text("Vote, discuss, revote", exact=True).click()  # asks two rounds
         wait_for_run(lecturer)
         button(lecturer, "Ask this question").click()
         lecturer.wait_for_selector("text=Round 1 of 2", timeout=60_000)
@@ -161,7 +145,7 @@ def test_a_lecturer_link_works_once_and_no_referer_carries_it(browser, cluster):
     """Through nginx: the lecturer link opened in a second browser moves the controls there;
     its key is then in no address of that page and in no Referer of its requests, and the
     link opens nothing a second time; the first browser's reload has no controls."""
-    _, _, proxy = cluster
+    _, _, proxy = cluster.urls
     with own_browsers(browser, viewport={"width": 1280, "height": 900}) as open_page:
         lecturer = open_page()
         lecturer.goto(f"{proxy}/Classroom")
@@ -191,7 +175,7 @@ def test_the_recipes_check_passes_through_nginx(cluster):
     /api/health says the room store (Redis) is ok, a room is answered from both replicas and
     the count read back."""
     done = subprocess.run(
-        [sys.executable, str(ROOT / "deploy" / "check.py"), cluster[2], "--timeout", "120"],
+        [sys.executable, str(ROOT / "deploy" / "check.py"), cluster.proxy, "--timeout", "120"],
         capture_output=True,
         text=True,
         timeout=600,
