@@ -20,6 +20,7 @@ from attnviz.links.course import PATHS
 from attnviz.links.deck import LECTURE, deck_text, parse_deck, slide, slide_query
 from tests.browser.test_classroom_sketch import PHONE, tap_until
 from tools.browser import error_count, own_browsers, wait_for_app, wait_for_run
+from tools.streamlit_client import SyncTab
 
 pytestmark = pytest.mark.browser
 
@@ -122,15 +123,15 @@ def test_a_sketch_slide_and_a_two_round_question_on_the_arrow_key_alone(browser,
         assert error_count(lecturer) == 0 and error_count(student) == 0
 
 
-def train_on_the_watch_page(page, server, steps):
-    """Another visitor trains the "previous" run of ``steps`` steps (its Train button)."""
-    page.goto(f"{server}/Watch_a_head_learn?gpt_task=previous&gpt_steps={steps}")
-    button = page.locator(".st-key-gpt_train button")
-    button.wait_for(timeout=LONG)
-    wait_for_run(page, LONG)
-    if "Trained" not in button.inner_text():
-        button.click()
-    page.wait_for_selector(".st-key-gpt_train button >> text=Trained", timeout=LONG)
+def train_elsewhere(server, steps):
+    """Another visitor trains the "previous" run of ``steps`` steps (its Train button): a
+    protocol tab, which draws nothing (the eviction needs the runs trained, not drawn)."""
+    query = f"gpt_task=previous&gpt_steps={steps}"
+    page = "Watch_a_head_learn"
+    with SyncTab(server, f"visitor {steps}", query, LONG / 1000, page=page) as visitor:
+        visitor.run_until("the Train button", widget="gpt_train")
+        visitor.run(tap="gpt_train")
+        visitor.until(lambda: "gpt_loss" in visitor.charts, f"the loss of {steps} steps")
 
 
 def test_the_default_deck_after_prepare_keeps_its_watch_run_under_eviction(browser, server):
@@ -141,11 +142,11 @@ def test_the_default_deck_after_prepare_keeps_its_watch_run_under_eviction(brows
     try:
         lecturer = projector.new_page()
         prepare(lecturer, server, slides)
-        visitor = others.new_page()
         canary = MIN_GPT_STEPS  # an unpinned run, trained after Prepare
-        train_on_the_watch_page(visitor, server, canary)
+        train_elsewhere(server, canary)
         for k in range(1, CACHE_GPT_RUNS[0] + 1):  # more runs than the cache keeps
-            train_on_the_watch_page(visitor, server, canary + k)
+            train_elsewhere(server, canary + k)
+        visitor = others.new_page()
         visitor.goto(f"{server}/Watch_a_head_learn?gpt_task=previous&gpt_steps={canary}")
         wait_for_app(visitor)
         wait_for_run(visitor, LONG)
