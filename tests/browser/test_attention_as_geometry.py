@@ -15,14 +15,23 @@ from tools.browser import error_count, wait_for_run
 pytestmark = pytest.mark.browser
 
 CHART = ".st-key-geometry .js-plotly-plot"
-# Counts the script runs that start from now on: Streamlit sets data-test-script-state on the
-# app to "running" for each one.
+# Counts the script runs from now on: Streamlit sets data-test-script-state on the app to
+# "running" for each one. Each change is read from its own record (its old value), not from the
+# attribute when the observer is called: on a loaded machine a run may have started and ended by
+# then, and would be missed.
 COUNT_RUNS = """() => {
     window.geoRuns = 0;
     const app = document.querySelector('[data-testid=stApp]');
-    new MutationObserver(() => {
-        if (app.getAttribute('data-test-script-state') === 'running') window.geoRuns += 1;
-    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    let state = app.getAttribute('data-test-script-state');
+    new MutationObserver(records => {
+        for (let i = 0; i < records.length; i++) {  // what a change left: the next one's old value
+            const now = i + 1 < records.length ? records[i + 1].oldValue
+                : app.getAttribute('data-test-script-state');
+            if (now === 'running' && state !== 'running') window.geoRuns += 1;
+            state = now;
+        }
+    }).observe(app, {attributes: true, attributeOldValue: true,
+                     attributeFilter: ['data-test-script-state']});
 }"""
 START = GEO_LENGTHS[start_length(DEFAULT_KEYS)]  # the query's length when the page opens
 SHOWN_WEIGHTS = "gd => gd._fullData.filter(t => t.type === 'bar' && t.visible === true)[0].x"
