@@ -11,13 +11,11 @@
 #     missing Chromium fails the run instead.
 #   - Debian's redis-server and nginx for the classroom's tests (a real Redis, and two replicas
 #     behind nginx: tests/browser/test_replicas.py), with the same apt-get.
-# Then the tests in two tiers at once: the browser tests in $BROWSER_WORKERS processes (2 by
-# default, each test file on one of them: a worker starts its own Chromium and servers), and
-# beside them, at a lower priority (nice 10), every other test in $TEST_WORKERS processes (2 by
-# default; pytest-xdist, each test file on one of them, so that its fixtures are made once). The
-# browser tier keeps the CPU it asks for, and the other tier takes what it leaves (about a
-# seventh of two cores: Chromium waits on the servers). The browser tier prints as it goes,
-# the other tier's report follows it. Pytest's exit 5 (no test selected) in one tier is no
+# Then the tests in two tiers: every test but the browser's in $TEST_WORKERS processes (2 by
+# default; pytest-xdist, each test file on one of them, so that its fixtures are made once), then
+# the browser tests in $BROWSER_WORKERS processes (2 by default, each test file on one of them:
+# a worker starts its own Chromium and servers; the tier waits on pages far more than it
+# computes, so two overlap their waits). Pytest's exit 5 (no test selected) in one tier is no
 # failure: a path given may hold tests of one tier only.
 # With a -m of your own, one pytest run does exactly what you asked.
 set -euo pipefail
@@ -48,16 +46,9 @@ for arg in "$@"; do
   case "$arg" in -m | -m*) exec python -m pytest "$@" ;; esac
 done
 fast=0 browser=0
-fast_log=$(mktemp)
-trap 'rm -f "$fast_log"' EXIT
-nice -n 10 python -m pytest -m "not browser" -n "${TEST_WORKERS:-2}" --dist loadscope "$@" \
-  >"$fast_log" 2>&1 &
-fast_pid=$!
+python -m pytest -m "not browser" -n "${TEST_WORKERS:-2}" --dist loadscope "$@" || fast=$?
 python -m pytest -m browser -n "${BROWSER_WORKERS:-2}" --dist loadfile --durations=15 "$@" \
   || browser=$?
-wait "$fast_pid" || fast=$?
-echo "---- every test but the browser's (run beside the browser tier) ----"
-cat "$fast_log"
 for status in "$fast" "$browser"; do
   case "$status" in 0 | 5) ;; *) exit "$status" ;; esac
 done
