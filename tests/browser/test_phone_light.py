@@ -139,8 +139,9 @@ def test_a_lecture_on_the_light_page(browser, server, artifacts):
         phone.get_by_text("the twin:").first.wait_for(timeout=60_000)
         checked(phone, "twin's reveal")
 
-        lecturer.get_by_text("Sketch the row", exact=True).first.click()
-        lecturer.locator("button", has_text="Ask the class to sketch this row").click()
+        lecturer.get_by_text("Sketch the row", exact=True).first.click(timeout=90_000)
+        ask = lecturer.locator("button", has_text="Ask the class to sketch this row")
+        ask.click(timeout=90_000)  # redrawn by the lecturer's polls: a loaded machine retries
         phone.get_by_text("Sketch the row of A for query").wait_for(timeout=60_000)
         keys = phone.locator(".sketch .key").all_text_contents()
         assert keys[0] == "<b>x</b>" and phone.locator("main b, main img").count() == 0
