@@ -1,6 +1,6 @@
 """Faults during a lecture, with real processes: deploy/redis.conf's redis-server, two replicas
 and deploy/nginx.conf's nginx (tools/services.py). A room is opened through nginx (its join link,
-copied from the lecturer's page, is the light page's), Streamlit phones on both replicas answer
+copied from the lecturer's page, is the light page's), a Streamlit phone on each replica answers
 (the room's Classroom page), then in turn: kill -9 of the lecturer's replica, Redis restarted,
 nginx reloaded, a replica restarted. After each,
 the room and its counts are the same (read in a new tab of the lecturer's browser), every phone
@@ -138,12 +138,12 @@ def test_a_room_survives_every_fault(browser, cluster):
     assert join == f"{cluster.proxy}/api/phone?room={code}"  # plain text: no invisible mark
     assert join.isascii() and join.isprintable()
     streamlit_phone = f"{cluster.proxy}/Classroom?room={code}"  # the light page: its own test
-    phones = [tab_on(browser, cluster, port, streamlit_phone) for port in (a, a, b, b)]
-    letters = "ABAB"
+    phones = [tab_on(browser, cluster, port, streamlit_phone) for port in (a, b)]  # a phone each
+    letters = "AB"
     for k, phone in enumerate(phones):
         answer(phone, k % 2, letters[k])
     try:
-        lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=4 of 4", timeout=WAIT)
+        lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=2 of 2", timeout=WAIT)
     except Exception:
         lecturer.screenshot(path="test-artifacts/fault-lecturer-before.png", full_page=True)
         print(RedisStore(cluster.redis_url).tally(code))
@@ -158,7 +158,7 @@ def test_a_room_survives_every_fault(browser, cluster):
         new = "B" if given[changer] == "A" else "A"
         answer(phones[changer], "AB".index(new), new)  # a new answer still counts
         given[changer] = new
-        count_in_lecturers_browser(lecturer, cluster, "4 of 4")
+        count_in_lecturers_browser(lecturer, cluster, "2 of 2")
         counts = RedisStore(cluster.redis_url).tally(code).counts
         assert counts[:2] == (given.count("A"), given.count("B")), fault
 
@@ -166,21 +166,21 @@ def test_a_room_survives_every_fault(browser, cluster):
         watch(page)
     os.kill(server_pid(a), signal.SIGKILL)  # the lecturer's replica
     cluster.stop(a)
-    check("kill -9 of the lecturer's replica", 0, moved=(0, 1))
+    check("kill -9 of the lecturer's replica", 0, moved=(0,))
     cluster.start_replica(a)  # systemd's Restart=always
 
     cluster.stop("redis")  # SIGTERM: Redis's SHUTDOWN, then it starts on the same folder
     cluster.start_redis()
-    check("Redis restarted", 2)
+    check("Redis restarted", 1)
 
     reload_nginx(cluster.proxy)
-    check("nginx reloaded", 1)
+    check("nginx reloaded", 0)
 
     for page in phones:
         watch(page)
     cluster.stop(b)  # SIGTERM, as `systemctl restart attnviz@PORT`
     cluster.start_replica(b)
-    check("a replica restarted", 3, moved=(2, 3))
+    check("a replica restarted", 1, moved=(1,))
     log = nginx_access_log(cluster.proxy)
     assert "/Classroom" in log and "key=" not in log and "room=" not in log
 
