@@ -1,12 +1,14 @@
 """Sketch the row in a browser: a lecturer (1280 × 720, projector mode) asks the row of A for
-query "on" under the causal mask; three phones (390 × 844, touch) sketch three different rows
-with taps and submit; the lecturer shows two snapshots (closest, farthest: picked in the
-lecturer-only panel), then reveals. The
-class's mean, the true row and the distances are read back from the drawn charts and checked
-against the sketches tapped and the core's A. A tap on a masked key's row changes nothing; every
-tap target is at least 44 px; no phone scrolls sideways. Screenshots in test-artifacts/."""
+query "on" under the causal mask; three students sketch three different rows and submit: one on a
+phone in Chromium (390 × 844, touch) with taps, two as plain HTTP clients of the room (the light
+phone's API: they draw nothing); the lecturer shows two snapshots (closest, farthest: picked in
+the lecturer-only panel), then reveals. The class's mean, the true row and the distances are
+read back from the drawn charts and checked against the sketches and the core's A, and each
+student is told their own distance. A tap on a masked key's row changes nothing; every tap
+target is at least 44 px; the phone does not scroll sideways. Screenshots in test-artifacts/."""
 
 import contextlib
+import json
 
 import numpy as np
 import pytest
@@ -14,17 +16,16 @@ from playwright.sync_api import Error as PlaywrightError
 
 import attnviz
 from attnviz.classroom.sketch import variant_settings
-from tools.browser import error_count, own_browsers, wait_for_run
+from tests.browser.test_phone_light import HttpPhone
+from tools.browser import error_count, wait_for_run
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 QUERY, LABEL = 3, "on"
-TAPS = [  # (key, level) taps from "same for all" (1, 1, 1, 1, 0, 0): three different rows
-    [(1, 5)],
-    [(0, 0), (2, 4)],
-    [(5, 4), (2, 3)],  # key 5 is masked: its row takes no tap (the next tap's run shows it)
-]
+TAPS = [(2, 4), (5, 4), (2, 3)]  # the Chromium phone's (key, level) taps from "same for all"
+# (1, 1, 1, 1, 0, 0); key 5 is masked: its row takes no tap (the next tap's run shows it)
+# the two HTTP students' sketches, then the one the Chromium phone's taps make
 SKETCHES = [(1, 5, 1, 1, 0, 0), (0, 1, 4, 1, 0, 0), (1, 1, 3, 1, 0, 0)]
 TRUTH = attnviz.compute(variant_settings(attnviz.Settings(), "causal")).result.attention[QUERY]
 
@@ -112,9 +113,8 @@ def tap_until(phone, key, j, level, tries=6):
 
 def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifacts):
     projector = browser.new_context(viewport={"width": 1280, "height": 720})
-    phones = contextlib.ExitStack()
+    phones = browser.new_context(**PHONE)
     try:
-        phone = phones.enter_context(own_browsers(browser, **PHONE))  # a student each
         lecturer = projector.new_page()
         lecturer.goto(f"{server}/Classroom?present=on")
         main_button(lecturer, "Open a room").click(timeout=90_000)
@@ -126,38 +126,36 @@ def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifact
         choose(lecturer, "cls_sk_variant", "with the causal mask")
         main_button(lecturer, "Ask the class to sketch this row").click()
         lecturer.wait_for_selector("text=Sketched", timeout=60_000)
-        students = [phone() for _ in SKETCHES]
-        for student in students:
-            student.goto(f"{server}/Classroom?room={code}")
+        others = [HttpPhone(server, code) for _ in SKETCHES[:-1]]
+        for other, levels in zip(others, SKETCHES, strict=False):
+            assert other.post("sketch", levels=list(levels)).status_code == 200
+        student = phones.new_page()
+        student.goto(f"{server}/Classroom?room={code}")
         key = "cls_sk_1"
-        for n, (student, taps) in enumerate(zip(students, TAPS, strict=True)):
-            student.bring_to_front()  # a tab in the background runs no animation frames
-            student.locator(f".st-key-{key}_chart_0 .js-plotly-plot").wait_for(timeout=90_000)
-            wait_for_run(student)
-            for j, level in taps:
-                if j == 5:  # masked: the tap reaches no marker, and nothing reruns
-                    tap(student, key, j, level)
-                    continue
-                tap_until(student, key, j, level)
-            wait_for_run(student)
-            drawn = drawn_levels(student, key)
-            assert tuple(drawn) == SKETCHES[n]
-            assert student.evaluate("document.documentElement.scrollWidth") <= 390
-            heights = student.locator("[data-testid=stMain] button").evaluate_all(
-                "bs => bs.filter(b => b.offsetParent).map(b => b.getBoundingClientRect().height)"
-            )
-            assert min(heights) >= 44, heights
-            pitch = student.locator(SKETCH_CHART.format(key=key)).evaluate(
-                """gd => {const L = gd._fullLayout, m = gd._fullData[1].marker;
-                return [L.xaxis.l2p(1) - L.xaxis.l2p(0), L.yaxis.l2p(1) - L.yaxis.l2p(0),
-                        m.size + 2 * L.hoverdistance];}"""
-            )
-            assert min(pitch) >= 44, pitch  # a level and a row apart, and each tap's reach
-            if n == 0:
-                student.locator(f".st-key-{key}_submit").scroll_into_view_if_needed()
-                student.screenshot(path=artifacts / "Classroom_sketch_phone.png")
-            main_button(student, "Submit").tap()
-            student.wait_for_selector("text=Sketch sent. It is locked", timeout=60_000)
+        student.locator(f".st-key-{key}_chart_0 .js-plotly-plot").wait_for(timeout=90_000)
+        wait_for_run(student)
+        for j, level in TAPS:
+            if j == 5:  # masked: the tap reaches no marker and sets nothing
+                tap(student, key, j, level)
+                continue
+            tap_until(student, key, j, level)
+        wait_for_run(student)
+        assert tuple(drawn_levels(student, key)) == SKETCHES[-1]
+        assert student.evaluate("document.documentElement.scrollWidth") <= 390
+        heights = student.locator("[data-testid=stMain] button").evaluate_all(
+            "bs => bs.filter(b => b.offsetParent).map(b => b.getBoundingClientRect().height)"
+        )
+        assert min(heights) >= 44, heights
+        pitch = student.locator(SKETCH_CHART.format(key=key)).evaluate(
+            """gd => {const L = gd._fullLayout, m = gd._fullData[1].marker;
+            return [L.xaxis.l2p(1) - L.xaxis.l2p(0), L.yaxis.l2p(1) - L.yaxis.l2p(0),
+                    m.size + 2 * L.hoverdistance];}"""
+        )
+        assert min(pitch) >= 44, pitch  # a level and a row apart, and each tap's reach
+        student.locator(f".st-key-{key}_submit").scroll_into_view_if_needed()
+        student.screenshot(path=artifacts / "Classroom_sketch_phone.png")
+        main_button(student, "Submit").tap()
+        student.wait_for_selector("text=Sketch sent. It is locked", timeout=60_000)
         lecturer.wait_for_selector("[data-testid=stMetricValue] >> text=3 of 3", timeout=60_000)
         # the picks are for the lecturer only: folded away on the projector
         assert not main_button(lecturer, "Closest").is_visible()
@@ -181,15 +179,17 @@ def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifact
         np.testing.assert_allclose(drawn, sorted(distances), atol=1e-12)
         lecturer.locator(".st-key-cls_sk_mean:not([data-retained])").scroll_into_view_if_needed()
         lecturer.screenshot(path=artifacts / "Classroom_sketch_reveal.png")
-        for student, w, d in zip(students, weights, distances, strict=True):
-            wait_for_traces(student, "cls_sk_mine", 2, timeout=90_000)
-            np.testing.assert_allclose(trace_x(student, "cls_sk_mine", 0), w)
-            np.testing.assert_allclose(trace_x(student, "cls_sk_mine", 1), TRUTH, atol=1e-12)
-            text = student.locator("[data-testid=stMain]").inner_text()
-            assert f"Your distance to the true row: {d:.2f}" in text
-            assert error_count(student) == 0
-        students[0].locator(".st-key-cls_sk_mine").scroll_into_view_if_needed()
-        students[0].screenshot(path=artifacts / "Classroom_sketch_phone_reveal.png")
+        wait_for_traces(student, "cls_sk_mine", 2, timeout=90_000)
+        np.testing.assert_allclose(trace_x(student, "cls_sk_mine", 0), weights[-1])
+        np.testing.assert_allclose(trace_x(student, "cls_sk_mine", 1), TRUTH, atol=1e-12)
+        text = student.locator("[data-testid=stMain]").inner_text()
+        assert f"Your distance to the true row: {distances[-1]:.2f}" in text
+        assert error_count(student) == 0
+        for other, d in zip(others, distances, strict=False):  # each told their own distance
+            said = other.http.get(f"{other.url}/state", timeout=60).json()
+            assert f"Your distance to the true row: {d:.2f}" in json.dumps(said), said
+        student.locator(".st-key-cls_sk_mine").scroll_into_view_if_needed()
+        student.screenshot(path=artifacts / "Classroom_sketch_phone_reveal.png")
         assert error_count(lecturer) == 0
     finally:
         projector.close()
