@@ -1,10 +1,12 @@
 """The geometry page in a browser: its own Plotly sliders turn and stretch the query, and the bars
 show the core's new weights, with no Streamlit rerun."""
 
+import contextlib
 import re
 
 import numpy as np
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from attnviz import self_attention
 from attnviz.lessons.geometry import DEFAULT_KEYS, query_vectors
@@ -65,6 +67,23 @@ def click_step(page, slider, label):
     page.mouse.click(box["x"] + box["width"] / 2, rail["y"] + rail["height"] / 2)
 
 
+def wait_for_weights(page, slider, step, weights):
+    """Wait until slider ``slider`` is at ``step`` and the bars show ``weights``: the slider's
+    mark moves before its restyle has drawn the bars (on a loaded machine, long before). After
+    the deadline the caller's comparison says what the bars show."""
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.wait_for_function(
+            f"""([slider, step, weights]) => {{
+                const gd = document.querySelector('{CHART}');
+                const shown = ({SHOWN_WEIGHTS})(gd);
+                return gd._fullLayout.sliders[slider].active === step &&
+                    weights.every((w, i) => Math.abs(shown[i] - w) < 5e-5);
+            }}""",
+            arg=[slider, step, [float(w) for w in weights]],
+            timeout=60_000,
+        )
+
+
 def reruns_asked(frames):
     """The BackMsgs among ``frames`` (what the page sent on its WebSocket) that ask the server
     for a script run: what any Streamlit widget's change sends at once."""
@@ -91,17 +110,11 @@ def test_the_sliders_redraw_the_cores_weights_without_a_rerun(page, server, arti
     sent.clear()
 
     click_step(page, 0, "120°")
-    page.wait_for_function(
-        f"() => {{ const gd = document.querySelector('{CHART}'); "
-        "return gd._fullLayout.sliders[0].active === 12; }"
-    )
+    wait_for_weights(page, 0, 12, core_weights(120, START))
     np.testing.assert_allclose(chart.evaluate(SHOWN_WEIGHTS), core_weights(120, START), atol=5e-5)
     np.testing.assert_allclose(table_weights(chart), core_weights(120, START), atol=5e-4)
     click_step(page, 1, "4")  # the length slider keeps the angle where it is
-    page.wait_for_function(
-        f"() => {{ const gd = document.querySelector('{CHART}'); "
-        "return gd._fullLayout.sliders[1].active === 4; }"
-    )
+    wait_for_weights(page, 1, 4, core_weights(120, 4))
     np.testing.assert_allclose(chart.evaluate(SHOWN_WEIGHTS), core_weights(120, 4), atol=5e-5)
     np.testing.assert_allclose(table_weights(chart), core_weights(120, 4), atol=5e-4)
     assert reruns_asked(sent) == []  # a widget asks in its own event handler: none did
