@@ -19,7 +19,6 @@ pytestmark = pytest.mark.browser
 
 SMALLEST_PX = 18
 SCREEN = (1280, 720)  # the projector: the step's first chart lies wholly inside it
-QUIET_MS = 150  # ms: charts drawn and still for this long (checked every frame) are settled
 # Measured from the rendered page (the lecturer's measure, teaching review 4 section 2):
 # - small: visible text under SMALLEST px, DOM text (KaTeX at its base size: a formula that
 #   shrinks to fit its column counts at the size it is drawn) and the charts' SVG text;
@@ -168,26 +167,20 @@ def _open(page, url):
 def _drawn(page):
     """Wait until every chart of the main area is drawn and laid out: Plotly draws after the
     run, and a chart not drawn yet has no size (the measure would pass over it to a later one).
-    Checked at every animation frame: each chart drawn, and the charts' places and the page's
-    height unchanged for QUIET_MS (a step's chart that Streamlit has not put in the page yet,
-    or one still moving as the page grows, is not settled: the measure once found only the
-    picture below it)."""
+    The charts' count and places are compared at two polls half a second apart: a step's chart
+    that Streamlit has not put in the page yet, or one still moving as the page grows, is not
+    settled (the measure once found only the picture below it)."""
     page.wait_for_function(
-        """quiet => {
+        """() => {
           const plots = [...document.querySelectorAll("[data-testid=stMain] .js-plotly-plot")];
           const places = plots.map(p => { const r = p.getBoundingClientRect();
                                           return `${r.top.toFixed(0)}:${r.height.toFixed(0)}`; })
             .join(",") + `|${document.querySelector("[data-testid=stMain]").scrollHeight}`;
-          const drawn = plots.every(p => p.querySelector(".main-svg") && p._fullLayout);
-          if (!drawn || window.__attnvizPlaces !== places) {
-            window.__attnvizPlaces = places;
-            window.__attnvizSince = performance.now();
-            return false;
-          }
-          return performance.now() - window.__attnvizSince >= quiet;
+          const same = window.__attnvizPlaces === places;
+          window.__attnvizPlaces = places;
+          return same && plots.every(p => p.querySelector(".main-svg") && p._fullLayout);
         }""",
-        arg=QUIET_MS,
-        polling="raf",
+        polling=500,
         timeout=60_000,
     )
 
