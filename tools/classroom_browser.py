@@ -12,7 +12,11 @@ protocol client (tools/streamlit_client.SyncTab, no browser): ``tab_in_room`` op
     step(lecturer)                           # the next phase (cls_reveal, cls_twin ...)
     tab = tab_in_room(stack, url, code, "phone 2", timeout=90)   # a protocol phone, no browser
     tab_tap_option(tab, 1)                   # B, and the phone says it was taken
+    other = HttpPhone(url, code)             # a light phone: the room's HTTP API, no page
+    other.post("answer", option=1)
 """
+
+import requests
 
 from tools.browser import wait_for_run
 from tools.streamlit_client import SyncTab
@@ -87,3 +91,23 @@ def tabs_said(tabs, words, since):
     after its ``since[j]``-th."""
     for tab, before in zip(tabs, since, strict=True):
         tab.until(lambda t=tab, b=before: t.said(words, b), repr(words))
+
+
+class HttpPhone:
+    """A phone as a plain HTTP client of the room's API (attnviz/web/phone): joined on creation,
+    with its own cookie, so its own student."""
+
+    def __init__(self, server, code):
+        self.http = requests.Session()  # keeps the cookie the server gives it
+        self.url, self.origin = f"{server}/api/rooms/{code}", server
+        assert self.post("join").status_code == 200
+
+    def post(self, what, **body):
+        headers = {"Origin": self.origin}
+        return self.http.post(f"{self.url}/{what}", json=body, headers=headers, timeout=60)
+
+    def state(self):
+        """What the room's GET state says to this phone (a dict)."""
+        response = self.http.get(f"{self.url}/state", timeout=60)
+        assert response.status_code == 200, response.text
+        return response.json()

@@ -16,8 +16,8 @@ from playwright.sync_api import Error as PlaywrightError
 
 import attnviz
 from attnviz.classroom.sketch import variant_settings
-from tests.browser.test_phone_light import HttpPhone
 from tools.browser import error_count, wait_for_run
+from tools.classroom_browser import HttpPhone
 
 pytestmark = pytest.mark.browser
 
@@ -186,7 +186,7 @@ def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifact
         assert f"Your distance to the true row: {distances[-1]:.2f}" in text
         assert error_count(student) == 0
         for other, d in zip(others, distances, strict=False):  # each told their own distance
-            said = other.http.get(f"{other.url}/state", timeout=60).json()
+            said = other.state()
             assert f"Your distance to the true row: {d:.2f}" in json.dumps(said), said
         student.locator(".st-key-cls_sk_mine").scroll_into_view_if_needed()
         student.screenshot(path=artifacts / "Classroom_sketch_phone_reveal.png")

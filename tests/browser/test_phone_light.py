@@ -9,12 +9,12 @@ from urllib.parse import quote
 
 import numpy as np
 import pytest
-import requests
 
 from attnviz.classroom.questions import all_questions, question_of
 from attnviz.classroom.rounds import twin_of
 from attnviz.settings import Settings
 from tools.browser import accessibility_problems, own_browsers, wait_for_chart, wait_for_run
+from tools.classroom_browser import HttpPhone
 
 pytestmark = pytest.mark.browser
 
@@ -47,19 +47,6 @@ def checked(phone, screen):
 
 def tap(phone, text, role="button"):
     phone.get_by_role(role, name=text, exact=True).tap(timeout=60_000)
-
-
-class HttpPhone:
-    """A phone as a plain HTTP client (its own cookie: its own student)."""
-
-    def __init__(self, server, code):
-        self.http = requests.Session()  # keeps the cookie the server gives it
-        self.url, self.origin = f"{server}/api/rooms/{code}", server
-        assert self.post("join").status_code == 200
-
-    def post(self, what, **body):
-        headers = {"Origin": self.origin}
-        return self.http.post(f"{self.url}/{what}", json=body, headers=headers, timeout=60)
 
 
 def test_a_lecture_on_the_light_page(browser, server, artifacts):
