@@ -2,6 +2,7 @@
 sidebar's settings, an answer reveals the truth with the rows and tables the core computed, and
 tokens reach markdown only escaped."""
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -206,6 +207,8 @@ def test_a_sketch_alone_is_checked_against_the_cores_row(variant):
     drawn = chart_specs(at)[f"{key}_chart_0"]
     assert decode(drawn["data"][0]["x"]).tolist() == [int(a) for a in allowed]  # same for all
     assert len(decode(drawn["data"][1]["x"])) == 6 * sum(allowed)  # a tap target per level
+    tap_chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(f"{key}_chart_0"))
+    assert json.loads(tap_chart.proto.config)["doubleClickDelay"] == 0  # a quick tap is a tap
     levels = (0, 5, 1, 2, 0, 0)
     at.session_state[LEVELS + key] = levels
     at.run()
