@@ -17,11 +17,10 @@ from playwright.sync_api import Error as PlaywrightError
 import attnviz
 from attnviz.classroom.sketch import variant_settings
 from tools.browser import error_count, wait_for_run
-from tools.classroom_browser import HttpPhone
+from tools.classroom_browser import PHONE, HttpPhone
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 QUERY, LABEL = 3, "on"
 TAPS = [(2, 4), (5, 4), (2, 3)]  # the Chromium phone's (key, level) taps from "same for all"
 # (1, 1, 1, 1, 0, 0); key 5 is masked: its row takes no tap (the next tap's run shows it)
