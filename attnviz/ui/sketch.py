@@ -26,9 +26,10 @@ from attnviz.ui.sidebar import is_present
 from attnviz.ui.text import md_escape
 
 NO_MODEBAR = {"displayModeBar": False}  # on a phone the toolbar covers the chart's title
-# The tap chart takes no double tap: within doubleClickDelay (500 ms as Streamlit draws) a second
-# tap is a double click, on which Streamlit clears the chart's selection, so a quick second tap
-# (after one on a grey row, or on a chart a slow run has not replaced yet) was lost or undone
+# The tap chart takes no double tap: a second tap within doubleClickDelay (Plotly's default,
+# 500 ms in the bundle Streamlit ships) is a double click, on which Streamlit clears the chart's
+# selection, so a quick second tap (after one on a grey row, or on a chart a slow run has not
+# replaced yet) was lost or undone
 TAP_CONFIG = {**NO_MODEBAR, "doubleClickDelay": 0}
 LEVELS = "attnviz.sketch.levels."  # + the widget's key: the levels set so far
 TAPS = "attnviz.sketch.taps."  # + the widget's key: taps so far (the chart's key changes)

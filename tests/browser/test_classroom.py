@@ -16,11 +16,10 @@ import pytest
 from attnviz.links.classroom import BROWSER_COOKIE
 from tests.helpers import decode
 from tools.browser import error_count, own_browsers, wait_for_chart, wait_for_run
-from tools.classroom_browser import tab_in_room, tab_tap_option
+from tools.classroom_browser import PHONE, tab_in_room, tab_tap_option
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 LECTURER_ONLY = ["Open a room", "Reveal", "Next question", "Close the room", "Ask this question"]
 LECTURER_KEYS = ("cls_open", "cls_ask", "cls_reveal", "cls_next", "cls_close", "cls_lock")
 CHOSEN = [1, 0, 1]  # the options the three students tap: B, A, B (the first in Chromium)

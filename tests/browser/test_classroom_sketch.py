@@ -17,11 +17,10 @@ from playwright.sync_api import Error as PlaywrightError
 import attnviz
 from attnviz.classroom.sketch import variant_settings
 from tools.browser import error_count, wait_for_run
-from tools.classroom_browser import HttpPhone
+from tools.classroom_browser import PHONE, HttpPhone
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 QUERY, LABEL = 3, "on"
 TAPS = [(2, 4), (5, 4), (2, 3)]  # the Chromium phone's (key, level) taps from "same for all"
 # (1, 1, 1, 1, 0, 0); key 5 is masked: its row takes no tap (the next tap's run shows it)
@@ -79,8 +78,16 @@ SKETCH_CHART = "[class*=st-key-{key}_chart_]" + OWN + " .js-plotly-plot"
 HOVER_MS = 50
 
 
+# A chart takes a tap once Streamlit shows it (hidden until its width is known, then drawn
+# again) and Plotly's selection event has Streamlit's handler
+TAKES_TAPS = """sel => { const gd = document.querySelector(sel);
+    return Boolean(gd && gd._fullLayout && getComputedStyle(gd).visibility !== "hidden" &&
+                   gd._ev && gd._ev.listenerCount("plotly_selected") > 0); }"""
+
+
 def tap(phone, key, j, level):
-    """Tap key ``j``'s row at ``level`` in the sketch ``key``."""
+    """Tap key ``j``'s row at ``level`` in the sketch ``key``, once its chart takes taps."""
+    phone.wait_for_function(TAKES_TAPS, arg=SKETCH_CHART.format(key=key), timeout=60_000)
     plot = phone.locator(SKETCH_CHART.format(key=key))
     plot.scroll_into_view_if_needed(timeout=10_000)
     x, y = plot.evaluate(
@@ -98,9 +105,9 @@ def drawn_levels(phone, key):
 
 
 def tap_until(phone, key, j, level, tries=6):
-    """Tap until key ``j``'s bar is drawn at ``level``: a tap that comes before the chart's
-    events are bound (a loaded machine) is lost, and tapping the same place again sets the same
-    level, so a second tap is safe."""
+    """Tap until key ``j``'s bar is drawn at ``level``: a run that replaces the chart between
+    ``tap``'s wait and its tap (a loaded machine) loses the tap, and tapping the same place
+    again sets the same level, so a second tap is safe."""
     wanted = f"gd => gd._fullData && gd._fullData[0].x[{j}] === {level}"
     for _ in range(tries):
         with contextlib.suppress(PlaywrightError):  # the chart was replaced meanwhile

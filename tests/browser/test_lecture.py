@@ -18,8 +18,9 @@ import pytest
 from attnviz.limits import CACHE_GPT_RUNS, MIN_GPT_STEPS
 from attnviz.links.course import PATHS
 from attnviz.links.deck import LECTURE, deck_text, parse_deck, slide, slide_query
-from tests.browser.test_classroom_sketch import PHONE, tap_until
+from tests.browser.test_classroom_sketch import tap_until
 from tools.browser import error_count, own_browsers, wait_for_app, wait_for_run
+from tools.classroom_browser import PHONE
 from tools.streamlit_client import SyncTab
 
 pytestmark = pytest.mark.browser

@@ -14,11 +14,10 @@ from attnviz.classroom.questions import all_questions, question_of
 from attnviz.classroom.rounds import twin_of
 from attnviz.settings import Settings
 from tools.browser import accessibility_problems, own_browsers, wait_for_chart, wait_for_run
-from tools.classroom_browser import HttpPhone
+from tools.classroom_browser import PHONE, HttpPhone
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 MIN_TAP_PX = 44
 TOKENS = "<b>x</b> sat <img src=x onerror=alert(1)>"
 EXAMPLE = Settings(text=TOKENS)
