@@ -12,6 +12,7 @@ from attnviz import limits
 from attnviz.classroom import MemoryStore
 from attnviz.classroom.report import report_csv, report_pdf, report_rows, report_source
 from attnviz.exercises.notation import typst_text
+from attnviz.lessons.predict.make import KIND_NAMES
 from attnviz.links.shared import settings_query
 from attnviz.serve.classroom import example_settings
 from attnviz.settings import Settings
@@ -75,6 +76,7 @@ def test_the_csv_read_back_gives_the_taps():
         ("1", "row_sum", "twin"),
         ("2", "shape", "1"),
     ]
+    assert [r["asked"] for r in rounds] == [KIND_NAMES["row_sum"]] * 3 + [KIND_NAMES["shape"]]
     for row, taps, n in zip(rounds, (FIRST, SECOND, TWIN), (4, 4, 3), strict=False):
         counts = [int(row[f"count_{c}"]) for c in "ABCD"[:n]]
         assert counts == np.bincount(taps, minlength=n).tolist()
@@ -130,7 +132,7 @@ def test_a_sketch_question_counts_its_sketches_in_the_report_and_the_health_pane
     key, computed here from the same sketches (lessons.sketch as the oracle); also once the
     next question has been asked (the kept record)."""
     from attnviz.classroom.health import health
-    from attnviz.classroom.sketch import class_summary, sketch_kind, sketch_question
+    from attnviz.classroom.sketch import VARIANTS, class_summary, sketch_kind, sketch_question
 
     store = MemoryStore(clock=Clock())
     store.read_example = example_settings
@@ -150,6 +152,7 @@ def test_a_sketch_question_counts_its_sketches_in_the_report_and_the_health_pane
         rows = list(csv.DictReader(io.StringIO(report_csv(*store.report(code, key)))))
         row = next(r for r in rows if r["kind"] == kind)
         assert int(row["answered"]) == len(SKETCHES)
+        assert row["asked"] == f"sketch the row of query 1 ({VARIANTS['plain']})"  # in words
         assert float(row["median_distance"]) == round(float(np.median(expected.distances)), 4)
         assert int(row["picked_largest"]) == expected.right_largest
         means = [float(part.rsplit(" ", 1)[1]) for part in row["class_mean"].split("; ")]

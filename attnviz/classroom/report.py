@@ -5,7 +5,8 @@ worksheets). No student identifier is in the records, so none can be in the repo
 CSV: one row per question and round (``row`` = "round"), then one per minute with "I'm lost"
 taps (``row`` = "im_lost"):
 
-    row, question, kind, seed, round (1, 2, twin), rounds (1 or 2), right_option (a letter),
+    row, question, kind, asked (what the kind asks, in words: the PDF's), seed, round (1, 2,
+    twin), rounds (1 or 2), right_option (a letter),
     answered, count_A ... (one per option, as many as the widest question), right_share
     (0 to 1), moves (round 2: "A>B:3 B>B:2", first answer > second: students),
     changed, moved_to_right, sure_right, sure_wrong, fairly_sure_right, fairly_sure_wrong,
@@ -45,6 +46,7 @@ def sketch_row(record, sketch):
         "row": "round",
         "question": record["question"],
         "kind": record["kind"],
+        "asked": question_name(record["kind"]),
         "seed": record["seed"],
         "round": "1",
         "rounds": record["rounds"],
@@ -75,6 +77,7 @@ def _columns(width):
         "row",
         "question",
         "kind",
+        "asked",
         "seed",
         "round",
         "rounds",
@@ -117,6 +120,7 @@ def report_rows(records, lost_minutes):
                 "row": "round",
                 "question": record["question"],
                 "kind": record["kind"],
+                "asked": question_name(record["kind"]),
                 "seed": record.get("twin_seed") if twin else record["seed"],
                 "round": name,
                 "rounds": record["rounds"],
