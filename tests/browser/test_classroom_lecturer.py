@@ -36,12 +36,22 @@ def test_the_lecturers_cookie_is_httponly_and_ends_with_the_room(browser, server
     lecturer_context = browser.new_context(viewport={"width": 1280, "height": 900})
     thief_context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
+        refused = []  # the first hand-over meets a store that is away: the page asks again
+
+        def away_once(route):
+            if refused:
+                return route.continue_()
+            refused.append(route.request.url)
+            return route.fulfill(status=503, json={"error": "The room's store is away."})
+
+        lecturer_context.route("**/api/lecturer", away_once)
         lecturer = lecturer_context.new_page()
         lecturer.goto(f"{server}/Classroom")
         main_button(lecturer, "Open a room").click(timeout=90_000)
         code = lecturer.locator(".st-key-cls_code h1").inner_text(timeout=60_000).strip()
         opened = time.time()
         cookies = until_jar(lecturer, lambda j: LECTURER_COOKIE in j, "lecturer cookie")
+        assert len(refused) == 1
         cookie = cookies[LECTURER_COOKIE]
         assert cookie["httpOnly"] and cookie["sameSite"] == "Strict", cookie
         assert cookie["value"].startswith(f"{code}."), cookie  # it names the room
@@ -64,3 +74,25 @@ def test_the_lecturers_cookie_is_httponly_and_ends_with_the_room(browser, server
     finally:
         lecturer_context.close()
         thief_context.close()
+
+
+def test_a_refused_hand_over_is_said_in_the_servers_words(browser, server):
+    """A hand-over the server refuses (not a store that is away: that is asked again) leaves
+    the controls in this tab, and the page says why and what to do, the reason as text."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    reason = "Room <b>X</b> is closed: open a new room."  # markup stays text
+    context.route(
+        "**/api/lecturer", lambda route: route.fulfill(status=409, json={"error": reason})
+    )
+    try:
+        lecturer = context.new_page()
+        lecturer.goto(f"{server}/Classroom")
+        main_button(lecturer, "Open a room").click(timeout=90_000)
+        note = lecturer.locator("#attnviz-seat-note")
+        note.get_by_text("This browser could not keep the room's controls").wait_for()
+        assert reason in note.inner_text() and note.locator("b").count() == 0
+        assert "copy the Lecturer link" in note.inner_text()
+        assert main_button(lecturer, "Close the room").count() == 1  # this tab keeps them
+        assert LECTURER_COOKIE not in jar(context)
+    finally:
+        context.close()

@@ -4,6 +4,8 @@ tests/test_classroom_credential.py cover) and without it (AppTest as it is, a ho
 app.py as a plain script: the browser's id holds the controls, as before the App). The attacks
 of issue 45 replayed: a stolen browser id, a student's lecturer link, a spent link."""
 
+import json
+
 import pytest
 
 from attnviz.classroom.credential import ROUTES_SERVED, credential_value
@@ -44,7 +46,7 @@ def posted(at):
     for element in at.get("html"):
         body = element.proto.body
         for path in (classroom_seat.TAKE_PATH, classroom_seat.LEAVE_PATH):
-            if f'fetch("{path}"' in body:
+            if f'"path": {json.dumps(path)}' in body:  # _post's call
                 found.append((path, body))
     return found
 

@@ -67,13 +67,64 @@ def seat():
     return found if record is not None and record.key_matches(found[1]) else None
 
 
+# What the page says while its script waits for the route, and when the route refuses: {why} is
+# the server's sentence (shown as text), or that it did not answer
+SAID = {
+    TAKE_PATH: (
+        "Keeping this room's controls in this browser: {why} Trying again.",
+        "This browser could not keep the room's controls: {why} This tab keeps them: before "
+        "you reload or close it, copy the Lecturer link on this page, which brings them back.",
+    ),
+    LEAVE_PATH: (
+        "Letting go of this room's controls in this browser: {why} Trying again.",
+        "This browser could not let go of the room's controls: {why} Reload the page to try again.",
+    ),
+}
+TRIES = 6  # a route that does not answer, or says the store is away (503), is asked again after
+# 1, 2, 4, 8 and 16 s: a store restarted during that time is waited for
+
+
+# The page's script for _post, called with {path, body, tries, trying, failed, silent}
+POST_SCRIPT = """async (c) => {
+  const say = (text, why) => {
+    const note = document.getElementById("attnviz-seat-note");
+    if (note) note.textContent = text.replace("{why}", () => why);  // text, never markup
+  };
+  for (let attempt = 1; ; attempt++) {
+    let answer = null;
+    try {
+      answer = await fetch(c.path, {method: "POST", credentials: "same-origin",
+                                    headers: {"Content-Type": "application/json"}, body: c.body});
+    } catch (e) {}  // no answer: asked again
+    if (answer && answer.ok) return say("", "");
+    let why = c.silent;
+    if (answer) try { why = (await answer.json()).error || why; } catch (e) {}
+    if ((answer && answer.status !== 503) || attempt >= c.tries) return say(c.failed, why);
+    say(c.trying, why);
+    await new Promise(done => setTimeout(done, 1000 * 2 ** (attempt - 1)));
+  }
+}"""
+
+
 def _post(path, body):
     """A script on the page that POSTs ``body`` (JSON) to the App's route ``path``: its answer
-    sets or clears the cookie (a fetch's Set-Cookie is kept like a page's)."""
-    call = json.dumps(path), json.dumps(json.dumps(body))  # codes and keys are URL-safe
+    sets or clears the cookie (a fetch's Set-Cookie is kept like a page's). While the server
+    does not answer or its store is away, it asks again (TRIES), saying so on the page; a
+    refusal is said in the server's words."""
+    trying, failed = SAID[path]
+    call = {
+        "path": path,
+        "body": json.dumps(body),  # codes and keys are URL-safe
+        "tries": TRIES,
+        "trying": trying,
+        "failed": failed,
+        "silent": "the server did not answer.",
+    }
     st.html(
-        f"<script>fetch({call[0]}, {{method: 'POST', credentials: 'same-origin', headers: "
-        f"{{'Content-Type': 'application/json'}}, body: {call[1]}}});</script>",
+        "<style>#attnviz-seat-note {background: rgba(255, 189, 69, 0.2); border-radius: 0.5rem;"
+        " padding: 0.75rem 1rem; margin: 0} #attnviz-seat-note:empty {display: none}</style>"
+        '<p id="attnviz-seat-note" role="status"></p>'
+        f"<script>({POST_SCRIPT})({json.dumps(call)});</script>",
         unsafe_allow_javascript=True,
     )
 
