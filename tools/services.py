@@ -18,6 +18,7 @@ deploy/redis.conf (``recipe=True``).
 
 import contextlib
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -25,6 +26,8 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+import requests
 
 from tools.browser import ROOT, free_port, stop, streamlit_server
 
@@ -187,6 +190,11 @@ def nginx_access_log(url):
     return path.read_text() if path.exists() else ""
 
 
+# Browsers asked per look in Cluster.wait_routed: with both replicas in nginx's rotation, all of
+# them land on the other one with a chance of 2 ** -16
+ROUTED_LOOKS = 16
+
+
 class Cluster:
     """deploy/'s processes on loopback: redis-server with deploy/redis.conf (``redis_url``), two
     replicas of the app on ``ports`` and nginx with deploy/nginx.conf before them (``proxy``),
@@ -218,6 +226,24 @@ class Cluster:
     def start_replica(self, port):
         env = {"ATTNVIZ_REDIS_URL": self.redis_url, "ATTNVIZ_PUBLIC_URL": self.proxy}
         self.start(port, streamlit_server(port=port, env=env))
+        if "nginx" in self.stacks:
+            self.wait_routed(port)
+
+    def wait_routed(self, port, timeout=60):
+        """Wait until nginx sends browsers to the replica on ``port`` again. After a request to
+        it failed, nginx leaves it out for fail_timeout (10 s): a page loaded in that time has
+        its session on the other replica, and once this one is back, the same browser's next
+        requests (an upload) reach this one, which has no such session."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for _ in range(ROUTED_LOOKS):  # browsers, each with a stickiness cookie of its own
+                cookie = {"attnviz_replica": secrets.token_hex(16)}
+                answer = requests.get(f"{self.proxy}/_stcore/health", cookies=cookie, timeout=10)
+                if answer.headers.get("X-Attnviz-Replica") == f"127.0.0.1:{port}":
+                    return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"nginx sent no browser to port {port} within {timeout} s")
+            time.sleep(0.2)  # a poll: it ends when nginx routes there
 
     def close(self):
         for name in list(self.stacks)[::-1]:
