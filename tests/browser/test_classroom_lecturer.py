@@ -89,7 +89,7 @@ def test_a_refused_hand_over_is_said_in_the_servers_words(browser, server):
         lecturer.goto(f"{server}/Classroom")
         main_button(lecturer, "Open a room").click(timeout=90_000)
         note = lecturer.locator("#attnviz-seat-note")
-        note.get_by_text("This browser could not keep the room's controls").wait_for()
+        note.get_by_text("This browser could not keep the room's controls").wait_for(timeout=60_000)
         assert reason in note.inner_text() and note.locator("b").count() == 0
         assert "copy the Lecturer link" in note.inner_text()
         assert main_button(lecturer, "Close the room").count() == 1  # this tab keeps them

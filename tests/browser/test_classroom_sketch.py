@@ -98,6 +98,21 @@ def tap(phone, key, j, level):
     phone.touchscreen.tap(x, y)
 
 
+def tap_at_a_persons_pace(phone, key, j, level):
+    """``tap``, then wait until Plotly's hover window (HOVER_MS) after it has passed, so that
+    the next tap is read where it lands (a tap that sets nothing shows no event to wait on)."""
+    phone.evaluate(
+        """() => document.addEventListener("touchend", () => {
+            window.lastTap = performance.now(); }, {capture: true, once: true})"""
+    )
+    tap(phone, key, j, level)
+    phone.wait_for_function(
+        "ms => window.lastTap && performance.now() - window.lastTap > ms",
+        arg=2 * HOVER_MS,
+        polling="raf",
+    )
+
+
 def drawn_levels(phone, key):
     return phone.locator(SKETCH_CHART.format(key=key)).evaluate(
         "gd => Array.from(gd._fullData[0].x)"
@@ -148,16 +163,7 @@ def test_three_phones_sketch_and_the_projector_reveals(browser, server, artifact
         wait_for_run(student)
         for j, level in TAPS:
             if j == 5:  # masked: the tap reaches no marker and sets nothing
-                student.evaluate(
-                    """() => document.addEventListener("touchend", () => {
-                        window.lastTap = performance.now(); }, {capture: true, once: true})"""
-                )
-                tap(student, key, j, level)
-                student.wait_for_function(  # a person's pace: the next tap is not read here
-                    "ms => window.lastTap && performance.now() - window.lastTap > ms",
-                    arg=2 * HOVER_MS,
-                    polling="raf",
-                )
+                tap_at_a_persons_pace(student, key, j, level)
                 continue
             tap_until(student, key, j, level)
         wait_for_run(student)
